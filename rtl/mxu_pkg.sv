@@ -1,0 +1,20 @@
+// Shared configuration and constants of the MXU. Every build parameter of the device lives here;
+// the device reports them through its CSRs and software reads them there, never from this file.
+package mxu_pkg;
+
+  // Systolic array geometry: ArrayRows PE rows (the K depth of one weight tile) by ArrayCols PE
+  // columns (the N width of one weight tile).
+  parameter int unsigned ArrayRows = 16;
+  parameter int unsigned ArrayCols = 16;
+
+  // Subnormal handling of every arithmetic unit (docs/numerics.md):
+  //   0 = IEEE: subnormal inputs and results are kept (host CPU default mode);
+  //   1 = flush: subnormal inputs read as signed zero, subnormal results become signed zero
+  //       (host CPU with flush-to-zero and denormals-are-zero set).
+  parameter bit FlushSubnormals = 1'b0;
+
+  // Canonical quiet NaNs: every NaN a unit produces has exactly these bits.
+  parameter logic [31:0] Fp32CanonicalNan = 32'h7FC0_0000;
+  parameter logic [15:0] Bf16CanonicalNan = 16'h7FC0;
+
+endpackage
