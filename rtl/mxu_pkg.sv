@@ -7,6 +7,14 @@ package mxu_pkg;
   parameter int unsigned ArrayRows = 16;
   parameter int unsigned ArrayCols = 16;
 
+  // On-chip memories, in rows.
+  //   Unified buffer: bf16 rows of UbLanes lanes (activations in, activation-unit results out).
+  //   Accumulators:   fp32 rows of ArrayCols lanes.
+  //   Weight FIFO:    bf16 rows of ArrayCols lanes: two full weight tiles.
+  parameter int unsigned UbDepth         = 2048;
+  parameter int unsigned AccDepth        = 1024;
+  parameter int unsigned WeightFifoDepth = 2 * ArrayRows;
+
   // Subnormal handling of every arithmetic unit (docs/numerics.md):
   //   0 = IEEE: subnormal inputs and results are kept (host CPU default mode);
   //   1 = flush: subnormal inputs read as signed zero, subnormal results become signed zero

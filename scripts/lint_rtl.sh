@@ -7,5 +7,5 @@ sources=$(ls "$rtl"/*.sv | grep -v '_pkg\.sv$')
 # rtl/ holds several top-level modules (each block is synthesized on its own): lint them together.
 verilator --lint-only -F "$rtl/mxu.vc" $sources -Wno-MULTITOP
 # The flush-mode build must be as clean as the default one.
-verilator --lint-only -F "$rtl/mxu.vc" $sources -Wno-MULTITOP -GFlushSubnormals=1
+verilator --lint-only -F "$rtl/mxu.vc" $sources -Wno-MULTITOP -GFlushSubnormals=1\'b1
 echo "lint clean: $(echo "$sources" | wc -l) files"

@@ -1,0 +1,111 @@
+// Rows x Cols weight-stationary systolic array with input skew and output de-skew.
+//
+// Timing (cycle numbers relative to the cycle a row is presented at act_i):
+//   - lane r of the row enters PE(r, 0) at cycle r (input skew); PE(r, c) adds its product at
+//     cycle r + c, so the partial sum of column c runs down the rows in order r = 0 .. Rows-1
+//     starting from +0.0 (the contract's accumulation order);
+//   - the bottom of column c holds the result from cycle Rows + c; the de-skew delays column c by
+//     Cols-1-c cycles, so the whole result row appears at psum_o at cycle Rows + Cols - 1.
+// Weight rows (w_i) and commits are skewed per column like the activations, so that a commit
+// presented one cycle before the first row of a new tile reaches every PE just in time.
+module systolic_array #(
+  parameter int unsigned Rows            = mxu_pkg::ArrayRows,
+  parameter int unsigned Cols            = mxu_pkg::ArrayCols,
+  parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  // One activation row per cycle: lane r multiplies the weights of PE row r.
+  input  logic                 act_valid_i,
+  input  logic [Rows*16-1:0]   act_i,
+  input  logic                 act_bank_i,
+  // One weight row per cycle into the shadow chain, entering at the bottom: after Rows shifts the
+  // first row shifted sits in PE row 0.
+  input  logic                 w_shift_i,
+  input  logic [Cols*16-1:0]   w_i,
+  // Copy every shadow register into weight bank w_commit_bank_i.
+  input  logic                 w_commit_i,
+  input  logic                 w_commit_bank_i,
+  // One de-skewed fp32 result row per cycle, Rows + Cols - 1 cycles after its activation row.
+  output logic [Cols*32-1:0]   psum_o
+);
+
+  // Horizontal activation buses: entry (r, c) feeds PE(r, c); c = Cols is the right edge.
+  logic [Rows*(Cols+1)*16-1:0] act_bus;
+  logic [Rows*(Cols+1)-1:0]    act_valid_bus;
+  logic [Rows*(Cols+1)-1:0]    act_bank_bus;
+  // Vertical partial-sum buses: entry (r, c) feeds PE(r, c) from above; r = Rows is the bottom.
+  logic [(Rows+1)*Cols*32-1:0] psum_bus;
+  // Vertical weight buses: entry (r, c) feeds PE(r, c) from below; r = Rows is the bottom edge,
+  // and the output of PE(0, c) at entry (0, c) is unused (the top of the chain).
+  logic [(Rows+1)*Cols*16-1:0] w_bus;
+  logic [Cols-1:0]             w_shift_col, w_commit_col, w_commit_bank_col;
+
+  // Input skew: lane r is delayed r cycles.
+  for (genvar r = 0; r < Rows; r++) begin : g_skew
+    delay_line #(.Width(18), .Depth(r)) u_skew (
+      .clk_i,
+      .rst_ni,
+      .d_i({act_valid_i, act_bank_i, act_i[r*16 +: 16]}),
+      .q_o({act_valid_bus[r*(Cols+1)], act_bank_bus[r*(Cols+1)],
+            act_bus[r*(Cols+1)*16 +: 16]})
+    );
+  end
+
+  // Weight and commit skew: column c is delayed c cycles.
+  for (genvar c = 0; c < Cols; c++) begin : g_wskew
+    delay_line #(.Width(19), .Depth(c)) u_wskew (
+      .clk_i,
+      .rst_ni,
+      .d_i({w_shift_i, w_commit_i, w_commit_bank_i, w_i[c*16 +: 16]}),
+      .q_o({w_shift_col[c], w_commit_col[c], w_commit_bank_col[c],
+            w_bus[(Rows*Cols+c)*16 +: 16]})
+    );
+    // Partial sums enter the top of every column as +0.0.
+    assign psum_bus[c*32 +: 32] = 32'h0000_0000;
+  end
+
+  for (genvar r = 0; r < Rows; r++) begin : g_row
+    for (genvar c = 0; c < Cols; c++) begin : g_col
+      mxu_pe #(.FlushSubnormals(FlushSubnormals)) u_pe (
+        .clk_i,
+        .rst_ni,
+        .act_valid_i    (act_valid_bus[r*(Cols+1)+c]),
+        .act_i          (act_bus[(r*(Cols+1)+c)*16 +: 16]),
+        .act_bank_i     (act_bank_bus[r*(Cols+1)+c]),
+        .act_valid_o    (act_valid_bus[r*(Cols+1)+c+1]),
+        .act_o          (act_bus[(r*(Cols+1)+c+1)*16 +: 16]),
+        .act_bank_o     (act_bank_bus[r*(Cols+1)+c+1]),
+        .psum_i         (psum_bus[(r*Cols+c)*32 +: 32]),
+        .psum_o         (psum_bus[((r+1)*Cols+c)*32 +: 32]),
+        .w_shift_i      (w_shift_col[c]),
+        .w_i            (w_bus[((r+1)*Cols+c)*16 +: 16]),
+        .w_o            (w_bus[(r*Cols+c)*16 +: 16]),
+        .w_commit_i     (w_commit_col[c]),
+        .w_commit_bank_i(w_commit_bank_col[c])
+      );
+    end
+  end
+
+  // Output de-skew: column c is delayed Cols-1-c cycles.
+  for (genvar c = 0; c < Cols; c++) begin : g_deskew
+    delay_line #(.Width(32), .Depth(Cols - 1 - c)) u_deskew (
+      .clk_i,
+      .rst_ni,
+      .d_i(psum_bus[(Rows*Cols+c)*32 +: 32]),
+      .q_o(psum_o[c*32 +: 32])
+    );
+  end
+
+  // The right edge of the activation buses and the top of the weight chain go nowhere.
+  logic unused_edges;
+  always_comb begin
+    unused_edges = 1'b0;
+    for (int unsigned r = 0; r < Rows; r++) begin
+      unused_edges ^= ^{act_valid_bus[r*(Cols+1)+Cols], act_bank_bus[r*(Cols+1)+Cols],
+                        act_bus[(r*(Cols+1)+Cols)*16 +: 16]};
+    end
+    unused_edges ^= ^w_bus[Cols*16-1:0];
+  end
+
+endmodule

@@ -1,0 +1,1 @@
+// Placeholder translation unit: the verilated sources are added by verilate().

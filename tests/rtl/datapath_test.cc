@@ -1,0 +1,345 @@
+// Datapath-level tests of a verilated mxu_datapath (one array configuration per binary, chosen
+// at compile time): GEMM tiles through unified buffer -> array -> accumulators, K accumulated
+// over several tiles, partial tiles, C0 preloads, the activation unit; every output bit compared
+// with the golden model (driver/golden/gemm.h), and the cycle counts of single and back-to-back
+// tiles asserted exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include MXU_DP_HEADER
+#include "driver/golden/float_vectors.h"
+#include "driver/golden/gemm.h"
+#include "driver/golden/numerics.h"
+#include "tests/rtl/datapath_harness.h"
+
+namespace mxu {
+namespace {
+
+using golden::BitSource;
+using golden::Bf16Matrix;
+using golden::Fp32Matrix;
+using test::ActivateCmd;
+using test::MatmulCmd;
+
+constexpr int kRows = MXU_DP_ROWS;
+constexpr int kCols = MXU_DP_COLS;
+constexpr Subnormals kMode = MXU_DP_FLUSH ? Subnormals::kFlush : Subnormals::kIeee;
+// Cycles from a MATMUL's accept to its done pulse beyond M + Rows + Cols: one to issue the first
+// row from the command register, one for the accumulator write (docs/architecture.md).
+constexpr uint64_t kLatencyExtra = 2;
+
+using Harness = test::DatapathHarness<MXU_DP_MODEL>;
+
+Harness& Dut() {
+  static Harness harness(kRows, kCols);
+  return harness;
+}
+
+// Mostly moderate values (sums that mean something), with every other class mixed in:
+// arbitrary exponents, values near the subnormal range, and the special classes.
+uint16_t RandomOperand(BitSource& bits, unsigned special_percent = 1) {
+  static const std::vector<uint16_t> specials = golden::SpecialBf16();
+  const uint64_t pick = bits.Below(100);
+  const uint16_t raw = golden::RandomBf16(bits);
+  if (pick < special_percent) return specials[bits.Below(specials.size())];
+  if (pick < special_percent + 4) return raw;                       // any exponent
+  if (pick < special_percent + 7) return raw & 0x80FF;              // exponent 0 or 1: tiny
+  const uint16_t exponent = static_cast<uint16_t>(117 + bits.Below(20));  // 2^-10 .. 2^9
+  return static_cast<uint16_t>((raw & 0x807F) | exponent << 7);
+}
+
+Bf16Matrix RandomMatrix(int rows, int cols, BitSource& bits, unsigned special_percent = 1) {
+  Bf16Matrix m{rows, cols, std::vector<uint16_t>(static_cast<size_t>(rows) * cols)};
+  for (auto& v : m.data) v = RandomOperand(bits, special_percent);
+  return m;
+}
+
+int Tiles(int k) { return (k + kRows - 1) / kRows; }
+
+// Loads A's K tiles into the unified buffer at ub_base (tile t, row m at ub_base + t*M + m);
+// lanes beyond K hold NaN, which the datapath must mask.
+void LoadActivations(const Bf16Matrix& a, uint32_t ub_base) {
+  Harness& dut = Dut();
+  for (int t = 0; t < Tiles(a.cols); ++t) {
+    for (int m = 0; m < a.rows; ++m) {
+      std::vector<uint16_t> lanes(dut.ub_lanes(), 0x7FC1);
+      for (int r = 0; r < kRows && t * kRows + r < a.cols; ++r) lanes[r] = a.at(m, t * kRows + r);
+      dut.WriteUbRow(ub_base + static_cast<uint32_t>(t * a.rows + m), lanes);
+    }
+  }
+}
+
+// Queues tile t of B: k_rows weight rows (columns beyond N hold random garbage) and its WLOAD.
+void QueueWeights(const Bf16Matrix& b, int t, BitSource& bits) {
+  Harness& dut = Dut();
+  const int k_rows = std::min(kRows, b.rows - t * kRows);
+  for (int r = 0; r < k_rows; ++r) {
+    std::vector<uint16_t> lanes(kCols);
+    for (int n = 0; n < kCols; ++n) {
+      lanes[n] = n < b.cols ? b.at(t * kRows + r, n) : golden::RandomBf16(bits);
+    }
+    dut.QueueWeightRow(lanes);
+  }
+  dut.QueueWload(static_cast<uint32_t>(k_rows));
+}
+
+MatmulCmd TileMatmul(const Bf16Matrix& a, int t, uint32_t ub_base, uint32_t acc_base,
+                     bool accumulate) {
+  MatmulCmd cmd;
+  cmd.ub_addr = ub_base + static_cast<uint32_t>(t * a.rows);
+  cmd.acc_addr = acc_base;
+  cmd.rows = static_cast<uint32_t>(a.rows);
+  cmd.k_rows = static_cast<uint32_t>(std::min(kRows, a.cols - t * kRows));
+  cmd.accumulate = accumulate;
+  cmd.new_weights = true;
+  return cmd;
+}
+
+// Compares accumulator rows acc_base .. acc_base+M-1 (lanes < N) with `want`; returns mismatches.
+int ExpectAccEquals(const Fp32Matrix& want, uint32_t acc_base, const std::string& what) {
+  int mismatches = 0;
+  for (int m = 0; m < want.rows; ++m) {
+    const std::vector<uint32_t> row = Dut().ReadAccRow(acc_base + static_cast<uint32_t>(m));
+    for (int n = 0; n < want.cols; ++n) {
+      const uint32_t expected = golden::FloatBits(want.at(m, n));
+      if (row[n] != expected && ++mismatches <= 5) {
+        ADD_FAILURE() << what << ": C[" << m << "][" << n << "] rtl 0x" << std::hex << row[n]
+                      << ", golden 0x" << expected;
+      }
+    }
+  }
+  std::printf("%s: %d x %d outputs, %d mismatches\n", what.c_str(), want.rows, want.cols,
+              mismatches);
+  return mismatches;
+}
+
+// A whole GEMM on the datapath (N <= Cols): all K tiles back to back, accumulating.
+int RunGemm(int m, int k, int n, uint64_t seed, const Fp32Matrix* c0 = nullptr,
+            unsigned special_percent = 1) {
+  Harness& dut = Dut();
+  dut.Reset();
+  BitSource bits(seed);
+  const Bf16Matrix a = RandomMatrix(m, k, bits, special_percent);
+  const Bf16Matrix b = RandomMatrix(k, n, bits, special_percent);
+  constexpr uint32_t kUbBase = 3, kAccBase = 5;  // away from 0: addressing is tested too
+  LoadActivations(a, kUbBase);
+  if (c0) {
+    for (int row = 0; row < m; ++row) {
+      std::vector<uint32_t> lanes(kCols, 0x7F800001u);
+      for (int col = 0; col < n; ++col) lanes[col] = golden::FloatBits(c0->at(row, col));
+      dut.WriteAccRow(kAccBase + static_cast<uint32_t>(row), lanes);
+    }
+  }
+  for (int t = 0; t < Tiles(k); ++t) {
+    QueueWeights(b, t, bits);
+    dut.QueueMatmul(TileMatmul(a, t, kUbBase, kAccBase, t > 0 || c0 != nullptr));
+  }
+  dut.RunUntilIdle();
+  char what[96];
+  std::snprintf(what, sizeof what, "gemm %dx%dx%d%s on %dx%d", m, k, n, c0 ? " +C0" : "", kRows,
+                kCols);
+  return ExpectAccEquals(golden::Gemm(a, b, kRows, kMode, c0), kAccBase, what);
+}
+
+TEST(Datapath, SingleFullTileIsBitExact) {
+  for (int m : {1, 2, kRows, 37}) EXPECT_EQ(RunGemm(m, kRows, kCols, 100 + m), 0);
+}
+
+TEST(Datapath, HundredsOfRows) { EXPECT_EQ(RunGemm(300, kRows, kCols, 7), 0); }
+
+TEST(Datapath, KAccumulatesOverTilesWithPartialLastTile) {
+  const int ks[] = {kRows > 1 ? kRows - 1 : 1, 2 * kRows + 1, 3 * kRows - 1, 4 * kRows};
+  for (int k : ks) {
+    for (int n : {kCols, kCols > 1 ? kCols - 1 : 1, 1}) {
+      for (int m : {1, 5, 64}) EXPECT_EQ(RunGemm(m, k, n, 1000 * k + 10 * n + m), 0);
+    }
+  }
+}
+
+TEST(Datapath, AccumulatesOntoPreloadedRows) {
+  BitSource bits(55);
+  for (int k : {kRows, 3 * kRows - 1}) {
+    Fp32Matrix c0{9, kCols, std::vector<float>(9 * kCols)};
+    for (float& v : c0.data) v = golden::Bf16ToFloat(RandomOperand(bits));
+    EXPECT_EQ(RunGemm(9, k, kCols, 77 + k, &c0), 0);
+  }
+}
+
+TEST(Datapath, SpecialValuesEverywhere) {
+  EXPECT_EQ(RunGemm(40, 2 * kRows + 1, kCols, 31337, nullptr, 30), 0);
+}
+
+// A tile of M rows: accept at cycle a, first row issued at a+1, last row enters the array at
+// a+M+1, leaves the de-skew at a+M+Rows+Cols, is written at a+M+Rows+Cols+1.
+TEST(Datapath, SingleTileTakesMPlusRowsPlusColsPlusTwoCycles) {
+  Harness& dut = Dut();
+  for (int m : {1, 3, kRows, 100}) {
+    dut.Reset();
+    BitSource bits(9);
+    const Bf16Matrix a = RandomMatrix(m, kRows, bits);
+    const Bf16Matrix b = RandomMatrix(kRows, kCols, bits);
+    LoadActivations(a, 0);
+    QueueWeights(b, 0, bits);
+    dut.RunUntilIdle();  // weights loaded into the shadow chain beforehand
+    dut.ClearTimestamps();
+    dut.QueueMatmul(TileMatmul(a, 0, 0, 0, false));
+    dut.RunUntilIdle();
+    ASSERT_EQ(dut.mm_accepts().size(), 1u);
+    ASSERT_EQ(dut.mm_dones().size(), 1u);
+    const uint64_t cycles = dut.mm_dones()[0] - dut.mm_accepts()[0] + 1;
+    std::printf("tile of M=%d on %dx%d: %llu cycles (M + R + C + %llu)\n", m, kRows, kCols,
+                static_cast<unsigned long long>(cycles),
+                static_cast<unsigned long long>(cycles - m - kRows - kCols));
+    EXPECT_EQ(cycles, static_cast<uint64_t>(m + kRows + kCols) + kLatencyExtra);
+    EXPECT_EQ(ExpectAccEquals(golden::Gemm(a, b, kRows, kMode), 0, "latency tile"), 0);
+  }
+}
+
+// T tiles of M >= Rows rows, each with new weights, run back to back: fill and drain overlap and
+// the weight switch costs nothing, so T tiles take T*M + R + C + 2 cycles, not T*(M + R + C + 2).
+TEST(Datapath, BackToBackTilesOverlapFillDrainAndWeightSwitch) {
+  Harness& dut = Dut();
+  constexpr int kTiles = 4;
+  for (int m : {kRows, kRows + 1, 2 * kRows, 50}) {
+    dut.Reset();
+    BitSource bits(21 + m);
+    const Bf16Matrix a = RandomMatrix(m, kTiles * kRows, bits);
+    const Bf16Matrix b = RandomMatrix(kTiles * kRows, kCols, bits);
+    LoadActivations(a, 0);
+    QueueWeights(b, 0, bits);
+    dut.RunUntilIdle();
+    dut.ClearTimestamps();
+    for (int t = 0; t < kTiles; ++t) {
+      if (t > 0) QueueWeights(b, t, bits);
+      dut.QueueMatmul(TileMatmul(a, t, 0, 0, t > 0));
+    }
+    dut.RunUntilIdle();
+    ASSERT_EQ(dut.mm_accepts().size(), static_cast<size_t>(kTiles));
+    for (int t = 1; t < kTiles; ++t) {
+      EXPECT_EQ(dut.mm_accepts()[t] - dut.mm_accepts()[t - 1], static_cast<uint64_t>(m))
+          << "bubble before tile " << t;
+    }
+    const uint64_t cycles = dut.mm_dones().back() - dut.mm_accepts().front() + 1;
+    std::printf("%d back-to-back tiles of M=%d on %dx%d: %llu cycles (T*M + R + C + %llu)\n",
+                kTiles, m, kRows, kCols, static_cast<unsigned long long>(cycles),
+                static_cast<unsigned long long>(cycles - kTiles * m - kRows - kCols));
+    EXPECT_EQ(cycles, static_cast<uint64_t>(kTiles * m + kRows + kCols) + kLatencyExtra);
+    EXPECT_EQ(ExpectAccEquals(golden::Gemm(a, b, kRows, kMode), 0, "back-to-back"), 0);
+  }
+}
+
+// Rows shorter than the weight load: correct, with the bubbles the weight shifting needs.
+TEST(Datapath, ShortTilesWaitForTheirWeights) {
+  Harness& dut = Dut();
+  dut.Reset();
+  BitSource bits(5);
+  const int m = std::max(1, kRows / 2);
+  const Bf16Matrix a = RandomMatrix(m, 5 * kRows, bits);
+  const Bf16Matrix b = RandomMatrix(5 * kRows, kCols, bits);
+  LoadActivations(a, 0);
+  for (int t = 0; t < 5; ++t) {
+    QueueWeights(b, t, bits);
+    dut.QueueMatmul(TileMatmul(a, t, 0, 0, t > 0));
+  }
+  dut.RunUntilIdle();
+  EXPECT_EQ(ExpectAccEquals(golden::Gemm(a, b, kRows, kMode), 0, "short tiles"), 0);
+}
+
+// One-row MATMULs accumulating into the same accumulator row on consecutive cycles (same
+// weights): every write must be forwarded to the next read-modify-write.
+TEST(Datapath, BackToBackAccumulationIntoOneRowIsForwarded) {
+  Harness& dut = Dut();
+  dut.Reset();
+  BitSource bits(8);
+  constexpr int kUpdates = 12;
+  const Bf16Matrix a = RandomMatrix(kUpdates, kRows, bits);
+  const Bf16Matrix b = RandomMatrix(kRows, kCols, bits);
+  LoadActivations(a, 0);
+  QueueWeights(b, 0, bits);
+  dut.RunUntilIdle();
+  dut.ClearTimestamps();
+  for (int i = 0; i < kUpdates; ++i) {
+    MatmulCmd cmd;
+    cmd.ub_addr = static_cast<uint32_t>(i);
+    cmd.acc_addr = 2;
+    cmd.rows = 1;
+    cmd.k_rows = kRows;
+    cmd.accumulate = i > 0;
+    cmd.new_weights = i == 0;
+    dut.QueueMatmul(cmd);
+  }
+  dut.RunUntilIdle();
+  for (size_t i = 1; i < dut.mm_accepts().size(); ++i) {
+    EXPECT_EQ(dut.mm_accepts()[i] - dut.mm_accepts()[i - 1], 1u) << "not back to back at " << i;
+  }
+  // Golden: acc = row0 result, then += each further row's result, in order.
+  Fp32Matrix want{1, kCols, {}};
+  for (int i = 0; i < kUpdates; ++i) {
+    const Bf16Matrix row{1, kRows, std::vector<uint16_t>(a.data.begin() + i * kRows,
+                                                         a.data.begin() + (i + 1) * kRows)};
+    want = golden::Gemm(row, b, kRows, kMode, i == 0 ? nullptr : &want);
+  }
+  EXPECT_EQ(ExpectAccEquals(want, 2, "forwarded accumulation"), 0);
+}
+
+// ACTIVATE: accumulator rows -> (+ bias row) -> (ReLU) -> bf16 -> unified buffer.
+TEST(Datapath, ActivationUnitBiasReluAndRounding) {
+  Harness& dut = Dut();
+  BitSource bits(12);
+  constexpr int kM = 20;
+  for (int variant = 0; variant < 4; ++variant) {
+    const bool relu = variant & 1, bias = variant & 2;
+    dut.Reset();
+    std::vector<std::vector<uint32_t>> acc(kM, std::vector<uint32_t>(kCols));
+    for (int m = 0; m < kM; ++m) {
+      for (int n = 0; n < kCols; ++n) {
+        // Every fp32 class: random patterns, moderate values, specials.
+        const uint64_t pick = bits.Below(10);
+        acc[m][n] = pick < 4   ? golden::RandomFp32(bits)
+                    : pick < 9 ? golden::FloatBits(golden::Bf16ToFloat(RandomOperand(bits)) * 1.37f)
+                               : golden::SpecialFp32()[bits.Below(18)];
+      }
+      dut.WriteAccRow(static_cast<uint32_t>(m), acc[m]);
+    }
+    std::vector<uint32_t> bias_row(kCols);
+    for (auto& v : bias_row) v = golden::FloatBits(golden::Bf16ToFloat(RandomOperand(bits, 5)));
+    dut.WriteAccRow(100, bias_row);
+    ActivateCmd cmd;
+    cmd.acc_addr = 0;
+    cmd.ub_addr = 40;
+    cmd.rows = kM;
+    cmd.relu = relu;
+    cmd.bias = bias;
+    cmd.bias_addr = 100;
+    dut.QueueActivate(cmd);
+    dut.RunUntilIdle();
+    EXPECT_EQ(dut.ac_dones().size(), 1u);
+    int mismatches = 0;
+    for (int m = 0; m < kM; ++m) {
+      const std::vector<uint16_t> got = dut.ReadUbRow(40 + static_cast<uint32_t>(m));
+      for (int n = 0; n < dut.ub_lanes(); ++n) {
+        uint16_t want = 0;  // lanes beyond Cols are written as zero
+        if (n < kCols) {
+          float x = golden::FloatFromBits(acc[m][n]);
+          if (bias) x = golden::Fp32Add(x, golden::FloatFromBits(bias_row[n]), kMode);
+          if (relu && !(x > 0.0f) && !std::isnan(x)) x = 0.0f;
+          want = golden::FloatToBf16(x, kMode);
+        }
+        if (got[n] != want && ++mismatches <= 5) {
+          ADD_FAILURE() << "activate relu=" << relu << " bias=" << bias << " [" << m << "][" << n
+                        << "] acc 0x" << std::hex << acc[m][n] << ": rtl 0x" << got[n]
+                        << ", golden 0x" << want;
+        }
+      }
+    }
+    std::printf("activate relu=%d bias=%d: %d x %d outputs, %d mismatches\n", relu, bias, kM,
+                dut.ub_lanes(), mismatches);
+  }
+}
+
+}  // namespace
+}  // namespace mxu
