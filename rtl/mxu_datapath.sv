@@ -86,7 +86,8 @@ module mxu_datapath #(
   output logic                  wl_busy_o,
   output logic                  mm_busy_o,
   output logic                  ac_busy_o,
-  output logic                  array_row_o  // an activation row enters the array this cycle
+  output logic                  array_row_o,      // an activation row enters the array now
+  output logic                  mm_wait_weights_o  // a MATMUL waits for its weight tile
 );
 
   // ------------------------------------------------------------------------------ weight load
@@ -150,6 +151,8 @@ module mxu_datapath #(
   // shifts in this cycle at the latest, and a commit captures that too).
   assign shadow_ready = shadow_pending_q && !wl_active_q;
 
+  assign ac_ready_o = !ac_active_q && !s1_valid_q && !s1_bias_q && !au_valid;
+
   // Accumulator read port: the activation engine first, then the DMA.
   assign ac_rd_en     = ac_active_q;
   assign ac_rd_addr   = ac_bias_phase_q ? ac_bias_addr_q : ac_acc_q;
@@ -157,13 +160,16 @@ module mxu_datapath #(
   assign ac_rd_gnt    = ac_rd_en && acc_rd_gnt;
   assign acc_rd_gnt_o = !ac_rd_en && acc_rd_gnt;
 
+  // --- MATMUL: issue one row per cycle; a new-weights command first waits for its commit.
   always_comb begin
-    // --- MATMUL: issue one row per cycle; a new-weights command first waits for its commit.
     mm_issue      = mm_active_q && (!mm_need_commit_q || shadow_ready);
     commit        = mm_issue && mm_need_commit_q;
     issue_bank    = commit ? !cur_bank_q : cur_bank_q;
     mm_last_issue = mm_issue && (mm_left_q == CountWidth'(1));
     mm_ready_o    = !mm_active_q || mm_last_issue;
+  end
+
+  always_comb begin
     mm_accept     = mm_valid_i && mm_ready_o;
 
     mm_active_d      = mm_active_q && !mm_last_issue;
@@ -219,7 +225,6 @@ module mxu_datapath #(
 
   always_comb begin
     // --- ACTIVATE: read the bias row first (if any), then one accumulator row per grant.
-    ac_ready_o      = !ac_active_q && !s1_valid_q && !s1_bias_q && !au_valid;
     ac_active_d     = ac_active_q;
     ac_bias_phase_d = ac_bias_phase_q;
     ac_acc_d        = ac_acc_q;
@@ -421,6 +426,7 @@ module mxu_datapath #(
   assign mm_busy_o     = mm_inflight_q != '0;
   assign ac_busy_o     = !ac_ready_o;
   assign array_row_o   = in_valid_q;
+  assign mm_wait_weights_o = mm_active_q && mm_need_commit_q && !shadow_ready;
 
   // The fp32 output of the activation unit feeds the store path of the device (mxu_top).
   logic unused_signals;

@@ -47,6 +47,13 @@ const sc_core::sc_module_name& HostMemory::Validated(const sc_core::sc_module_na
   return name;
 }
 
+void HostMemory::Reconfigure(const Config& config) {
+  Validate(config);
+  const bool new_clock = config.clock_period != config_.clock_period;
+  config_ = config;
+  if (new_clock) Reset();
+}
+
 bool HostMemory::InRange(uint64_t addr, uint64_t len) const {
   // Written so that addr + len cannot overflow.
   return len <= config_.size_bytes && addr <= config_.size_bytes - len;

@@ -67,6 +67,12 @@ class HostMemory : public sc_core::sc_module {
 
   const Config& config() const { return config_; }
 
+  // Applies a new configuration to the requests issued from now on (between runs: new latency,
+  // bandwidth, requests in flight or size); contents, stats and injected errors are kept. A new
+  // clock_period also forgets the timing state, whose cycles it would misread. Throws
+  // std::invalid_argument for an invalid config, changing nothing.
+  void Reconfigure(const Config& config);
+
   // Host access for the driver and tests: zero simulated time, no timing or stats effects. Throw
   // std::out_of_range if [addr, addr + len) is not inside the memory.
   void Write(uint64_t addr, const void* data, size_t len);

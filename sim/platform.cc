@@ -1,0 +1,527 @@
+// Verilator's headers come before <systemc> (through sim/platform.h): the measured pitfall of
+// DESIGN.md section 10.
+// clang-format off
+#include "Vmxu_top.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+#include "sim/platform.h"
+// clang-format on
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace mxu::sim {
+namespace {
+
+using sc_core::sc_time;
+
+std::string Hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string DescribeCsr(bool write, uint32_t addr, uint32_t value) {
+  char text[64];
+  if (write) {
+    std::snprintf(text, sizeof(text), "CSR write of 0x%03x (value 0x%08x)", addr, value);
+  } else {
+    std::snprintf(text, sizeof(text), "CSR read of 0x%03x", addr);
+  }
+  return text;
+}
+
+constexpr unsigned kAxiOkay = 0;
+constexpr unsigned kAxiSlvErr = 2;
+constexpr unsigned kAxiDecErr = 3;
+constexpr unsigned kBeatWords = MemoryTransactor::kBusBytes / 4;
+
+unsigned AxiResp(tlm::tlm_response_status status) {
+  switch (status) {
+    case tlm::TLM_OK_RESPONSE:
+      return kAxiOkay;
+    case tlm::TLM_ADDRESS_ERROR_RESPONSE:
+      return kAxiDecErr;
+    default:
+      return kAxiSlvErr;  // injected errors (generic) and anything else
+  }
+}
+
+}  // namespace
+
+// ---- MemoryTransactor ---------------------------------------------------------------------------
+
+MemoryTransactor::MemoryTransactor(Port& memory, const sc_time& period)
+    : memory_(memory), period_ticks_(period.value()) {}
+
+const MemPortInputs& MemoryTransactor::Present(uint64_t cycle) {
+  // R: the front burst's next beat, from its due cycle on, until taken.
+  in_.r_valid = !reads_.empty() && reads_.front().due_cycle <= cycle;
+  if (in_.r_valid) {
+    const ReadBurst& burst = reads_.front();
+    const uint8_t* bytes = burst.data.data() + size_t{burst.next_beat} * kBusBytes;
+    for (unsigned i = 0; i < kBeatWords; ++i) {
+      in_.r_data[i] = uint32_t{bytes[4 * i]} | uint32_t{bytes[4 * i + 1]} << 8 |
+                      uint32_t{bytes[4 * i + 2]} << 16 | uint32_t{bytes[4 * i + 3]} << 24;
+    }
+    in_.r_id = burst.id;
+    in_.r_last = burst.next_beat + 1 == burst.beats;
+    in_.r_resp = burst.resp;
+  } else {
+    in_.r_id = 0;
+    in_.r_last = false;
+    in_.r_resp = 0;
+  }
+  // B: in order, from its due cycle on, until taken.
+  in_.b_valid = !write_responses_.empty() && write_responses_.front().due_cycle <= cycle;
+  in_.b_resp = in_.b_valid ? write_responses_.front().resp : 0;
+  return in_;
+}
+
+void MemoryTransactor::Edge(const MemPortOutputs& out, uint64_t cycle, uint64_t now_cycle) {
+  if (in_.r_valid) {
+    if (out.r_ready) {
+      ReadBurst& burst = reads_.front();
+      ++stats_.read_beats;
+      if (++burst.next_beat == burst.beats) reads_.pop_front();
+    } else {
+      ++stats_.r_stall_cycles;
+    }
+  }
+  if (in_.b_valid) {
+    if (out.b_ready) {
+      write_responses_.pop_front();
+    } else {
+      ++stats_.b_stall_cycles;
+    }
+  }
+  if (out.ar_valid && in_.ar_ready) AcceptRead(out, cycle, now_cycle);
+  const bool aw = out.aw_valid && in_.aw_ready;
+  const bool w = out.w_valid && in_.w_ready;
+  if (aw) write_addresses_.push_back({out.aw_addr, out.aw_len + 1});
+  if (w) AcceptWriteData(out);
+  if (aw || w) PerformWrites(cycle, now_cycle);
+  // Nothing is taken back by this edge: the inputs it saw are gone.
+  in_.r_valid = false;
+  in_.b_valid = false;
+}
+
+unsigned MemoryTransactor::Transport(tlm::tlm_command command, uint64_t addr, uint8_t* data,
+                                     size_t len, uint8_t* enables, uint64_t cycle,
+                                     uint64_t now_cycle, uint64_t* completion_cycle) {
+  tlm::tlm_generic_payload& p = payload_;
+  p.set_command(command);
+  p.set_address(addr);
+  p.set_data_ptr(data);
+  p.set_data_length(static_cast<unsigned>(len));
+  p.set_streaming_width(static_cast<unsigned>(len));
+  p.set_byte_enable_ptr(enables);
+  p.set_byte_enable_length(enables ? static_cast<unsigned>(len) : 0);
+  p.set_dmi_allowed(false);
+  p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_time delay = sc_time::from_value((cycle - now_cycle) * period_ticks_);
+  memory_->b_transport(p, delay);
+  // The completion is a clock edge; round up in case sc_time_stamp() is not on one.
+  *completion_cycle = now_cycle + (delay.value() + period_ticks_ - 1) / period_ticks_;
+  return AxiResp(p.get_response_status());
+}
+
+void MemoryTransactor::CheckBurst(const char* channel, uint64_t addr, unsigned beats,
+                                  uint64_t cycle) {
+  if (addr % kBusBytes != 0) {
+    ProtocolError(cycle, std::string(channel) + " address " + Hex(addr) + " is not bus aligned");
+  }
+  if (addr % 4096 + uint64_t{beats} * kBusBytes > 4096) {
+    ProtocolError(cycle, std::string(channel) + " burst at " + Hex(addr) + " of " +
+                             std::to_string(beats) + " beats crosses a 4 KiB boundary");
+  }
+}
+
+void MemoryTransactor::AcceptRead(const MemPortOutputs& out, uint64_t cycle, uint64_t now_cycle) {
+  ReadBurst burst;
+  burst.beats = out.ar_len + 1;
+  burst.id = out.ar_id;
+  CheckBurst("AR", out.ar_addr, burst.beats, cycle);
+  burst.data.assign(size_t{burst.beats} * kBusBytes, 0);
+  uint64_t completion = 0;
+  burst.resp = Transport(tlm::TLM_READ_COMMAND, out.ar_addr, burst.data.data(), burst.data.size(),
+                         nullptr, cycle, now_cycle, &completion);
+  if (burst.resp != kAxiOkay) {
+    std::fill(burst.data.begin(), burst.data.end(), 0);
+    ++stats_.error_responses;
+  }
+  // Beats no earlier than the completion, and never in the handshake's own cycle.
+  burst.due_cycle = std::max(completion, cycle + 1);
+  reads_.push_back(std::move(burst));
+  ++stats_.read_bursts;
+  stats_.max_reads_in_flight = std::max<uint64_t>(stats_.max_reads_in_flight, reads_.size());
+}
+
+void MemoryTransactor::AcceptWriteData(const MemPortOutputs& out) {
+  if (write_data_.empty() || write_data_.back().complete) write_data_.emplace_back();
+  WriteData& burst = write_data_.back();
+  for (unsigned i = 0; i < kBeatWords; ++i) {
+    for (unsigned byte = 0; byte < 4; ++byte) {
+      burst.data.push_back(static_cast<uint8_t>(out.w_data[i] >> (8 * byte)));
+      const bool enabled = (out.w_strb >> (4 * i + byte)) & 1;
+      burst.enables.push_back(enabled ? TLM_BYTE_ENABLED : TLM_BYTE_DISABLED);
+    }
+  }
+  ++burst.beats;
+  burst.complete = out.w_last;
+  ++stats_.write_beats;
+}
+
+void MemoryTransactor::PerformWrites(uint64_t cycle, uint64_t now_cycle) {
+  // A burst is written once its address and its last data beat have both arrived (either first).
+  while (!write_addresses_.empty() && !write_data_.empty() && write_data_.front().complete) {
+    const WriteAddress address = write_addresses_.front();
+    WriteData burst = std::move(write_data_.front());
+    write_addresses_.pop_front();
+    write_data_.pop_front();
+    CheckBurst("AW", address.addr, address.beats, cycle);
+    if (burst.beats != address.beats) {
+      ProtocolError(cycle, "W burst of " + std::to_string(burst.beats) + " beats for AW at " +
+                               Hex(address.addr) + " of " + std::to_string(address.beats) +
+                               " beats");
+    }
+    const bool all_enabled = std::all_of(burst.enables.begin(), burst.enables.end(),
+                                         [](uint8_t e) { return e == TLM_BYTE_ENABLED; });
+    uint64_t completion = 0;
+    WriteResponse response;
+    response.resp =
+        Transport(tlm::TLM_WRITE_COMMAND, address.addr, burst.data.data(), burst.data.size(),
+                  all_enabled ? nullptr : burst.enables.data(), cycle, now_cycle, &completion);
+    if (response.resp != kAxiOkay) ++stats_.error_responses;
+    // No earlier than the completion, never in the last beat's own cycle, and in order.
+    response.due_cycle = std::max(completion, cycle + 1);
+    if (!write_responses_.empty()) {
+      response.due_cycle = std::max(response.due_cycle, write_responses_.back().due_cycle);
+    }
+    write_responses_.push_back(response);
+    ++stats_.write_bursts;
+  }
+  const uint64_t in_flight =
+      write_responses_.size() + std::max(write_addresses_.size(), write_data_.size());
+  stats_.max_writes_in_flight = std::max(stats_.max_writes_in_flight, in_flight);
+}
+
+void MemoryTransactor::ProtocolError(uint64_t cycle, const std::string& message) {
+  ++protocol_error_count_;
+  if (protocol_errors_.size() < kMaxProtocolErrors) {
+    protocol_errors_.push_back("cycle " + std::to_string(cycle) + ": " + message);
+  }
+}
+
+bool MemoryTransactor::idle() const {
+  return reads_.empty() && write_addresses_.empty() && write_data_.empty() &&
+         write_responses_.empty();
+}
+
+void MemoryTransactor::Clear() {
+  in_ = MemPortInputs();
+  reads_.clear();
+  write_addresses_.clear();
+  write_data_.clear();
+  write_responses_.clear();
+  stats_ = Stats();
+  protocol_errors_.clear();
+  protocol_error_count_ = 0;
+}
+
+// ---- Platform: construction ---------------------------------------------------------------------
+
+const sc_core::sc_module_name& Platform::Validated(const sc_core::sc_module_name& name,
+                                                   const Config& config) {
+  HostMemory::Validate(config.memory);
+  if (config.watchdog_cycles == 0) {
+    throw std::invalid_argument("Platform: watchdog_cycles must be >= 1");
+  }
+  return name;
+}
+
+Platform::Platform(sc_core::sc_module_name name, const Config& config)
+    : sc_core::sc_module(Validated(name, config)),
+      config_(config),
+      context_(std::make_unique<VerilatedContext>()),
+      memory_("memory", config.memory),
+      socket_("socket"),
+      transactor_(socket_, config.memory.clock_period),
+      period_ticks_(config.memory.clock_period.value()) {
+  // Tracing must be allowed before the model is built, or it has no trace code to call.
+  Verilated::traceEverOn(true);
+  context_->traceEverOn(true);
+  model_ = std::make_unique<Vmxu_top>(context_.get(), "mxu_top");
+  socket_.bind(memory_.socket);
+
+  SC_HAS_PROCESS(Platform);
+  SC_THREAD(Thread);
+  // The model's eval runs on this thread's stack.
+  set_stack_size(4 * 1024 * 1024);
+
+  // Trace time in the model's precision (timeprecision() = -12: ps): two points per cycle.
+  const double ticks =
+      config_.memory.clock_period.to_seconds() * std::pow(10.0, -context_->timeprecision());
+  trace_ticks_per_cycle_ = std::max<uint64_t>(2, static_cast<uint64_t>(std::llround(ticks)));
+
+  // An asynchronous reset without clock edges: a defined state before the first cycle.
+  model_->clk_i = 0;
+  model_->rst_ni = 1;
+  DriveInputs();
+  model_->eval();
+  model_->rst_ni = 0;
+  model_->eval();
+  model_->rst_ni = 1;
+  model_->eval();
+}
+
+Platform::~Platform() {
+  CloseTrace();
+  model_->final();
+}
+
+bool Platform::irq() const { return model_->irq_o; }
+
+// ---- Platform: running the clock ----------------------------------------------------------------
+
+void Platform::Thread() {
+  for (;;) {
+    while (goal_ == Goal::kNone) wait(work_event_);
+    // sc_time_stamp() stands for this cycle until the wait below; requests carry their offset.
+    quantum_start_cycle_ = cycle_;
+    uint64_t ran = 0;
+    while (ran < kQuantumCycles && !GoalFinished()) {
+      Step();
+      ++ran;
+    }
+    if (ran > 0) wait(sc_time::from_value(ran * period_ticks_));
+  }
+}
+
+bool Platform::GoalFinished() {
+  if (goal_ == Goal::kNone) return true;
+  const bool met = (goal_ == Goal::kIrq && model_->irq_o) ||
+                   (goal_ == Goal::kCsr && csr_state_ == CsrState::kDone);
+  if (met || result_.cycles >= goal_limit_) {
+    result_.completed = met || goal_ == Goal::kCycles;
+    result_.timed_out = !result_.completed;
+    goal_ = Goal::kNone;
+    return true;
+  }
+  ++result_.cycles;  // the caller runs one more
+  return false;
+}
+
+Platform::RunResult Platform::Run(Goal goal, uint64_t max_cycles) {
+  goal_ = goal;
+  goal_limit_ = max_cycles;
+  result_ = RunResult();
+  // Before the first sc_start() the thread has not started; it finds the goal when it does.
+  if (sc_core::sc_get_status() == sc_core::SC_PAUSED) work_event_.notify(sc_core::SC_ZERO_TIME);
+  const sc_time slice = sc_time::from_value(kQuantumCycles * period_ticks_);
+  while (goal_ != Goal::kNone) {
+    const uint64_t cycle_before = cycle_;
+    const sc_time time_before = sc_core::sc_time_stamp();
+    // Returns when the thread waits for work again (starvation), or after a quantum at most.
+    sc_core::sc_start(slice, sc_core::SC_EXIT_ON_STARVATION);
+    if (goal_ != Goal::kNone && cycle_ == cycle_before && sc_core::sc_time_stamp() == time_before) {
+      goal_ = Goal::kNone;
+      throw std::logic_error(std::string(name()) +
+                             ": the clock thread did not run (called from inside a SystemC "
+                             "process, or after sc_stop()?)");
+    }
+  }
+  return result_;
+}
+
+void Platform::RunCycles(uint64_t n) {
+  if (n > 0) Run(Goal::kCycles, n);
+}
+
+Platform::RunResult Platform::RunUntilIrq(uint64_t max_cycles) {
+  return Run(Goal::kIrq, max_cycles == 0 ? config_.watchdog_cycles : max_cycles);
+}
+
+void Platform::Settle() {
+  model_->clk_i = 0;
+  model_->eval();
+}
+
+void Platform::Step() {
+  Vmxu_top& m = *model_;
+  const uint64_t c = cycle_;
+
+  // Cycle c's memory-port outputs, settled, before the rising edge changes them.
+  const bool active = !in_reset_;
+  if (active) {
+    MemPortOutputs& out = mem_out_;
+    out.ar_valid = m.mem_ar_valid_o;
+    out.ar_addr = m.mem_ar_addr_o;
+    out.ar_len = m.mem_ar_len_o;
+    out.ar_id = m.mem_ar_id_o;
+    out.r_ready = m.mem_r_ready_o;
+    out.aw_valid = m.mem_aw_valid_o;
+    out.aw_addr = m.mem_aw_addr_o;
+    out.aw_len = m.mem_aw_len_o;
+    out.w_valid = m.mem_w_valid_o;
+    if (out.w_valid) {
+      for (unsigned i = 0; i < kBeatWords; ++i) out.w_data[i] = m.mem_w_data_o[i];
+      out.w_strb = m.mem_w_strb_o;
+      out.w_last = m.mem_w_last_o;
+    }
+    out.b_ready = m.mem_b_ready_o;
+  }
+  const bool request_taken = m.reg_req_valid_i && m.reg_req_ready_o;
+
+  if (trace_armed_ && c >= trace_start_) TraceDump(TraceTicks(c, false));
+  m.clk_i = 1;
+  m.eval();
+  if (trace_) TraceDump(TraceTicks(c, true));
+
+  // The transactors act at cycle c (b_transport timestamps are cycle c); then cycle c + 1.
+  if (active) transactor_.Edge(mem_out_, c, quantum_start_cycle_);
+  if (request_taken && csr_state_ == CsrState::kRequest) csr_state_ = CsrState::kWaitResponse;
+  ++cycle_;
+  DriveInputs();
+  Settle();
+
+  // The response, in a cycle after the request's handshake.
+  if (csr_state_ == CsrState::kWaitResponse && m.reg_rsp_valid_o) {
+    csr_rdata_ = m.reg_rsp_rdata_o;
+    csr_error_ = m.reg_rsp_error_o;
+    csr_state_ = CsrState::kDone;
+  }
+  if (trace_ && cycle_ >= trace_end_) CloseTrace();
+}
+
+void Platform::DriveInputs() {
+  Vmxu_top& m = *model_;
+  m.rst_ni = !in_reset_;
+
+  const MemPortInputs& in = transactor_.Present(cycle_);
+  m.mem_ar_ready_i = in.ar_ready;
+  m.mem_aw_ready_i = in.aw_ready;
+  m.mem_w_ready_i = in.w_ready;
+  m.mem_r_valid_i = in.r_valid;
+  if (in.r_valid) {
+    for (unsigned i = 0; i < kBeatWords; ++i) m.mem_r_data_i[i] = in.r_data[i];
+  }
+  m.mem_r_id_i = in.r_id;
+  m.mem_r_last_i = in.r_last;
+  m.mem_r_resp_i = in.r_resp;
+  m.mem_b_valid_i = in.b_valid;
+  m.mem_b_resp_i = in.b_resp;
+
+  const bool request = csr_state_ == CsrState::kRequest;
+  m.reg_req_valid_i = request;
+  m.reg_req_write_i = request && csr_write_;
+  m.reg_req_addr_i = request ? csr_addr_ : 0;
+  m.reg_req_wdata_i = request ? csr_wdata_ : 0;
+}
+
+// ---- Platform: reset, configuration, registers --------------------------------------------------
+
+void Platform::Reset() {
+  transactor_.Clear();
+  csr_state_ = CsrState::kIdle;
+  in_reset_ = true;
+  DriveInputs();
+  Settle();  // the asynchronous reset takes effect here
+  RunCycles(2);
+  in_reset_ = false;
+  transactor_.Clear();
+  DriveInputs();
+  Settle();
+  memory_.Reset();
+}
+
+void Platform::Reconfigure(const HostMemory::Config& memory) {
+  if (memory.clock_period != config_.memory.clock_period) {
+    throw std::invalid_argument(std::string(name()) +
+                                ": Reconfigure cannot change the clock period (" +
+                                config_.memory.clock_period.to_string() + ")");
+  }
+  memory_.Reconfigure(memory);
+  config_.memory = memory;
+}
+
+uint32_t Platform::ReadCsr(uint32_t addr) { return CsrAccess(false, addr, 0); }
+
+void Platform::WriteCsr(uint32_t addr, uint32_t value) { CsrAccess(true, addr, value); }
+
+uint32_t Platform::CsrAccess(bool write, uint32_t addr, uint32_t value) {
+  csr_write_ = write;
+  csr_addr_ = addr;
+  csr_wdata_ = value;
+  csr_state_ = CsrState::kRequest;
+  DriveInputs();
+  Settle();
+  Run(Goal::kCsr, kCsrWatchdogCycles);
+  const bool answered = csr_state_ == CsrState::kDone;
+  csr_state_ = CsrState::kIdle;
+  if (!answered) {
+    DriveInputs();  // withdraw the request
+    Settle();
+    throw std::runtime_error(DescribeCsr(write, addr, value) + " was not answered within " +
+                             std::to_string(kCsrWatchdogCycles) + " cycles");
+  }
+  if (csr_error_) {
+    throw std::runtime_error(DescribeCsr(write, addr, value) + " answered with an error");
+  }
+  return csr_rdata_;
+}
+
+// ---- Platform: tracing --------------------------------------------------------------------------
+
+void Platform::SetTrace(const std::string& fst_path, uint64_t start_cycle, uint64_t num_cycles) {
+  CloseTrace();
+  trace_error_.clear();
+  // Fail here, in the caller's context, for a directory that cannot take the file.
+  const size_t slash = fst_path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : fst_path.substr(0, slash + 1);
+  if (fst_path.empty() || fst_path.back() == '/' || access(dir.c_str(), W_OK) != 0) {
+    throw std::runtime_error("cannot write trace file '" + fst_path + "'");
+  }
+  trace_path_ = fst_path;
+  trace_start_ = std::max(start_cycle, cycle_);
+  trace_end_ = num_cycles == 0 || start_cycle > UINT64_MAX - num_cycles ? UINT64_MAX
+                                                                        : start_cycle + num_cycles;
+  trace_armed_ = trace_end_ > trace_start_;
+}
+
+void Platform::CloseTrace() {
+  trace_armed_ = false;
+  if (trace_) {
+    trace_->close();
+    trace_.reset();
+  }
+}
+
+uint64_t Platform::TraceTicks(uint64_t cycle, bool high) const {
+  return cycle * trace_ticks_per_cycle_ + (high ? trace_ticks_per_cycle_ / 2 : 0);
+}
+
+void Platform::TraceDump(uint64_t time) {
+  if (!trace_) {
+    // The FST writer does not survive a file it cannot create: try the path first.
+    std::FILE* file = std::fopen(trace_path_.c_str(), "wb");
+    if (file == nullptr) {
+      trace_armed_ = false;
+      trace_error_ = "cannot create trace file " + trace_path_;
+      return;
+    }
+    std::fclose(file);
+    trace_ = std::make_unique<VerilatedFstC>();
+    model_->trace(trace_.get(), 99);
+    trace_->open(trace_path_.c_str());
+  }
+  trace_->dump(time);
+}
+
+}  // namespace mxu::sim

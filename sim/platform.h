@@ -1,0 +1,296 @@
+// The SystemC platform: the verilated device (mxu_top, a --cc model), its clock and reset, a
+// host memory behind a pin-level <-> TLM-2.0 memory transactor, a register-port transactor for
+// the driver, and windowed FST tracing.
+//
+// One SC_THREAD clocks the model itself (two evals per cycle) and runs up to kQuantumCycles
+// cycles per wait(); every memory request becomes a b_transport call annotated with its exact
+// cycle, and the delay HostMemory returns becomes the cycle its response is due. The public calls
+// run from sc_main (outside any SystemC process, between sc_start() calls): each advances time with
+// sc_start() until its goal is met, never calls sc_stop(), and reports errors by exceptions.
+//
+// sc_main must set the SystemC time resolution (sc_set_time_resolution(1, SC_PS) is what the
+// tests use) before the first Config exists, since a Config holds an sc_time. SystemC elaborates
+// once per process: build one Platform, Reset() it between uses.
+#ifndef MXU_SIM_PLATFORM_H_
+#define MXU_SIM_PLATFORM_H_
+
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "sim/host_memory.h"
+
+// The Verilator classes stay out of this header, so that includers need neither the model's
+// include order nor its macros.
+class Vmxu_top;
+class VerilatedContext;
+class VerilatedFstC;
+
+namespace mxu::sim {
+
+// The memory port pins of one cycle, as the device drives them (settled, before the rising edge).
+struct MemPortOutputs {
+  bool ar_valid = false;
+  uint64_t ar_addr = 0;
+  unsigned ar_len = 0;  // beats - 1
+  unsigned ar_id = 0;
+  bool r_ready = false;
+  bool aw_valid = false;
+  uint64_t aw_addr = 0;
+  unsigned aw_len = 0;
+  bool w_valid = false;
+  std::array<uint32_t, 8> w_data{};  // byte i of the beat is byte i % 4 of word i / 4
+  uint32_t w_strb = 0;
+  bool w_last = false;
+  bool b_ready = false;
+};
+
+// The memory port pins the memory side drives in one cycle.
+struct MemPortInputs {
+  bool ar_ready = true;
+  bool aw_ready = true;
+  bool w_ready = true;
+  bool r_valid = false;
+  std::array<uint32_t, 8> r_data{};
+  unsigned r_id = 0;
+  bool r_last = false;
+  unsigned r_resp = 0;  // 0 OKAY, 2 SLVERR, 3 DECERR
+  bool b_valid = false;
+  unsigned b_resp = 0;
+};
+
+// The memory transactor: the device's AXI4-like master port (docs/isa.md) at pin level on one
+// side, TLM-2.0 b_transport calls into the host memory on the other. Kept apart from Platform so
+// that it can be tested with scripted pins.
+//
+// Reads: AR is always accepted; the burst is read with one b_transport of (len + 1) * 32 bytes
+// annotated with the handshake's cycle, and its beats are presented in request order (all IDs in
+// one queue), one per cycle, from the completion cycle the memory returns (and never in the
+// handshake's own cycle), each held until mem_r_ready_o. Writes: AW and W are always accepted (W
+// may come first); when a burst's address and last beat have both arrived, one b_transport writes
+// it with the strobes as byte enables, and its B response is presented in order from the
+// completion cycle (and never in that cycle), held until mem_b_ready_o. TLM errors answer SLVERR
+// (generic, e.g. injected) or DECERR (address), read data zero.
+class MemoryTransactor {
+ public:
+  static constexpr unsigned kBusBytes = 32;
+  static constexpr size_t kMaxProtocolErrors = 64;  // messages kept (all are counted)
+
+  // Traffic since construction or Clear().
+  struct Stats {
+    uint64_t read_bursts = 0;           // AR handshakes
+    uint64_t read_beats = 0;            // R beats taken by the device
+    uint64_t write_bursts = 0;          // bursts written (address and all data beats arrived)
+    uint64_t write_beats = 0;           // W beats accepted
+    uint64_t error_responses = 0;       // bursts answered SLVERR or DECERR (reads and writes)
+    uint64_t r_stall_cycles = 0;        // cycles a presented R beat waited for mem_r_ready_o
+    uint64_t b_stall_cycles = 0;        // cycles a presented B response waited for mem_b_ready_o
+    uint64_t max_reads_in_flight = 0;   // AR accepted, last beat not yet taken
+    uint64_t max_writes_in_flight = 0;  // AW or W seen, B not yet taken
+  };
+
+  // `memory`: an initiator socket bound to the host memory (used once elaboration has bound it).
+  // `period`: the device clock.
+  using Port = sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>;
+  MemoryTransactor(Port& memory, const sc_core::sc_time& period);
+
+  // The pins to drive in `cycle` (call once per cycle, after Edge() of the cycle before);
+  // Edge() assumes they were presented.
+  const MemPortInputs& Present(uint64_t cycle);
+  // The rising edge that ends `cycle`, with the device's outputs in it. Requests are annotated
+  // with the delay of `cycle` after `now_cycle`, the cycle sc_time_stamp() stands for.
+  void Edge(const MemPortOutputs& out, uint64_t cycle, uint64_t now_cycle);
+
+  // Drops every request in flight, the stats and the protocol errors.
+  void Clear();
+  bool idle() const;  // nothing in flight either way
+  size_t reads_in_flight() const { return reads_.size(); }
+  const Stats& stats() const { return stats_; }
+  // Protocol violations by the device (unaligned or 4 KiB-crossing bursts, W beats not matching
+  // the AW length): the first kMaxProtocolErrors messages, and the count of all.
+  const std::vector<std::string>& protocol_errors() const { return protocol_errors_; }
+  uint64_t protocol_error_count() const { return protocol_error_count_; }
+
+ private:
+  struct ReadBurst {
+    uint64_t due_cycle = 0;  // first beat no earlier than this
+    unsigned beats = 0;
+    unsigned next_beat = 0;
+    unsigned id = 0;
+    unsigned resp = 0;
+    std::vector<uint8_t> data;
+  };
+  struct WriteAddress {
+    uint64_t addr = 0;
+    unsigned beats = 0;
+  };
+  struct WriteData {
+    std::vector<uint8_t> data;
+    std::vector<uint8_t> enables;  // TLM byte enables, one per byte
+    unsigned beats = 0;
+    bool complete = false;  // the beat with mem_w_last_o arrived
+  };
+  struct WriteResponse {
+    uint64_t due_cycle = 0;
+    unsigned resp = 0;
+  };
+
+  void AcceptRead(const MemPortOutputs& out, uint64_t cycle, uint64_t now_cycle);
+  void AcceptWriteData(const MemPortOutputs& out);
+  void PerformWrites(uint64_t cycle, uint64_t now_cycle);
+  // One b_transport at `cycle`; returns the AXI response and sets the completion cycle.
+  unsigned Transport(tlm::tlm_command command, uint64_t addr, uint8_t* data, size_t len,
+                     uint8_t* enables, uint64_t cycle, uint64_t now_cycle,
+                     uint64_t* completion_cycle);
+  void CheckBurst(const char* channel, uint64_t addr, unsigned beats, uint64_t cycle);
+  void ProtocolError(uint64_t cycle, const std::string& message);
+
+  Port& memory_;
+  uint64_t period_ticks_;
+  tlm::tlm_generic_payload payload_;
+  MemPortInputs in_;
+  std::deque<ReadBurst> reads_;
+  std::deque<WriteAddress> write_addresses_;
+  std::deque<WriteData> write_data_;
+  std::deque<WriteResponse> write_responses_;
+  Stats stats_;
+  std::vector<std::string> protocol_errors_;
+  uint64_t protocol_error_count_ = 0;
+};
+
+class Platform : public sc_core::sc_module {
+ public:
+  struct Config {
+    HostMemory::Config memory;              // its clock_period is the device clock
+    uint64_t watchdog_cycles = 50'000'000;  // RunUntilIrq's default limit
+  };
+
+  struct RunResult {
+    bool completed = false;  // the goal was met (RunUntilIrq: irq_o high)
+    bool timed_out = false;  // the cycle limit ran out first
+    uint64_t cycles = 0;     // cycles run by this call
+  };
+
+  static constexpr uint64_t kCsrWatchdogCycles = 1000;
+  // Cycles the clock thread runs per wait(): only timestamped transactions need to be exact,
+  // and nothing else in the platform runs concurrently with the device.
+  static constexpr uint64_t kQuantumCycles = 1024;
+
+  // Throws std::invalid_argument for an invalid config (before anything is built). Leaves the
+  // device after an asynchronous reset (zero cycles); Reset() gives it a clocked one.
+  Platform(sc_core::sc_module_name name, const Config& config);
+  ~Platform() override;
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  // Register port. Each drives a request for one cycle (honouring reg_req_ready_o) and runs the
+  // clock until the response (one cycle with the CSR block today). Throw std::runtime_error on an
+  // error response ("CSR read of 0x... answered with an error") or after kCsrWatchdogCycles.
+  uint32_t ReadCsr(uint32_t addr);
+  void WriteCsr(uint32_t addr, uint32_t value);
+
+  // rst_ni low for 2 cycles; clears the memory transactor (requests in flight are dropped, stats
+  // and protocol errors cleared) and the memory's timing state. Memory contents, injected errors,
+  // the trace window and cycle() are kept.
+  void Reset();
+
+  // Runs until irq_o is high (checked before the first cycle and after each) or max_cycles have
+  // run (0: config().watchdog_cycles); never hangs, never throws for a timeout.
+  RunResult RunUntilIrq(uint64_t max_cycles = 0);
+  void RunCycles(uint64_t n);
+
+  // New memory latency, bandwidth, requests in flight or size for the requests issued from now
+  // on. Throws std::invalid_argument for an invalid config or a different clock_period (the
+  // device clock is fixed at construction).
+  void Reconfigure(const HostMemory::Config& memory);
+
+  HostMemory& memory() { return memory_; }
+  const HostMemory& memory() const { return memory_; }
+  const MemoryTransactor& transactor() const { return transactor_; }
+  const Config& config() const { return config_; }
+  sc_core::sc_time clock_period() const { return config_.memory.clock_period; }
+  uint64_t cycle() const { return cycle_; }  // clock cycles since construction
+  bool irq() const;
+
+  // FST trace of cycles [start_cycle, start_cycle + num_cycles) (num_cycles 0: to the end),
+  // every signal to depth 99. The file is opened when the window starts (now, if start_cycle has
+  // passed) and closed when it ends, by CloseTrace() or by the destructor; a new SetTrace closes
+  // the current one. Time in the file: cycle c is clock low at c * period and rises at
+  // c * period + period / 2, in the model's time precision (ps). Signals the platform drives
+  // change with the falling edge. Without a window there is no trace object and no dump call.
+  // Throws std::runtime_error at once when the file's directory is not writable.
+  void SetTrace(const std::string& fst_path, uint64_t start_cycle, uint64_t num_cycles);
+  void CloseTrace();
+  bool tracing() const { return trace_ != nullptr; }
+  // Why the last window produced no file (it could not be created when it opened); else empty.
+  const std::string& trace_error() const { return trace_error_; }
+
+ private:
+  enum class Goal { kNone, kCycles, kIrq, kCsr };
+  enum class CsrState { kIdle, kRequest, kWaitResponse, kDone };
+
+  static const sc_core::sc_module_name& Validated(const sc_core::sc_module_name& name,
+                                                  const Config& config);
+
+  void Thread();
+  // Ends the goal when it is met or its limit is reached; true when no goal is left.
+  bool GoalFinished();
+  // Runs the clock thread until the goal ends (sc_main context).
+  RunResult Run(Goal goal, uint64_t max_cycles);
+  // Drives a register request and runs until its response; throws as ReadCsr says.
+  uint32_t CsrAccess(bool write, uint32_t addr, uint32_t value);
+
+  // One clock cycle from a settled state (cycle c's inputs applied, clk low, evaluated) to the
+  // settled state of cycle c + 1.
+  void Step();
+  void DriveInputs();
+  void Settle();  // clk low, eval
+
+  void TraceDump(uint64_t time);
+  uint64_t TraceTicks(uint64_t cycle, bool high) const;
+
+  Config config_;
+  std::unique_ptr<VerilatedContext> context_;
+  std::unique_ptr<Vmxu_top> model_;
+  HostMemory memory_;
+  tlm_utils::simple_initiator_socket<Platform> socket_;
+  MemoryTransactor transactor_;
+  sc_core::sc_event work_event_;
+  uint64_t period_ticks_;  // clock period in SystemC resolution units
+
+  uint64_t cycle_ = 0;
+  uint64_t quantum_start_cycle_ = 0;  // the cycle sc_time_stamp() stands for in the thread
+  bool in_reset_ = false;
+  MemPortOutputs mem_out_;
+
+  Goal goal_ = Goal::kNone;
+  uint64_t goal_limit_ = 0;
+  RunResult result_;
+
+  CsrState csr_state_ = CsrState::kIdle;
+  bool csr_write_ = false;
+  uint32_t csr_addr_ = 0;
+  uint32_t csr_wdata_ = 0;
+  uint32_t csr_rdata_ = 0;
+  bool csr_error_ = false;
+
+  // Trace window; trace_ exists only while the window is open.
+  std::unique_ptr<VerilatedFstC> trace_;
+  bool trace_armed_ = false;
+  std::string trace_path_;
+  std::string trace_error_;
+  uint64_t trace_start_ = 0;
+  uint64_t trace_end_ = 0;  // exclusive; UINT64_MAX: to the end
+  uint64_t trace_ticks_per_cycle_ = 0;
+};
+
+}  // namespace mxu::sim
+
+#endif  // MXU_SIM_PLATFORM_H_

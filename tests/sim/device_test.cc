@@ -1,0 +1,480 @@
+// Instruction-level tests of the device (mxu_top) on the SystemC platform: programs in host
+// memory run to HALT or to a clear error, results are compared bit for bit with host copies and
+// the golden model, the performance counters are checked against what the programs moved, and
+// the same program runs under different memory timings. Every run is bounded by a watchdog.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "driver/csr_map.h"
+#include "driver/golden/float_vectors.h"
+#include "driver/golden/gemm.h"
+#include "driver/golden/numerics.h"
+#include "driver/isa.h"
+#include "sim/platform.h"
+
+namespace mxu {
+namespace {
+
+using golden::BitSource;
+using isa::Buffer;
+using isa::Instruction;
+
+constexpr uint64_t kProgramAddr = 0x1000;
+constexpr uint64_t kWatchdog = 300'000;
+
+sim::Platform* g_platform = nullptr;
+sim::Platform& Dut() { return *g_platform; }
+
+// The configuration read from the device (nothing here hard-codes the array size).
+struct DeviceConfig {
+  uint32_t rows, cols, ub_depth, acc_depth, ub_lanes;
+};
+
+DeviceConfig ReadConfig() {
+  sim::Platform& p = Dut();
+  const uint32_t array = p.ReadCsr(csr::kArray);
+  return {csr::ArrayRows(array), csr::ArrayCols(array), p.ReadCsr(csr::kUbDepth),
+          p.ReadCsr(csr::kAccDepth), csr::FeaturesUbLanes(p.ReadCsr(csr::kFeatures))};
+}
+
+struct Outcome {
+  bool completed = false;  // the interrupt came before the watchdog
+  bool done = false;
+  bool error = false;
+  uint32_t code = 0;
+  uint32_t pc = 0;
+  uint64_t error_addr = 0;
+  uint64_t counters[10] = {};
+  uint64_t protocol_errors = 0;  // AXI rule violations the memory transactor saw
+};
+
+Outcome RunProgram(const std::vector<Instruction>& program, uint64_t program_addr = kProgramAddr,
+            uint32_t count = UINT32_MAX) {
+  sim::Platform& p = Dut();
+  std::vector<uint8_t> bytes;
+  for (const Instruction& ins : program) isa::AppendBytes(ins, bytes);
+  if (!bytes.empty() && program_addr + bytes.size() <= p.memory().config().size_bytes) {
+    p.memory().Write(program_addr, bytes.data(), bytes.size());
+  }
+  p.WriteCsr(csr::kCmdAddrLo, static_cast<uint32_t>(program_addr));
+  p.WriteCsr(csr::kCmdAddrHi, static_cast<uint32_t>(program_addr >> 32));
+  p.WriteCsr(csr::kCmdCount, count == UINT32_MAX ? static_cast<uint32_t>(program.size()) : count);
+  p.WriteCsr(csr::kCtrl, csr::kCtrlStart | csr::kCtrlIrqEnable);
+  Outcome out;
+  out.completed = p.RunUntilIrq(kWatchdog).completed;
+  const uint32_t status = p.ReadCsr(csr::kStatus);
+  out.done = status & csr::kStatusDone;
+  out.error = status & csr::kStatusError;
+  out.code = p.ReadCsr(csr::kErrorCode);
+  out.pc = p.ReadCsr(csr::kErrorPc);
+  out.error_addr = p.ReadCsr(csr::kErrorAddrLo) | uint64_t{p.ReadCsr(csr::kErrorAddrHi)} << 32;
+  for (uint32_t i = 0; i < 10; ++i) {
+    out.counters[i] = p.ReadCsr(csr::kCounterBase + 8 * i) |
+                      uint64_t{p.ReadCsr(csr::kCounterBase + 8 * i + 4)} << 32;
+  }
+  p.WriteCsr(csr::kIrqClear, csr::kIrqClearPending);
+  out.protocol_errors = p.transactor().protocol_error_count();
+  return out;
+}
+
+uint64_t Counter(const Outcome& out, csr::Counter c) {
+  return out.counters[static_cast<uint32_t>(c)];
+}
+
+void ExpectDone(const Outcome& out) {
+  ASSERT_TRUE(out.completed) << "no interrupt before the watchdog";
+  EXPECT_TRUE(out.done);
+  EXPECT_FALSE(out.error) << "error " << csr::ErrorName(out.code) << " at pc " << out.pc;
+  EXPECT_EQ(out.protocol_errors, 0u);
+}
+
+void ExpectError(const Outcome& out, csr::ErrorCode code, uint32_t pc) {
+  ASSERT_TRUE(out.completed) << "no interrupt before the watchdog";
+  EXPECT_TRUE(out.error);
+  EXPECT_FALSE(out.done);
+  EXPECT_EQ(out.code, static_cast<uint32_t>(code))
+      << "got " << csr::ErrorName(out.code) << ", want " << csr::ErrorName(code);
+  EXPECT_EQ(out.pc, pc);
+}
+
+class DeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Dut().Reset();
+    Dut().memory().ClearInjectedErrors();
+    Dut().Reconfigure(sim::HostMemory::Config());
+    config_ = ReadConfig();
+  }
+
+  std::vector<uint16_t> RandomBf16(size_t n, BitSource& bits) {
+    std::vector<uint16_t> v(n);
+    for (auto& x : v) {
+      x = static_cast<uint16_t>((golden::RandomBf16(bits) & 0x807F) | (117 + bits.Below(20)) << 7);
+    }
+    return v;
+  }
+
+  void WriteHost(uint64_t addr, const void* data, size_t bytes) {
+    Dut().memory().Write(addr, data, bytes);
+  }
+  template <typename T>
+  std::vector<T> ReadHost(uint64_t addr, size_t count) {
+    std::vector<T> v(count);
+    Dut().memory().Read(addr, v.data(), count * sizeof(T));
+    return v;
+  }
+
+  DeviceConfig config_{};
+};
+
+TEST_F(DeviceTest, ReportsItsConfiguration) {
+  EXPECT_EQ(Dut().ReadCsr(csr::kId), csr::kDeviceId);
+  EXPECT_GE(config_.rows, 1u);
+  EXPECT_GE(config_.cols, 1u);
+  EXPECT_EQ(config_.ub_lanes, std::max(config_.rows, config_.cols));
+}
+
+TEST_F(DeviceTest, HaltAlone) {
+  const Outcome out = RunProgram({isa::Halt()});
+  ExpectDone(out);
+  EXPECT_EQ(Counter(out, csr::Counter::kInstructions), 1u);
+  EXPECT_GT(Counter(out, csr::Counter::kCycles), 0u);
+}
+
+// LOAD then STORE of the unified buffer through unaligned, strided host rows: every byte that
+// should move does, and the bytes between rows stay untouched.
+TEST_F(DeviceTest, LoadStoreUnifiedBufferRoundTrip) {
+  BitSource bits(1);
+  const uint32_t rows = 37, lanes = config_.ub_lanes, src_stride = lanes + 5, dst_stride = lanes + 9;
+  const uint64_t src = 0x20006, dst = 0x40002;  // 2-byte aligned, not bus aligned
+  const auto data = RandomBf16(rows * src_stride, bits);
+  WriteHost(src, data.data(), data.size() * 2);
+  std::vector<uint16_t> canvas(rows * dst_stride, 0xBEEF);
+  WriteHost(dst, canvas.data(), canvas.size() * 2);
+  const Outcome out = RunProgram({isa::Load(Buffer::kUb, rows, lanes, 11, src, src_stride),
+                           isa::Sync(),
+                           isa::Store(Buffer::kUb, rows, lanes, 11, dst, dst_stride), isa::Halt()});
+  ExpectDone(out);
+  const auto got = ReadHost<uint16_t>(dst, canvas.size());
+  int mismatches = 0;
+  for (uint32_t i = 0; i < rows; ++i) {
+    for (uint32_t j = 0; j < dst_stride; ++j) {
+      const uint16_t want = j < lanes ? data[i * src_stride + j] : 0xBEEF;
+      mismatches += got[i * dst_stride + j] != want;
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(Counter(out, csr::Counter::kDmaWriteBytes), uint64_t{rows} * lanes * 2);
+  EXPECT_EQ(Counter(out, csr::Counter::kInstructions), 4u);
+}
+
+TEST_F(DeviceTest, LoadStoreAccumulatorsRoundTripPartialLanes) {
+  BitSource bits(2);
+  const uint32_t rows = 9, lanes = config_.cols > 1 ? config_.cols - 1 : 1, stride = 40;
+  std::vector<uint32_t> data(rows * stride);
+  for (auto& x : data) x = golden::RandomFp32(bits);
+  WriteHost(0x30004, data.data(), data.size() * 4);
+  const Outcome out = RunProgram({isa::Load(Buffer::kAcc, rows, lanes, 3, 0x30004, stride), isa::Sync(),
+                           isa::Store(Buffer::kAcc, rows, lanes, 3, 0x50000, lanes), isa::Halt()});
+  ExpectDone(out);
+  const auto got = ReadHost<uint32_t>(0x50000, rows * lanes);
+  for (uint32_t i = 0; i < rows; ++i) {
+    for (uint32_t j = 0; j < lanes; ++j) ASSERT_EQ(got[i * lanes + j], data[i * stride + j]);
+  }
+}
+
+// A transposed load: UB row i, lane j <- host element (j, i).
+TEST_F(DeviceTest, TransposedLoadIntoUnifiedBuffer) {
+  BitSource bits(3);
+  const uint32_t rows = 2 * config_.ub_lanes + 3, lanes = config_.ub_lanes, stride = rows + 7;
+  const auto m = RandomBf16(lanes * stride, bits);  // lanes host rows of `stride` elements
+  WriteHost(0x60002, m.data(), m.size() * 2);
+  const Outcome out = RunProgram({isa::Load(Buffer::kUb, rows, lanes, 0, 0x60002, stride, true),
+                           isa::Sync(), isa::Store(Buffer::kUb, rows, lanes, 0, 0x80000, lanes),
+                           isa::Halt()});
+  ExpectDone(out);
+  const auto got = ReadHost<uint16_t>(0x80000, rows * lanes);
+  int mismatches = 0;
+  for (uint32_t i = 0; i < rows; ++i) {
+    for (uint32_t j = 0; j < lanes; ++j) mismatches += got[i * lanes + j] != m[j * stride + i];
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// Host layout of a GEMM and the program that computes it tile by tile (N <= cols): all K tiles of
+// A loaded into the unified buffer, each weight tile loaded (plain or transposed from B^T) before
+// its MATMUL, results stored as fp32 and, after a ReLU activation, as bf16.
+struct GemmCase {
+  int m, k, n;
+  bool b_transposed;
+  uint64_t a_addr = 0x100000, b_addr = 0x200000, c_addr = 0x300000, y_addr = 0x400000;
+};
+
+std::vector<Instruction> GemmProgram(const GemmCase& g, const DeviceConfig& cfg, bool sync_each) {
+  std::vector<Instruction> p;
+  const uint32_t tiles = (g.k + cfg.rows - 1) / cfg.rows;
+  for (uint32_t t = 0; t < tiles; ++t) {
+    const uint32_t k0 = t * cfg.rows, k_rows = std::min<uint32_t>(cfg.rows, g.k - k0);
+    // A tile: rows m, lanes k0 .. k0+k_rows-1 of A (M x K, row-major).
+    p.push_back(isa::Load(Buffer::kUb, g.m, k_rows, t * g.m, g.a_addr + 2 * k0, g.k));
+    if (sync_each) p.push_back(isa::Sync());
+    if (g.b_transposed) {  // B^T is N x K in memory: weight row r, lane n <- B^T[n][k0 + r]
+      p.push_back(isa::Load(Buffer::kWeights, k_rows, g.n, 0, g.b_addr + 2 * k0, g.k, true));
+    } else {
+      p.push_back(isa::Load(Buffer::kWeights, k_rows, g.n, 0, g.b_addr + 2ull * k0 * g.n, g.n));
+    }
+    if (sync_each) p.push_back(isa::Sync());
+    p.push_back(isa::Matmul(g.m, k_rows, t * g.m, 0, t > 0, true));
+    if (sync_each) p.push_back(isa::Sync());
+  }
+  p.push_back(isa::Store(Buffer::kAcc, g.m, g.n, 0, g.c_addr, g.n));
+  p.push_back(isa::Activate(g.m, 0, cfg.ub_depth - g.m, true, false));
+  p.push_back(isa::Store(Buffer::kUb, g.m, g.n, cfg.ub_depth - g.m, g.y_addr, g.n));
+  p.push_back(isa::Halt());
+  return p;
+}
+
+struct GemmData {
+  golden::Bf16Matrix a, b;
+};
+
+GemmData WriteGemmInputs(const GemmCase& g, uint64_t seed) {
+  BitSource bits(seed);
+  GemmData d{{g.m, g.k, {}}, {g.k, g.n, {}}};
+  for (auto* mat : {&d.a, &d.b}) {
+    mat->data.resize(static_cast<size_t>(mat->rows) * mat->cols);
+    for (auto& x : mat->data) {
+      x = bits.Below(50) == 0 ? golden::SpecialBf16()[bits.Below(18)]
+                              : static_cast<uint16_t>((golden::RandomBf16(bits) & 0x807F) |
+                                                      (117 + bits.Below(20)) << 7);
+    }
+  }
+  Dut().memory().Write(g.a_addr, d.a.data.data(), d.a.data.size() * 2);
+  if (g.b_transposed) {
+    std::vector<uint16_t> bt(d.b.data.size());
+    for (int k = 0; k < g.k; ++k) {
+      for (int n = 0; n < g.n; ++n) bt[static_cast<size_t>(n) * g.k + k] = d.b.at(k, n);
+    }
+    Dut().memory().Write(g.b_addr, bt.data(), bt.size() * 2);
+  } else {
+    Dut().memory().Write(g.b_addr, d.b.data.data(), d.b.data.size() * 2);
+  }
+  return d;
+}
+
+// Compares C (fp32) and ReLU(C) as bf16 in host memory with the golden model.
+int CheckGemmOutputs(const GemmCase& g, const GemmData& d, const DeviceConfig& cfg) {
+  const Subnormals mode = csr::FeaturesFlushSubnormals(Dut().ReadCsr(csr::kFeatures))
+                              ? Subnormals::kFlush
+                              : Subnormals::kIeee;
+  const golden::Fp32Matrix want = golden::Gemm(d.a, d.b, static_cast<int>(cfg.rows), mode);
+  std::vector<uint32_t> c(static_cast<size_t>(g.m) * g.n);
+  std::vector<uint16_t> y(c.size());
+  Dut().memory().Read(g.c_addr, c.data(), c.size() * 4);
+  Dut().memory().Read(g.y_addr, y.data(), y.size() * 2);
+  int mismatches = 0;
+  for (int i = 0; i < g.m; ++i) {
+    for (int j = 0; j < g.n; ++j) {
+      const float w = want.at(i, j);
+      const size_t at = static_cast<size_t>(i) * g.n + j;
+      const float relu = (w > 0.0f || std::isnan(w)) ? w : 0.0f;
+      if (c[at] != golden::FloatBits(w) || y[at] != golden::FloatToBf16(relu, mode)) {
+        if (++mismatches <= 5) {
+          ADD_FAILURE() << "C[" << i << "][" << j << "] device 0x" << std::hex << c[at] << "/0x"
+                        << y[at] << ", golden 0x" << golden::FloatBits(w);
+        }
+      }
+    }
+  }
+  return mismatches;
+}
+
+TEST_F(DeviceTest, GemmProgramIsBitExactAndCountersAddUp) {
+  for (bool transposed : {false, true}) {
+    const GemmCase g{29, static_cast<int>(3 * config_.rows - 2), static_cast<int>(config_.cols),
+                     transposed};
+    const GemmData d = WriteGemmInputs(g, 10 + transposed);
+    const auto program = GemmProgram(g, config_, false);
+    const Outcome out = RunProgram(program);
+    ExpectDone(out);
+    EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0) << "B transposed: " << transposed;
+    const uint64_t tiles = (g.k + config_.rows - 1) / config_.rows;
+    EXPECT_EQ(Counter(out, csr::Counter::kArrayBusy), tiles * g.m);
+    EXPECT_EQ(Counter(out, csr::Counter::kMacs), tiles * g.m * config_.rows * config_.cols);
+    EXPECT_EQ(Counter(out, csr::Counter::kInstructions), program.size());
+    EXPECT_EQ(Counter(out, csr::Counter::kDmaWriteBytes), static_cast<uint64_t>(g.m) * g.n * (4 + 2));
+    EXPECT_GT(Counter(out, csr::Counter::kCycles), tiles * g.m);
+  }
+}
+
+// DMA read bytes: whole bus beats of every segment a load reads, plus the fetched program.
+TEST_F(DeviceTest, DmaReadBytesCountWholeBeats) {
+  const uint32_t rows = 5, lanes = 3;
+  const uint64_t src = 0x20000 + 30;  // each 6-byte row straddles a beat boundary: 2 beats
+  const std::vector<Instruction> program = {
+      isa::Load(Buffer::kUb, rows, lanes, 0, src, 16), isa::Halt()};
+  const Outcome out = RunProgram(program);
+  ExpectDone(out);
+  uint64_t beats = 1;  // the two 16-byte instructions share one beat at kProgramAddr
+  for (uint32_t i = 0; i < rows; ++i) {
+    const uint64_t a = src + 32ull * i;  // stride 16 elements = 32 bytes
+    beats += (a + lanes * 2 - 1) / 32 - a / 32 + 1;
+  }
+  EXPECT_EQ(Counter(out, csr::Counter::kDmaReadBytes), beats * 32);
+}
+
+// Loads of the next tile overlap the current MATMUL: the same program with a SYNC after every
+// instruction takes longer.
+TEST_F(DeviceTest, LoadsOverlapCompute) {
+  const GemmCase g{64, static_cast<int>(4 * config_.rows), static_cast<int>(config_.cols), false};
+  const GemmData d = WriteGemmInputs(g, 5);
+  const Outcome overlapped = RunProgram(GemmProgram(g, config_, false));
+  ExpectDone(overlapped);
+  EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0);
+  const Outcome serial = RunProgram(GemmProgram(g, config_, true));
+  ExpectDone(serial);
+  EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0);
+  const uint64_t fast = Counter(overlapped, csr::Counter::kCycles);
+  const uint64_t slow = Counter(serial, csr::Counter::kCycles);
+  std::printf("gemm %dx%dx%d: %llu cycles overlapped, %llu with a SYNC after each instruction\n",
+              g.m, g.k, g.n, static_cast<unsigned long long>(fast),
+              static_cast<unsigned long long>(slow));
+  EXPECT_LT(fast, slow);
+}
+
+// The same program under different memory latencies and bandwidths: identical results, cycle
+// counts that grow with latency and shrink with bandwidth.
+TEST_F(DeviceTest, MemoryTimingChangesCyclesNotResults) {
+  const GemmCase g{48, static_cast<int>(2 * config_.rows + 1), static_cast<int>(config_.cols), true};
+  const GemmData d = WriteGemmInputs(g, 6);
+  const auto program = GemmProgram(g, config_, false);
+  struct Setting {
+    unsigned latency, bytes_per_cycle;
+  };
+  const Setting settings[] = {{10, 32}, {100, 32}, {400, 32}, {100, 4}};
+  uint64_t cycles[4];
+  for (int s = 0; s < 4; ++s) {
+    sim::HostMemory::Config memory;
+    memory.latency_cycles = settings[s].latency;
+    memory.bytes_per_cycle = settings[s].bytes_per_cycle;
+    Dut().Reconfigure(memory);
+    Dut().memory().Write(g.c_addr, std::vector<uint8_t>(g.m * g.n * 4, 0).data(), g.m * g.n * 4);
+    const Outcome out = RunProgram(program);
+    ExpectDone(out);
+    EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0);
+    cycles[s] = Counter(out, csr::Counter::kCycles);
+    std::printf("latency %u, %u bytes/cycle: %llu cycles\n", settings[s].latency,
+                settings[s].bytes_per_cycle, static_cast<unsigned long long>(cycles[s]));
+  }
+  EXPECT_LT(cycles[0], cycles[1]);
+  EXPECT_LT(cycles[1], cycles[2]);
+  EXPECT_LT(cycles[1], cycles[3]);
+}
+
+// ------------------------------------------------------------------------------- error paths
+
+TEST_F(DeviceTest, IllegalOpcodeStopsWithItsPc) {
+  ExpectError(RunProgram({isa::Sync(), isa::Sync(), isa::Raw({0x55, 0, 0, 0}), isa::Halt()}),
+              csr::ErrorCode::kIllegalOpcode, 2);
+  ExpectError(RunProgram({isa::Raw({0, 0, 0, 0})}), csr::ErrorCode::kIllegalOpcode, 0);
+}
+
+TEST_F(DeviceTest, IllegalFieldsAreRejected) {
+  Instruction halt = isa::Halt();
+  halt.words[3] |= 1u << 4;  // a reserved bit
+  ExpectError(RunProgram({halt}), csr::ErrorCode::kIllegalField, 0);
+  ExpectError(RunProgram({isa::Load(Buffer::kUb, 0, 1, 0, 0x20000, 1), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // zero rows
+  ExpectError(RunProgram({isa::Load(Buffer::kUb, 1, config_.ub_lanes + 1, 0, 0x20000, 64), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // too many lanes
+  ExpectError(RunProgram({isa::Load(Buffer::kAcc, 1, 1, 0, 0x20000, 1, true), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // transposed accumulator load
+  ExpectError(RunProgram({isa::Matmul(1, config_.rows + 1, 0, 0, false, false), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // k_rows beyond the array
+}
+
+TEST_F(DeviceTest, BufferRangesAreChecked) {
+  ExpectError(RunProgram({isa::Load(Buffer::kUb, 2, 1, config_.ub_depth - 1, 0x20000, 1), isa::Halt()}),
+              csr::ErrorCode::kUbRange, 0);
+  ExpectError(RunProgram({isa::Sync(), isa::Store(Buffer::kAcc, 1, 1, config_.acc_depth, 0x20000, 1)}),
+              csr::ErrorCode::kAccRange, 1);
+  ExpectError(RunProgram({isa::Matmul(4, 1, 0, config_.acc_depth - 3, false, false), isa::Halt()}),
+              csr::ErrorCode::kAccRange, 0);
+}
+
+TEST_F(DeviceTest, MisalignedHostAddressesAreRejected) {
+  ExpectError(RunProgram({isa::Load(Buffer::kUb, 1, 1, 0, 0x20001, 1), isa::Halt()}),
+              csr::ErrorCode::kMisaligned, 0);
+  ExpectError(RunProgram({isa::Store(Buffer::kAcc, 1, 1, 0, 0x20002, 1), isa::Halt()}),
+              csr::ErrorCode::kMisaligned, 0);
+  ExpectError(RunProgram({isa::Halt()}, kProgramAddr + 8), csr::ErrorCode::kMisaligned, 0);
+}
+
+TEST_F(DeviceTest, WeightTilesAreAccountedFor) {
+  ExpectError(RunProgram({isa::Matmul(1, 1, 0, 0, false, true), isa::Halt()}),
+              csr::ErrorCode::kNoWeights, 0);
+  const Instruction w = isa::Load(Buffer::kWeights, 1, 1, 0, 0x20000, 1);
+  ExpectError(RunProgram({w, w, w, w, isa::Halt()}), csr::ErrorCode::kWeightsFull, 3);
+}
+
+TEST_F(DeviceTest, RunningOffTheProgramIsAnError) {
+  ExpectError(RunProgram({isa::Sync(), isa::Sync()}), csr::ErrorCode::kCmdOverrun, 2);
+  ExpectError(RunProgram({isa::Halt()}, kProgramAddr, 0), csr::ErrorCode::kCmdOverrun, 0);
+}
+
+TEST_F(DeviceTest, MemoryErrorsStopTheDevice) {
+  const uint64_t beyond = Dut().memory().config().size_bytes + 0x1000;
+  Outcome out = RunProgram({isa::Sync(), isa::Load(Buffer::kUb, 4, 1, 0, beyond, 1), isa::Halt()});
+  ExpectError(out, csr::ErrorCode::kMemRead, 1);
+  EXPECT_EQ(out.error_addr, beyond & ~uint64_t{31});
+  Dut().memory().InjectError(0x70000, 64);
+  out = RunProgram({isa::Store(Buffer::kUb, 8, 1, 0, 0x6FFF0, 32), isa::Halt()});
+  ExpectError(out, csr::ErrorCode::kMemWrite, 0);
+  EXPECT_GE(out.error_addr, 0x6FFE0u);
+  // A program that cannot even be fetched.
+  ExpectError(RunProgram({}, beyond, 4), csr::ErrorCode::kMemRead, 0);
+}
+
+// After every kind of stop the device runs the next program normally.
+TEST_F(DeviceTest, RecoversAfterErrorsAndSoftReset) {
+  ExpectError(RunProgram({isa::Raw({0x77, 0, 0, 0})}), csr::ErrorCode::kIllegalOpcode, 0);
+  ExpectDone(RunProgram({isa::Halt()}));
+  // Abort a long program in the middle with a soft reset.
+  const GemmCase g{200, static_cast<int>(4 * config_.rows), static_cast<int>(config_.cols), false};
+  const GemmData d = WriteGemmInputs(g, 7);
+  std::vector<uint8_t> bytes;
+  for (const Instruction& ins : GemmProgram(g, config_, false)) isa::AppendBytes(ins, bytes);
+  Dut().memory().Write(kProgramAddr, bytes.data(), bytes.size());
+  Dut().WriteCsr(csr::kCmdAddrLo, kProgramAddr);
+  Dut().WriteCsr(csr::kCmdAddrHi, 0);
+  Dut().WriteCsr(csr::kCmdCount, static_cast<uint32_t>(bytes.size() / 16));
+  Dut().WriteCsr(csr::kCtrl, csr::kCtrlStart);
+  Dut().RunCycles(300);
+  EXPECT_TRUE(Dut().ReadCsr(csr::kStatus) & csr::kStatusBusy);
+  Dut().WriteCsr(csr::kCtrl, csr::kCtrlSoftReset);
+  Dut().RunCycles(2000);
+  EXPECT_FALSE(Dut().ReadCsr(csr::kStatus) & csr::kStatusBusy);
+  const Outcome out = RunProgram(GemmProgram(g, config_, false));
+  ExpectDone(out);
+  EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0);
+}
+
+}  // namespace
+}  // namespace mxu
+
+int sc_main(int argc, char** argv) {
+  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  ::testing::InitGoogleTest(&argc, argv);
+  mxu::sim::Platform::Config config;
+  auto platform = std::make_unique<mxu::sim::Platform>("platform", config);
+  mxu::g_platform = platform.get();
+  const int result = RUN_ALL_TESTS();
+  mxu::g_platform = nullptr;
+  return result;
+}
