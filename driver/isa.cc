@@ -19,10 +19,10 @@ void CheckField(const char* instruction, const char* field, uint64_t value, int 
 uint32_t Op(Opcode opcode) { return static_cast<uint8_t>(opcode); }
 uint32_t Bit(bool flag, int position) { return static_cast<uint32_t>(flag) << position; }
 
-// LOAD and STORE share their layout apart from the transpose bit.
+// LOAD and STORE share their layout; bit 10 is LOAD's transpose and STORE's relu.
 Instruction Transfer(const char* name, Opcode opcode, const char* buffer_field, Buffer buffer,
                      uint32_t rows, uint32_t lanes, uint32_t buffer_addr, uint64_t host_addr,
-                     uint32_t stride_elements, bool transpose) {
+                     uint32_t stride_elements, bool bit10) {
   CheckField(name, buffer_field, static_cast<uint8_t>(buffer), 2);
   CheckField(name, "rows", rows, 16);
   CheckField(name, "lanes", lanes, 16);
@@ -30,7 +30,7 @@ Instruction Transfer(const char* name, Opcode opcode, const char* buffer_field, 
   CheckField(name, "host_addr", host_addr, 48);
   CheckField(name, "stride_elements", stride_elements, 16);
   Instruction in;
-  in.words[0] = Op(opcode) | static_cast<uint32_t>(buffer) << 8 | Bit(transpose, 10) | rows << 16;
+  in.words[0] = Op(opcode) | static_cast<uint32_t>(buffer) << 8 | Bit(bit10, 10) | rows << 16;
   in.words[1] = lanes | buffer_addr << 16;
   // Host address bits [47:0] occupy instruction bits [111:64].
   in.words[2] = static_cast<uint32_t>(host_addr);
@@ -44,7 +44,7 @@ std::array<uint32_t, 4> NamedBits(uint8_t opcode) {
     case Opcode::kLoad:
       return {0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
     case Opcode::kStore:
-      return {0xFFFF03FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
+      return {0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
     case Opcode::kMatmul:
     case Opcode::kActivate:
       return {0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0};
@@ -81,9 +81,9 @@ Instruction Load(Buffer target, uint32_t rows, uint32_t lanes, uint32_t buffer_a
 }
 
 Instruction Store(Buffer source, uint32_t rows, uint32_t lanes, uint32_t buffer_addr,
-                  uint64_t host_addr, uint32_t stride_elements) {
+                  uint64_t host_addr, uint32_t stride_elements, bool relu) {
   return Transfer("STORE", Opcode::kStore, "source", source, rows, lanes, buffer_addr, host_addr,
-                  stride_elements, false);
+                  stride_elements, relu);
 }
 
 Instruction Matmul(uint32_t rows, uint32_t k_rows, uint32_t ub_addr, uint32_t acc_addr,
@@ -141,7 +141,7 @@ std::string Disassemble(const Instruction& in) {
       text += BufferName(static_cast<uint32_t>(field(8, 2)));
       text += num("rows", 16) + num("lanes", 32) + num("buf", 48) + " host=" + Hex(host) +
               num("stride", 112);
-      if (load && field(10, 1)) text += " transpose";
+      if (field(10, 1)) text += load ? " transpose" : " relu";
       break;
     }
     case Opcode::kMatmul:

@@ -38,8 +38,9 @@ struct Instruction {
 // bits; buffer: 2 bits).
 Instruction Load(Buffer target, uint32_t rows, uint32_t lanes, uint32_t buffer_addr,
                  uint64_t host_addr, uint32_t stride_elements, bool transpose = false);
+// relu (ACC source only): negative values and -0 leave as +0, NaN as the canonical NaN.
 Instruction Store(Buffer source, uint32_t rows, uint32_t lanes, uint32_t buffer_addr,
-                  uint64_t host_addr, uint32_t stride_elements);
+                  uint64_t host_addr, uint32_t stride_elements, bool relu = false);
 Instruction Matmul(uint32_t rows, uint32_t k_rows, uint32_t ub_addr, uint32_t acc_addr,
                    bool accumulate, bool new_weights);
 Instruction Activate(uint32_t rows, uint32_t acc_addr, uint32_t ub_addr, bool relu, bool bias,

@@ -68,6 +68,7 @@ module controller #(
   output logic                 st_valid_o,
   input  logic                 st_ready_i,
   output logic [1:0]           st_source_o,
+  output logic                 st_relu_o,
   output logic [15:0]          st_rows_o,
   output logic [15:0]          st_lanes_o,
   output logic [15:0]          st_buf_addr_o,
@@ -232,9 +233,10 @@ module controller #(
     // ----- Legality (docs/isa.md, Errors).
     check_err = mxu_pkg::ErrNone;
     if (is_load || is_store) begin
-      if (flags[7:3] != '0 || (is_store && flags[2]) || flags[1:0] == 2'd3 ||
+      if (flags[7:3] != '0 || (is_store && flags[2] && flags[1:0] != mxu_pkg::BufAcc) ||
+          flags[1:0] == 2'd3 ||
           (is_store && flags[1:0] == mxu_pkg::BufWeights) ||
-          (flags[2] && flags[1:0] == mxu_pkg::BufAcc) || f_rows == '0 || f_b == '0 ||
+          (is_load && flags[2] && flags[1:0] == mxu_pkg::BufAcc) || f_rows == '0 || f_b == '0 ||
           (flags[1:0] == mxu_pkg::BufUb && 32'(f_b) > UbLanes) ||
           (flags[1:0] != mxu_pkg::BufUb && 32'(f_b) > Cols) ||
           (flags[1:0] == mxu_pkg::BufWeights && (32'(f_rows) > Rows || f_c != '0))) begin
@@ -375,6 +377,7 @@ module controller #(
     ld_stride_o      = f_stride;
     st_valid_o       = dispatch && is_store;
     st_source_o      = flags[1:0];
+    st_relu_o        = flags[2];
     st_rows_o        = f_rows;
     st_lanes_o       = f_b;
     st_buf_addr_o    = f_c;

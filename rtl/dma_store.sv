@@ -27,6 +27,7 @@ module dma_store #(
   input  logic                  cmd_valid_i,
   output logic                  cmd_ready_o,
   input  logic [1:0]            cmd_source_i,
+  input  logic                  cmd_relu_i,   // ACC only: ReLU on every fp32 value
   input  logic [15:0]           cmd_rows_i,
   input  logic [15:0]           cmd_lanes_i,
   input  logic [15:0]           cmd_buf_addr_i,
@@ -62,7 +63,7 @@ module dma_store #(
   input  logic [1:0]            b_resp_i
 );
 
-  logic                 active_d, active_q, from_acc_d, from_acc_q;
+  logic                 active_d, active_q, from_acc_d, from_acc_q, relu_d, relu_q;
   logic [15:0]          rows_d, rows_q, lanes_d, lanes_q;
   logic [19:0]          stride_bytes_d, stride_bytes_q;
   // Reader.
@@ -148,6 +149,15 @@ module dma_store #(
     row_bytes = '0;
     if (from_acc_q) row_bytes[Cols*32-1:0] = acc_rd_data_i;
     else            row_bytes[UbLanes*16-1:0] = ub_rd_data_i;
+    if (from_acc_q && relu_q) begin
+      for (int unsigned l = 0; l < Cols; l++) begin
+        if (row_bytes[l*32+23 +: 8] == 8'hFF && row_bytes[l*32 +: 23] != '0) begin
+          row_bytes[l*32 +: 32] = mxu_pkg::Fp32CanonicalNan;
+        end else if (row_bytes[l*32+31]) begin
+          row_bytes[l*32 +: 32] = 32'h0;  // negative numbers and -0
+        end
+      end
+    end
     row_len   = from_acc_q ? {lanes_q, 2'b00} : {1'b0, lanes_q, 1'b0};
     win_data  = (WinBytes*8)'(row_bytes) << {pending_host_q[4:0], 3'b000};
     win_strb  = '0;
@@ -199,12 +209,14 @@ module dma_store #(
     done_o      = active_q && rows_done_q == rows_q && bq_empty;
     active_d    = active_q && !done_o;
     from_acc_d  = from_acc_q;
+    relu_d      = relu_q;
     rows_d      = rows_q;
     lanes_d     = lanes_q;
     stride_bytes_d = stride_bytes_q;
     if (cmd_valid_i && cmd_ready_o) begin
       active_d       = 1'b1;
       from_acc_d     = cmd_source_i == mxu_pkg::BufAcc;
+      relu_d         = cmd_relu_i;
       rows_d         = cmd_rows_i;
       lanes_d        = cmd_lanes_i;
       stride_bytes_d = (cmd_source_i == mxu_pkg::BufAcc) ? {2'b00, cmd_stride_i, 2'b00}
@@ -232,6 +244,7 @@ module dma_store #(
     if (!rst_ni) begin
       active_q       <= 1'b0;
       from_acc_q     <= 1'b0;
+      relu_q         <= 1'b0;
       rows_q         <= '0;
       lanes_q        <= '0;
       stride_bytes_q <= '0;
@@ -257,6 +270,7 @@ module dma_store #(
     end else begin
       active_q       <= active_d;
       from_acc_q     <= from_acc_d;
+      relu_q         <= relu_d;
       rows_q         <= rows_d;
       lanes_q        <= lanes_d;
       stride_bytes_q <= stride_bytes_d;

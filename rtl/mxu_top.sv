@@ -72,7 +72,7 @@ module mxu_top #(
   logic [1:0]           ld_target;
   logic [15:0]          ld_rows, ld_lanes, ld_buf_addr, ld_stride;
   logic [AddrWidth-1:0] ld_host_addr, ld_error_addr;
-  logic                 st_valid, st_ready, st_done, st_error;
+  logic                 st_valid, st_ready, st_done, st_error, st_relu;
   logic [1:0]           st_source;
   logic [15:0]          st_rows, st_lanes, st_buf_addr, st_stride;
   logic [AddrWidth-1:0] st_host_addr, st_error_addr;
@@ -193,6 +193,7 @@ module mxu_top #(
     .st_valid_o      (st_valid),
     .st_ready_i      (st_ready),
     .st_source_o     (st_source),
+    .st_relu_o       (st_relu),
     .st_rows_o       (st_rows),
     .st_lanes_o      (st_lanes),
     .st_buf_addr_o   (st_buf_addr),
@@ -248,6 +249,7 @@ module mxu_top #(
     .st_valid_i      (st_valid),
     .st_ready_o      (st_ready),
     .st_source_i     (st_source),
+    .st_relu_i       (st_relu),
     .st_rows_i       (st_rows),
     .st_lanes_i      (st_lanes),
     .st_buf_addr_i   (st_buf_addr),

@@ -1,0 +1,35 @@
+// Host-side bf16 conversions for the driver and tools (the device does its own on chip):
+// widening is exact; narrowing rounds to nearest even, overflows to Inf, and turns every NaN into
+// the canonical 0x7FC0 (docs/numerics.md).
+#ifndef MXU_DRIVER_BF16_H_
+#define MXU_DRIVER_BF16_H_
+
+#include <cstdint>
+#include <cstring>
+
+#include "driver/subnormals.h"
+
+namespace mxu::driver {
+
+inline float Bf16ToFloat(uint16_t bits) {
+  const uint32_t wide = uint32_t{bits} << 16;
+  float value;
+  std::memcpy(&value, &wide, sizeof value);
+  return value;
+}
+
+inline uint16_t FloatToBf16(float value, Subnormals mode = Subnormals::kIeee) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x007FFFFFu) != 0) return 0x7FC0;
+  if (mode == Subnormals::kFlush && (bits & 0x7F800000u) == 0) {
+    return static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  }
+  // Adding 0x7FFF plus the kept LSB rounds to nearest, ties to even; a carry into the exponent
+  // is exactly the rounded value (up to Inf).
+  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+}  // namespace mxu::driver
+
+#endif  // MXU_DRIVER_BF16_H_

@@ -1,0 +1,32 @@
+// The device's configuration, read from its CSRs: the array size and buffer depths are never
+// hard-coded in software.
+#ifndef MXU_DRIVER_DEVICE_CONFIG_H_
+#define MXU_DRIVER_DEVICE_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "driver/device.h"
+#include "driver/subnormals.h"
+
+namespace mxu::driver {
+
+struct DeviceConfig {
+  uint32_t version = 0;
+  uint32_t rows = 0;  // ArrayRows: the K depth of a weight tile
+  uint32_t cols = 0;  // ArrayCols: the N width of a weight tile
+  uint32_t ub_depth = 0;
+  uint32_t acc_depth = 0;
+  uint32_t weight_fifo_depth = 0;
+  uint32_t ub_lanes = 0;
+  uint32_t bus_bytes = 0;
+  uint32_t max_in_flight = 0;
+  Subnormals subnormals = Subnormals::kIeee;
+};
+
+// Throws DeviceError when the ID register does not identify the device.
+DeviceConfig ReadDeviceConfig(Device& device);
+
+}  // namespace mxu::driver
+
+#endif  // MXU_DRIVER_DEVICE_CONFIG_H_

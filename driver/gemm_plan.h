@@ -1,0 +1,48 @@
+// GEMM planning: turns C = op(A) x op(B) (+ bias or + C0) (ReLU) into one instruction stream for a
+// device of any configuration. Tiles: M into accumulator-sized blocks, N into array columns, K
+// into array rows; A's K tiles for an M block stay in the unified buffer for all N tiles when they
+// fit (else they are reloaded per N tile in chunks); accumulator and unified-buffer regions
+// alternate so that the loads of the next block and the stores of the last overlap compute.
+#ifndef MXU_DRIVER_GEMM_PLAN_H_
+#define MXU_DRIVER_GEMM_PLAN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "driver/device_config.h"
+#include "driver/isa.h"
+
+namespace mxu::driver {
+
+enum class OutputType { kFp32, kBf16 };
+
+struct GemmSpec {
+  int m = 0, k = 0, n = 0;
+  bool trans_a = false;  // A is stored K x M (op(A) = A^T)
+  bool trans_b = false;  // B is stored N x K (op(B) = B^T)
+  bool bias = false;     // an N-vector of fp32 starts every accumulator row
+  bool c0 = false;       // an M x N fp32 matrix starts the accumulators (C += A x B)
+  bool relu = false;
+  OutputType output = OutputType::kFp32;
+};
+
+// Host byte addresses of the operands (in their stored layouts) and of the result.
+struct GemmAddresses {
+  uint64_t a = 0, b = 0, bias = 0, c0 = 0, c = 0;
+};
+
+struct GemmPlan {
+  std::vector<isa::Instruction> program;  // ends with HALT
+  int m_block = 0;                        // rows per MATMUL
+  int k_chunk = 0;                        // K tiles of A held in the unified buffer at once
+  bool a_resident = false;                // A loaded once per M block (not per N tile)
+  uint64_t matmul_rows = 0;               // rows streamed through the array in all
+};
+
+// Throws std::invalid_argument for shapes the device cannot take (a dimension < 1 or beyond the
+// 16-bit instruction fields, both bias and C0).
+GemmPlan PlanGemm(const DeviceConfig& config, const GemmSpec& spec, const GemmAddresses& addr);
+
+}  // namespace mxu::driver
+
+#endif  // MXU_DRIVER_GEMM_PLAN_H_

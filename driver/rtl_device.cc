@@ -1,0 +1,54 @@
+#include "driver/rtl_device.h"
+
+#include <systemc>
+
+#include "sim/platform.h"
+
+namespace mxu::driver {
+namespace {
+
+sim::Platform::Config PlatformConfig(const MemoryTiming& timing) {
+  // The time resolution must be set before the first sc_time exists (a Config holds one).
+  static const bool resolution_set = [] {
+    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+    return true;
+  }();
+  (void)resolution_set;
+  sim::Platform::Config config;
+  config.memory.latency_cycles = timing.latency_cycles;
+  config.memory.bytes_per_cycle = timing.bytes_per_cycle;
+  config.memory.max_in_flight = timing.max_in_flight;
+  return config;
+}
+
+}  // namespace
+
+RtlDevice::RtlDevice(const MemoryTiming& timing)
+    : platform_(std::make_unique<sim::Platform>("platform", PlatformConfig(timing))) {
+  platform_->Reset();
+}
+
+RtlDevice::~RtlDevice() = default;
+
+uint32_t RtlDevice::ReadCsr(uint32_t addr) { return platform_->ReadCsr(addr); }
+void RtlDevice::WriteCsr(uint32_t addr, uint32_t value) { platform_->WriteCsr(addr, value); }
+
+void RtlDevice::WriteMemory(uint64_t addr, const void* data, size_t bytes) {
+  platform_->memory().Write(addr, data, bytes);
+}
+
+void RtlDevice::ReadMemory(uint64_t addr, void* data, size_t bytes) {
+  platform_->memory().Read(addr, data, bytes);
+}
+
+uint64_t RtlDevice::memory_size() const { return platform_->memory().config().size_bytes; }
+
+bool RtlDevice::RunUntilInterrupt(uint64_t max_cycles) {
+  return platform_->RunUntilIrq(max_cycles).completed;
+}
+
+void RtlDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) {
+  platform_->SetTrace(path, start_cycle, cycles);
+}
+
+}  // namespace mxu::driver

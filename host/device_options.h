@@ -1,0 +1,33 @@
+// Options shared by the subcommands that drive a device: the backend and the host-memory timing
+// of the RTL platform, and the watchdog.
+#ifndef MXU_HOST_DEVICE_OPTIONS_H_
+#define MXU_HOST_DEVICE_OPTIONS_H_
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "driver/device.h"
+#include "driver/rtl_device.h"
+#include "host/cli_args.h"
+
+namespace mxu::host {
+
+// The flags below, for CliArgs.
+const std::set<std::string>& DeviceValueFlags();
+
+struct DeviceOptions {
+  std::string backend = "rtl";
+  driver::MemoryTiming timing;
+  uint64_t watchdog_cycles = 200'000'000;
+};
+
+// Reads --backend, --mem-latency, --mem-bytes-per-cycle, --mem-in-flight, --watchdog.
+DeviceOptions ParseDeviceOptions(const CliArgs& args);
+
+// Opens the device (RTL platform). Throws UsageError for a backend that is not available.
+std::unique_ptr<driver::RtlDevice> OpenDevice(const DeviceOptions& options);
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_DEVICE_OPTIONS_H_

@@ -1,0 +1,53 @@
+// A small, strict reader and writer of NumPy .npy files, for exchanging float32 and uint16
+// (bf16 bit patterns) arrays with NumPy without a Python dependency.
+//
+// Reading accepts format versions 1.0, 2.0 and 3.0 with dtype '<f4' or '<u2' exactly, in C order;
+// anything else (other dtypes, big-endian, Fortran order, malformed headers, short or over-long
+// data) is rejected. Writing produces format 1.0 with the header padded to a multiple of 64 bytes,
+// as NumPy does. Element bytes are little-endian whatever the host's byte order.
+//
+// Every error is a std::runtime_error with a one-line message that starts with the file name
+// (the path, or ParseNpy's name_for_errors), e.g.
+//   "A.npy: truncated data: expected 48 bytes, found 40".
+#ifndef MXU_HOST_NPY_H_
+#define MXU_HOST_NPY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mxu::host {
+
+struct NpyArray {
+  enum class Dtype { kFloat32, kUint16 };
+
+  Dtype dtype = Dtype::kFloat32;
+  // Empty for a 0-d (scalar) array, which holds one element.
+  std::vector<size_t> shape;
+  // Raw element bytes, little-endian, C (row-major) order.
+  std::vector<uint8_t> data;
+
+  // The product of shape (1 for a 0-d array). Throws if it overflows size_t.
+  size_t elements() const;
+  // The elements decoded from data. Throw if dtype differs or data does not match shape.
+  std::vector<float> AsFloat32() const;
+  std::vector<uint16_t> AsUint16() const;
+};
+
+// Reads and parses the .npy file at path.
+NpyArray ReadNpy(const std::string& path);
+// Parses the bytes of a whole .npy file; name_for_errors starts every error message.
+NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for_errors);
+
+// Writes data as a C-ordered .npy file (format 1.0) of dtype '<f4' or '<u2' and the given shape
+// (any rank; empty for a 0-d array). Throws if data.size() differs from the shape's element count
+// or the file cannot be written; a partially written file is removed.
+void WriteNpy(const std::string& path, const std::vector<float>& data,
+              const std::vector<size_t>& shape);
+void WriteNpy(const std::string& path, const std::vector<uint16_t>& data,
+              const std::vector<size_t>& shape);
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_NPY_H_

@@ -1,0 +1,500 @@
+#include "host/npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mxu::host {
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<uint8_t>;
+using Dtype = NpyArray::Dtype;
+
+// Scratch files live in a per-test folder under the build tree (CMake defines the root), so
+// parallel CTest runs never share a file. The folder is kept when a test fails, for inspection.
+class NpyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ =
+        fs::path(MXU_NPY_TEST_TMPDIR) / (std::string(info->test_suite_name()) + "." + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  std::string Path(const std::string& file) const { return (dir_ / file).string(); }
+
+  fs::path dir_;
+};
+
+Bytes FileBytes(const std::string& path) {
+  Bytes bytes;
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return bytes;
+  int c;
+  while ((c = std::fgetc(file)) != EOF) bytes.push_back(static_cast<uint8_t>(c));
+  std::fclose(file);
+  return bytes;
+}
+
+void WriteBytes(const std::string& path, const Bytes& bytes) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(file, nullptr) << path;
+  ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), file), bytes.size());
+  ASSERT_EQ(std::fclose(file), 0);
+}
+
+uint32_t Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+float FromBits(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+// A complete file: the preamble of `major`.0 around `header` (taken as is, no padding added),
+// then `data`.
+Bytes NpyFile(int major, const std::string& header, const Bytes& data = {}) {
+  Bytes bytes = {0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<uint8_t>(major), 0};
+  const size_t length_size = major == 1 ? 2 : 4;
+  for (size_t i = 0; i < length_size; ++i) {
+    bytes.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
+  }
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  bytes.insert(bytes.end(), data.begin(), data.end());
+  return bytes;
+}
+
+Bytes Zeros(size_t size) { return Bytes(size, 0); }
+
+// The error ParseNpy gives for `bytes`, checked to be one line that starts with the name.
+std::string ParseError(const Bytes& bytes) {
+  try {
+    ParseNpy(bytes, "A.npy");
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("A.npy: ", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  }
+  ADD_FAILURE() << "ParseNpy accepted the bytes";
+  return "";
+}
+
+std::string HeaderError(const std::string& header, const Bytes& data = {}) {
+  return ParseError(NpyFile(1, header, data));
+}
+
+#define EXPECT_CONTAINS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+// ---- Round trips ----
+
+TEST_F(NpyTest, Float32RoundTripsBitExactInSeveralShapes) {
+  const std::vector<std::vector<size_t>> shapes = {{}, {1}, {7}, {3, 4}, {2, 3, 5}, {2, 1, 2, 3}};
+  for (const auto& shape : shapes) {
+    size_t count = 1;
+    for (const size_t dim : shape) count *= dim;
+    std::vector<float> values(count);
+    // Specials included: the bits must survive, NaN payloads and -0 too.
+    const float specials[] = {-0.0f, std::numeric_limits<float>::infinity(), FromBits(0x7FC01234u),
+                              FromBits(0xFF800001u), FromBits(0x00000001u)};
+    for (size_t i = 0; i < count; ++i) {
+      values[i] = i < 5 ? specials[i] : static_cast<float>(i) * -0.37f;
+    }
+    const std::string path = Path("f32_" + std::to_string(shape.size()) + ".npy");
+    WriteNpy(path, values, shape);
+    const NpyArray array = ReadNpy(path);
+    EXPECT_EQ(array.dtype, Dtype::kFloat32);
+    EXPECT_EQ(array.shape, shape);
+    EXPECT_EQ(array.elements(), count);
+    EXPECT_EQ(array.data.size(), 4 * count);
+    const std::vector<float> back = array.AsFloat32();
+    ASSERT_EQ(back.size(), count);
+    for (size_t i = 0; i < count; ++i) EXPECT_EQ(Bits(back[i]), Bits(values[i])) << i;
+    EXPECT_EQ(FileBytes(path).size() % 64, (4 * count) % 64) << "data starts 64-byte aligned";
+  }
+}
+
+TEST_F(NpyTest, Uint16RoundTripsInSeveralShapes) {
+  const std::vector<std::vector<size_t>> shapes = {{}, {5}, {4, 4}, {3, 2, 2}};
+  for (const auto& shape : shapes) {
+    size_t count = 1;
+    for (const size_t dim : shape) count *= dim;
+    std::vector<uint16_t> values(count);
+    for (size_t i = 0; i < count; ++i) values[i] = static_cast<uint16_t>(0xFFFF - 4099 * i);
+    const std::string path = Path("u16_" + std::to_string(shape.size()) + ".npy");
+    WriteNpy(path, values, shape);
+    const NpyArray array = ReadNpy(path);
+    EXPECT_EQ(array.dtype, Dtype::kUint16);
+    EXPECT_EQ(array.shape, shape);
+    EXPECT_EQ(array.AsUint16(), values);
+  }
+}
+
+TEST_F(NpyTest, ZeroLengthDimensionsRoundTrip) {
+  WriteNpy(Path("f.npy"), std::vector<float>{}, {2, 0, 3});
+  const NpyArray f = ReadNpy(Path("f.npy"));
+  EXPECT_EQ(f.shape, (std::vector<size_t>{2, 0, 3}));
+  EXPECT_EQ(f.elements(), 0u);
+  EXPECT_TRUE(f.AsFloat32().empty());
+
+  WriteNpy(Path("u.npy"), std::vector<uint16_t>{}, {0});
+  const NpyArray u = ReadNpy(Path("u.npy"));
+  EXPECT_EQ(u.shape, (std::vector<size_t>{0}));
+  EXPECT_TRUE(u.AsUint16().empty());
+}
+
+// ---- Exact bytes written ----
+
+TEST_F(NpyTest, WritesFloat32ExactlyAsTheSpecSays) {
+  WriteNpy(Path("a.npy"), std::vector<float>{1.0f, -2.0f, 0.5f, 0.0f, -0.0f, 3.0f}, {2, 3});
+  // 10-byte preamble + 118-byte header = 128, a multiple of 64.
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  Bytes expected = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+  expected.insert(expected.end(), dict.begin(), dict.end());
+  expected.insert(expected.end(), 118 - 1 - dict.size(), ' ');
+  expected.push_back('\n');
+  const Bytes data = {0x00, 0x00, 0x80, 0x3F,   // 1.0
+                      0x00, 0x00, 0x00, 0xC0,   // -2.0
+                      0x00, 0x00, 0x00, 0x3F,   // 0.5
+                      0x00, 0x00, 0x00, 0x00,   // 0.0
+                      0x00, 0x00, 0x00, 0x80,   // -0.0
+                      0x00, 0x00, 0x40, 0x40};  // 3.0
+  expected.insert(expected.end(), data.begin(), data.end());
+  EXPECT_EQ(FileBytes(Path("a.npy")), expected);
+}
+
+TEST_F(NpyTest, WritesUint16ExactlyAsTheSpecSays) {
+  WriteNpy(Path("b.npy"), std::vector<uint16_t>{0x3F80, 0x0001, 0xFFFF}, {3});
+  const std::string dict = "{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }";
+  Bytes expected = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+  expected.insert(expected.end(), dict.begin(), dict.end());
+  expected.insert(expected.end(), 118 - 1 - dict.size(), ' ');
+  expected.push_back('\n');
+  for (const uint8_t b : {0x80, 0x3F, 0x01, 0x00, 0xFF, 0xFF}) expected.push_back(b);
+  const Bytes written = FileBytes(Path("b.npy"));
+  EXPECT_EQ(written, expected);
+  ASSERT_EQ(written.size(), 128u + 6u);
+  EXPECT_EQ(written[127], '\n');
+}
+
+TEST_F(NpyTest, HeadersOfEveryLengthArePaddedToSixtyFour) {
+  // Growing ranks move the header length across several multiples of 64.
+  std::vector<size_t> shape;
+  for (int rank = 0; rank < 40; ++rank) {
+    WriteNpy(Path("p.npy"), std::vector<uint16_t>{1}, shape);
+    const Bytes bytes = FileBytes(Path("p.npy"));
+    ASSERT_GE(bytes.size(), 12u);
+    const size_t header_size = bytes[8] | bytes[9] << 8;
+    EXPECT_EQ((10 + header_size) % 64, 0u) << rank;
+    EXPECT_EQ(bytes[10 + header_size - 1], '\n') << rank;
+    EXPECT_EQ(bytes.size(), 10 + header_size + 2) << rank;
+    EXPECT_EQ(ReadNpy(Path("p.npy")).shape, shape);
+    shape.push_back(1);
+  }
+}
+
+// ---- Parsing hand-written headers ----
+
+TEST_F(NpyTest, ParsesOddSpacingKeyOrderQuotesAndCommas) {
+  const Bytes data = {1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0};
+  const std::string headers[] = {
+      "{'descr':'<u2','fortran_order':False,'shape':(2,3)}",
+      "{ \"shape\" : ( 2 , 3 , ) ,\n\t'fortran_order' :False , \"descr\":  '<u2' , }   \n",
+      "\n  {'fortran_order': False, 'shape': (2,\n 3), 'descr': \"<u2\"}",
+  };
+  for (const std::string& header : headers) {
+    const NpyArray array = ParseNpy(NpyFile(1, header, data), "x.npy");
+    EXPECT_EQ(array.dtype, Dtype::kUint16) << header;
+    EXPECT_EQ(array.shape, (std::vector<size_t>{2, 3})) << header;
+    EXPECT_EQ(array.AsUint16(), (std::vector<uint16_t>{1, 2, 3, 4, 5, 6})) << header;
+  }
+}
+
+TEST_F(NpyTest, ParsesScalarOneDimensionalAndEmptyTupleShapes) {
+  const std::string prefix = "{'descr': '<f4', 'fortran_order': False, 'shape': ";
+  EXPECT_TRUE(ParseNpy(NpyFile(1, prefix + "()}", Zeros(4)), "x.npy").shape.empty());
+  EXPECT_TRUE(ParseNpy(NpyFile(1, prefix + "( )}", Zeros(4)), "x.npy").shape.empty());
+  EXPECT_EQ(ParseNpy(NpyFile(1, prefix + "(5,)}", Zeros(20)), "x.npy").shape,
+            (std::vector<size_t>{5}));
+  EXPECT_EQ(ParseNpy(NpyFile(1, prefix + "(0,)}"), "x.npy").elements(), 0u);
+}
+
+TEST_F(NpyTest, ReadsFormatVersions2And3) {
+  const Bytes data = {0x00, 0x00, 0x80, 0x3F, 0x00, 0x00, 0x00, 0x40};
+  const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n";
+  for (const int major : {2, 3}) {
+    const Bytes bytes = NpyFile(major, header, data);
+    ASSERT_EQ(bytes[8], header.size());  // 4-byte little-endian length
+    ASSERT_EQ(bytes[11], 0);
+    const NpyArray array = ParseNpy(bytes, "v.npy");
+    EXPECT_EQ(array.shape, (std::vector<size_t>{2}));
+    EXPECT_EQ(array.AsFloat32(), (std::vector<float>{1.0f, 2.0f}));
+  }
+  WriteBytes(Path("v2.npy"), NpyFile(2, header, data));
+  EXPECT_EQ(ReadNpy(Path("v2.npy")).AsFloat32(), (std::vector<float>{1.0f, 2.0f}));
+}
+
+// ---- Errors: preamble ----
+
+TEST_F(NpyTest, RejectsMissingOrWrongMagic) {
+  EXPECT_CONTAINS(ParseError({}), "not a .npy file");
+  EXPECT_CONTAINS(ParseError({0x93, 'N', 'U'}), "not a .npy file");
+  EXPECT_CONTAINS(ParseError({0x93, 'N', 'U', 'M', 'P', 'Z', 1, 0, 0, 0}), "not a .npy file");
+  EXPECT_CONTAINS(ParseError({'P', 'K', 3, 4, 0, 0, 0, 0, 0, 0}), "not a .npy file");
+}
+
+TEST_F(NpyTest, RejectsUnknownVersions) {
+  const std::pair<int, int> versions[] = {{0, 0}, {1, 1}, {4, 0}};
+  for (const auto& [major, minor] : versions) {
+    Bytes bytes = NpyFile(1, "{}");
+    bytes[6] = static_cast<uint8_t>(major);
+    bytes[7] = static_cast<uint8_t>(minor);
+    EXPECT_CONTAINS(ParseError(bytes), "unsupported .npy format version " + std::to_string(major) +
+                                           "." + std::to_string(minor));
+  }
+}
+
+TEST_F(NpyTest, RejectsTruncatedHeaders) {
+  EXPECT_CONTAINS(ParseError({0x93, 'N', 'U', 'M', 'P', 'Y', 1}), "truncated header");
+  EXPECT_CONTAINS(ParseError({0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0}),
+                  "truncated header: the file is 9 bytes, shorter than the 10-byte preamble");
+  EXPECT_CONTAINS(ParseError({0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0, 0, 0, 0}),
+                  "shorter than the 12-byte preamble");
+}
+
+TEST_F(NpyTest, RejectsHeaderLengthBeyondTheFile) {
+  Bytes bytes = NpyFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape': ()}");
+  bytes[8] = 200;
+  EXPECT_CONTAINS(ParseError(bytes), "header length 200 exceeds the 53 bytes after the preamble");
+  Bytes v2 = NpyFile(2, "{}");
+  v2[11] = 0x80;  // 2^31 + 2
+  EXPECT_CONTAINS(ParseError(v2), "header length 2147483650 exceeds the 2 bytes");
+}
+
+// ---- Errors: the header dict ----
+
+TEST_F(NpyTest, RejectsMalformedDicts) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "expected '{' at the start of the header dict"},
+      {"'descr': '<f4'", "expected '{'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': ()", "missing closing '}'"},
+      {"{'descr' '<f4'}", "expected ':' after key 'descr'"},
+      {"{descr: '<f4'}", "expected a quoted key"},
+      {"{'descr': '<f4',, }", "expected a quoted key"},
+      {"{'descr': '<f4' 'fortran_order': False}", "expected ',' or '}' after the value of 'descr'"},
+      {"{'descr': '<f4}", "unterminated string"},
+      {"{'descr': '\\x3cf4'}", "escape sequences in strings are not supported"},
+      {"{'descr': '<f\t4'}", "unexpected character in a string"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': ()} x", "unexpected text after"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': ()}}", "unexpected text after"},
+      {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': ()}",
+       "'descr' must be a string"},
+      {"{'descr': '<f4', 'fortran_order': false, 'shape': ()}",
+       "'fortran_order' must be True or False"},
+      {"{'descr': '<f4', 'fortran_order': 0, 'shape': ()}", "'fortran_order' must be True"},
+      {"{'descr': '<f4', 'fortran_order': 'False', 'shape': ()}", "'fortran_order' must be"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': [3]}", "'shape' must be a tuple"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': 3}", "'shape' must be a tuple"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (3)}", "'shape' is not a tuple"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4}", "expected ',' or ')'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,", "missing ')' in 'shape'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (,)}", "expected a dimension"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,,)}", "expected a dimension"},
+      {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': ()}",
+       "duplicate key 'descr'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (), 'extra': 1}",
+       "unexpected key 'extra'"},
+  };
+  for (const auto& [header, part] : cases) {
+    const std::string message = HeaderError(header);
+    EXPECT_CONTAINS(message, "malformed header: ") << header;
+    EXPECT_CONTAINS(message, part) << header;
+  }
+}
+
+TEST_F(NpyTest, MalformedHeaderMessagesQuoteTheHeaderOnOneLine) {
+  const std::string message =
+      HeaderError("{'descr': '<f4',\n 'fortran_order': False \x01}" + std::string(30, ' ') + "\n");
+  EXPECT_EQ(message,
+            "A.npy: malformed header: expected ',' or '}' after the value of 'fortran_order' at "
+            "offset 41 in {'descr': '<f4',\\n 'fortran_order': False \\x01}");
+}
+
+TEST_F(NpyTest, RejectsMissingKeys) {
+  EXPECT_EQ(HeaderError("{'fortran_order': False, 'shape': ()}"),
+            "A.npy: header dict has no 'descr' key");
+  EXPECT_EQ(HeaderError("{'descr': '<f4', 'shape': ()}"),
+            "A.npy: header dict has no 'fortran_order' key");
+  EXPECT_EQ(HeaderError("{'descr': '<f4', 'fortran_order': False}"),
+            "A.npy: header dict has no 'shape' key");
+  EXPECT_EQ(HeaderError("{}"), "A.npy: header dict has no 'descr' key");
+}
+
+TEST_F(NpyTest, RejectsNegativeAndNonNumericDimensions) {
+  const std::string prefix = "{'descr': '<f4', 'fortran_order': False, 'shape': ";
+  EXPECT_EQ(HeaderError(prefix + "(3, -4)}"), "A.npy: negative dimension -4 in 'shape'");
+  const char* invalid[] = {"a", "3.5", "None", "3L", "0x10", "+3", "03", "1_000", "-", "4e2"};
+  for (const char* dim : invalid) {
+    EXPECT_EQ(HeaderError(prefix + "(2, " + dim + ")}"),
+              std::string("A.npy: invalid dimension '") + dim +
+                  "' in 'shape' (expected a non-negative integer)");
+  }
+  EXPECT_CONTAINS(HeaderError(prefix + "(99999999999999999999999,)}"),
+                  "dimension 99999999999999999999999 in 'shape' overflows size_t");
+}
+
+// ---- Errors: dtype, order, sizes ----
+
+TEST_F(NpyTest, RejectsUnsupportedDtypes) {
+  const std::string suffix = "', 'fortran_order': False, 'shape': (1,)}";
+  EXPECT_EQ(HeaderError("{'descr': '<f8" + suffix, Zeros(8)),
+            "A.npy: unsupported dtype '<f8' (expected float32 '<f4' or uint16 '<u2')");
+  EXPECT_EQ(HeaderError("{'descr': '>f4" + suffix, Zeros(4)),
+            "A.npy: unsupported dtype '>f4' (big-endian data is not supported; expected float32 "
+            "'<f4' or uint16 '<u2')");
+  EXPECT_CONTAINS(HeaderError("{'descr': '>u2" + suffix), "big-endian");
+  for (const char* descr : {"|u1", "=f4", "f4", "<i2", "|u2", "<f2", "<U3", "", "<f4 "}) {
+    EXPECT_CONTAINS(HeaderError(std::string("{'descr': '") + descr + suffix, Zeros(4)),
+                    std::string("unsupported dtype '") + descr + "'");
+  }
+}
+
+TEST_F(NpyTest, RejectsFortranOrder) {
+  EXPECT_EQ(HeaderError("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2)}", Zeros(16)),
+            "A.npy: Fortran-ordered arrays are not supported");
+}
+
+TEST_F(NpyTest, RejectsShortAndOverlongData) {
+  const std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }";
+  EXPECT_EQ(HeaderError(header, Zeros(40)), "A.npy: truncated data: expected 48 bytes, found 40");
+  EXPECT_EQ(HeaderError(header), "A.npy: truncated data: expected 48 bytes, found 0");
+  EXPECT_EQ(HeaderError(header, Zeros(49)),
+            "A.npy: unexpected trailing data: expected 48 bytes, found 49");
+  EXPECT_EQ(HeaderError("{'descr': '<u2', 'fortran_order': False, 'shape': (0, 5)}", Zeros(2)),
+            "A.npy: unexpected trailing data: expected 0 bytes, found 2");
+}
+
+TEST_F(NpyTest, RejectsElementCountOverflow) {
+  const std::string prefix = "{'descr': '<f4', 'fortran_order': False, 'shape': ";
+  EXPECT_EQ(HeaderError(prefix + "(4294967296, 4294967296)}"),
+            "A.npy: shape (4294967296, 4294967296) is too large: the element count overflows "
+            "size_t");
+  // 2^62 elements fit, their 2^64 bytes do not.
+  EXPECT_EQ(HeaderError(prefix + "(4611686018427387904,)}"),
+            "A.npy: shape (4611686018427387904,) is too large: the byte count overflows size_t");
+  // A zero dimension makes the array empty however large the others are.
+  EXPECT_EQ(ParseNpy(NpyFile(1, prefix + "(4294967296, 4294967296, 0)}"), "x.npy").elements(), 0u);
+}
+
+// ---- Errors: files and accessors ----
+
+TEST_F(NpyTest, ReadErrorsNameThePath) {
+  const std::string missing = Path("missing.npy");
+  try {
+    ReadNpy(missing);
+    FAIL() << "read a missing file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(missing + ": cannot open for reading: ", 0), 0u)
+        << e.what();
+  }
+  try {
+    ReadNpy(dir_.string());
+    FAIL() << "read a directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(dir_.string() + ": ", 0), 0u) << e.what();
+  }
+  WriteBytes(Path("short.npy"), NpyFile(1,
+                                        "{'descr': '<u2', 'fortran_order': False, "
+                                        "'shape': (2,)}",
+                                        Zeros(3)));
+  try {
+    ReadNpy(Path("short.npy"));
+    FAIL() << "read a short file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              Path("short.npy") + ": truncated data: expected 4 bytes, found 3");
+  }
+}
+
+TEST_F(NpyTest, WriteErrorsNameThePath) {
+  const std::string unwritable = Path("no/such/dir/a.npy");
+  try {
+    WriteNpy(unwritable, std::vector<float>{1.0f}, {1});
+    FAIL() << "wrote into a missing directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(unwritable + ": cannot open for writing: ", 0), 0u)
+        << e.what();
+  }
+  try {
+    WriteNpy(Path("m.npy"), std::vector<uint16_t>{1, 2, 3}, {2, 2});
+    FAIL() << "wrote 3 values as shape (2, 2)";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              Path("m.npy") + ": 3 values do not match shape (2, 2) (4 elements)");
+  }
+  EXPECT_FALSE(fs::exists(Path("m.npy")));
+  EXPECT_THROW(WriteNpy(Path("o.npy"), std::vector<float>{}, {SIZE_MAX, 2}), std::runtime_error);
+  // Format 1.0 stores the header length in 2 bytes: 30000 dimensions of "1, " do not fit.
+  try {
+    WriteNpy(Path("r.npy"), std::vector<uint16_t>{7}, std::vector<size_t>(30000, 1));
+    FAIL() << "wrote a 90 kB header";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(Path("r.npy") + ": header of ", 0), 0u) << e.what();
+    EXPECT_CONTAINS(std::string(e.what()), "does not fit format 1.0");
+  }
+}
+
+#ifdef __linux__
+TEST_F(NpyTest, FailedWritesAreReported) {
+  // /dev/full accepts the open and fails the write (ENOSPC), as a full disk would.
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  try {
+    WriteNpy("/dev/full", std::vector<float>(1000, 1.0f), {1000});
+    FAIL() << "wrote to /dev/full";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("/dev/full: write failed: ", 0), 0u) << e.what();
+  }
+  EXPECT_TRUE(fs::exists("/dev/full")) << "only regular files are removed after a failure";
+}
+#endif
+
+TEST_F(NpyTest, AccessorsCheckDtypeAndSize) {
+  NpyArray array;
+  array.dtype = Dtype::kUint16;
+  array.shape = {2};
+  array.data = {1, 0, 2, 0};
+  EXPECT_EQ(array.AsUint16(), (std::vector<uint16_t>{1, 2}));
+  try {
+    array.AsFloat32();
+    FAIL() << "decoded uint16 as float32";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "NpyArray::AsFloat32: the array is uint16 '<u2', not float32 '<f4'");
+  }
+  array.dtype = Dtype::kFloat32;
+  EXPECT_THROW(array.AsUint16(), std::runtime_error);
+  EXPECT_THROW(array.AsFloat32(), std::runtime_error);  // 4 bytes for 2 float32 elements
+  array.shape = {1};
+  EXPECT_EQ(array.AsFloat32().size(), 1u);
+  array.shape = {SIZE_MAX, 3};
+  EXPECT_THROW(array.elements(), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace mxu::host
