@@ -64,10 +64,17 @@ GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& r
   // Operands into host memory, in their stored layouts.
   HostArena arena(0x100000, device.memory_size());
   GemmAddresses addr;
-  addr.a = arena.Allocate(a.data.size() * 2);
-  device.WriteMemory(addr.a, a.data.data(), a.data.size() * 2);
-  addr.b = arena.Allocate(b.data.size() * 2);
-  device.WriteMemory(addr.b, b.data.data(), b.data.size() * 2);
+  // Plain operands are packed tile by tile (a layout change, no arithmetic); transposed ones
+  // stay as they are and the device transposes them on load.
+  spec.packed = true;
+  const std::vector<uint16_t> a_image =
+      request.trans_a ? a.data : PackA(a.data, spec.m, spec.k, static_cast<int>(config.rows));
+  const std::vector<uint16_t> b_image =
+      request.trans_b ? b.data : PackB(b.data, spec.k, spec.n, static_cast<int>(config.cols));
+  addr.a = arena.Allocate(a_image.size() * 2);
+  device.WriteMemory(addr.a, a_image.data(), a_image.size() * 2);
+  addr.b = arena.Allocate(b_image.size() * 2);
+  device.WriteMemory(addr.b, b_image.data(), b_image.size() * 2);
   if (request.bias) {
     addr.bias = arena.Allocate(request.bias->size() * 4);
     device.WriteMemory(addr.bias, request.bias->data(), request.bias->size() * 4);

@@ -24,7 +24,15 @@ struct GemmSpec {
   bool c0 = false;       // an M x N fp32 matrix starts the accumulators (C += A x B)
   bool relu = false;
   OutputType output = OutputType::kFp32;
+  // Plain (not transposed) operands are packed tile by tile in device memory, so that every
+  // load reads rows packed back to back (the DMA then streams long bursts): A as K tiles of
+  // M x rows elements, B as N tiles of K x cols elements (PackA / PackB).
+  bool packed = false;
 };
+
+// The packed layouts of GemmSpec::packed (zero padding of partial tiles).
+std::vector<uint16_t> PackA(const std::vector<uint16_t>& a, int m, int k, int tile_k);
+std::vector<uint16_t> PackB(const std::vector<uint16_t>& b, int k, int n, int tile_n);
 
 // Host byte addresses of the operands (in their stored layouts) and of the result.
 struct GemmAddresses {

@@ -19,9 +19,18 @@ namespace {
 using driver::Bf16Matrix;
 using driver::Fp32Matrix;
 
+// A malformed or unreadable input file is bad input (exit code 2), like a bad flag.
+NpyArray ReadInput(const std::string& path) {
+  try {
+    return ReadNpy(path);
+  } catch (const std::runtime_error& error) {
+    throw UsageError(error.what());
+  }
+}
+
 // A 2-D operand from .npy: float32 is rounded to bf16, uint16 is taken as raw bf16 bits.
 Bf16Matrix ReadBf16Matrix(const std::string& path, Subnormals mode) {
-  const NpyArray array = ReadNpy(path);
+  const NpyArray array = ReadInput(path);
   if (array.shape.size() != 2) {
     throw UsageError(path + ": expected a 2-D array, got rank " +
                      std::to_string(array.shape.size()));
@@ -38,7 +47,7 @@ Bf16Matrix ReadBf16Matrix(const std::string& path, Subnormals mode) {
 }
 
 std::vector<float> ReadFloat32(const std::string& path, size_t rank_max) {
-  const NpyArray array = ReadNpy(path);
+  const NpyArray array = ReadInput(path);
   if (array.dtype != NpyArray::Dtype::kFloat32) throw UsageError(path + ": expected float32");
   if (array.shape.empty() || array.shape.size() > rank_max) {
     throw UsageError(path + ": unexpected rank " + std::to_string(array.shape.size()));
@@ -177,7 +186,7 @@ int RunGemm(const std::vector<std::string>& args) {
   }
   if (cli.Has("accumulate")) {
     const std::string path = cli.String("accumulate", "");
-    const NpyArray array = ReadNpy(path);
+    const NpyArray array = ReadInput(path);
     if (array.dtype != NpyArray::Dtype::kFloat32 || array.shape.size() != 2 ||
         array.shape[0] != size_t(m) || array.shape[1] != size_t(n)) {
       throw UsageError(path + ": expected a float32 array of shape (" + std::to_string(m) + ", " +

@@ -51,9 +51,14 @@ module controller #(
   input  logic [BusBits-1:0]   fetch_r_data_i,
   input  logic                 fetch_r_last_i,
   input  logic [1:0]           fetch_r_resp_i,
-  // DMA load engine.
+  // DMA load engines: unified buffer / accumulators (ld_) and weights (wld_), one command bus.
   output logic                 ld_valid_o,
   input  logic                 ld_ready_i,
+  output logic                 wld_valid_o,
+  input  logic                 wld_ready_i,
+  input  logic                 wld_done_i,
+  input  logic                 wld_error_i,
+  input  logic [AddrWidth-1:0] wld_error_addr_i,
   output logic [1:0]           ld_target_o,
   output logic                 ld_transpose_o,
   output logic [15:0]          ld_rows_o,
@@ -124,6 +129,9 @@ module controller #(
   logic                 half_d, half_q;                // decoder at the upper slot of the head beat
   // In flight.
   logic                 ld_busy_d, ld_busy_q, st_busy_d, st_busy_q, ac_busy_d, ac_busy_q;
+  logic                 wld_busy_d, wld_busy_q;
+  logic [31:0]          wld_pc_d, wld_pc_q;
+  logic                 is_wload;
   logic [1:0]           ld_buf_d, ld_buf_q, st_buf_d, st_buf_q;
   logic [16:0]          ld_lo_d, ld_lo_q, ld_hi_d, ld_hi_q, st_lo_d, st_lo_q, st_hi_d, st_hi_q;
   logic [31:0]          ld_pc_d, ld_pc_q, st_pc_d, st_pc_q;
@@ -223,6 +231,7 @@ module controller #(
     is_ac     = op == mxu_pkg::OpActivate;
     is_sync   = op == mxu_pkg::OpSync;
     is_halt   = op == mxu_pkg::OpHalt;
+    is_wload  = is_load && flags[1:0] == mxu_pkg::BufWeights;
     rows17    = {1'b0, f_rows};
     buf_hi    = {1'b0, f_c} + rows17;   // LOAD / STORE: buffer rows [f_c, buf_hi)
     ub_hi     = {1'b0, f_c} + rows17;   // MATMUL: UB rows [f_c, ub_hi), ACC rows [f_d, acc_hi)
@@ -357,8 +366,9 @@ module controller #(
       overlap_wr_acc = w_acc;
     end
 
-    in_flight  = ld_busy_q || st_busy_q || ac_busy_q || (mm_valid_q != '0);
-    structural = (is_load && (!ld_ready_i || ld_busy_q || (flags[1:0] == mxu_pkg::BufWeights && wl_full))) ||
+    in_flight  = ld_busy_q || wld_busy_q || st_busy_q || ac_busy_q || (mm_valid_q != '0);
+    structural = (is_load && !is_wload && (!ld_ready_i || ld_busy_q)) ||
+                 (is_wload && (!wld_ready_i || wld_busy_q || wl_full)) ||
                  (is_store && (!st_ready_i || st_busy_q)) ||
                  (is_mm && (!mm_ready_i || mm_valid_q[mm_tail_q])) ||
                  (is_ac && (!ac_ready_i || ac_busy_q)) ||
@@ -367,7 +377,8 @@ module controller #(
                  !structural;
 
     // ----- Engine commands (valid only in the dispatch cycle).
-    ld_valid_o       = dispatch && is_load;
+    ld_valid_o       = dispatch && is_load && !is_wload;
+    wld_valid_o      = dispatch && is_wload;
     ld_target_o      = flags[1:0];
     ld_transpose_o   = flags[2];
     ld_rows_o        = f_rows;
@@ -397,7 +408,7 @@ module controller #(
     ac_relu_o        = flags[0];
     ac_bias_en_o     = flags[1];
     ac_bias_addr_o   = AccAw'(f_d);
-    wl_push          = dispatch && is_load && flags[1:0] == mxu_pkg::BufWeights;
+    wl_push          = dispatch && is_wload;
 
     // ----- Advance past the dispatched instruction, or past a slot outside the program.
     ibuf_pop = 1'b0;
@@ -414,14 +425,16 @@ module controller #(
 
   // ------------------------------------------------------------ bookkeeping of work in flight
   always_comb begin
-    ld_busy_d = (ld_busy_q && !ld_done_i) || (dispatch && is_load);
+    ld_busy_d = (ld_busy_q && !ld_done_i) || (dispatch && is_load && !is_wload);
+    wld_busy_d = (wld_busy_q && !wld_done_i) || (dispatch && is_wload);
+    wld_pc_d   = (dispatch && is_wload) ? pc_q : wld_pc_q;
     st_busy_d = (st_busy_q && !st_done_i) || (dispatch && is_store);
     ac_busy_d = (ac_busy_q && !ac_done_i) || (dispatch && is_ac);
     ld_buf_d = ld_buf_q; ld_lo_d = ld_lo_q; ld_hi_d = ld_hi_q; ld_pc_d = ld_pc_q;
     st_buf_d = st_buf_q; st_lo_d = st_lo_q; st_hi_d = st_hi_q; st_pc_d = st_pc_q;
     ac_acc_lo_d = ac_acc_lo_q; ac_acc_hi_d = ac_acc_hi_q; ac_bias_d = ac_bias_q;
     ac_has_bias_d = ac_has_bias_q; ac_ub_lo_d = ac_ub_lo_q; ac_ub_hi_d = ac_ub_hi_q;
-    if (dispatch && is_load) begin
+    if (dispatch && is_load && !is_wload) begin
       ld_buf_d = flags[1:0]; ld_lo_d = {1'b0, f_c}; ld_hi_d = buf_hi; ld_pc_d = pc_q;
     end
     if (dispatch && is_store) begin
@@ -452,8 +465,8 @@ module controller #(
     end
     tiles_d = tiles_q + 3'(dispatch && is_load && flags[1:0] == mxu_pkg::BufWeights)
                       - 3'(dispatch && is_mm && flags[1]);
-    retired_o = 3'(ld_done_i) + 3'(st_done_i) + 3'(mm_done_i) + 3'(ac_done_i) +
-                3'(dispatch && (is_sync || is_halt));
+    retired_o = 3'(ld_done_i) + 3'(wld_done_i) + 3'(st_done_i) + 3'(mm_done_i) +
+                3'(ac_done_i) + 3'(dispatch && (is_sync || is_halt));
     pc_d = dispatch ? pc_q + 1'b1 : pc_q;
   end
 
@@ -491,6 +504,9 @@ module controller #(
         if (ld_error_i) begin
           state_d = StDrainError; err_code_d = mxu_pkg::ErrMemRead;
           err_pc_d = ld_pc_q; err_addr_d = ld_error_addr_i;
+        end else if (wld_error_i) begin
+          state_d = StDrainError; err_code_d = mxu_pkg::ErrMemRead;
+          err_pc_d = wld_pc_q; err_addr_d = wld_error_addr_i;
         end else if (st_error_i) begin
           state_d = StDrainError; err_code_d = mxu_pkg::ErrMemWrite;
           err_pc_d = st_pc_q; err_addr_d = st_error_addr_i;
@@ -584,6 +600,8 @@ module controller #(
       fetch_err_addr_q <= '0;
       half_q           <= 1'b0;
       ld_busy_q        <= 1'b0;
+      wld_busy_q       <= 1'b0;
+      wld_pc_q         <= '0;
       st_busy_q        <= 1'b0;
       ac_busy_q        <= 1'b0;
       ld_buf_q         <= '0;
@@ -617,6 +635,7 @@ module controller #(
       fetch_err_addr_q <= '0;
       half_q           <= 1'b0;
       ld_busy_q        <= 1'b0;
+      wld_busy_q       <= 1'b0;
       st_busy_q        <= 1'b0;
       ac_busy_q        <= 1'b0;
       mm_valid_q       <= '0;
@@ -632,6 +651,8 @@ module controller #(
       fetch_err_addr_q <= fetch_err_addr_d;
       half_q           <= half_d;
       ld_busy_q        <= ld_busy_d;
+      wld_busy_q       <= wld_busy_d;
+      wld_pc_q         <= wld_pc_d;
       st_busy_q        <= st_busy_d;
       ac_busy_q        <= ac_busy_d;
       ld_buf_q         <= ld_buf_d;

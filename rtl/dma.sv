@@ -1,7 +1,9 @@
-// DMA: the device's host-memory master. Holds the load engine (host -> unified buffer, weight
-// FIFO, accumulators; plain or transposed) and the store engine (unified buffer or accumulators
-// -> host), and shares the read channels between instruction fetch (ID 0, first) and loads
-// (ID 1); read data is routed back by ID.
+// DMA: the device's host-memory master. Holds two load engines (host -> unified buffer or
+// accumulators; host -> weight FIFO, as the TPU fetches weights on a path of their own, so that
+// weight tiles never queue behind activation loads), plain or transposed, and the store engine
+// (unified buffer or accumulators -> host). The read channels are shared by instruction fetch
+// (ID 0, first), loads (ID 1) and weights (ID 2), the last two taking turns; read data is routed
+// back by ID.
 module dma #(
   parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
@@ -25,6 +27,11 @@ module dma #(
   // Load and store commands.
   input  logic                  ld_valid_i,
   output logic                  ld_ready_o,
+  input  logic                  wld_valid_i,
+  output logic                  wld_ready_o,
+  output logic                  wld_done_o,
+  output logic                  wld_error_o,
+  output logic [AddrWidth-1:0]  wld_error_addr_o,
   input  logic [1:0]            ld_target_i,
   input  logic                  ld_transpose_i,
   input  logic [15:0]           ld_rows_i,
@@ -96,25 +103,56 @@ module dma #(
   output logic                  stall_o
 );
 
-  localparam logic [1:0] IdFetch = 2'd0;
-  localparam logic [1:0] IdLoad  = 2'd1;
+  localparam logic [1:0] IdFetch   = 2'd0;
+  localparam logic [1:0] IdLoad    = 2'd1;
+  localparam logic [1:0] IdWeights = 2'd2;
 
   logic                 ld_ar_valid, ld_ar_ready, ld_r_valid, ld_r_ready, ld_busy, ld_stall;
   logic [AddrWidth-1:0] ld_ar_addr;
   logic [7:0]           ld_ar_len;
+  logic                 wld_ar_valid, wld_ar_ready, wld_r_valid, wld_r_ready, wld_busy, wld_stall;
+  logic [AddrWidth-1:0] wld_ar_addr;
+  logic [7:0]           wld_ar_len;
   logic                 st_busy, st_stall;
+  logic                 weights_turn_d, weights_turn_q;  // who goes first when both ask
+  logic                 pick_weights;
 
-  // Read address: instruction fetch first.
-  assign mem_ar_valid_o   = fetch_ar_valid_i || ld_ar_valid;
-  assign mem_ar_addr_o    = fetch_ar_valid_i ? fetch_ar_addr_i : ld_ar_addr;
-  assign mem_ar_len_o     = fetch_ar_valid_i ? fetch_ar_len_i : ld_ar_len;
-  assign mem_ar_id_o      = fetch_ar_valid_i ? IdFetch : IdLoad;
-  assign fetch_ar_ready_o = mem_ar_ready_i && fetch_ar_valid_i;
-  assign ld_ar_ready      = mem_ar_ready_i && !fetch_ar_valid_i;
+  // Read address: instruction fetch first, then loads and weights in turn.
+  always_comb begin
+    pick_weights     = wld_ar_valid && (!ld_ar_valid || weights_turn_q);
+    mem_ar_valid_o   = fetch_ar_valid_i || ld_ar_valid || wld_ar_valid;
+    mem_ar_addr_o    = fetch_ar_valid_i ? fetch_ar_addr_i : (pick_weights ? wld_ar_addr : ld_ar_addr);
+    mem_ar_len_o     = fetch_ar_valid_i ? fetch_ar_len_i : (pick_weights ? wld_ar_len : ld_ar_len);
+    mem_ar_id_o      = fetch_ar_valid_i ? IdFetch : (pick_weights ? IdWeights : IdLoad);
+    fetch_ar_ready_o = mem_ar_ready_i && fetch_ar_valid_i;
+    ld_ar_ready      = mem_ar_ready_i && !fetch_ar_valid_i && !pick_weights;
+    wld_ar_ready     = mem_ar_ready_i && !fetch_ar_valid_i && pick_weights;
+  end
+
+  always_comb begin
+    weights_turn_d   = weights_turn_q;
+    if (ld_ar_valid && ld_ar_ready) weights_turn_d = 1'b1;
+    if (wld_ar_valid && wld_ar_ready) weights_turn_d = 1'b0;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      weights_turn_q <= 1'b0;
+    end else begin
+      weights_turn_q <= weights_turn_d;
+    end
+  end
+
   // Read data, routed by ID.
   assign fetch_r_valid_o  = mem_r_valid_i && mem_r_id_i == IdFetch;
   assign ld_r_valid       = mem_r_valid_i && mem_r_id_i == IdLoad;
-  assign mem_r_ready_o    = (mem_r_id_i == IdFetch) ? fetch_r_ready_i : ld_r_ready;
+  assign wld_r_valid      = mem_r_valid_i && mem_r_id_i == IdWeights;
+  assign mem_r_ready_o    = (mem_r_id_i == IdFetch) ? fetch_r_ready_i :
+                            (mem_r_id_i == IdWeights) ? wld_r_ready : ld_r_ready;
+
+  // Unified buffer and accumulator loads (the controller sends weight loads to u_weights).
+  logic                  unused_ld_wf_push;
+  logic [Cols*16-1:0]    unused_ld_wf_data;
 
   dma_load #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_load (
     .clk_i,
@@ -150,6 +188,52 @@ module dma #(
     .acc_wr_addr_o,
     .acc_wr_data_o,
     .acc_wr_gnt_i,
+    .wf_push_o      (unused_ld_wf_push),
+    .wf_data_o      (unused_ld_wf_data),
+    .wf_full_i      (1'b1)
+  );
+
+  // The weight fetcher: the same engine, wired to the weight FIFO only.
+  logic                  unused_wld_ub_en, unused_wld_acc_en;
+  logic [UbAw-1:0]       unused_wld_ub_addr;
+  logic [AccAw-1:0]      unused_wld_acc_addr;
+  logic [UbLanes*16-1:0] unused_wld_ub_data;
+  logic [Cols*32-1:0]    unused_wld_acc_data;
+
+  dma_load #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_weights (
+    .clk_i,
+    .rst_ni,
+    .cmd_valid_i    (wld_valid_i),
+    .cmd_ready_o    (wld_ready_o),
+    .cmd_target_i   (ld_target_i),
+    .cmd_transpose_i(ld_transpose_i),
+    .cmd_rows_i     (ld_rows_i),
+    .cmd_lanes_i    (ld_lanes_i),
+    .cmd_buf_addr_i (ld_buf_addr_i),
+    .cmd_host_addr_i(ld_host_addr_i),
+    .cmd_stride_i   (ld_stride_i),
+    .done_o         (wld_done_o),
+    .busy_o         (wld_busy),
+    .stall_o        (wld_stall),
+    .error_o        (wld_error_o),
+    .error_addr_o   (wld_error_addr_o),
+    .ar_valid_o     (wld_ar_valid),
+    .ar_ready_i     (wld_ar_ready),
+    .ar_addr_o      (wld_ar_addr),
+    .ar_len_o       (wld_ar_len),
+    .r_valid_i      (wld_r_valid),
+    .r_ready_o      (wld_r_ready),
+    .r_data_i       (mem_r_data_i),
+    .r_last_i       (mem_r_last_i),
+    .r_resp_i       (mem_r_resp_i),
+    .ub_wr_en_o     (unused_wld_ub_en),
+    .ub_wr_addr_o   (unused_wld_ub_addr),
+    .ub_wr_data_o   (unused_wld_ub_data),
+    .ub_wr_gnt_i    (1'b0),
+    .acc_wr_en_o    (unused_wld_acc_en),
+    .acc_wr_addr_o  (unused_wld_acc_addr),
+    .acc_wr_data_o  (unused_wld_acc_data),
+    .acc_wr_gnt_i   (1'b0),
     .wf_push_o,
     .wf_data_o,
     .wf_full_i
@@ -195,9 +279,9 @@ module dma #(
     .b_resp_i       (mem_b_resp_i)
   );
 
-  assign stall_o = ld_stall || st_stall;
+  assign stall_o = ld_stall || wld_stall || st_stall;
 
   logic unused_signals;
-  assign unused_signals = ^{ld_busy, st_busy};
+  assign unused_signals = ^{ld_busy, wld_busy, st_busy};
 
 endmodule

@@ -8,6 +8,10 @@
 // buffer row or, transposed, into one column of the transpose buffer, whose rows are written out
 // once the block is complete. Lanes beyond `lanes` are written as zero. The command must be legal
 // (the controller checks it).
+//
+// Linear mode: when the rows are whole, bus-aligned beats packed back to back in host memory
+// (stride = row length), the transfer is one stream of bursts of up to 16 beats that ignore row
+// boundaries, so short rows still move at full bandwidth.
 module dma_load #(
   parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
@@ -81,7 +85,7 @@ module dma_load #(
   logic [AddrWidth-1:0] seg_addr_d, seg_addr_q;    // first byte of the current segment
   logic [AddrWidth-1:0] block_addr_d, block_addr_q;
   logic                 seg_started_d, seg_started_q;
-  logic [AddrWidth-1:0] burst_addr_d, burst_addr_q;
+  logic [AddrWidth-1:0] burst_addr_q;
   logic [BeatsWidth-1:0] beats_left_d, beats_left_q;
   logic [17:0]          seg_bytes;
   logic [15:0]          block_rows_gen;
@@ -90,6 +94,11 @@ module dma_load #(
   logic [AddrWidth-1:0] next_burst_addr;
   logic [7:0]           beats_to_4k;
   logic                 ar_fire, seg_last_burst;
+  logic                 linear_d, linear_q;
+  logic [19:0]          lin_left_d, lin_left_q, lin_left_n;  // beats still to request
+  logic [AddrWidth-1:0] burst_addr_n, burst_addr_sel;
+  logic [BeatsWidth-1:0] lin_row_beats_d, lin_row_beats_q;
+  logic [17:0]          cmd_row_bytes;
 
   // Metadata of bursts (address, for errors) and segments (offset, beats) in flight.
   logic                 burst_full, burst_empty;
@@ -134,16 +143,21 @@ module dma_load #(
     seg_bytes      = transpose_q ? {1'b0, block_rows_gen, 1'b0}
                                  : (wide_q ? {lanes_q, 2'b00} : {1'b0, lanes_q, 1'b0});
     seg_beats      = BeatsWidth'((18'(seg_addr_q[4:0]) + seg_bytes + 18'(BusBytes - 1)) >> 5);
-    next_burst_addr = seg_started_q ? burst_addr_q : {seg_addr_q[AddrWidth-1:5], 5'd0};
+    next_burst_addr = (seg_started_q || linear_q) ? burst_addr_q
+                                                  : {seg_addr_q[AddrWidth-1:5], 5'd0};
     beats_left     = seg_started_q ? beats_left_q : seg_beats;
     beats_to_4k    = 8'd128 - 8'(next_burst_addr[11:5]);  // 128 beats per 4 KiB
-    burst_beats    = 8'(beats_left);
+    burst_beats    = linear_q ? ((lin_left_q > 20'd16) ? 8'd16 : 8'(lin_left_q))
+                              : 8'(beats_left);
     if (burst_beats > beats_to_4k) burst_beats = beats_to_4k;
     if (burst_beats > 8'd16) burst_beats = 8'd16;
 
-    ar_valid_o     = gen_active_q && !burst_full && (seg_started_q || !seg_full);
+    ar_valid_o     = gen_active_q && !burst_full && (linear_q || seg_started_q || !seg_full);
     ar_addr_o      = next_burst_addr;
     ar_len_o       = burst_beats - 8'd1;
+  end
+
+  always_comb begin
     ar_fire        = ar_valid_o && ar_ready_i;
     seg_last_burst = (burst_beats == 8'(beats_left));
 
@@ -153,12 +167,17 @@ module dma_load #(
     seg_addr_n    = seg_addr_q;
     block_addr_n  = block_addr_q;
     seg_started_n = seg_started_q;
-    burst_addr_d  = burst_addr_q;
+    burst_addr_n  = burst_addr_q;
     beats_left_d  = beats_left_q;
-    if (ar_fire) begin
+    lin_left_n    = lin_left_q;
+    if (ar_fire && linear_q) begin
+      burst_addr_n = next_burst_addr + AddrWidth'({burst_beats, 5'd0});
+      lin_left_n   = lin_left_q - 20'(burst_beats);
+      if (lin_left_q == 20'(burst_beats)) gen_active_n = 1'b0;
+    end else if (ar_fire) begin
       if (!seg_last_burst) begin
         seg_started_n = 1'b1;
-        burst_addr_d  = next_burst_addr + AddrWidth'({burst_beats, 5'd0});
+        burst_addr_n  = next_burst_addr + AddrWidth'({burst_beats, 5'd0});
         beats_left_d  = beats_left - BeatsWidth'(burst_beats);
       end else begin
         seg_started_n = 1'b0;
@@ -219,10 +238,11 @@ module dma_load #(
 
   // ----- Consumer: collect the beats of the segment at the head, hand over complete segments.
   always_comb begin
-    head_off       = seg_head[BeatsWidth +: 5];
-    head_beats     = seg_head[BeatsWidth-1:0];
+    head_off       = linear_q ? 5'd0 : seg_head[BeatsWidth +: 5];
+    head_beats     = linear_q ? lin_row_beats_q : seg_head[BeatsWidth-1:0];
     block_rows_con = (rows_q - con_i_q > 16'(BlockRows)) ? 16'(BlockRows) : rows_q - con_i_q;
-    r_ready_o      = active_q && !seg_empty && !emitting_q && (!pending_q || row_fire);
+    r_ready_o      = active_q && (linear_q || !seg_empty) && !emitting_q &&
+                     (!pending_q || row_fire);
     r_fire         = r_valid_i && r_ready_o;
     seg_done       = r_fire && (beat_q + 1'b1 == head_beats);
     seg_buf_d      = seg_buf_q;
@@ -290,6 +310,15 @@ module dma_load #(
       stride_bytes_d = (cmd_target_i == mxu_pkg::BufAcc) ? {2'b00, cmd_stride_i, 2'b00}
                                                          : {3'b000, cmd_stride_i, 1'b0};
     end
+    // Linear mode: plain rows of whole aligned beats, packed back to back.
+    cmd_row_bytes   = (cmd_target_i == mxu_pkg::BufAcc) ? {cmd_lanes_i, 2'b00}
+                                                        : {1'b0, cmd_lanes_i, 1'b0};
+    linear_d        = accept ? (!cmd_transpose_i && cmd_host_addr_i[4:0] == '0 &&
+                                cmd_row_bytes[4:0] == '0 &&
+                                20'(cmd_row_bytes) == 20'(stride_bytes_d)) : linear_q;
+    lin_row_beats_d = accept ? BeatsWidth'(cmd_row_bytes[17:5]) : lin_row_beats_q;
+    lin_left_d      = accept ? 20'(cmd_rows_i) * 20'(cmd_row_bytes[17:5]) : lin_left_n;
+    burst_addr_sel  = accept ? cmd_host_addr_i : burst_addr_n;
     gen_active_d   = accept ? 1'b1 : gen_active_n;
     gen_i_d        = accept ? '0 : gen_i_n;
     gen_j_d        = accept ? '0 : gen_j_n;
@@ -342,6 +371,9 @@ module dma_load #(
       block_addr_q   <= '0;
       seg_started_q  <= 1'b0;
       burst_addr_q   <= '0;
+      linear_q       <= 1'b0;
+      lin_left_q     <= '0;
+      lin_row_beats_q <= '0;
       beats_left_q   <= '0;
       seg_buf_q      <= '0;
       beat_q         <= '0;
@@ -369,7 +401,10 @@ module dma_load #(
       seg_addr_q     <= seg_addr_d;
       block_addr_q   <= block_addr_d;
       seg_started_q  <= seg_started_d;
-      burst_addr_q   <= burst_addr_d;
+      burst_addr_q   <= burst_addr_sel;
+      linear_q       <= linear_d;
+      lin_left_q     <= lin_left_d;
+      lin_row_beats_q <= lin_row_beats_d;
       beats_left_q   <= beats_left_d;
       seg_buf_q      <= seg_buf_d;
       beat_q         <= beat_d;

@@ -69,6 +69,8 @@ module mxu_top #(
   logic [AddrWidth-1:0] fetch_ar_addr;
   logic [7:0]           fetch_ar_len;
   logic                 ld_valid, ld_ready, ld_transpose, ld_done, ld_error;
+  logic                 wld_valid, wld_ready, wld_done, wld_error;
+  logic [AddrWidth-1:0] wld_error_addr;
   logic [1:0]           ld_target;
   logic [15:0]          ld_rows, ld_lanes, ld_buf_addr, ld_stride;
   logic [AddrWidth-1:0] ld_host_addr, ld_error_addr;
@@ -180,6 +182,11 @@ module mxu_top #(
     .fetch_r_resp_i  (mem_r_resp_i),
     .ld_valid_o      (ld_valid),
     .ld_ready_i      (ld_ready),
+    .wld_valid_o     (wld_valid),
+    .wld_ready_i     (wld_ready),
+    .wld_done_i      (wld_done),
+    .wld_error_i     (wld_error),
+    .wld_error_addr_i(wld_error_addr),
     .ld_target_o     (ld_target),
     .ld_transpose_o  (ld_transpose),
     .ld_rows_o       (ld_rows),
@@ -236,6 +243,11 @@ module mxu_top #(
     .fetch_r_ready_i (fetch_r_ready),
     .ld_valid_i      (ld_valid),
     .ld_ready_o      (ld_ready),
+    .wld_valid_i     (wld_valid),
+    .wld_ready_o     (wld_ready),
+    .wld_done_o      (wld_done),
+    .wld_error_o     (wld_error),
+    .wld_error_addr_o(wld_error_addr),
     .ld_target_i     (ld_target),
     .ld_transpose_i  (ld_transpose),
     .ld_rows_i       (ld_rows),

@@ -1,0 +1,224 @@
+// Driver regressions on the RTL device: random GEMM shapes (every dimension from 1 to
+// 3 x array + 1, primes and edges included) across every option combination, with special
+// values mixed in; every output bit compared with the golden model. Plus large shapes and the
+// driver's error paths. One RtlDevice per process (SystemC elaborates once).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "driver/csr_map.h"
+#include "driver/device_config.h"
+#include "driver/gemm.h"
+#include "driver/golden/float_vectors.h"
+#include "driver/golden/gemm.h"
+#include "driver/golden/numerics.h"
+#include "driver/program_runner.h"
+#include "driver/rtl_device.h"
+
+namespace mxu::driver {
+namespace {
+
+RtlDevice* g_device = nullptr;
+constexpr uint64_t kWatchdog = 20'000'000;
+
+struct Options {
+  bool ta, tb, relu;
+  int init;  // 0 none, 1 bias, 2 C0
+  OutputType output;
+};
+
+std::string Describe(int m, int k, int n, const Options& o) {
+  return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
+         (o.ta ? " ta" : "") + (o.tb ? " tb" : "") + (o.relu ? " relu" : "") +
+         (o.init == 1 ? " bias" : o.init == 2 ? " c0" : "") +
+         (o.output == OutputType::kBf16 ? " bf16" : " fp32");
+}
+
+uint16_t Operand(golden::BitSource& bits) {
+  static const std::vector<uint16_t> specials = golden::SpecialBf16();
+  if (bits.Below(100) < 2) return specials[bits.Below(specials.size())];
+  return static_cast<uint16_t>((golden::RandomBf16(bits) & 0x807F) | (118 + bits.Below(18)) << 7);
+}
+
+Bf16Matrix RandomMatrix(int rows, int cols, golden::BitSource& bits) {
+  Bf16Matrix m(rows, cols);
+  for (auto& x : m.data) x = Operand(bits);
+  return m;
+}
+
+// Runs one GEMM on the device and compares every output bit with the golden model; returns the
+// number of mismatches.
+int RunAndCheck(int m, int k, int n, const Options& o, uint64_t seed) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  golden::BitSource bits(seed);
+  const Bf16Matrix a = o.ta ? RandomMatrix(k, m, bits) : RandomMatrix(m, k, bits);
+  const Bf16Matrix b = o.tb ? RandomMatrix(n, k, bits) : RandomMatrix(k, n, bits);
+  std::vector<float> bias(n);
+  for (float& x : bias) x = golden::Bf16ToFloat(Operand(bits));
+  Fp32Matrix c0(m, n);
+  for (float& x : c0.data) x = golden::Bf16ToFloat(Operand(bits)) * 3.0f;
+
+  GemmRequest request;
+  request.a = &a;
+  request.b = &b;
+  request.trans_a = o.ta;
+  request.trans_b = o.tb;
+  request.relu = o.relu;
+  request.output = o.output;
+  if (o.init == 1) request.bias = &bias;
+  if (o.init == 2) request.c0 = &c0;
+  const GemmResult result = Gemm(*g_device, config, request, kWatchdog);
+
+  // Golden: operands in op form, accumulators starting from C0 or the broadcast bias.
+  golden::Bf16Matrix ga{m, k, std::vector<uint16_t>(size_t(m) * k)};
+  golden::Bf16Matrix gb{k, n, std::vector<uint16_t>(size_t(k) * n)};
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < k; ++j) ga.data[size_t(i) * k + j] = o.ta ? a.at(j, i) : a.at(i, j);
+  }
+  for (int i = 0; i < k; ++i) {
+    for (int j = 0; j < n; ++j) gb.data[size_t(i) * n + j] = o.tb ? b.at(j, i) : b.at(i, j);
+  }
+  golden::Fp32Matrix start{m, n, std::vector<float>(size_t(m) * n)};
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) start.at(i, j) = o.init == 1 ? bias[j] : c0.at(i, j);
+  }
+  const golden::Fp32Matrix want =
+      golden::Gemm(ga, gb, static_cast<int>(config.rows), config.subnormals,
+                   o.init ? &start : nullptr);
+  int mismatches = 0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      float w = want.at(i, j);
+      if (o.relu && !(w > 0.0f) && !std::isnan(w)) w = 0.0f;
+      const uint32_t want_bits = o.output == OutputType::kBf16
+                                     ? golden::FloatToBf16(w, config.subnormals)
+                                     : golden::FloatBits(w);
+      const uint32_t got_bits = o.output == OutputType::kBf16
+                                    ? result.c_bf16.at(i, j)
+                                    : golden::FloatBits(result.c.at(i, j));
+      if (got_bits != want_bits && ++mismatches <= 3) {
+        ADD_FAILURE() << Describe(m, k, n, o) << ": C[" << i << "][" << j << "] device 0x"
+                      << std::hex << got_bits << ", golden 0x" << want_bits;
+      }
+    }
+  }
+  return mismatches;
+}
+
+// Dimensions from 1 to 3 x array + 1: edges and primes first, then random ones.
+int Dimension(golden::BitSource& bits, int limit) {
+  static const int kEdges[] = {1, 2, 3, 5, 7, 13, 15, 16, 17, 31, 32, 33, 47, 48, 49};
+  if (bits.Below(2) == 0) {
+    const int pick = kEdges[bits.Below(sizeof kEdges / sizeof kEdges[0])];
+    if (pick <= limit) return pick;
+  }
+  return 1 + static_cast<int>(bits.Below(static_cast<uint64_t>(limit)));
+}
+
+// 50 random shapes per part, each with the next of the 48 option combinations.
+void RandomShapes(int part) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  const int limit = 3 * static_cast<int>(std::max(config.rows, config.cols)) + 1;
+  golden::BitSource bits(1000 + part);
+  int failures = 0;
+  for (int i = 0; i < 50; ++i) {
+    const int combo = part * 50 + i;
+    const Options o{(combo & 1) != 0, (combo & 2) != 0, (combo & 4) != 0, (combo >> 3) % 3,
+                    ((combo / 24) & 1) ? OutputType::kBf16 : OutputType::kFp32};
+    const int m = Dimension(bits, limit), k = Dimension(bits, limit), n = Dimension(bits, limit);
+    failures += RunAndCheck(m, k, n, o, combo) != 0;
+  }
+  EXPECT_EQ(failures, 0);
+  std::printf("part %d: 50 random shapes, %d with mismatches\n", part, failures);
+}
+
+TEST(DriverGemm, RandomShapesPart0) { RandomShapes(0); }
+TEST(DriverGemm, RandomShapesPart1) { RandomShapes(1); }
+TEST(DriverGemm, RandomShapesPart2) { RandomShapes(2); }
+TEST(DriverGemm, RandomShapesPart3) { RandomShapes(3); }
+
+TEST(DriverGemm, LargeShape) {
+  EXPECT_EQ(RunAndCheck(300, 500, 200, {false, false, false, 0, OutputType::kFp32}, 1), 0);
+}
+
+TEST(DriverGemm, LargeShapeTransposedWithBiasReluBf16) {
+  EXPECT_EQ(RunAndCheck(130, 211, 97, {true, true, true, 1, OutputType::kBf16}, 2), 0);
+}
+
+TEST(DriverGemm, ConfigurationComesFromTheDevice) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  const uint32_t array = g_device->ReadCsr(csr::kArray);
+  EXPECT_EQ(config.rows, csr::ArrayRows(array));
+  EXPECT_EQ(config.cols, csr::ArrayCols(array));
+  EXPECT_EQ(config.ub_depth, g_device->ReadCsr(csr::kUbDepth));
+  EXPECT_EQ(config.acc_depth, g_device->ReadCsr(csr::kAccDepth));
+}
+
+TEST(DriverGemm, BadShapesAreRejectedWithClearMessages) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  const Bf16Matrix a(4, 5), b(6, 3), empty(0, 3), b_ok(5, 3);
+  GemmRequest request;
+  request.a = &a;
+  request.b = &b;
+  try {
+    Gemm(*g_device, config, request, kWatchdog);
+    ADD_FAILURE() << "mismatched shapes accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("inner dimensions differ"), std::string::npos)
+        << e.what();
+  }
+  request.a = &empty;
+  EXPECT_THROW(Gemm(*g_device, config, request, kWatchdog), std::invalid_argument);
+  request.a = &a;
+  request.b = &b_ok;
+  const std::vector<float> bias(7);
+  request.bias = &bias;
+  EXPECT_THROW(Gemm(*g_device, config, request, kWatchdog), std::invalid_argument);
+  const Fp32Matrix c0(4, 4);
+  request.bias = nullptr;
+  request.c0 = &c0;
+  EXPECT_THROW(Gemm(*g_device, config, request, kWatchdog), std::invalid_argument);
+}
+
+TEST(DriverGemm, WatchdogExpiryIsAnErrorAndTheDeviceRecovers) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  golden::BitSource bits(3);
+  const Bf16Matrix a = RandomMatrix(64, 64, bits), b = RandomMatrix(64, 64, bits);
+  GemmRequest request;
+  request.a = &a;
+  request.b = &b;
+  try {
+    Gemm(*g_device, config, request, 50);
+    ADD_FAILURE() << "a 50-cycle watchdog did not fire";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("watchdog"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(RunAndCheck(20, 20, 20, {false, false, false, 0, OutputType::kFp32}, 4), 0);
+}
+
+TEST(DriverGemm, DeviceErrorsNameTheInstruction) {
+  ProgramRunner runner(*g_device, kWatchdog);
+  try {
+    runner.Run({isa::Sync(), isa::Raw({0x42, 0, 0, 0})}, 0x1000);
+    ADD_FAILURE() << "an illegal instruction ran";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("ILLEGAL_OPCODE at instruction 1"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace mxu::driver
+
+int sc_main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  auto device = std::make_unique<mxu::driver::RtlDevice>();
+  mxu::driver::g_device = device.get();
+  const int result = RUN_ALL_TESTS();
+  mxu::driver::g_device = nullptr;
+  return result;
+}
