@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace mxu::driver {
 namespace {
@@ -102,12 +103,24 @@ GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& r
   result.ideal_cycles = (macs + per_cycle - 1) / per_cycle;
   const uint64_t cycles = result.stats.counter(csr::Counter::kCycles);
   result.utilization = cycles ? static_cast<double>(macs) / (double(cycles) * per_cycle) : 0;
+  // The device stored C block by block (rows of a block packed): unpack into row-major C.
+  const auto unpack = [&](auto& matrix) {
+    using T = typename std::remove_reference_t<decltype(matrix.data)>::value_type;
+    std::vector<T> packed(outputs);
+    device.ReadMemory(addr.c, packed.data(), out_bytes);
+    matrix = std::remove_reference_t<decltype(matrix)>(spec.m, spec.n);
+    for (const OutputBlock& block : plan.outputs) {
+      for (int i = 0; i < block.rows; ++i) {
+        for (int j = 0; j < block.cols; ++j) {
+          matrix.at(block.m0 + i, block.n0 + j) = packed[block.offset + uint64_t(i) * block.cols + j];
+        }
+      }
+    }
+  };
   if (spec.output == OutputType::kBf16) {
-    result.c_bf16 = Bf16Matrix(spec.m, spec.n);
-    device.ReadMemory(addr.c, result.c_bf16.data.data(), out_bytes);
+    unpack(result.c_bf16);
   } else {
-    result.c = Fp32Matrix(spec.m, spec.n);
-    device.ReadMemory(addr.c, result.c.data.data(), out_bytes);
+    unpack(result.c);
   }
   return result;
 }

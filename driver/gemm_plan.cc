@@ -71,11 +71,17 @@ GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddre
   // memory once), as long as they are tall enough to keep the array busy between weight tiles
   // (4 x rows); otherwise the tallest blocks, with A streamed in chunks of K tiles.
   int m_block = std::min({spec.m, acc_half, a_region(std::min(spec.m, acc_half)) / k_tiles});
-  if (m_block < std::min(spec.m, 4 * rows)) {
+  if (m_block < std::min(spec.m, 8 * rows)) {
     m_block = std::min({spec.m, acc_half, ub_depth / (bf16_out ? 4 : 2)});
   }
   const int ub_a_region = a_region(m_block);
-  const int k_chunk = std::max(1, std::min(k_tiles, ub_a_region / m_block));
+  // A streamed in chunks rotates through at least three slots, so that the slot a prefetch
+  // writes was last read two chunks ago (long finished) and the prefetch never waits.
+  int k_chunk = std::min(k_tiles, ub_a_region / m_block);
+  if (k_chunk < k_tiles) k_chunk = std::min(k_tiles, 2 * ub_a_region / (3 * m_block));
+  k_chunk = std::max(1, k_chunk);
+  const int slot_rows = k_chunk * m_block;
+  const int slots = std::max(2, 2 * ub_a_region / slot_rows);
   plan.m_block = m_block;
   plan.k_chunk = k_chunk;
   plan.a_resident = k_chunk == k_tiles;
@@ -99,12 +105,12 @@ GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddre
   }
 
   std::vector<isa::Instruction>& p = plan.program;
-  // A chunks go to the two unified-buffer regions in turn; each chunk's loads are issued during
-  // the previous chunk's first MATMUL, so they overlap compute.
+  // A chunks go to the unified-buffer slots in turn; each chunk's loads are issued during the
+  // previous chunk's first MATMUL, so they overlap compute.
   std::vector<int> region(items.size(), 0);
   int chunk_count = 0;
   for (size_t i = 0; i < items.size(); ++i) {
-    region[i] = items[i].load_a ? (chunk_count++ % 2) * ub_a_region : region[i ? i - 1 : 0];
+    region[i] = items[i].load_a ? (chunk_count++ % slots) * slot_rows : region[i ? i - 1 : 0];
   }
   const auto load_a = [&](size_t i) {
     const Item& it = items[i];
@@ -125,6 +131,7 @@ GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddre
   };
 
   int block_index = 0;
+  uint64_t out_offset = 0;
   std::vector<bool> loaded(items.size(), false);
   for (size_t i = 0; i < items.size(); ++i) {
     const Item& it = items[i];
@@ -171,13 +178,15 @@ GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddre
       }
     }
     if (it.kt_end == k_tiles) {  // the output block is complete
-      const uint64_t c_offset = uint64_t(it.m0) * spec.n + it.n0;
+      const uint64_t c_offset = out_offset;
+      plan.outputs.push_back({it.m0, it.mr, it.n0, nc, out_offset});
+      out_offset += uint64_t(it.mr) * nc;
       if (bf16_out) {
         const int ub_out = out_base + (block_index % 2) * m_block;
         p.push_back(isa::Activate(it.mr, acc, ub_out, spec.relu, false));
-        p.push_back(isa::Store(isa::Buffer::kUb, it.mr, nc, ub_out, addr.c + 2 * c_offset, spec.n));
+        p.push_back(isa::Store(isa::Buffer::kUb, it.mr, nc, ub_out, addr.c + 2 * c_offset, nc));
       } else {
-        p.push_back(isa::Store(isa::Buffer::kAcc, it.mr, nc, acc, addr.c + 4 * c_offset, spec.n,
+        p.push_back(isa::Store(isa::Buffer::kAcc, it.mr, nc, acc, addr.c + 4 * c_offset, nc,
                                spec.relu));
       }
       ++block_index;

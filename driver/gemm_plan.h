@@ -39,8 +39,16 @@ struct GemmAddresses {
   uint64_t a = 0, b = 0, bias = 0, c0 = 0, c = 0;
 };
 
+// Where one output block lands: the result is stored block by block, each block's rows packed
+// back to back (so the DMA streams it), at `offset` elements into the output buffer.
+struct OutputBlock {
+  int m0, rows, n0, cols;
+  uint64_t offset;
+};
+
 struct GemmPlan {
   std::vector<isa::Instruction> program;  // ends with HALT
+  std::vector<OutputBlock> outputs;       // covering M x N exactly once
   int m_block = 0;                        // rows per MATMUL
   int k_chunk = 0;                        // K tiles of A held in the unified buffer at once
   bool a_resident = false;                // A loaded once per M block (not per N tile)

@@ -5,6 +5,9 @@
 // byte strobes (split at 4 KiB boundaries and at 16 beats). A burst's address and first data beat
 // may go out in the same cycle; up to MemMaxInFlight bursts wait for their write responses. The
 // command must be legal (the controller checks it).
+//
+// Linear mode: rows of whole, aligned beats packed back to back in host memory (stride = row
+// length) go out as bursts of up to 16 beats that run across row boundaries.
 module dma_store #(
   parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
@@ -94,12 +97,17 @@ module dma_store #(
   logic [AddrWidth-1:0] bq_head;
   logic [$clog2(MaxInFlight+1)-1:0] bq_count;
   logic                 error_d, error_q;
+  logic                 linear_d, linear_q;
+  logic [AddrWidth-1:0] lin_addr_d, lin_addr_q, lin_addr_n;
+  logic [19:0]          lin_left_d, lin_left_q, lin_left_n;  // beats without a burst yet
+  logic [17:0]          cmd_row_len;
 
   always_comb begin
     // ----- Emission: open a burst at the current beat, then send its beats.
-    burst_addr  = cur_base_q + AddrWidth'({beat_q, 5'd0});
+    burst_addr  = linear_q ? lin_addr_q : cur_base_q + AddrWidth'({beat_q, 5'd0});
     beats_to_4k = 8'd128 - 8'(burst_addr[11:5]);  // 128 beats per 4 KiB
-    burst_beats = 5'(cur_beats_q) - 5'(beat_q);
+    burst_beats = linear_q ? ((lin_left_q > 20'd16) ? 5'd16 : 5'(lin_left_q))
+                           : 5'(cur_beats_q) - 5'(beat_q);
     if (8'(burst_beats) > beats_to_4k) burst_beats = 5'(beats_to_4k);
     if (burst_beats > 5'd16) burst_beats = 5'd16;
     aw_valid_o = cur_valid_q && burst_left_q == '0 && !bq_full;
@@ -117,6 +125,8 @@ module dma_store #(
 
     burst_left_d = burst_left_q;
     if (aw_fire) burst_left_d = burst_beats;
+    lin_addr_n = aw_fire ? lin_addr_q + AddrWidth'({burst_beats, 5'd0}) : lin_addr_q;
+    lin_left_n = aw_fire ? lin_left_q - 20'(burst_beats) : lin_left_q;
     if (w_fire) burst_left_d = burst_left_d - 1'b1;
     beat_d = row_done ? '0 : (w_fire ? beat_q + 1'b1 : beat_q);
   end
@@ -226,6 +236,18 @@ module dma_store #(
       rd_host_d      = cmd_host_addr_i;
       rows_done_d    = '0;
     end
+    // Linear mode: whole aligned beats per row, rows packed back to back.
+    cmd_row_len = (cmd_source_i == mxu_pkg::BufAcc) ? {cmd_lanes_i, 2'b00}
+                                                    : {1'b0, cmd_lanes_i, 1'b0};
+    linear_d    = linear_q;
+    lin_addr_d  = lin_addr_n;
+    lin_left_d  = lin_left_n;
+    if (cmd_valid_i && cmd_ready_o) begin
+      linear_d   = cmd_host_addr_i[4:0] == '0 && cmd_row_len[4:0] == '0 &&
+                   20'(cmd_row_len) == 20'(stride_bytes_d);
+      lin_addr_d = cmd_host_addr_i;
+      lin_left_d = 20'(cmd_rows_i) * 20'(cmd_row_len[17:5]);
+    end
   end
 
   sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_responses (
@@ -267,6 +289,9 @@ module dma_store #(
       burst_left_q   <= '0;
       rows_done_q    <= '0;
       error_q        <= 1'b0;
+      linear_q       <= 1'b0;
+      lin_addr_q     <= '0;
+      lin_left_q     <= '0;
     end else begin
       active_q       <= active_d;
       from_acc_q     <= from_acc_d;
@@ -293,6 +318,9 @@ module dma_store #(
       burst_left_q   <= burst_left_d;
       rows_done_q    <= rows_done_d;
       error_q        <= error_d;
+      linear_q       <= linear_d;
+      lin_addr_q     <= lin_addr_d;
+      lin_left_q     <= lin_left_d;
     end
   end
 

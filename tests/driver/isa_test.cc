@@ -208,8 +208,10 @@ TEST(IsaTest, DisassembleFlagsReservedBits) {
   matmul.words[2] |= 1u << 16;  // bit 80: past the accumulator address
   EXPECT_EQ(Disassemble(matmul), "MATMUL rows=1 k_rows=1 ub=0 acc=0" + flag);
   Instruction store = Store(Buffer::kUb, 1, 1, 0, 0, 1);
-  store.words[0] |= 1u << 10;  // transpose is LOAD's only
+  store.words[0] |= 1u << 11;  // bits [15:11] are reserved (bit 10 is relu)
   EXPECT_EQ(Disassemble(store), "STORE source=UB rows=1 lanes=1 buf=0 host=0x0 stride=1" + flag);
+  EXPECT_EQ(Disassemble(Store(Buffer::kAcc, 1, 1, 0, 0, 1, true)),
+            "STORE source=ACC rows=1 lanes=1 buf=0 host=0x0 stride=1 relu");
   Instruction load = Load(Buffer::kUb, 1, 1, 0, 0, 1);
   load.words[0] |= 1u << 12;  // bits [15:11] are reserved
   EXPECT_EQ(Disassemble(load).find(flag) != std::string::npos, true);

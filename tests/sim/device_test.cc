@@ -4,6 +4,7 @@
 // the same program runs under different memory timings. Every run is bounded by a watchdog.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -172,6 +173,31 @@ TEST_F(DeviceTest, LoadStoreUnifiedBufferRoundTrip) {
   EXPECT_EQ(mismatches, 0);
   EXPECT_EQ(Counter(out, csr::Counter::kDmaWriteBytes), uint64_t{rows} * lanes * 2);
   EXPECT_EQ(Counter(out, csr::Counter::kInstructions), 4u);
+}
+
+// Rows packed back to back and bus aligned stream as long bursts across row and 4 KiB boundaries
+// (linear mode), in both directions; a store with ReLU on the way out.
+TEST_F(DeviceTest, PackedRowsStreamAcrossBoundaries) {
+  BitSource bits(4);
+  const uint32_t rows = 300, lanes = config_.cols;
+  std::vector<uint32_t> data(rows * lanes);
+  for (auto& x : data) x = golden::RandomFp32(bits);
+  const uint64_t src = 0x21000 - 32 * 7, dst = 0x43000 - 32 * 5;  // straddle 4 KiB pages
+  WriteHost(src, data.data(), data.size() * 4);
+  const Outcome out =
+      RunProgram({isa::Load(Buffer::kAcc, rows, lanes, 0, src, lanes), isa::Sync(),
+                  isa::Store(Buffer::kAcc, rows, lanes, 0, dst, lanes, true), isa::Halt()});
+  ExpectDone(out);
+  const auto got = ReadHost<uint32_t>(dst, data.size());
+  int mismatches = 0;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const float x = golden::FloatFromBits(data[i]);
+    const uint32_t want = std::isnan(x) ? golden::kFp32CanonicalNan
+                                        : ((data[i] >> 31) ? 0u : data[i]);
+    mismatches += got[i] != want;
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(Counter(out, csr::Counter::kDmaWriteBytes), uint64_t{rows} * lanes * 4);
 }
 
 TEST_F(DeviceTest, LoadStoreAccumulatorsRoundTripPartialLanes) {
@@ -397,6 +423,8 @@ TEST_F(DeviceTest, IllegalFieldsAreRejected) {
               csr::ErrorCode::kIllegalField, 0);  // transposed accumulator load
   ExpectError(RunProgram({isa::Matmul(1, config_.rows + 1, 0, 0, false, false), isa::Halt()}),
               csr::ErrorCode::kIllegalField, 0);  // k_rows beyond the array
+  ExpectError(RunProgram({isa::Store(Buffer::kUb, 1, 1, 0, 0x20000, 1, true), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // ReLU on a unified-buffer store
 }
 
 TEST_F(DeviceTest, BufferRangesAreChecked) {
