@@ -2,6 +2,7 @@
 // exit code 2, a good run exits 0. Runs the built binary (MXU_BINARY) as a child process.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,8 +20,9 @@ struct Result {
   std::string out, err;
 };
 
+// Per-process names: ctest runs the test cases of this file in parallel.
 std::string TempPath(const std::string& name) {
-  return std::string(MXU_CLI_TMPDIR) + "/" + name;
+  return std::string(MXU_CLI_TMPDIR) + "/" + std::to_string(getpid()) + "_" + name;
 }
 
 Result RunMxu(const std::string& args) {
