@@ -12,6 +12,7 @@
 #include "driver/golden/numerics.h"
 #include "host/device_options.h"
 #include "host/npy.h"
+#include "sim/platform.h"
 
 namespace mxu::host {
 namespace {
@@ -128,7 +129,8 @@ CheckResult Check(const driver::GemmRequest& request, const driver::GemmResult& 
 
 int RunGemm(const std::vector<std::string>& args) {
   std::set<std::string> value_flags = DeviceValueFlags();
-  value_flags.insert({"m", "k", "n", "seed", "a", "b", "bias", "accumulate", "out", "out-bf16"});
+  value_flags.insert({"m", "k", "n", "seed", "a", "b", "bias", "accumulate", "out", "out-bf16",
+                      "trace", "trace-start", "trace-cycles"});
   const CliArgs cli(args, value_flags, {"ta", "tb", "relu", "check", "json"});
   const DeviceOptions options = ParseDeviceOptions(cli);
   const bool json = cli.Has("json");
@@ -142,6 +144,14 @@ int RunGemm(const std::vector<std::string>& args) {
 
   auto device = OpenDevice(options);
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
+  if (cli.Has("trace")) {
+    // The window counts device cycles from here, the start of the GEMM's own register writes.
+    device->SetTrace(cli.String("trace", ""),
+                     device->platform().cycle() + cli.Unsigned("trace-start", 0),
+                     cli.Unsigned("trace-cycles", 10'000));
+  } else if (cli.Has("trace-start") || cli.Has("trace-cycles")) {
+    throw UsageError("--trace-start and --trace-cycles need --trace FILE.fst");
+  }
 
   driver::GemmRequest request;
   request.trans_a = cli.Has("ta");

@@ -104,6 +104,20 @@ TEST(MxuCli, BadNpyInputs) {
   ExpectUsageError("gemm --a " + a + " --b " + b + " --bias " + bias, "expected N = 2");
 }
 
+// A trace covers its window only: a longer window makes a bigger file, no --trace no file.
+TEST(MxuCli, TraceWindows) {
+  const std::string small = TempPath("small.fst"), large = TempPath("large.fst");
+  ASSERT_EQ(RunMxu("gemm --m 32 --k 32 --n 16 --trace " + small + " --trace-cycles 100").exit_code,
+            0);
+  ASSERT_EQ(RunMxu("gemm --m 32 --k 32 --n 16 --trace " + large + " --trace-cycles 0").exit_code,
+            0);
+  std::ifstream a(small, std::ios::binary | std::ios::ate), b(large, std::ios::binary | std::ios::ate);
+  ASSERT_TRUE(a.good() && b.good());
+  EXPECT_GT(a.tellg(), 0);
+  EXPECT_LT(a.tellg(), b.tellg());
+  ExpectUsageError("gemm --m 4 --trace-cycles 10", "need --trace");
+}
+
 TEST(MxuCli, GoodRunsExitZero) {
   const Result gemm = RunMxu("gemm --m 20 --k 30 --n 17 --relu --check --json");
   EXPECT_EQ(gemm.exit_code, 0) << gemm.err;
