@@ -105,8 +105,7 @@ CheckResult Check(const driver::GemmRequest& request, const driver::GemmResult& 
   CheckResult check;
   for (int r = 0; r < want.rows; ++r) {
     for (int c = 0; c < want.cols; ++c) {
-      float w = want.at(r, c);
-      if (request.relu && !(w > 0.0f) && !std::isnan(w)) w = 0.0f;
+      const float w = request.relu ? golden::Relu(want.at(r, c)) : want.at(r, c);
       uint32_t want_bits, got_bits;
       if (request.output == driver::OutputType::kBf16) {
         want_bits = golden::FloatToBf16(w, config.subnormals);

@@ -39,6 +39,11 @@ float FloatFromBits(uint32_t bits) {
   return value;
 }
 
+float Relu(float value) {
+  if (std::isnan(value)) return FloatFromBits(kFp32CanonicalNan);
+  return value > 0.0f ? value : 0.0f;
+}
+
 float Bf16ToFloat(uint16_t bf16) { return FloatFromBits(uint32_t{bf16} << 16); }
 
 uint16_t FloatToBf16(float value, Subnormals mode) {

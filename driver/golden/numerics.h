@@ -22,6 +22,10 @@ float Bf16ToFloat(uint16_t bf16);
 // subnormal input reads as signed zero.
 uint16_t FloatToBf16(float value, Subnormals mode);
 
+// ReLU as the activation unit and STORE apply it: x for x > 0, NaN stays (canonical) NaN, +0
+// otherwise (-0 included).
+float Relu(float value);
+
 // bf16 x bf16 formed exactly and rounded once to fp32 by the host's multiply.
 float Bf16Mul(uint16_t a, uint16_t b, Subnormals mode);
 

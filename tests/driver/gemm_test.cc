@@ -92,8 +92,7 @@ int RunAndCheck(int m, int k, int n, const Options& o, uint64_t seed) {
   int mismatches = 0;
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
-      float w = want.at(i, j);
-      if (o.relu && !(w > 0.0f) && !std::isnan(w)) w = 0.0f;
+      const float w = o.relu ? golden::Relu(want.at(i, j)) : want.at(i, j);
       const uint32_t want_bits = o.output == OutputType::kBf16
                                      ? golden::FloatToBf16(w, config.subnormals)
                                      : golden::FloatBits(w);

@@ -64,6 +64,14 @@ TEST(GoldenNumerics, AddFollowsTheHostAndCanonicalizesNan) {
   EXPECT_EQ(FloatBits(Fp32Add(a, b, Subnormals::kFlush)), 0x00000000u);
 }
 
+TEST(GoldenNumerics, ReluKeepsPositivesAndNanZeroesTheRest) {
+  EXPECT_EQ(FloatBits(Relu(1.5f)), FloatBits(1.5f));
+  EXPECT_EQ(FloatBits(Relu(-2.0f)), 0u);
+  EXPECT_EQ(FloatBits(Relu(-0.0f)), 0u);  // -0 leaves as +0
+  EXPECT_EQ(FloatBits(Relu(FloatFromBits(0xFFC12345u))), kFp32CanonicalNan);
+  EXPECT_EQ(FloatBits(Relu(FloatFromBits(0x00000001u))), 1u);  // smallest subnormal stays
+}
+
 TEST(GoldenNumerics, ScopedFpModeRestoresTheEnvironment) {
   const float tiny = FloatFromBits(0x00000001u);
   {

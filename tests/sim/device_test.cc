@@ -309,8 +309,7 @@ int CheckGemmOutputs(const GemmCase& g, const GemmData& d, const DeviceConfig& c
     for (int j = 0; j < g.n; ++j) {
       const float w = want.at(i, j);
       const size_t at = static_cast<size_t>(i) * g.n + j;
-      const float relu = (w > 0.0f || std::isnan(w)) ? w : 0.0f;
-      if (c[at] != golden::FloatBits(w) || y[at] != golden::FloatToBf16(relu, mode)) {
+      if (c[at] != golden::FloatBits(w) || y[at] != golden::FloatToBf16(golden::Relu(w), mode)) {
         if (++mismatches <= 5) {
           ADD_FAILURE() << "C[" << i << "][" << j << "] device 0x" << std::hex << c[at] << "/0x"
                         << y[at] << ", golden 0x" << golden::FloatBits(w);
