@@ -1,0 +1,272 @@
+// The IDX reader and the IDX data set loader of host/train/idx.h.
+#include "host/train/idx.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace mxu::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint8_t kUnsignedByteType = 0x08;
+
+[[noreturn]] void Fail(const std::string& name, const std::string& problem) {
+  throw std::runtime_error(name + ": " + problem);
+}
+
+std::string Hex(unsigned value) {
+  char text[8];
+  std::snprintf(text, sizeof(text), "0x%02X", value & 0xFFu);
+  return text;
+}
+
+const char* TypeName(uint8_t type) {
+  switch (type) {
+    case 0x08:
+      return "unsigned byte";
+    case 0x09:
+      return "signed byte";
+    case 0x0B:
+      return "int16";
+    case 0x0C:
+      return "int32";
+    case 0x0D:
+      return "float32";
+    case 0x0E:
+      return "float64";
+    default:
+      return "unknown";
+  }
+}
+
+std::vector<uint8_t> ReadFileBytes(const std::string& path) {
+  std::error_code error;
+  if (fs::is_directory(path, error)) Fail(path, "is a directory, not an IDX file");
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) Fail(path, std::string("cannot open: ") + std::strerror(errno));
+  std::vector<uint8_t> bytes;
+  uint8_t buffer[1 << 16];
+  size_t count;
+  while ((count = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
+    bytes.insert(bytes.end(), buffer, buffer + count);
+  }
+  const bool failed = std::ferror(file) != 0;
+  std::fclose(file);
+  if (failed) Fail(path, "read error");
+  return bytes;
+}
+
+// A named images + labels pair, already checked against each other.
+struct ImageSet {
+  IdxArray images, labels;
+  std::string images_path, labels_path;
+  size_t count() const { return labels.dims[0]; }
+  size_t pixels() const { return images.dims[1] * images.dims[2]; }
+};
+
+// The first of names that exists in dir, or "" if none does. A gzip-compressed copy (name.gz) of
+// a wanted file is an error, since the usual mistake is forgetting to unpack the download.
+std::string FindFile(const fs::path& dir, const std::vector<std::string>& names) {
+  std::error_code error;
+  for (const std::string& name : names) {
+    if (fs::exists(dir / name, error)) return (dir / name).string();
+  }
+  for (const std::string& name : names) {
+    const fs::path gz = dir / (name + ".gz");
+    if (fs::exists(gz, error)) Fail(gz.string(), "is gzip-compressed: gunzip it first");
+  }
+  return "";
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string joined;
+  for (size_t i = 0; i < names.size(); ++i) joined += (i == 0 ? "" : " or ") + names[i];
+  return joined;
+}
+
+ImageSet LoadPair(const std::string& images_path, const std::string& labels_path) {
+  ImageSet set;
+  set.images_path = images_path;
+  set.labels_path = labels_path;
+  set.images = ReadIdx(images_path);
+  set.labels = ReadIdx(labels_path);
+  if (set.images.dims.size() != 3) {
+    Fail(images_path, "images must be 3-D (count x rows x cols), found " +
+                          std::to_string(set.images.dims.size()) + "-D");
+  }
+  if (set.labels.dims.size() != 1) {
+    Fail(labels_path,
+         "labels must be 1-D (count), found " + std::to_string(set.labels.dims.size()) + "-D");
+  }
+  if (set.images.dims[0] != set.labels.dims[0]) {
+    Fail(labels_path, std::to_string(set.labels.dims[0]) + " labels for " +
+                          std::to_string(set.images.dims[0]) + " images in " + images_path +
+                          ": counts differ");
+  }
+  if (set.count() == 0) Fail(images_path, "empty set: no images");
+  if (set.pixels() == 0) Fail(images_path, "empty images: 0 pixels each");
+  if (set.count() > static_cast<size_t>(INT_MAX) || set.pixels() > static_cast<size_t>(INT_MAX)) {
+    Fail(images_path, "too large: more than INT_MAX images or pixels per image");
+  }
+  return set;
+}
+
+// The first max_samples (all if max_samples <= 0) samples of set as floats in [0, 1].
+Dataset ToDataset(const ImageSet& set, int max_samples, const std::string& name) {
+  size_t count = set.count();
+  if (max_samples > 0) count = std::min(count, static_cast<size_t>(max_samples));
+  const size_t pixels = set.pixels();
+  Dataset data;
+  data.features = static_cast<int>(pixels);
+  data.name = name;
+  data.x.resize(count * pixels);
+  for (size_t i = 0; i < count * pixels; ++i) data.x[i] = set.images.data[i] / 255.0f;
+  data.labels.assign(set.labels.data.begin(), set.labels.data.begin() + count);
+  return data;
+}
+
+int MaxLabel(const ImageSet& set) {
+  return *std::max_element(set.labels.data.begin(), set.labels.data.end());
+}
+
+void KeepFirst(Dataset& data, int max_samples) {
+  if (max_samples <= 0 || max_samples >= data.size()) return;
+  data.labels.resize(static_cast<size_t>(max_samples));
+  data.x.resize(static_cast<size_t>(max_samples) * static_cast<size_t>(data.features));
+}
+
+}  // namespace
+
+IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& name_for_errors) {
+  const std::string& name = name_for_errors;
+  if (bytes.size() >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) {
+    Fail(name, "is gzip-compressed: gunzip it first");
+  }
+  if (bytes.size() < 4) {
+    Fail(name, "too short for an IDX header: " + std::to_string(bytes.size()) + " bytes");
+  }
+  if (bytes[0] != 0 || bytes[1] != 0) {
+    Fail(name, "bad magic " + Hex(bytes[0]) + " " + Hex(bytes[1]) +
+                   " (an IDX file starts with two zero bytes): not an IDX file");
+  }
+  const uint8_t type = bytes[2];
+  if (type != kUnsignedByteType) {
+    Fail(name, "unsupported type code " + Hex(type) + " (" + TypeName(type) +
+                   "): only 0x08 (unsigned byte) is supported");
+  }
+  const size_t rank = bytes[3];
+  if (rank == 0) Fail(name, "bad dimension count 0");
+  const size_t header_size = 4 + 4 * rank;
+  if (bytes.size() < header_size) {
+    Fail(name, "truncated header: " + std::to_string(rank) + " dimensions need " +
+                   std::to_string(header_size) + " header bytes, found " +
+                   std::to_string(bytes.size()));
+  }
+  IdxArray array;
+  for (size_t d = 0; d < rank; ++d) {
+    const uint8_t* p = &bytes[4 + 4 * d];
+    array.dims.push_back((size_t{p[0]} << 24) | (size_t{p[1]} << 16) | (size_t{p[2]} << 8) |
+                         size_t{p[3]});
+  }
+  // The payload size in 64 bits. A zero dimension makes it 0 however large the others are;
+  // otherwise each product is checked before it is formed (up to 255 factors below 2^32 each).
+  uint64_t expected = 0;
+  bool overflow = false;
+  if (std::find(array.dims.begin(), array.dims.end(), 0) == array.dims.end()) {
+    expected = 1;
+    for (const size_t dim : array.dims) {
+      if (expected > UINT64_MAX / dim) {
+        overflow = true;
+        break;
+      }
+      expected *= dim;
+    }
+  }
+  const uint64_t found = bytes.size() - header_size;
+  if (overflow) {
+    Fail(name, "truncated payload: the dimensions ask for more than 2^64 bytes, found " +
+                   std::to_string(found));
+  }
+  if (found < expected) {
+    Fail(name, "truncated payload: expected " + std::to_string(expected) + " bytes, found " +
+                   std::to_string(found));
+  }
+  if (found > expected) {
+    Fail(name, "oversized payload: expected " + std::to_string(expected) + " bytes, found " +
+                   std::to_string(found));
+  }
+  array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header_size), bytes.end());
+  return array;
+}
+
+IdxArray ReadIdx(const std::string& path) { return ParseIdx(ReadFileBytes(path), path); }
+
+Split LoadIdxDataset(const std::string& dir_name, int max_train, int max_test) {
+  const fs::path dir(dir_name);
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) Fail(dir_name, "no such directory");
+
+  const std::vector<std::string> train_images_names = {"train-images-idx3-ubyte",
+                                                       "train-images.idx3-ubyte"};
+  const std::vector<std::string> train_labels_names = {"train-labels-idx1-ubyte",
+                                                       "train-labels.idx1-ubyte"};
+  const std::vector<std::string> test_images_names = {"t10k-images-idx3-ubyte",
+                                                      "t10k-images.idx3-ubyte"};
+  const std::vector<std::string> test_labels_names = {"t10k-labels-idx1-ubyte",
+                                                      "t10k-labels.idx1-ubyte"};
+  const std::string train_images = FindFile(dir, train_images_names);
+  const std::string train_labels = FindFile(dir, train_labels_names);
+  const std::string test_images = FindFile(dir, test_images_names);
+  const std::string test_labels = FindFile(dir, test_labels_names);
+  if (train_images.empty()) {
+    Fail(dir_name, "missing training images: looked for " + JoinNames(train_images_names));
+  }
+  if (train_labels.empty()) {
+    Fail(dir_name, "missing training labels: looked for " + JoinNames(train_labels_names));
+  }
+  if (test_images.empty() != test_labels.empty()) {
+    Fail(dir_name,
+         test_images.empty()
+             ? "test labels without test images: looked for " + JoinNames(test_images_names)
+             : "test images without test labels: looked for " + JoinNames(test_labels_names));
+  }
+
+  const ImageSet train_set = LoadPair(train_images, train_labels);
+  Split split;
+  int max_label = MaxLabel(train_set);
+  if (test_images.empty()) {
+    // The whole training pair is split, then each part is cut to its maximum; the split is
+    // shuffled, so the first samples of each part are a random, stratified-ish subset.
+    Dataset all = ToDataset(train_set, 0, "idx:" + dir_name);
+    all.classes = std::max(max_label + 1, 2);
+    split = SplitDataset(all, kIdxSplitTestFraction, kIdxSplitSeed);
+    KeepFirst(split.train, max_train);
+    KeepFirst(split.test, max_test);
+    return split;
+  }
+  const ImageSet test_set = LoadPair(test_images, test_labels);
+  if (test_set.images.dims[1] != train_set.images.dims[1] ||
+      test_set.images.dims[2] != train_set.images.dims[2]) {
+    Fail(test_images, "images are " + std::to_string(test_set.images.dims[1]) + "x" +
+                          std::to_string(test_set.images.dims[2]) + " but the training images in " +
+                          train_images + " are " + std::to_string(train_set.images.dims[1]) + "x" +
+                          std::to_string(train_set.images.dims[2]));
+  }
+  max_label = std::max(max_label, MaxLabel(test_set));
+  split.train = ToDataset(train_set, max_train, "idx:" + dir_name + " (train)");
+  split.test = ToDataset(test_set, max_test, "idx:" + dir_name + " (test)");
+  split.train.classes = split.test.classes = std::max(max_label + 1, 2);
+  return split;
+}
+
+}  // namespace mxu::train

@@ -1,0 +1,340 @@
+// Tests of the IDX reader and data set loader (host/train/idx.h): round trips of small files
+// written here, each error message, and a fuzz loop that must never crash.
+#include "host/train/idx.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host/train/rng.h"
+
+namespace mxu::train {
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<uint8_t>;
+
+// An IDX file: magic, type, dimension count, big-endian dims, then payload as given (which may
+// deliberately disagree with the dims).
+Bytes MakeIdx(const std::vector<uint32_t>& dims, const Bytes& payload, uint8_t type = 0x08) {
+  Bytes bytes = {0, 0, type, static_cast<uint8_t>(dims.size())};
+  for (const uint32_t dim : dims) {
+    for (int shift = 24; shift >= 0; shift -= 8)
+      bytes.push_back(static_cast<uint8_t>(dim >> shift));
+  }
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  return bytes;
+}
+
+// count images of rows x cols with pixel (i, p) = (7 * i + p) mod 256, and labels i mod classes.
+Bytes MakeImages(uint32_t count, uint32_t rows, uint32_t cols) {
+  Bytes pixels(static_cast<size_t>(count) * rows * cols);
+  for (size_t i = 0; i < pixels.size(); ++i) {
+    const size_t image = i / (rows * cols), pixel = i % (rows * cols);
+    pixels[i] = static_cast<uint8_t>((7 * image + pixel) % 256);
+  }
+  return MakeIdx({count, rows, cols}, pixels);
+}
+
+Bytes MakeLabels(uint32_t count, int classes, int offset = 0) {
+  Bytes labels(count);
+  for (uint32_t i = 0; i < count; ++i) labels[i] = static_cast<uint8_t>((i + offset) % classes);
+  return MakeIdx({count}, labels);
+}
+
+// Scratch files live in a per-test folder under the build tree (CMake defines the root), so
+// parallel CTest runs never share a file. The folder is kept when a test fails, for inspection.
+class IdxTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(MXU_TRAIN_TEST_TMPDIR) /
+           ("idx." + std::string(info->test_suite_name()) + "." + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  std::string Path(const std::string& file) const { return (dir_ / file).string(); }
+  std::string Dir() const { return dir_.string(); }
+
+  void Write(const std::string& file, const Bytes& bytes) const {
+    std::FILE* out = std::fopen(Path(file).c_str(), "wb");
+    ASSERT_NE(out, nullptr) << Path(file);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), out), bytes.size());
+    ASSERT_EQ(std::fclose(out), 0);
+  }
+
+  // A valid MNIST-style directory: 20 training and 10 test images of 3x4, 4 classes.
+  void WriteValidSet(bool with_test = true) const {
+    Write("train-images-idx3-ubyte", MakeImages(20, 3, 4));
+    Write("train-labels-idx1-ubyte", MakeLabels(20, 4));
+    if (with_test) {
+      Write("t10k-images-idx3-ubyte", MakeImages(10, 3, 4));
+      Write("t10k-labels-idx1-ubyte", MakeLabels(10, 4, 1));
+    }
+  }
+
+  // The message of the std::runtime_error LoadIdxDataset(Dir()) throws ("" if none).
+  std::string LoadError() const {
+    try {
+      LoadIdxDataset(Dir());
+    } catch (const std::runtime_error& error) {
+      return error.what();
+    }
+    return "";
+  }
+
+  fs::path dir_;
+};
+
+#define EXPECT_CONTAINS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
+
+TEST_F(IdxTest, ReadsAnIdxFile) {
+  Write("a", MakeIdx({2, 3}, {1, 2, 3, 4, 5, 255}));
+  const IdxArray array = ReadIdx(Path("a"));
+  EXPECT_EQ(array.dims, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(array.data, (Bytes{1, 2, 3, 4, 5, 255}));
+  // Big-endian dims: 0x00000102 is 258, not 0x02010000.
+  Write("b", MakeIdx({258}, Bytes(258, 9)));
+  EXPECT_EQ(ReadIdx(Path("b")).dims, (std::vector<size_t>{258}));
+}
+
+TEST_F(IdxTest, LoadsTrainAndTestPairs) {
+  WriteValidSet();
+  const Split split = LoadIdxDataset(Dir());
+  ASSERT_EQ(split.train.size(), 20);
+  ASSERT_EQ(split.test.size(), 10);
+  EXPECT_EQ(split.train.features, 12);
+  EXPECT_EQ(split.test.features, 12);
+  EXPECT_EQ(split.train.classes, 4);
+  EXPECT_EQ(split.test.classes, 4);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(split.train.labels[i], i % 4);
+    for (int p = 0; p < 12; ++p) {
+      ASSERT_EQ(split.train.x[i * 12 + p], static_cast<float>((7 * i + p) % 256) / 255.0f);
+    }
+  }
+  EXPECT_EQ(split.test.labels[0], 1);
+  EXPECT_NO_THROW(ValidateDataset(split.train));
+  EXPECT_NO_THROW(ValidateDataset(split.test));
+}
+
+TEST_F(IdxTest, PixelsScaleToZeroOne) {
+  Write("train-images-idx3-ubyte", MakeIdx({1, 1, 3}, {0, 128, 255}));
+  Write("train-labels-idx1-ubyte", MakeIdx({1}, {1}));
+  Write("t10k-images-idx3-ubyte", MakeIdx({1, 1, 3}, {255, 0, 1}));
+  Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {0}));
+  const Split split = LoadIdxDataset(Dir());
+  EXPECT_EQ(split.train.x, (std::vector<float>{0.0f, 128 / 255.0f, 1.0f}));
+  EXPECT_EQ(split.test.x, (std::vector<float>{1.0f, 0.0f, 1 / 255.0f}));
+}
+
+TEST_F(IdxTest, AcceptsTheDottedSpelling) {
+  Write("train-images.idx3-ubyte", MakeImages(20, 3, 4));
+  Write("train-labels.idx1-ubyte", MakeLabels(20, 4));
+  Write("t10k-images.idx3-ubyte", MakeImages(10, 3, 4));
+  Write("t10k-labels.idx1-ubyte", MakeLabels(10, 4));
+  const Split split = LoadIdxDataset(Dir());
+  EXPECT_EQ(split.train.size(), 20);
+  EXPECT_EQ(split.test.size(), 10);
+}
+
+TEST_F(IdxTest, WithoutTestFilesSplitsTheTrainingPair) {
+  WriteValidSet(/*with_test=*/false);
+  const Split split = LoadIdxDataset(Dir());
+  EXPECT_EQ(split.train.size(), 16);
+  EXPECT_EQ(split.test.size(), 4);
+  std::vector<int> test_counts(4, 0);
+  for (const int label : split.test.labels) ++test_counts[label];
+  EXPECT_EQ(test_counts, (std::vector<int>{1, 1, 1, 1}));  // stratified: 5 per class, 1 to test
+  // The same directory gives the same split.
+  EXPECT_EQ(LoadIdxDataset(Dir()).test.x, split.test.x);
+  EXPECT_EQ(LoadIdxDataset(Dir(), 5, 3).train.size(), 5);
+  EXPECT_EQ(LoadIdxDataset(Dir(), 5, 3).test.size(), 3);
+}
+
+TEST_F(IdxTest, MaxSamplesKeepsTheFirstOnes) {
+  WriteValidSet();
+  const Split all = LoadIdxDataset(Dir());
+  const Split some = LoadIdxDataset(Dir(), 7, 4);
+  ASSERT_EQ(some.train.size(), 7);
+  ASSERT_EQ(some.test.size(), 4);
+  EXPECT_EQ(some.train.labels,
+            std::vector<int>(all.train.labels.begin(), all.train.labels.begin() + 7));
+  EXPECT_EQ(some.train.x, std::vector<float>(all.train.x.begin(), all.train.x.begin() + 7 * 12));
+  EXPECT_EQ(some.train.classes, 4);  // from all labels, not only the ones kept
+  EXPECT_EQ(LoadIdxDataset(Dir(), 1000, 0).train.size(), 20);
+}
+
+TEST_F(IdxTest, ClassesAreAtLeastTwo) {
+  Write("train-images-idx3-ubyte", MakeImages(3, 2, 2));
+  Write("train-labels-idx1-ubyte", MakeIdx({3}, {0, 0, 0}));
+  Write("t10k-images-idx3-ubyte", MakeImages(1, 2, 2));
+  Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {0}));
+  EXPECT_EQ(LoadIdxDataset(Dir()).train.classes, 2);
+  Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {9}));  // the test set's labels count too
+  EXPECT_EQ(LoadIdxDataset(Dir()).train.classes, 10);
+}
+
+TEST_F(IdxTest, MissingDirectoryOrFile) {
+  EXPECT_CONTAINS(LoadError(),
+                  "missing training images: looked for train-images-idx3-ubyte or "
+                  "train-images.idx3-ubyte");
+  try {
+    LoadIdxDataset(Path("nowhere"));
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_CONTAINS(error.what(), "nowhere: no such directory");
+  }
+  Write("train-images-idx3-ubyte", MakeImages(20, 3, 4));
+  EXPECT_CONTAINS(LoadError(), "missing training labels: looked for train-labels-idx1-ubyte");
+  Write("train-labels-idx1-ubyte", MakeLabels(20, 4));
+  Write("t10k-images-idx3-ubyte", MakeImages(10, 3, 4));
+  EXPECT_CONTAINS(LoadError(),
+                  "test images without test labels: looked for t10k-labels-idx1-ubyte");
+  fs::remove(Path("t10k-images-idx3-ubyte"));
+  Write("t10k-labels-idx1-ubyte", MakeLabels(10, 4));
+  EXPECT_CONTAINS(LoadError(), "test labels without test images");
+  try {
+    ReadIdx(Path("absent"));
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_CONTAINS(error.what(), "absent: cannot open");
+  }
+}
+
+TEST_F(IdxTest, GzipCompressedFiles) {
+  WriteValidSet();
+  // Under the plain name, recognised by its magic bytes.
+  Write("train-labels-idx1-ubyte", {0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00});
+  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte: is gzip-compressed: gunzip it first");
+  // Only the .gz download present.
+  fs::rename(Path("train-labels-idx1-ubyte"), Path("train-labels-idx1-ubyte.gz"));
+  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte.gz: is gzip-compressed: gunzip it first");
+}
+
+TEST_F(IdxTest, BadMagicAndType) {
+  WriteValidSet();
+  Write("train-images-idx3-ubyte", Bytes{0x50, 0x4B, 0x03, 0x04, 0, 0, 0, 0});
+  EXPECT_CONTAINS(LoadError(), "train-images-idx3-ubyte: bad magic 0x50 0x4B");
+  Write("train-images-idx3-ubyte", MakeIdx({1, 1, 1}, {0, 0, 0, 0}, 0x0D));
+  EXPECT_CONTAINS(LoadError(), "unsupported type code 0x0D (float32)");
+  Write("train-images-idx3-ubyte", MakeIdx({1, 1, 1}, {0}, 0x42));
+  EXPECT_CONTAINS(LoadError(), "unsupported type code 0x42");
+  Write("train-images-idx3-ubyte", Bytes{0, 0});
+  EXPECT_CONTAINS(LoadError(), "too short for an IDX header");
+}
+
+TEST_F(IdxTest, WrongDimensionCounts) {
+  WriteValidSet();
+  Write("train-images-idx3-ubyte", MakeIdx({20, 12}, Bytes(240, 1)));
+  EXPECT_CONTAINS(LoadError(),
+                  "train-images-idx3-ubyte: images must be 3-D (count x rows x cols), "
+                  "found 2-D");
+  WriteValidSet();
+  Write("t10k-labels-idx1-ubyte", MakeIdx({10, 1}, Bytes(10, 1)));
+  EXPECT_CONTAINS(LoadError(), "t10k-labels-idx1-ubyte: labels must be 1-D (count), found 2-D");
+  Write("t10k-labels-idx1-ubyte", Bytes{0, 0, 8, 0});
+  EXPECT_CONTAINS(LoadError(), "bad dimension count 0");
+  Write("t10k-labels-idx1-ubyte", Bytes{0, 0, 8, 3, 0, 0, 0, 1});
+  EXPECT_CONTAINS(LoadError(), "truncated header: 3 dimensions need 16 header bytes, found 8");
+}
+
+TEST_F(IdxTest, TruncatedAndOversizedPayloads) {
+  WriteValidSet();
+  Write("train-labels-idx1-ubyte", MakeIdx({20}, Bytes(19, 1)));
+  EXPECT_CONTAINS(LoadError(),
+                  "train-labels-idx1-ubyte: truncated payload: expected 20 bytes, found 19");
+  Write("train-labels-idx1-ubyte", MakeIdx({20}, Bytes(21, 1)));
+  EXPECT_CONTAINS(LoadError(),
+                  "train-labels-idx1-ubyte: oversized payload: expected 20 bytes, found 21");
+  // Dimensions whose product overflows 64 bits.
+  Write("train-labels-idx1-ubyte", MakeIdx({0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, Bytes(5, 1)));
+  EXPECT_CONTAINS(LoadError(), "truncated payload: the dimensions ask for more than 2^64 bytes");
+}
+
+TEST_F(IdxTest, CountMismatchAndEmptySets) {
+  WriteValidSet();
+  Write("t10k-labels-idx1-ubyte", MakeLabels(9, 4));
+  EXPECT_CONTAINS(LoadError(), "t10k-labels-idx1-ubyte: 9 labels for 10 images");
+  EXPECT_CONTAINS(LoadError(), "counts differ");
+  WriteValidSet();
+  Write("train-images-idx3-ubyte", MakeIdx({0, 3, 4}, {}));
+  Write("train-labels-idx1-ubyte", MakeIdx({0}, {}));
+  EXPECT_CONTAINS(LoadError(), "train-images-idx3-ubyte: empty set");
+  Write("train-images-idx3-ubyte", MakeIdx({20, 0, 4}, {}));
+  Write("train-labels-idx1-ubyte", MakeLabels(20, 4));
+  EXPECT_CONTAINS(LoadError(), "0 pixels");
+  WriteValidSet();
+  Write("t10k-images-idx3-ubyte", MakeImages(10, 4, 3));
+  EXPECT_CONTAINS(LoadError(), "images are 4x3 but the training images");
+}
+
+// Parses bytes; only std::runtime_error may come out, and a success must be self-consistent.
+void ParseMustNotCrash(const Bytes& bytes) {
+  try {
+    const IdxArray array = ParseIdx(bytes, "fuzz");
+    size_t count = 1;
+    for (const size_t dim : array.dims) count *= dim;
+    ASSERT_EQ(array.data.size(), count);
+  } catch (const std::runtime_error& error) {
+    ASSERT_EQ(std::string(error.what()).rfind("fuzz: ", 0), 0u) << error.what();
+  }
+}
+
+TEST_F(IdxTest, FuzzedBytesNeverCrash) {
+  Rng rng(2024);
+  const Bytes valid = MakeImages(3, 4, 5);
+  // Every truncation of a valid file.
+  for (size_t length = 0; length <= valid.size(); ++length) {
+    ParseMustNotCrash(Bytes(valid.begin(), valid.begin() + length));
+  }
+  // Random bytes behind a valid magic and type (so the dims parsing is reached), and pure noise.
+  for (int round = 0; round < 5000; ++round) {
+    Bytes bytes(rng.Below(64));
+    for (uint8_t& byte : bytes) byte = static_cast<uint8_t>(rng.Below(256));
+    if (round % 2 == 0 && bytes.size() >= 4) {
+      bytes[0] = bytes[1] = 0;
+      bytes[2] = 0x08;
+      bytes[3] = static_cast<uint8_t>(rng.Below(5));
+    }
+    ParseMustNotCrash(bytes);
+  }
+  // Random byte flips in a valid file.
+  for (int round = 0; round < 5000; ++round) {
+    Bytes bytes = valid;
+    const int flips = 1 + static_cast<int>(rng.Below(4));
+    for (int f = 0; f < flips; ++f) {
+      // Mostly the header, where the structure is.
+      const size_t at = rng.Below(2) ? rng.Below(16) : rng.Below(bytes.size());
+      bytes[at] = static_cast<uint8_t>(rng.Below(256));
+    }
+    ParseMustNotCrash(bytes);
+  }
+  // A few mutated files through the whole loader too.
+  WriteValidSet();
+  for (int round = 0; round < 50; ++round) {
+    Bytes bytes = MakeLabels(20, 4);
+    bytes[rng.Below(bytes.size())] = static_cast<uint8_t>(rng.Below(256));
+    bytes.resize(rng.Below(bytes.size() + 4));
+    Write("train-labels-idx1-ubyte", bytes);
+    try {
+      const Split split = LoadIdxDataset(Dir());
+      EXPECT_NO_THROW(ValidateDataset(split.train));
+      EXPECT_NO_THROW(ValidateDataset(split.test));
+    } catch (const std::runtime_error&) {
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mxu::train
