@@ -12,6 +12,7 @@
 #include "host/gemm_command.h"
 #include "host/info_command.h"
 #include "host/selfcheck.h"
+#include "host/train_command.h"
 
 namespace {
 
@@ -26,10 +27,17 @@ constexpr char kUsage[] =
     "              --ta --tb --relu --bias bias.npy --accumulate C0.npy,\n"
     "              --out C.npy (fp32) | --out-bf16 C.npy (bf16 bits), --check, --json,\n"
     "              --trace FILE.fst [--trace-start CYCLE (0)] [--trace-cycles N (10000; 0: all)]\n"
+    "  train       mixed-precision MLP training, every GEMM on the device:\n"
+    "              [--data IDX_DIR [--train-samples N] [--test-samples N]]\n"
+    "              [--samples-per-class N (300)] [--classes N (3)] [--hidden 32,32]\n"
+    "              [--epochs 20] [--batch 64] [--optimizer adam|sgd] [--lr X] [--momentum X]\n"
+    "              [--loss-scale 32768] [--scale-growth 100] [--seed 1]\n"
+    "              [--log FILE.csv] [--plot FILE.png] [--json] [--quiet]\n"
+    "              --backend host: the same loop in plain fp32 on the host\n"
     "  info        the device configuration read from its CSRs (--json)\n"
     "  help        this text\n"
     "\n"
-    "device options (gemm, info): --backend rtl, --mem-latency CYCLES (100),\n"
+    "device options (gemm, train, info): --backend rtl, --mem-latency CYCLES (100),\n"
     "  --mem-bytes-per-cycle N (32), --mem-in-flight N (8), --watchdog CYCLES\n";
 
 }  // namespace
@@ -46,6 +54,7 @@ int sc_main(int argc, char** argv) {
     if (command == "selfcheck") return mxu::host::RunSelfcheck(args);
     if (command == "gemm") return mxu::host::RunGemm(args);
     if (command == "info") return mxu::host::RunInfo(args);
+    if (command == "train") return mxu::host::RunTrain(args);
     if (command == "help" || command == "--help" || command == "-h") {
       std::fputs(kUsage, stdout);
       return 0;

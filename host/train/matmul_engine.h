@@ -1,0 +1,71 @@
+// Where the training loop's GEMMs run. The loop states each product as C = op(A) x op(B)
+// (+ bias) (ReLU) on fp32 host matrices; an engine decides the arithmetic:
+// - DeviceMatmulEngine: the matrix unit through the driver. Operands are rounded to bf16 on the
+//   way in (the mixed-precision cast), products accumulate in fp32 on the device, transposes are
+//   done by the device's DMA, bias and ReLU by its accumulator start and store path.
+// - HostMatmulEngine: plain fp32 on the host CPU, the reference run (`--backend host`).
+#ifndef MXU_HOST_TRAIN_MATMUL_ENGINE_H_
+#define MXU_HOST_TRAIN_MATMUL_ENGINE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "driver/device.h"
+#include "driver/device_config.h"
+#include "driver/matrix.h"
+
+namespace mxu::train {
+
+using driver::Fp32Matrix;
+
+struct MatmulOp {
+  const Fp32Matrix* a = nullptr;  // stored M x K, or K x M with trans_a
+  const Fp32Matrix* b = nullptr;  // stored K x N, or N x K with trans_b
+  bool trans_a = false;
+  bool trans_b = false;
+  const std::vector<float>* bias = nullptr;  // N values added to every row
+  bool relu = false;
+};
+
+// What the engine's GEMMs cost, summed over its life.
+struct EngineStats {
+  uint64_t gemms = 0;
+  uint64_t macs = 0;           // M*K*N of the products asked for
+  uint64_t device_cycles = 0;  // device engine only
+  uint64_t array_busy_cycles = 0;
+  double device_wall_seconds = 0;
+};
+
+class MatmulEngine {
+ public:
+  virtual ~MatmulEngine() = default;
+  virtual Fp32Matrix Run(const MatmulOp& op) = 0;
+  virtual const char* name() const = 0;
+  const EngineStats& stats() const { return stats_; }
+
+ protected:
+  EngineStats stats_;
+};
+
+class HostMatmulEngine : public MatmulEngine {
+ public:
+  Fp32Matrix Run(const MatmulOp& op) override;
+  const char* name() const override { return "host"; }
+};
+
+class DeviceMatmulEngine : public MatmulEngine {
+ public:
+  DeviceMatmulEngine(driver::Device& device, uint64_t watchdog_cycles);
+  Fp32Matrix Run(const MatmulOp& op) override;
+  const char* name() const override { return device_.name(); }
+  const driver::DeviceConfig& config() const { return config_; }
+
+ private:
+  driver::Device& device_;
+  driver::DeviceConfig config_;
+  uint64_t watchdog_cycles_;
+};
+
+}  // namespace mxu::train
+
+#endif  // MXU_HOST_TRAIN_MATMUL_ENGINE_H_

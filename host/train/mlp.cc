@@ -1,0 +1,120 @@
+#include "host/train/mlp.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "host/train/rng.h"
+
+namespace mxu::train {
+
+std::vector<std::vector<float>*> Gradients::Tensors() {
+  std::vector<std::vector<float>*> tensors;
+  for (size_t l = 0; l < w.size(); ++l) {
+    tensors.push_back(&w[l].data);
+    tensors.push_back(&b[l]);
+  }
+  return tensors;
+}
+
+bool Gradients::AllFinite() const {
+  for (size_t l = 0; l < w.size(); ++l) {
+    for (float g : w[l].data) {
+      if (!std::isfinite(g)) return false;
+    }
+    for (float g : b[l]) {
+      if (!std::isfinite(g)) return false;
+    }
+  }
+  return true;
+}
+
+void Gradients::Scale(float factor) {
+  for (std::vector<float>* tensor : Tensors()) {
+    for (float& g : *tensor) g *= factor;
+  }
+}
+
+Mlp::Mlp(const std::vector<int>& widths, uint64_t seed) {
+  if (widths.size() < 2) throw std::invalid_argument("an MLP needs at least inputs and outputs");
+  for (int width : widths) {
+    if (width <= 0) throw std::invalid_argument("layer widths must be positive");
+  }
+  Rng rng(seed);
+  for (size_t l = 0; l + 1 < widths.size(); ++l) {
+    DenseLayer layer{Fp32Matrix(widths[l], widths[l + 1]),
+                     std::vector<float>(static_cast<size_t>(widths[l + 1]), 0.0f)};
+    // He initialisation keeps the ReLU activations' variance steady through the layers.
+    const double stddev = std::sqrt(2.0 / widths[l]);
+    for (float& w : layer.w.data) w = static_cast<float>(rng.Normal() * stddev);
+    layers_.push_back(std::move(layer));
+  }
+}
+
+ForwardPass Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x) const {
+  ForwardPass pass;
+  const Fp32Matrix* input = &x;
+  Fp32Matrix output;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    pass.inputs.push_back(*input);
+    MatmulOp op;
+    op.a = &pass.inputs.back();
+    op.b = &layers_[l].w;
+    op.bias = &layers_[l].b;
+    op.relu = l + 1 < layers_.size();
+    output = engine.Run(op);
+    input = &output;
+  }
+  pass.logits = std::move(output);
+  return pass;
+}
+
+Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass,
+                        const Fp32Matrix& d_logits) const {
+  const size_t n = layers_.size();
+  Gradients grads;
+  grads.w.resize(n);
+  grads.b.resize(n);
+  Fp32Matrix d_out = d_logits;  // dLoss/d(pre-activation) of layer l
+  for (size_t l = n; l-- > 0;) {
+    // dW = X^T dY: the device transposes X as it loads it.
+    MatmulOp dw;
+    dw.a = &pass.inputs[l];
+    dw.trans_a = true;
+    dw.b = &d_out;
+    grads.w[l] = engine.Run(dw);
+    grads.b[l].assign(static_cast<size_t>(d_out.cols), 0.0f);
+    for (int r = 0; r < d_out.rows; ++r) {
+      for (int c = 0; c < d_out.cols; ++c) grads.b[l][c] += d_out.at(r, c);
+    }
+    if (l == 0) break;
+    // dX = dY W^T, then through the ReLU that produced X: its gradient is 1 where X > 0.
+    MatmulOp dx;
+    dx.a = &d_out;
+    dx.b = &layers_[l].w;
+    dx.trans_b = true;
+    Fp32Matrix d_in = engine.Run(dx);
+    const Fp32Matrix& x = pass.inputs[l];
+    for (size_t i = 0; i < d_in.data.size(); ++i) {
+      if (!(x.data[i] > 0.0f)) d_in.data[i] = 0.0f;
+    }
+    d_out = std::move(d_in);
+  }
+  return grads;
+}
+
+std::vector<std::vector<float>*> Mlp::Parameters() {
+  std::vector<std::vector<float>*> params;
+  for (DenseLayer& layer : layers_) {
+    params.push_back(&layer.w.data);
+    params.push_back(&layer.b);
+  }
+  return params;
+}
+
+size_t Mlp::parameter_count() const {
+  size_t count = 0;
+  for (const DenseLayer& layer : layers_) count += layer.w.data.size() + layer.b.size();
+  return count;
+}
+
+}  // namespace mxu::train

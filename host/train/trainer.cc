@@ -1,0 +1,136 @@
+#include "host/train/trainer.h"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "host/train/softmax_loss.h"
+
+namespace mxu::train {
+namespace {
+
+std::vector<int> Widths(const TrainConfig& config, const Dataset& train) {
+  std::vector<int> widths = {train.features};
+  widths.insert(widths.end(), config.hidden.begin(), config.hidden.end());
+  widths.push_back(train.classes);
+  return widths;
+}
+
+// Separate streams for the weights and the batch order, both from the one seed.
+constexpr uint64_t kShuffleStream = 0x9E3779B97F4A7C15ull;
+
+}  // namespace
+
+Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset& test,
+                 MatmulEngine& engine)
+    : config_(config),
+      train_(train),
+      test_(test),
+      engine_(engine),
+      model_(Widths(config, train), config.seed),
+      optimizer_(MakeOptimizer(config.optimizer)),
+      scaler_(config.loss_scaling),
+      shuffle_rng_(config.seed ^ kShuffleStream) {
+  ValidateDataset(train);
+  ValidateDataset(test);
+  if (train.size() == 0 || test.size() == 0) {
+    throw std::invalid_argument("the training and test sets must not be empty");
+  }
+  if (test.features != train.features || test.classes != train.classes) {
+    throw std::invalid_argument("the training and test sets differ in features or classes");
+  }
+  if (config.batch_size < 1) throw std::invalid_argument("the batch size must be >= 1");
+  if (config.epochs < 1) throw std::invalid_argument("the number of epochs must be >= 1");
+}
+
+int Trainer::steps_per_epoch() const {
+  return (train_.size() + config_.batch_size - 1) / config_.batch_size;
+}
+
+Fp32Matrix Trainer::Rows(const Dataset& data, const std::vector<int>& order, size_t begin,
+                         size_t end, std::vector<int>* labels) const {
+  Fp32Matrix x(static_cast<int>(end - begin), data.features);
+  labels->clear();
+  for (size_t i = begin; i < end; ++i) {
+    const int sample = order[i];
+    std::copy_n(&data.x[static_cast<size_t>(sample) * data.features], data.features,
+                &x.data[(i - begin) * data.features]);
+    labels->push_back(data.labels[sample]);
+  }
+  return x;
+}
+
+Trainer::Evaluation Trainer::Evaluate(const Dataset& data) {
+  // One pass over the whole set: the larger the GEMM, the better the array is used.
+  std::vector<int> order(static_cast<size_t>(data.size()));
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<int> labels;
+  const Fp32Matrix x = Rows(data, order, 0, order.size(), &labels);
+  const ForwardPass pass = model_.Forward(engine_, x);
+  const LossResult loss = SoftmaxCrossEntropy(pass.logits, labels, 1.0f, nullptr);
+  return {loss.loss_sum / data.size(), static_cast<double>(loss.correct) / data.size()};
+}
+
+EpochRecord Trainer::RunEpoch(const Progress& progress) {
+  ++epoch_;
+  std::vector<int> order(static_cast<size_t>(train_.size()));
+  std::iota(order.begin(), order.end(), 0);
+  shuffle_rng_.Shuffle(order);
+
+  double loss_sum = 0;
+  int correct = 0, seen = 0;
+  const int steps = steps_per_epoch();
+  std::vector<int> labels;
+  const EngineStats before = engine_.stats();
+  for (int s = 0; s < steps; ++s) {
+    ++step_;
+    const size_t begin = static_cast<size_t>(s) * config_.batch_size;
+    const size_t end = std::min(order.size(), begin + config_.batch_size);
+    const Fp32Matrix x = Rows(train_, order, begin, end, &labels);
+    const ForwardPass pass = model_.Forward(engine_, x);
+    Fp32Matrix d_logits;
+    const float scale = scaler_.scale();
+    const LossResult loss = SoftmaxCrossEntropy(pass.logits, labels, scale, &d_logits);
+    loss_sum += loss.loss_sum;
+    correct += loss.correct;
+    seen += static_cast<int>(end - begin);
+    if (step_ == config_.inject_overflow_step) {
+      d_logits.data[0] = std::numeric_limits<float>::infinity();
+    }
+
+    Gradients grads = model_.Backward(engine_, pass, d_logits);
+    // Unscaling by a power of two is exact; Inf and NaN survive it and are caught here.
+    grads.Scale(1.0f / scale);
+    if (scaler_.Update(grads.AllFinite())) {
+      optimizer_->Step(model_.Parameters(), grads.Tensors());
+    } else {
+      skipped_.push_back({step_, epoch_, scale, scaler_.scale()});
+      if (on_skip) on_skip(skipped_.back());
+    }
+    if (progress) progress(s + 1, steps, loss_sum / seen);
+  }
+
+  const EngineStats& after = engine_.stats();
+  training_stats_.gemms += after.gemms - before.gemms;
+  training_stats_.macs += after.macs - before.macs;
+  training_stats_.device_cycles += after.device_cycles - before.device_cycles;
+  training_stats_.array_busy_cycles += after.array_busy_cycles - before.array_busy_cycles;
+  training_stats_.device_wall_seconds += after.device_wall_seconds - before.device_wall_seconds;
+
+  EpochRecord record;
+  record.epoch = epoch_;
+  record.train_loss = loss_sum / seen;
+  record.train_accuracy = static_cast<double>(correct) / seen;
+  const Evaluation test = Evaluate(test_);
+  record.test_loss = test.loss;
+  record.test_accuracy = test.accuracy;
+  record.loss_scale = scaler_.scale();
+  record.steps = step_;
+  record.skipped_steps = scaler_.skipped_steps();
+  record.engine = engine_.stats();
+  record.training = training_stats_;
+  return record;
+}
+
+}  // namespace mxu::train

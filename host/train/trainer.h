@@ -1,0 +1,94 @@
+// The training loop: epochs of shuffled mini-batches through the MLP, every GEMM on the matmul
+// engine, softmax cross-entropy, loss-scaled gradients checked for Inf/NaN, an optimizer step
+// on the fp32 master weights, and an evaluation of the held-out set after each epoch.
+#ifndef MXU_HOST_TRAIN_TRAINER_H_
+#define MXU_HOST_TRAIN_TRAINER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/train/dataset.h"
+#include "host/train/loss_scaler.h"
+#include "host/train/matmul_engine.h"
+#include "host/train/mlp.h"
+#include "host/train/optimizer.h"
+#include "host/train/rng.h"
+
+namespace mxu::train {
+
+struct TrainConfig {
+  std::vector<int> hidden = {32, 32};
+  int epochs = 20;
+  int batch_size = 64;
+  uint64_t seed = 1;
+  OptimizerConfig optimizer;
+  LossScalerConfig loss_scaling;
+  // Test hook: poisons one logit gradient of this step (1-based) with +Inf before the backward
+  // GEMMs, as an fp16-style overflow would. 0: never.
+  uint64_t inject_overflow_step = 0;
+};
+
+struct EpochRecord {
+  int epoch = 0;
+  double train_loss = 0;      // mean over the epoch's batches' samples (forward before update)
+  double train_accuracy = 0;  // fraction, same passes
+  double test_loss = 0;
+  double test_accuracy = 0;
+  float loss_scale = 0;  // at the end of the epoch
+  uint64_t steps = 0;    // steps so far, skipped ones included
+  uint64_t skipped_steps = 0;
+  EngineStats engine;    // cumulative, evaluation included
+  EngineStats training;  // cumulative, training steps only
+};
+
+struct SkippedStep {
+  uint64_t step = 0;
+  int epoch = 0;
+  float scale_before = 0, scale_after = 0;
+};
+
+class Trainer {
+ public:
+  // progress(step_in_epoch, steps_in_epoch, running mean loss) after every step.
+  using Progress = std::function<void(int, int, double)>;
+
+  // Throws std::invalid_argument for a bad configuration or data.
+  Trainer(const TrainConfig& config, const Dataset& train, const Dataset& test,
+          MatmulEngine& engine);
+
+  EpochRecord RunEpoch(const Progress& progress = nullptr);
+  const std::vector<SkippedStep>& skipped() const { return skipped_; }
+  // Called for every skipped step, as it happens (for the log).
+  std::function<void(const SkippedStep&)> on_skip;
+
+  const Mlp& model() const { return model_; }
+  int steps_per_epoch() const;
+
+ private:
+  struct Evaluation {
+    double loss = 0, accuracy = 0;
+  };
+  Evaluation Evaluate(const Dataset& data);
+  Fp32Matrix Rows(const Dataset& data, const std::vector<int>& order, size_t begin, size_t end,
+                  std::vector<int>* labels) const;
+
+  TrainConfig config_;
+  const Dataset& train_;
+  const Dataset& test_;
+  MatmulEngine& engine_;
+  Mlp model_;
+  std::unique_ptr<Optimizer> optimizer_;
+  LossScaler scaler_;
+  Rng shuffle_rng_;
+  int epoch_ = 0;
+  uint64_t step_ = 0;
+  std::vector<SkippedStep> skipped_;
+  EngineStats training_stats_;
+};
+
+}  // namespace mxu::train
+
+#endif  // MXU_HOST_TRAIN_TRAINER_H_

@@ -1,0 +1,60 @@
+// Runs the built `mxu` binary (MXU_BINARY) as a child process, as a user would, for the
+// command-line tests. Scratch files go to MXU_CLI_TMPDIR under per-process names: ctest runs the
+// cases of a test binary in parallel.
+#ifndef MXU_TESTS_HOST_MXU_CLI_H_
+#define MXU_TESTS_HOST_MXU_CLI_H_
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace mxu::host {
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+
+inline std::string TempPath(const std::string& name) {
+  return std::string(MXU_CLI_TMPDIR) + "/" + std::to_string(getpid()) + "_" + name;
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline CliResult RunMxu(const std::string& args) {
+  const std::string err_path = TempPath("stderr.txt");
+  const std::string command = std::string(MXU_BINARY) + " " + args + " 2>" + err_path;
+  CliResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  char buffer[4096];
+  while (pipe && fgets(buffer, sizeof buffer, pipe)) result.out += buffer;
+  const int status = pipe ? pclose(pipe) : -1;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = ReadFile(err_path);
+  return result;
+}
+
+// Bad input: exit code 2 and one line on stderr that contains `fragment`.
+inline void ExpectUsageError(const std::string& args, const std::string& fragment) {
+  const CliResult r = RunMxu(args);
+  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+}
+
+inline void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+}  // namespace mxu::host
+
+#endif  // MXU_TESTS_HOST_MXU_CLI_H_

@@ -1,0 +1,123 @@
+// `mxu train` as a user meets it: bad data and flags give one line and exit code 2; a seed
+// reproduces a run's log on the RTL device; the CSV log, the JSON summary and the PNG plot are
+// written. Runs the built binary as a child process.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tests/host/mxu_cli.h"
+
+namespace mxu::host {
+namespace {
+
+// A small IDX file: big-endian header, then the bytes.
+std::string Idx(uint8_t type, const std::vector<uint32_t>& dims, size_t payload) {
+  std::string bytes = {0, 0, static_cast<char>(type), static_cast<char>(dims.size())};
+  for (uint32_t d : dims) {
+    for (int shift = 24; shift >= 0; shift -= 8) bytes += static_cast<char>((d >> shift) & 0xFF);
+  }
+  for (size_t i = 0; i < payload; ++i) bytes += static_cast<char>(i % 3);
+  return bytes;
+}
+
+std::string MakeDir(const std::string& name) {
+  const std::string dir = TempPath(name);
+  std::string command = "rm -rf '" + dir + "' && mkdir -p '" + dir + "'";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  return dir;
+}
+
+TEST(MxuTrainCli, BadDataFilesGiveOneLineErrors) {
+  ExpectUsageError("train --data " + TempPath("no_such_dir"), "no such directory");
+
+  const std::string empty = MakeDir("idx_empty");
+  ExpectUsageError("train --data " + empty, "missing training images");
+
+  const std::string bad_magic = MakeDir("idx_bad_magic");
+  WriteBytes(bad_magic + "/train-images-idx3-ubyte", "GIF89a........");
+  WriteBytes(bad_magic + "/train-labels-idx1-ubyte", Idx(0x08, {4}, 4));
+  ExpectUsageError("train --data " + bad_magic, "bad magic");
+
+  const std::string truncated = MakeDir("idx_truncated");
+  WriteBytes(truncated + "/train-images-idx3-ubyte", Idx(0x08, {10, 4, 4}, 100));
+  WriteBytes(truncated + "/train-labels-idx1-ubyte", Idx(0x08, {10}, 10));
+  ExpectUsageError("train --data " + truncated, "train-images-idx3-ubyte");
+
+  const std::string mismatch = MakeDir("idx_mismatch");
+  WriteBytes(mismatch + "/train-images-idx3-ubyte", Idx(0x08, {10, 4, 4}, 160));
+  WriteBytes(mismatch + "/train-labels-idx1-ubyte", Idx(0x08, {9}, 9));
+  ExpectUsageError("train --data " + mismatch, "10");
+
+  const std::string gzipped = MakeDir("idx_gzip");
+  WriteBytes(gzipped + "/train-images-idx3-ubyte", "\x1f\x8b\x08\x00 compressed");
+  WriteBytes(gzipped + "/train-labels-idx1-ubyte", Idx(0x08, {4}, 4));
+  ExpectUsageError("train --data " + gzipped, "gunzip");
+}
+
+TEST(MxuTrainCli, BadFlagsGiveOneLineErrors) {
+  ExpectUsageError("train --backend host --hidden 32,x", "--hidden");
+  ExpectUsageError("train --backend host --optimizer rmsprop", "unknown optimizer 'rmsprop'");
+  ExpectUsageError("train --backend host --lr -1", "--lr");
+  ExpectUsageError("train --backend host --loss-scale 1000", "powers of two");
+  ExpectUsageError("train --backend host --epochs 0", "--epochs must be in");
+  ExpectUsageError("train --backend host --train-samples 5", "--train-samples");
+  ExpectUsageError("train --backend fpga", "unknown backend 'fpga'");
+}
+
+TEST(MxuTrainCli, IdxDataTrainsOnTheHost) {
+  // 20 images of 4x4 with labels 0..2, no t10k files: an 80/20 split of the training files.
+  const std::string dir = MakeDir("idx_good");
+  WriteBytes(dir + "/train-images-idx3-ubyte", Idx(0x08, {20, 4, 4}, 320));
+  WriteBytes(dir + "/train-labels-idx1-ubyte", Idx(0x08, {20}, 20));
+  const CliResult r = RunMxu("train --backend host --data " + dir + " --epochs 2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto number = [&](const std::string& key) {
+    const size_t at = r.out.find("\"" + key + "\": ");
+    return at == std::string::npos ? -1 : std::atoi(r.out.c_str() + at + key.size() + 4);
+  };
+  EXPECT_EQ(number("train_samples") + number("test_samples"), 20) << r.out;
+  EXPECT_GT(number("test_samples"), 0) << r.out;
+  EXPECT_NE(r.out.find("\"layers\": \"16-"), std::string::npos) << r.out;  // 4x4 pixels
+}
+
+// Two runs with one seed on the RTL device write identical logs (device cycles included); the
+// plot is a PNG; without a terminal the progress is plain lines, one per epoch.
+TEST(MxuTrainCli, OneSeedGivesIdenticalLogsOnTheDevice) {
+  const std::string flags = "train --epochs 2 --samples-per-class 40 --hidden 16 --seed 3";
+  const std::string log_a = TempPath("a.csv"), log_b = TempPath("b.csv"), png = TempPath("c.png");
+  const CliResult a = RunMxu(flags + " --log " + log_a + " --plot " + png);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const CliResult b = RunMxu(flags + " --log " + log_b);
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const std::string csv = ReadFile(log_a);
+  EXPECT_EQ(csv, ReadFile(log_b));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;  // header + 2 epochs
+  EXPECT_EQ(csv.rfind("epoch,train_loss,", 0), 0u) << csv;
+  EXPECT_EQ(a.out.find('\r'), std::string::npos);
+  EXPECT_NE(a.out.find("epoch 1/2"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("epoch 2/2"), std::string::npos) << a.out;
+  EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
+  // Another seed gives another run.
+  const std::string log_c = TempPath("c.csv");
+  ASSERT_EQ(RunMxu("train --epochs 2 --samples-per-class 40 --hidden 16 --seed 4 --log " + log_c)
+                .exit_code,
+            0);
+  EXPECT_NE(csv, ReadFile(log_c));
+}
+
+TEST(MxuTrainCli, InjectedOverflowIsLogged) {
+  const CliResult r = RunMxu(
+      "train --backend host --epochs 1 --samples-per-class 40 --hidden 8 --inject-overflow 2 "
+      "--loss-scale 1024 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("step 2: gradient holds Inf/NaN: step skipped, loss scale 1024 -> 512"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("\"skipped_steps\": 1"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace mxu::host
