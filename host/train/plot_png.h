@@ -1,6 +1,5 @@
-// Training curves as a PNG line chart, with no dependencies: a small software rasteriser, a
-// built-in 5x7 bitmap font and a PNG encoder that stores the pixels uncompressed (stored deflate
-// blocks), so any PNG viewer opens the file and no zlib is needed to write it.
+// Training curves as a PNG line chart: a small software rasteriser, a built-in 5x7 bitmap font
+// and a PNG encoder whose only dependency is zlib's deflate (already linked for FST traces).
 #ifndef MXU_HOST_TRAIN_PLOT_PNG_H_
 #define MXU_HOST_TRAIN_PLOT_PNG_H_
 
