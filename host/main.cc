@@ -26,6 +26,7 @@ constexpr char kUsage[] =
     "              --ta --tb --relu --bias bias.npy --accumulate C0.npy,\n"
     "              --out C.npy (fp32) | --out-bf16 C.npy (bf16 bits), --check, --json,\n"
     "              --trace FILE.fst [--trace-start CYCLE (0)] [--trace-cycles N (10000; 0: all)]\n"
+    "              --timeline FILE.json (instruction timeline, Chrome trace-event format)\n"
     "  info        the device configuration read from its CSRs (--json)\n"
     "  help        this text\n"
     "\n"
