@@ -18,10 +18,10 @@ namespace mxu::host {
 const std::set<std::string>& TraceValueFlags();
 
 struct TraceOptions {
-  std::string fst_path;        // empty: no waveform
-  uint64_t start_cycle = 0;    // counted from RunRecorder::Arm
-  uint64_t cycles = 10'000;    // 0: to the end of the run
-  std::string timeline_path;   // empty: no timeline
+  std::string fst_path;       // empty: no waveform
+  uint64_t start_cycle = 0;   // counted from RunRecorder::Arm
+  uint64_t cycles = 10'000;   // 0: to the end of the run
+  std::string timeline_path;  // empty: no timeline
 };
 
 // Throws UsageError for --trace-start or --trace-cycles without --trace, or an empty path.

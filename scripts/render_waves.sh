@@ -29,7 +29,7 @@ rm -f "$out"
 cd "$root"
 # A private X server per run (-a), its own auth file; the whole tree is killed on timeout.
 timeout -k 5 "${MXU_RENDER_TIMEOUT:-60}" \
-  xvfb-run -a -s "-screen 0 1700x1300x24" \
+  xvfb-run -a -s "-screen 0 1700x1300x16" \
   gtkwave --rcvar 'splash_disable on' -S "$root/waves/render.tcl" "$trace" "$layout" \
   >/dev/null 2>&1 || true
 if [ ! -s "$out" ]; then

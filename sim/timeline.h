@@ -58,12 +58,12 @@ class Timeline {
 
   struct Span {
     Track track = Track::kControl;
-    bool program = false;          // a whole program (control track); index is its number
-    uint32_t index = kNoIndex;     // the instruction's index in its program
-    uint32_t part = 0;             // compute: which piece of a MATMUL split by stalls
+    bool program = false;           // a whole program (control track); index is its number
+    uint32_t index = kNoIndex;      // the instruction's index in its program
+    uint32_t part = 0;              // compute: which piece of a MATMUL split by stalls
     std::array<uint32_t, 4> ins{};  // the instruction's encoding
-    uint64_t start = 0;            // device cycles since construction of the platform
-    uint64_t end = 0;              // exclusive
+    uint64_t start = 0;             // device cycles since construction of the platform
+    uint64_t end = 0;               // exclusive
   };
 
   // `origin`: the cycle the recording starts (the JSON's time zero).
@@ -97,9 +97,9 @@ class Timeline {
   uint64_t origin_;
   std::vector<Span> spans_;
   std::array<std::optional<Span>, kNumTracks> open_;
-  std::deque<PendingMatmul> matmuls_;           // dispatched, rows still to enter the array
-  std::deque<Span> weight_tiles_;               // LOAD WEIGHTS dispatched, shift not started
-  std::optional<size_t> compute_span_;          // the last compute span, in spans_
+  std::deque<PendingMatmul> matmuls_;   // dispatched, rows still to enter the array
+  std::deque<Span> weight_tiles_;       // LOAD WEIGHTS dispatched, shift not started
+  std::optional<size_t> compute_span_;  // the last compute span, in spans_
   bool busy_ = false;
   uint32_t programs_ = 0;
 };

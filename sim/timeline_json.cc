@@ -28,7 +28,7 @@ std::string OpName(const std::array<uint32_t, 4>& ins) {
   switch (static_cast<isa::Opcode>(ins[0] & 0xFF)) {
     case isa::Opcode::kLoad:
       return ((ins[0] >> 8) & 3) == static_cast<uint32_t>(isa::Buffer::kWeights) ? "LOAD WEIGHTS"
-                                                                                   : "LOAD";
+                                                                                 : "LOAD";
     case isa::Opcode::kStore:
       return "STORE";
     case isa::Opcode::kMatmul:
@@ -66,16 +66,16 @@ void WriteTimelineJson(const Timeline& timeline, std::ostream& out) {
   }
   for (const Timeline::Span& span : timeline.spans()) {
     out << ",\n  {\"name\": " << Quoted(SpanName(span))
-        << ", \"cat\": " << Quoted(Timeline::TrackName(span.track)) << ", \"ph\": \"X\", \"ts\": "
-        << span.start - timeline.origin() << ", \"dur\": " << span.end - span.start
+        << ", \"cat\": " << Quoted(Timeline::TrackName(span.track))
+        << ", \"ph\": \"X\", \"ts\": " << span.start - timeline.origin()
+        << ", \"dur\": " << span.end - span.start
         << ", \"pid\": 0, \"tid\": " << static_cast<unsigned>(span.track) << ", \"args\": {";
     if (span.program) {
       out << "\"program\": " << span.index;
     } else if (span.index != Timeline::kNoIndex) {
       isa::Instruction ins;
       ins.words = span.ins;
-      out << "\"index\": " << span.index
-          << ", \"instruction\": " << Quoted(isa::Disassemble(ins));
+      out << "\"index\": " << span.index << ", \"instruction\": " << Quoted(isa::Disassemble(ins));
       if (span.track == Track::kCompute) out << ", \"part\": " << span.part;
     }
     out << "}}";

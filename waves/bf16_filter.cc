@@ -33,8 +33,7 @@ int main() {
   while (std::getline(std::cin, line)) {
     const size_t begin = line.find_first_not_of(" \t\r");
     const size_t end = line.find_last_not_of(" \t\r");
-    const std::string token =
-        begin == std::string::npos ? "" : line.substr(begin, end - begin + 1);
+    const std::string token = begin == std::string::npos ? "" : line.substr(begin, end - begin + 1);
     // GTKWave waits for each answer: flush every line.
     std::cout << Translate(token) << std::endl;
   }

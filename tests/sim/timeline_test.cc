@@ -52,8 +52,8 @@ TEST(Timeline, SpansFollowThePorts) {
   s.Idle(1);                                                            // 100: program starts
   s.Step(s.Dispatch(0, isa::Load(isa::Buffer::kUb, 4, 16, 0, 0, 16)));  // 101
   s.Step(s.Dispatch(1, isa::Load(isa::Buffer::kWeights, 16, 16, 0, 0x1000, 16)));  // 102
-  DebugPorts p = s.Dispatch(2, isa::Matmul(4, 16, 0, 0, false, true));  // 103
-  p.wshift_start = true;                                                // weights #1 shift
+  DebugPorts p = s.Dispatch(2, isa::Matmul(4, 16, 0, 0, false, true));             // 103
+  p.wshift_start = true;  // weights #1 shift
   s.Step(p);
   p = s.Busy();
   p.wshift_busy = true;

@@ -6,8 +6,8 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <map>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>

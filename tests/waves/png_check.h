@@ -60,8 +60,8 @@ inline PngInfo InspectPng(const std::string& file) {
   }
   std::vector<uint8_t> raw(size_t{info.height} * (1 + size_t{info.width} * bytes_per_pixel));
   uLongf raw_size = raw.size();
-  if (uncompress(raw.data(), &raw_size, reinterpret_cast<const Bytef*>(idat.data()),
-                 idat.size()) != Z_OK) {
+  if (uncompress(raw.data(), &raw_size, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) !=
+      Z_OK) {
     info.error = "image data does not inflate";
     return info;
   }

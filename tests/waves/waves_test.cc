@@ -131,8 +131,8 @@ TEST(Waves, EveryLayoutSignalIsInTheTrace) {
     const std::vector<std::string> signals = LayoutSignals(Layout(layout));
     EXPECT_GE(signals.size(), 8u) << layout;
     for (const std::string& signal : signals) {
-      EXPECT_TRUE(trace.signals.count(signal)) << layout << ".gtkw names " << signal
-                                               << ", which the trace does not hold";
+      EXPECT_TRUE(trace.signals.count(signal))
+          << layout << ".gtkw names " << signal << ", which the trace does not hold";
     }
   }
 }
@@ -148,9 +148,9 @@ TEST(Waves, WindowedTraceHoldsOnlyItsWindow) {
   // Times in the file: cycle c is c * 1000 ps (clock low) and c * 1000 + 500 (high).
   constexpr uint64_t kPeriod = 1000, kStart = 300, kCycles = 200;
   const std::string from0 = TempPath("w0.fst"), from300 = TempPath("w300.fst");
-  ASSERT_EQ(RunMxu(kGemm + " --trace " + from0 + " --trace-cycles " + std::to_string(kCycles))
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      RunMxu(kGemm + " --trace " + from0 + " --trace-cycles " + std::to_string(kCycles)).exit_code,
+      0);
   ASSERT_EQ(RunMxu(kGemm + " --trace " + from300 + " --trace-start " + std::to_string(kStart) +
                    " --trace-cycles " + std::to_string(kCycles))
                 .exit_code,
@@ -175,7 +175,7 @@ TEST(Waves, EveryLayoutRendersToAPng) {
   for (const std::string& layout : kLayouts) {
     const std::string png = TempPath(layout + ".png");
     const Result r = Shell(std::string(MXU_SOURCE_DIR) + "/scripts/render_waves.sh " +
-                         Layout(layout) + " " + SmallTrace() + " " + png + " 0 400000");
+                           Layout(layout) + " " + SmallTrace() + " " + png + " 0 400000");
     ASSERT_EQ(r.exit_code, 0) << layout << ": " << r.err;
     const PngInfo info = InspectPng(ReadFile(png));
     EXPECT_TRUE(info.valid) << layout << ": " << info.error;
@@ -262,8 +262,8 @@ TEST(WavesTimeline, ComputeSpansAddUpToArrayBusy) {
       std::sort(list.begin(), list.end(),
                 [](const Span& a, const Span& b) { return a.start < b.start; });
       for (size_t i = 1; i < list.size(); ++i) {
-        EXPECT_LE(list[i - 1].end, list[i].start) << track << ": " << list[i - 1].name << " / "
-                                                  << list[i].name;
+        EXPECT_LE(list[i - 1].end, list[i].start)
+            << track << ": " << list[i - 1].name << " / " << list[i].name;
       }
     }
     // The program span is the CYCLES counter: busy from start to done.
