@@ -1,8 +1,11 @@
 #include "driver/rtl_device.h"
 
+#include <fstream>
+#include <stdexcept>
 #include <systemc>
 
 #include "sim/platform.h"
+#include "sim/timeline_json.h"
 
 namespace mxu::driver {
 namespace {
@@ -50,5 +53,18 @@ bool RtlDevice::RunUntilInterrupt(uint64_t max_cycles) {
 void RtlDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) {
   platform_->SetTrace(path, start_cycle, cycles);
 }
+
+void RtlDevice::StartTimeline() { platform_->SetTimeline(true); }
+
+void RtlDevice::WriteTimeline(const std::string& path) {
+  platform_->SetTimeline(false);
+  if (!platform_->timeline()) throw std::logic_error("WriteTimeline: no timeline was started");
+  std::ofstream out(path);
+  if (out) sim::WriteTimelineJson(*platform_->timeline(), out);
+  out.close();
+  if (!out) throw std::runtime_error("cannot write timeline file '" + path + "'");
+}
+
+const sim::Timeline* RtlDevice::timeline() const { return platform_->timeline(); }
 
 }  // namespace mxu::driver

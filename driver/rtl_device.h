@@ -10,7 +10,8 @@
 
 namespace mxu::sim {
 class Platform;
-}
+class Timeline;
+}  // namespace mxu::sim
 
 namespace mxu::driver {
 
@@ -36,6 +37,12 @@ class RtlDevice : public Device {
 
   // FST trace of device cycles [start, start + cycles) (0 cycles: to the end).
   void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles);
+  // Instruction timeline (sim/timeline.h) from now on; WriteTimeline stops it and writes it as
+  // Chrome trace-event JSON, throwing std::runtime_error ("cannot write timeline file '...'")
+  // when the file cannot be written.
+  void StartTimeline();
+  void WriteTimeline(const std::string& path);
+  const sim::Timeline* timeline() const;
   sim::Platform& platform() { return *platform_; }
 
  private:

@@ -12,7 +12,7 @@
 #include "driver/golden/numerics.h"
 #include "host/device_options.h"
 #include "host/npy.h"
-#include "sim/platform.h"
+#include "host/trace_options.h"
 
 namespace mxu::host {
 namespace {
@@ -128,10 +128,11 @@ CheckResult Check(const driver::GemmRequest& request, const driver::GemmResult& 
 
 int RunGemm(const std::vector<std::string>& args) {
   std::set<std::string> value_flags = DeviceValueFlags();
-  value_flags.insert({"m", "k", "n", "seed", "a", "b", "bias", "accumulate", "out", "out-bf16",
-                      "trace", "trace-start", "trace-cycles"});
+  value_flags.insert(TraceValueFlags().begin(), TraceValueFlags().end());
+  value_flags.insert({"m", "k", "n", "seed", "a", "b", "bias", "accumulate", "out", "out-bf16"});
   const CliArgs cli(args, value_flags, {"ta", "tb", "relu", "check", "json"});
   const DeviceOptions options = ParseDeviceOptions(cli);
+  RunRecorder recorder(ParseTraceOptions(cli));
   const bool json = cli.Has("json");
   if (cli.Has("out") && cli.Has("out-bf16")) {
     throw UsageError("--out (fp32) and --out-bf16 select different outputs: give one");
@@ -143,14 +144,6 @@ int RunGemm(const std::vector<std::string>& args) {
 
   auto device = OpenDevice(options);
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
-  if (cli.Has("trace")) {
-    // The window counts device cycles from here, the start of the GEMM's own register writes.
-    device->SetTrace(cli.String("trace", ""),
-                     device->platform().cycle() + cli.Unsigned("trace-start", 0),
-                     cli.Unsigned("trace-cycles", 10'000));
-  } else if (cli.Has("trace-start") || cli.Has("trace-cycles")) {
-    throw UsageError("--trace-start and --trace-cycles need --trace FILE.fst");
-  }
 
   driver::GemmRequest request;
   request.trans_a = cli.Has("ta");
@@ -206,7 +199,10 @@ int RunGemm(const std::vector<std::string>& args) {
     request.c0 = &c0;
   }
 
+  // The trace window counts device cycles from here, the start of the GEMM's own register writes.
+  recorder.Arm(*device);
   const driver::GemmResult result = driver::Gemm(*device, config, request, options.watchdog_cycles);
+  recorder.Finish(*device);
   CheckResult check;
   if (cli.Has("check")) check = Check(request, result, config);
 

@@ -27,6 +27,7 @@ constexpr char kUsage[] =
     "              --ta --tb --relu --bias bias.npy --accumulate C0.npy,\n"
     "              --out C.npy (fp32) | --out-bf16 C.npy (bf16 bits), --check, --json,\n"
     "              --trace FILE.fst [--trace-start CYCLE (0)] [--trace-cycles N (10000; 0: all)]\n"
+    "              --timeline FILE.json (instruction timeline, Chrome trace-event format)\n"
     "  train       mixed-precision MLP training, every GEMM on the device:\n"
     "              [--data IDX_DIR [--train-samples N] [--test-samples N]]\n"
     "              [--samples-per-class N (300)] [--classes N (3)] [--hidden 32,32]\n"

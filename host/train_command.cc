@@ -11,6 +11,7 @@
 #include <string>
 
 #include "host/device_options.h"
+#include "host/trace_options.h"
 #include "host/train/dataset.h"
 #include "host/train/idx.h"
 #include "host/train/matmul_engine.h"
@@ -104,66 +105,87 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
-}  // namespace
-
-int RunTrain(const std::vector<std::string>& args) {
-  std::set<std::string> value_flags = DeviceValueFlags();
-  value_flags.insert({"data", "train-samples", "test-samples", "samples-per-class", "classes",
-                      "hidden", "epochs", "batch", "optimizer", "lr", "momentum", "loss-scale",
-                      "scale-growth", "seed", "log", "plot", "inject-overflow"});
-  const CliArgs cli(args, value_flags, {"json", "quiet"});
-  const DeviceOptions options = ParseDeviceOptions(cli);
-  const bool json = cli.Has("json");
-
+// The training configuration from the flags (defaults: train::TrainConfig).
+train::TrainConfig ParseTrainConfig(const CliArgs& cli) {
   train::TrainConfig config;
-  config.seed = cli.Unsigned("seed", 1);
-  config.hidden = ParseWidths(cli.String("hidden", "32,32"));
-  config.epochs = static_cast<int>(cli.Unsigned("epochs", 20, 1, 100000));
-  config.batch_size = static_cast<int>(cli.Unsigned("batch", 64, 1, 65535));
-  config.optimizer.kind = cli.String("optimizer", "adam");
-  config.optimizer.learning_rate =
-      ParseFloat(cli, "lr", config.optimizer.kind == "sgd" ? 0.05f : 0.01f);
-  config.optimizer.momentum = ParseFloat(cli, "momentum", 0.9f);
-  config.loss_scaling.initial_scale = ParseFloat(cli, "loss-scale", 32768.0f);
-  config.loss_scaling.growth_interval =
-      static_cast<int>(cli.Unsigned("scale-growth", 100, 1, 1'000'000));
+  config.seed = cli.Unsigned("seed", config.seed);
+  if (cli.Has("hidden")) config.hidden = ParseWidths(cli.String("hidden", ""));
+  config.epochs = static_cast<int>(cli.Unsigned("epochs", config.epochs, 1, 100000));
+  config.batch_size = static_cast<int>(cli.Unsigned("batch", config.batch_size, 1, 65535));
+  config.optimizer.kind = cli.String("optimizer", config.optimizer.kind);
+  config.optimizer.learning_rate = ParseFloat(
+      cli, "lr", config.optimizer.kind == "sgd" ? 0.05f : config.optimizer.learning_rate);
+  config.optimizer.momentum = ParseFloat(cli, "momentum", config.optimizer.momentum);
+  config.loss_scaling.initial_scale =
+      ParseFloat(cli, "loss-scale", config.loss_scaling.initial_scale);
+  config.loss_scaling.growth_interval = static_cast<int>(
+      cli.Unsigned("scale-growth", config.loss_scaling.growth_interval, 1, 1'000'000));
   config.inject_overflow_step = cli.Unsigned("inject-overflow", 0);
+  return config;
+}
 
-  // The data: IDX files from --data, or the generated spirals.
-  train::Split data;
-  std::string data_name;
+struct TrainingData {
+  train::Split split;
+  std::string name;
+};
+
+// IDX files from --data, or the generated spirals.
+TrainingData LoadData(const CliArgs& cli, uint64_t seed) {
+  TrainingData data;
   if (cli.Has("data")) {
     if (cli.Has("samples-per-class") || cli.Has("classes")) {
       throw UsageError("--samples-per-class and --classes shape the generated data, not --data");
     }
     try {
-      data = train::LoadIdxDataset(cli.String("data", ""),
-                                   static_cast<int>(cli.Unsigned("train-samples", 0, 0, 1 << 30)),
-                                   static_cast<int>(cli.Unsigned("test-samples", 0, 0, 1 << 30)));
+      data.split = train::LoadIdxDataset(
+          cli.String("data", ""), static_cast<int>(cli.Unsigned("train-samples", 0, 0, 1 << 30)),
+          static_cast<int>(cli.Unsigned("test-samples", 0, 0, 1 << 30)));
     } catch (const std::runtime_error& error) {
       throw UsageError(error.what());  // a missing or malformed file is bad input
     }
-    data_name = "IDX " + cli.String("data", "");
-  } else {
-    if (cli.Has("train-samples") || cli.Has("test-samples")) {
-      throw UsageError(
-          "--train-samples and --test-samples limit --data; the spirals take "
-          "--samples-per-class");
-    }
-    const int classes = static_cast<int>(cli.Unsigned("classes", train::kSpiralClasses, 2, 16));
-    const int per_class = static_cast<int>(
-        cli.Unsigned("samples-per-class", train::kSpiralSamplesPerClass, 10, 100000));
-    data = train::SplitDataset(
-        train::MakeSpirals(per_class, classes, train::kSpiralNoise, config.seed), 0.25,
-        config.seed);
-    data_name = std::to_string(classes) + "-arm spirals";
+    data.name = "IDX " + cli.String("data", "");
+    return data;
   }
+  if (cli.Has("train-samples") || cli.Has("test-samples")) {
+    throw UsageError(
+        "--train-samples and --test-samples limit --data; the spirals take --samples-per-class");
+  }
+  const int classes = static_cast<int>(cli.Unsigned("classes", train::kSpiralClasses, 2, 16));
+  const int per_class = static_cast<int>(
+      cli.Unsigned("samples-per-class", train::kSpiralSamplesPerClass, 10, 100000));
+  data.split =
+      train::SplitDataset(train::MakeSpirals(per_class, classes, train::kSpiralNoise, seed),
+                          train::kSpiralTestFraction, seed);
+  data.name = std::to_string(classes) + "-arm spirals";
+  return data;
+}
+
+}  // namespace
+
+int RunTrain(const std::vector<std::string>& args) {
+  std::set<std::string> value_flags = DeviceValueFlags();
+  value_flags.insert(TraceValueFlags().begin(), TraceValueFlags().end());
+  value_flags.insert({"data", "train-samples", "test-samples", "samples-per-class", "classes",
+                      "hidden", "epochs", "batch", "optimizer", "lr", "momentum", "loss-scale",
+                      "scale-growth", "seed", "log", "plot", "inject-overflow"});
+  const CliArgs cli(args, value_flags, {"json", "quiet"});
+  const DeviceOptions options = ParseDeviceOptions(cli);
+  const TraceOptions trace = ParseTraceOptions(cli);
+  RunRecorder recorder(trace);
+  const bool json = cli.Has("json");
+  const train::TrainConfig config = ParseTrainConfig(cli);
+  const TrainingData loaded = LoadData(cli, config.seed);
+  const train::Split& data = loaded.split;
+  const std::string& data_name = loaded.name;
 
   // The engine: the device through the driver, or plain fp32 on the host.
   std::unique_ptr<driver::RtlDevice> device;
   std::unique_ptr<train::MatmulEngine> engine;
   std::string engine_text;
   if (options.backend == "host") {
+    if (!trace.fst_path.empty() || !trace.timeline_path.empty()) {
+      throw UsageError("--trace and --timeline record the device: not with --backend host");
+    }
     engine = std::make_unique<train::HostMatmulEngine>();
     engine_text = "host fp32";
   } else {
@@ -208,6 +230,8 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   ProgressBar bar(!quiet && isatty(STDERR_FILENO));
   std::vector<EpochRecord> records;
+  // The trace window counts device cycles from the start of training.
+  if (device) recorder.Arm(*device);
   const auto start = std::chrono::steady_clock::now();
   for (int e = 1; e <= config.epochs; ++e) {
     const EpochRecord record = trainer.RunEpoch(
@@ -233,6 +257,7 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (device) recorder.Finish(*device);
 
   if (cli.Has("plot")) {
     std::vector<train::Series> loss(2), accuracy(2);

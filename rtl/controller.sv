@@ -41,6 +41,10 @@ module controller #(
   output logic [2:0]           retired_o,     // instructions completed this cycle
   output logic                 stall_dep_o,
   output logic                 stall_fetch_o,
+  // Observation only (waveforms, timeline): the instruction dispatched this cycle; its index is
+  // pc_o.
+  output logic                 dbg_dispatch_o,
+  output logic [127:0]         dbg_ins_o,
   // Instruction fetch (read ID 0).
   output logic                 fetch_ar_valid_o,
   input  logic                 fetch_ar_ready_i,
@@ -691,6 +695,8 @@ module controller #(
   assign error_addr_o  = err_addr_q;
   assign stall_dep_o   = state_q == StRun && ins_valid && check_err == mxu_pkg::ErrNone && !dispatch;
   assign stall_fetch_o = state_q == StRun && !ins_valid && pc_q != count_q;
+  assign dbg_dispatch_o = dispatch;
+  assign dbg_ins_o      = ins;
 
   logic unused_signals;
   assign unused_signals = ^{ibuf_full, wl_count, overlap_rd_ub, overlap_wr_ub, overlap_rd_acc,

@@ -46,7 +46,24 @@ module mxu_top #(
   output logic                 mem_w_last_o,
   input  logic                 mem_b_valid_i,
   output logic                 mem_b_ready_o,
-  input  logic [1:0]           mem_b_resp_i
+  input  logic [1:0]           mem_b_resp_i,
+  // Observation ports (waveforms, the platform's instruction timeline): wires from existing
+  // signals, no state. dbg_dispatch_o: an instruction leaves the controller for its engine this
+  // cycle; dbg_dispatch_pc_o is its index in the program and dbg_dispatch_ins_o its encoding.
+  // The *_done_o pulses end an engine's instruction (in dispatch order per engine);
+  // dbg_array_row_o is the signal counter ARRAY_BUSY counts.
+  output logic                 dbg_busy_o,
+  output logic                 dbg_dispatch_o,
+  output logic [31:0]          dbg_dispatch_pc_o,
+  output logic [127:0]         dbg_dispatch_ins_o,
+  output logic                 dbg_load_done_o,
+  output logic                 dbg_wload_done_o,
+  output logic                 dbg_store_done_o,
+  output logic                 dbg_matmul_done_o,
+  output logic                 dbg_activate_done_o,
+  output logic                 dbg_wshift_start_o,
+  output logic                 dbg_wshift_busy_o,
+  output logic                 dbg_array_row_o
 );
 
   localparam int unsigned UbLanes = (Rows > Cols) ? Rows : Cols;
@@ -171,6 +188,8 @@ module mxu_top #(
     .retired_o       (retired),
     .stall_dep_o     (stall_dep),
     .stall_fetch_o   (stall_fetch),
+    .dbg_dispatch_o  (dbg_dispatch_o),
+    .dbg_ins_o       (dbg_dispatch_ins_o),
     .fetch_ar_valid_o(fetch_ar_valid),
     .fetch_ar_ready_i(fetch_ar_ready),
     .fetch_ar_addr_o (fetch_ar_addr),
@@ -406,7 +425,18 @@ module mxu_top #(
     end
   end
 
+  assign dbg_busy_o          = ctrl_busy;
+  assign dbg_dispatch_pc_o   = pc;
+  assign dbg_load_done_o     = ld_done;
+  assign dbg_wload_done_o    = wld_done;
+  assign dbg_store_done_o    = st_done;
+  assign dbg_matmul_done_o   = mm_done;
+  assign dbg_activate_done_o = ac_done;
+  assign dbg_wshift_start_o  = wl_valid && wl_ready;
+  assign dbg_wshift_busy_o   = wl_busy;
+  assign dbg_array_row_o     = array_row;
+
   logic unused_signals;
-  assign unused_signals = ^{wl_busy, mm_busy, ac_busy};
+  assign unused_signals = ^{mm_busy, ac_busy};
 
 endmodule

@@ -378,6 +378,7 @@ void Platform::Step() {
     out.b_ready = m.mem_b_ready_o;
   }
   const bool request_taken = m.reg_req_valid_i && m.reg_req_ready_o;
+  if (timeline_on_ && active) timeline_->Sample(c, ReadDebugPorts());
 
   if (trace_armed_ && c >= trace_start_) TraceDump(TraceTicks(c, false));
   m.clk_i = 1;
@@ -439,6 +440,30 @@ void Platform::Reset() {
   DriveInputs();
   Settle();
   memory_.Reset();
+  if (timeline_) timeline_->Abandon();
+}
+
+void Platform::SetTimeline(bool on) {
+  if (on) timeline_ = std::make_unique<Timeline>(cycle_);
+  timeline_on_ = on;
+}
+
+DebugPorts Platform::ReadDebugPorts() const {
+  const Vmxu_top& m = *model_;
+  DebugPorts p;
+  p.busy = m.dbg_busy_o;
+  p.dispatch = m.dbg_dispatch_o;
+  p.pc = m.dbg_dispatch_pc_o;
+  for (size_t i = 0; i < p.ins.size(); ++i) p.ins[i] = m.dbg_dispatch_ins_o[i];
+  p.load_done = m.dbg_load_done_o;
+  p.wload_done = m.dbg_wload_done_o;
+  p.store_done = m.dbg_store_done_o;
+  p.matmul_done = m.dbg_matmul_done_o;
+  p.activate_done = m.dbg_activate_done_o;
+  p.wshift_start = m.dbg_wshift_start_o;
+  p.wshift_busy = m.dbg_wshift_busy_o;
+  p.array_row = m.dbg_array_row_o;
+  return p;
 }
 
 void Platform::Reconfigure(const HostMemory::Config& memory) {

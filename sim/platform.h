@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "sim/host_memory.h"
+#include "sim/timeline.h"
 
 // The Verilator classes stay out of this header, so that includers need neither the model's
 // include order nor its macros.
@@ -232,6 +233,14 @@ class Platform : public sc_core::sc_module {
   // Why the last window produced no file (it could not be created when it opened); else empty.
   const std::string& trace_error() const { return trace_error_; }
 
+  // Instruction timeline (sim/timeline.h): on, a new empty one records from this cycle (its
+  // origin); off, recording stops and what was recorded stays readable. While off the clock
+  // loop pays one test per cycle. Reset() drops the spans still open.
+  void SetTimeline(bool on);
+  bool timeline_on() const { return timeline_on_; }
+  // The last timeline started (nullptr before the first SetTimeline(true)).
+  const Timeline* timeline() const { return timeline_.get(); }
+
  private:
   enum class Goal { kNone, kCycles, kIrq, kCsr };
   enum class CsrState { kIdle, kRequest, kWaitResponse, kDone };
@@ -253,6 +262,7 @@ class Platform : public sc_core::sc_module {
   void DriveInputs();
   void Settle();  // clk low, eval
 
+  DebugPorts ReadDebugPorts() const;
   void TraceDump(uint64_t time);
   uint64_t TraceTicks(uint64_t cycle, bool high) const;
 
@@ -289,6 +299,9 @@ class Platform : public sc_core::sc_module {
   uint64_t trace_start_ = 0;
   uint64_t trace_end_ = 0;  // exclusive; UINT64_MAX: to the end
   uint64_t trace_ticks_per_cycle_ = 0;
+
+  std::unique_ptr<Timeline> timeline_;
+  bool timeline_on_ = false;
 };
 
 }  // namespace mxu::sim

@@ -32,6 +32,8 @@ inline constexpr int kSpiralClasses = 3;
 inline constexpr int kSpiralSamplesPerClass = 300;
 inline constexpr double kSpiralNoise = 0.05;
 inline constexpr double kSpiralTurns = 1.0;
+// The share of the spirals `mxu train` holds out for testing (stratified by class).
+inline constexpr double kSpiralTestFraction = 0.25;
 
 // K = classes interleaved spiral arms in 2-D. Sample i of arm k has t = (i + 1) / samples_per_class
 // in (0, 1], angle t * kSpiralTurns * 2pi + 2pi k / K and radius t, plus N(0, noise^2) on each

@@ -108,6 +108,22 @@ TEST(MxuTrainCli, OneSeedGivesIdenticalLogsOnTheDevice) {
   EXPECT_NE(csv, ReadFile(log_c));
 }
 
+// The training run's trace window and timeline, as for `mxu gemm` (tests/waves/ checks their
+// contents in depth).
+TEST(MxuTrainCli, TraceWindowAndTimelineOfATrainingRun) {
+  const std::string fst = TempPath("train.fst"), timeline = TempPath("train.json");
+  const CliResult r =
+      RunMxu("train --epochs 1 --samples-per-class 20 --hidden 8 --quiet --trace " + fst +
+             " --trace-start 1000 --trace-cycles 300 --timeline " + timeline);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(ReadFile(fst).size(), 0u);
+  const std::string json = ReadFile(timeline);
+  EXPECT_EQ(json.find('{'), 0u) << json.substr(0, 80);
+  EXPECT_NE(json.find("MATMUL"), std::string::npos);
+  EXPECT_NE(json.find("STORE"), std::string::npos);
+  ExpectUsageError("train --backend host --timeline " + timeline, "not with --backend host");
+}
+
 TEST(MxuTrainCli, InjectedOverflowIsLogged) {
   const CliResult r = RunMxu(
       "train --backend host --epochs 1 --samples-per-class 40 --hidden 8 --inject-overflow 2 "

@@ -1,0 +1,68 @@
+#include "host/trace_options.h"
+
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "sim/platform.h"
+
+namespace mxu::host {
+namespace {
+
+// Before a long run, not after it: the directory must take the file.
+void CheckWritable(const std::string& path, const char* what) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  if (path.back() == '/' || access(dir.c_str(), W_OK) != 0) {
+    throw std::runtime_error(std::string("cannot write ") + what + " file '" + path + "'");
+  }
+}
+
+}  // namespace
+
+const std::set<std::string>& TraceValueFlags() {
+  static const std::set<std::string> flags = {"trace", "trace-start", "trace-cycles", "timeline"};
+  return flags;
+}
+
+TraceOptions ParseTraceOptions(const CliArgs& args) {
+  TraceOptions options;
+  if (args.Has("trace")) {
+    options.fst_path = args.String("trace", "");
+    if (options.fst_path.empty()) throw UsageError("--trace needs a file name");
+    options.start_cycle = args.Unsigned("trace-start", 0);
+    options.cycles = args.Unsigned("trace-cycles", options.cycles);
+  } else if (args.Has("trace-start") || args.Has("trace-cycles")) {
+    throw UsageError("--trace-start and --trace-cycles need --trace FILE.fst");
+  }
+  if (args.Has("timeline")) {
+    options.timeline_path = args.String("timeline", "");
+    if (options.timeline_path.empty()) throw UsageError("--timeline needs a file name");
+  }
+  return options;
+}
+
+void RunRecorder::Arm(driver::RtlDevice& device) {
+  if (!options_.timeline_path.empty()) {
+    CheckWritable(options_.timeline_path, "timeline");
+    device.StartTimeline();
+  }
+  if (!options_.fst_path.empty()) {
+    const uint64_t now = device.platform().cycle();
+    const uint64_t start =
+        options_.start_cycle > UINT64_MAX - now ? UINT64_MAX : now + options_.start_cycle;
+    device.SetTrace(options_.fst_path, start, options_.cycles);
+  }
+}
+
+void RunRecorder::Finish(driver::RtlDevice& device) {
+  if (!options_.fst_path.empty()) {
+    device.platform().CloseTrace();
+    if (!device.platform().trace_error().empty()) {
+      throw std::runtime_error(device.platform().trace_error());
+    }
+  }
+  if (!options_.timeline_path.empty()) device.WriteTimeline(options_.timeline_path);
+}
+
+}  // namespace mxu::host
