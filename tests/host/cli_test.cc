@@ -1,7 +1,6 @@
 // The `mxu` command line as a user meets it: bad input of every kind gives a one-line message and
 // exit code 2, a good run exits 0. Runs the built binary (MXU_BINARY) as a child process.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,45 +10,12 @@
 #include <vector>
 
 #include "host/npy.h"
+#include "tests/host/mxu_cli.h"
 
 namespace mxu::host {
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-// Per-process names: ctest runs the test cases of this file in parallel.
-std::string TempPath(const std::string& name) {
-  return std::string(MXU_CLI_TMPDIR) + "/" + std::to_string(getpid()) + "_" + name;
-}
-
-Result RunMxu(const std::string& args) {
-  const std::string err_path = TempPath("stderr.txt");
-  const std::string command = std::string(MXU_BINARY) + " " + args + " 2>" + err_path;
-  Result result;
-  FILE* pipe = popen(command.c_str(), "r");
-  char buffer[4096];
-  while (pipe && fgets(buffer, sizeof buffer, pipe)) result.out += buffer;
-  const int status = pipe ? pclose(pipe) : -1;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  result.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
-  return result;
-}
-
-void ExpectUsageError(const std::string& args, const std::string& fragment) {
-  const Result r = RunMxu(args);
-  EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
-  // One line, naming the problem.
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
-  EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
-}
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+using Result = CliResult;
 
 TEST(MxuCli, UnknownCommandAndFlags) {
   ExpectUsageError("frobnicate", "unknown command");
@@ -111,7 +77,8 @@ TEST(MxuCli, TraceWindows) {
             0);
   ASSERT_EQ(RunMxu("gemm --m 32 --k 32 --n 16 --trace " + large + " --trace-cycles 0").exit_code,
             0);
-  std::ifstream a(small, std::ios::binary | std::ios::ate), b(large, std::ios::binary | std::ios::ate);
+  std::ifstream a(small, std::ios::binary | std::ios::ate),
+      b(large, std::ios::binary | std::ios::ate);
   ASSERT_TRUE(a.good() && b.good());
   EXPECT_GT(a.tellg(), 0);
   EXPECT_LT(a.tellg(), b.tellg());

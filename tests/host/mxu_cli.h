@@ -30,17 +30,21 @@ inline std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-inline CliResult RunMxu(const std::string& args) {
+// Runs a shell command: its stdout, its stderr (through a scratch file) and its exit code.
+inline CliResult RunShell(const std::string& command) {
   const std::string err_path = TempPath("stderr.txt");
-  const std::string command = std::string(MXU_BINARY) + " " + args + " 2>" + err_path;
   CliResult result;
-  FILE* pipe = popen(command.c_str(), "r");
+  FILE* pipe = popen((command + " 2>" + err_path).c_str(), "r");
   char buffer[4096];
   while (pipe && fgets(buffer, sizeof buffer, pipe)) result.out += buffer;
   const int status = pipe ? pclose(pipe) : -1;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.err = ReadFile(err_path);
   return result;
+}
+
+inline CliResult RunMxu(const std::string& args) {
+  return RunShell(std::string(MXU_BINARY) + " " + args);
 }
 
 // Bad input: exit code 2 and one line on stderr that contains `fragment`.

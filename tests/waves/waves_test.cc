@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/host/mxu_cli.h"
 #include "tests/waves/json_value.h"
 #include "tests/waves/png_check.h"
 
@@ -26,34 +27,10 @@ const std::vector<std::string> kLayouts = {"overview", "array", "buffers"};
 // Small: every run here is a few thousand device cycles.
 const std::string kGemm = "gemm --m 32 --k 32 --n 32";
 
-std::string TempPath(const std::string& name) {
-  return std::string(MXU_WAVES_TMPDIR) + "/" + std::to_string(getpid()) + "_" + name;
-}
-
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-Result Shell(const std::string& command) {
-  const std::string err_path = TempPath("stderr.txt");
-  Result result;
-  FILE* pipe = popen((command + " 2>" + err_path).c_str(), "r");
-  char buffer[4096];
-  while (pipe && fgets(buffer, sizeof buffer, pipe)) result.out += buffer;
-  const int status = pipe ? pclose(pipe) : -1;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  result.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
-  return result;
-}
-
-Result RunMxu(const std::string& args) { return Shell(std::string(MXU_BINARY) + " " + args); }
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using host::ReadFile;
+using host::RunMxu;
+using host::TempPath;
+using Result = host::CliResult;
 
 // The signals of an FST, as GTKWave names them ("scope.sub.name" and, for vectors,
 // "scope.sub.name[msb:lsb]"), and its timestamps; read through fst2vcd.
@@ -63,7 +40,7 @@ struct Trace {
 };
 
 Trace ReadTrace(const std::string& fst) {
-  const Result vcd = Shell(std::string(MXU_FST2VCD) + " " + fst);
+  const Result vcd = host::RunShell(std::string(MXU_FST2VCD) + " " + fst);
   EXPECT_EQ(vcd.exit_code, 0) << vcd.err;
   Trace trace;
   std::vector<std::string> scopes;
@@ -174,8 +151,8 @@ TEST(Waves, WindowedTraceHoldsOnlyItsWindow) {
 TEST(Waves, EveryLayoutRendersToAPng) {
   for (const std::string& layout : kLayouts) {
     const std::string png = TempPath(layout + ".png");
-    const Result r = Shell(std::string(MXU_SOURCE_DIR) + "/scripts/render_waves.sh " +
-                           Layout(layout) + " " + SmallTrace() + " " + png + " 0 400000");
+    const Result r = host::RunShell(std::string(MXU_SOURCE_DIR) + "/scripts/render_waves.sh " +
+                                    Layout(layout) + " " + SmallTrace() + " " + png + " 0 400000");
     ASSERT_EQ(r.exit_code, 0) << layout << ": " << r.err;
     const PngInfo info = InspectPng(ReadFile(png));
     EXPECT_TRUE(info.valid) << layout << ": " << info.error;
@@ -188,7 +165,7 @@ TEST(Waves, EveryLayoutRendersToAPng) {
 TEST(Waves, Bf16FilterShowsNumbers) {
   const std::string in = TempPath("filter_in.txt");
   std::ofstream(in) << "3F80\nc000\n0000\n7fc0\nxxxx\n";
-  const Result r = Shell(std::string(MXU_BF16_FILTER) + " < " + in);
+  const Result r = host::RunShell(std::string(MXU_BF16_FILTER) + " < " + in);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out, "1\n-2\n0\nnan\nxxxx\n");
 }
