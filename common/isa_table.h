@@ -94,21 +94,21 @@ inline constexpr Field kTransferHostAddr{64, 48};
 // host row stride, in elements
 inline constexpr Field kTransferStride{112, 16};
 
-// Fields of format matmul (MATMUL): MATMUL.
+// Fields of format matmul (MATMUL).
 // add to the accumulator rows instead of overwriting them
 inline constexpr Field kMatmulAccumulate{8, 1};
 // first switch to the latest loaded weight tile
 inline constexpr Field kMatmulNewWeights{9, 1};
 // rows (M)
 inline constexpr Field kMatmulRows{16, 16};
-// k_rows: lanes entering the array (1 .. ArrayRows)
+// lanes entering the array (1 .. ArrayRows)
 inline constexpr Field kMatmulKRows{32, 16};
 // UB address
 inline constexpr Field kMatmulUbAddr{48, 16};
 // accumulator address
 inline constexpr Field kMatmulAccAddr{64, 16};
 
-// Fields of format activate (ACTIVATE): ACTIVATE.
+// Fields of format activate (ACTIVATE).
 // ReLU
 inline constexpr Field kActivateRelu{8, 1};
 // add the bias accumulator row

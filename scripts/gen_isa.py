@@ -286,7 +286,8 @@ def gen_cc(t):
     if not fmt["fields"]:
       continue
     ops = ", ".join(op["name"] for op in fmt["opcodes"])
-    lines += comment_lines(f"Fields of format {fmt['name']} ({ops}): {fmt['doc']}.", 0)
+    note = f": {fmt['doc']}" if fmt["doc"] else ""
+    lines += comment_lines(f"Fields of format {fmt['name']} ({ops}){note}.", 0)
     for field in fmt["fields"]:
       text = (f"inline constexpr Field k{camel(fmt['name'])}{camel(field['name'])}"
               f"{{{field['lsb']}, {field['width']}}};")
@@ -398,7 +399,8 @@ def doc_formats(t):
   width = t["opcode_field"]["width"]
   for fmt in t["formats"].values():
     ops = ", ".join(f"{op['name']} ({cc_hex(op['value'], 2)})" for op in fmt["opcodes"])
-    out += ["", f"Format **{fmt['name']}**: {ops}. {fmt['doc']}.", "",
+    note = f" {fmt['doc']}." if fmt["doc"] else ""
+    out += ["", f"Format **{fmt['name']}**: {ops}.{note}", "",
             "| bits | field | contents |", "|---|---|---|"]
     rows = [(0, width, "opcode", "opcode")]
     rows += [(f["lsb"], f["width"], f["name"], f["doc"]) for f in fmt["fields"]]
@@ -407,11 +409,11 @@ def doc_formats(t):
     full = []
     for lsb, w, name, doc in rows:
       if lsb > pos:
-        full.append((pos, lsb - pos, "", "reserved: zero"))
+        full.append((pos, lsb - pos, "(reserved)", "must be zero"))
       full.append((lsb, w, name, doc))
       pos = lsb + w
     if pos < t["ins_bits"]:
-      full.append((pos, t["ins_bits"] - pos, "", "reserved: zero"))
+      full.append((pos, t["ins_bits"] - pos, "(reserved)", "must be zero"))
     for lsb, w, name, doc in full:
       out.append(f"| {bits(lsb, w)} | {name} | {md_cell(doc)} |")
   return out
