@@ -7,18 +7,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "tests/host/mxu_cli.h"
-#include "tests/waves/json_value.h"
-#include "tests/waves/png_check.h"
+#include "tests/png_image.h"
 
 namespace mxu::testing {
 namespace {
@@ -154,11 +155,22 @@ TEST(Waves, EveryLayoutRendersToAPng) {
     const Result r = host::RunShell(std::string(MXU_SOURCE_DIR) + "/scripts/render_waves.sh " +
                                     Layout(layout) + " " + SmallTrace() + " " + png + " 0 400000");
     ASSERT_EQ(r.exit_code, 0) << layout << ": " << r.err;
-    const PngInfo info = InspectPng(ReadFile(png));
-    EXPECT_TRUE(info.valid) << layout << ": " << info.error;
-    EXPECT_GT(info.width, 0u);
-    EXPECT_GT(info.height, 0u);
-    EXPECT_GT(info.distinct_bytes, 16u) << layout << ": a blank picture";
+    const PngImage image = ReadPng(png);
+    ASSERT_TRUE(image.valid) << layout << ": " << image.error;
+    // The layouts ask for a 1600 x 1200 window; the virtual screen is 1700 x 1300.
+    EXPECT_GE(image.width, 800u) << layout;
+    EXPECT_GE(image.height, 600u) << layout;
+    // GTKWave's waveform area is black with green traces and white or coloured text: not one
+    // flat colour, and the trace colour (GTKWave's default green) is drawn.
+    EXPECT_GT(image.Colours().size(), 8u) << layout << ": a blank picture";
+    size_t green = 0;
+    for (uint32_t y = 0; y < image.height; ++y) {
+      for (uint32_t x = 0; x < image.width; ++x) {
+        const Rgb p = image.At(x, y);
+        green += p.g > 150 && p.r < 100 && p.b < 100;
+      }
+    }
+    EXPECT_GT(green, 500u) << layout << ": no waveforms drawn";
   }
 }
 
@@ -178,24 +190,30 @@ struct Span {
   int64_t index;  // -1: none
 };
 
+// Times in the file are microseconds with 1 ns per cycle: cycle = ts x 1000.
+uint64_t Cycles(const nlohmann::json& microseconds) {
+  return static_cast<uint64_t>(std::llround(microseconds.get<double>() * 1000));
+}
+
 std::vector<Span> ReadTimeline(const std::string& path) {
-  const JsonValue root = JsonParser::Parse(ReadFile(path));
-  std::map<double, std::string> tracks;
-  for (const JsonValue& e : root.at("traceEvents").array) {
-    if (e.at("ph").string == "M" && e.at("name").string == "thread_name") {
-      tracks[e.at("tid").number] = e.at("args").at("name").string;
+  const nlohmann::json root = nlohmann::json::parse(ReadFile(path));
+  EXPECT_EQ(root.at("displayTimeUnit"), "ns");
+  std::map<int, std::string> tracks;
+  for (const auto& e : root.at("traceEvents")) {
+    if (e.at("ph") == "M" && e.at("name") == "thread_name") {
+      tracks[e.at("tid").get<int>()] = e.at("args").at("name").get<std::string>();
     }
   }
   std::vector<Span> spans;
-  for (const JsonValue& e : root.at("traceEvents").array) {
-    if (e.at("ph").string != "X") continue;
+  for (const auto& e : root.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
     Span s;
-    s.name = e.at("name").string;
-    s.track = tracks.at(e.at("tid").number);
-    s.start = static_cast<uint64_t>(e.at("ts").number);
-    s.end = s.start + static_cast<uint64_t>(e.at("dur").number);
-    const JsonValue& args = e.at("args");
-    s.index = args.has("index") ? static_cast<int64_t>(args.at("index").number) : -1;
+    s.name = e.at("name").get<std::string>();
+    s.track = tracks.at(e.at("tid").get<int>());
+    s.start = Cycles(e.at("ts"));
+    s.end = s.start + Cycles(e.at("dur"));
+    const auto& args = e.at("args");
+    s.index = args.contains("index") ? args.at("index").get<int64_t>() : -1;
     spans.push_back(s);
   }
   return spans;
@@ -210,7 +228,7 @@ TEST(WavesTimeline, ComputeSpansAddUpToArrayBusy) {
        {kGemm, "gemm --m 100 --k 48 --n 20 --relu --out-bf16 " + bf16_out}) {
     const Result r = RunMxu(shape + " --json --timeline " + json);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const JsonValue stats = JsonParser::Parse(r.out);
+    const nlohmann::json stats = nlohmann::json::parse(r.out);
     const std::vector<Span> spans = ReadTimeline(json);
 
     std::map<std::string, uint64_t> cycles;
@@ -222,14 +240,14 @@ TEST(WavesTimeline, ComputeSpansAddUpToArrayBusy) {
       by_track[s.track].push_back(s);
       indices.insert(s.index);
     }
-    EXPECT_EQ(cycles["compute (array)"], stats.at("array_busy_cycles").number) << shape;
+    EXPECT_EQ(cycles["compute (array)"], stats.at("array_busy_cycles").get<uint64_t>()) << shape;
     EXPECT_GT(cycles["DMA load"], 0u);
     EXPECT_GT(cycles["DMA weights"], 0u);
     EXPECT_GT(cycles["weight shift"], 0u);
     EXPECT_GT(cycles["DMA store"], 0u);
     EXPECT_EQ(cycles["activation"] > 0, shape.find("--out-bf16") != std::string::npos) << shape;
     // Every instruction of the program shows up on some track.
-    for (int64_t i = 0; i < static_cast<int64_t>(stats.at("instructions").number); ++i) {
+    for (int64_t i = 0; i < stats.at("instructions").get<int64_t>(); ++i) {
       EXPECT_TRUE(indices.count(i)) << shape << ": instruction " << i << " has no span";
     }
     // One engine per track: its spans never overlap (the control track nests SYNC and HALT
@@ -248,7 +266,7 @@ TEST(WavesTimeline, ComputeSpansAddUpToArrayBusy) {
     const auto program = std::find_if(by_track["control"].begin(), by_track["control"].end(),
                                       [](const Span& s) { return s.index < 0; });
     ASSERT_NE(program, by_track["control"].end());
-    EXPECT_EQ(program->end - program->start, stats.at("cycles").number);
+    EXPECT_EQ(program->end - program->start, stats.at("cycles").get<uint64_t>());
   }
 }
 
