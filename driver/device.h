@@ -29,6 +29,9 @@ class Device {
   // Runs until the interrupt is raised (true) or max_cycles have passed (false).
   virtual bool RunUntilInterrupt(uint64_t max_cycles) = 0;
   virtual const char* name() const = 0;
+  // Names the programs run from now on in a recording of the device (the instruction timeline's
+  // program spans, e.g. "layer 1 forward 64x2x32"); empty: numbered. Nothing without a recorder.
+  virtual void SetProgramLabel(const std::string& /*label*/) {}
 };
 
 }  // namespace mxu::driver

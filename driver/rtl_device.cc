@@ -54,6 +54,8 @@ void RtlDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t
   platform_->SetTrace(path, start_cycle, cycles);
 }
 
+void RtlDevice::SetProgramLabel(const std::string& label) { platform_->SetProgramLabel(label); }
+
 void RtlDevice::StartTimeline() { platform_->SetTimeline(true); }
 
 void RtlDevice::WriteTimeline(const std::string& path) {

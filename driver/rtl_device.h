@@ -34,6 +34,7 @@ class RtlDevice : public Device {
   uint64_t memory_size() const override;
   bool RunUntilInterrupt(uint64_t max_cycles) override;
   const char* name() const override { return "rtl"; }
+  void SetProgramLabel(const std::string& label) override;
 
   // FST trace of device cycles [start, start + cycles) (0 cycles: to the end).
   void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles);

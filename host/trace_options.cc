@@ -2,9 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <stdexcept>
 
 #include "sim/platform.h"
+#include "waves/run_layout.h"
 
 namespace mxu::host {
 namespace {
@@ -42,27 +46,57 @@ TraceOptions ParseTraceOptions(const CliArgs& args) {
   return options;
 }
 
-void RunRecorder::Arm(driver::RtlDevice& device) {
-  if (!options_.timeline_path.empty()) {
-    CheckWritable(options_.timeline_path, "timeline");
-    device.StartTimeline();
+std::string RunRecorder::GtkwPath(const std::string& fst_path) {
+  const std::string ext = ".fst";
+  if (fst_path.size() > ext.size() &&
+      fst_path.compare(fst_path.size() - ext.size(), ext.size(), ext) == 0) {
+    return fst_path.substr(0, fst_path.size() - ext.size()) + ".gtkw";
   }
-  if (!options_.fst_path.empty()) {
-    const uint64_t now = device.platform().cycle();
+  return fst_path + ".gtkw";
+}
+
+void RunRecorder::Arm(driver::RtlDevice& device) {
+  const bool trace = !options_.fst_path.empty();
+  if (!options_.timeline_path.empty()) CheckWritable(options_.timeline_path, "timeline");
+  armed_at_ = device.platform().cycle();
+  if (trace) {
+    const uint64_t now = armed_at_;
     const uint64_t start =
         options_.start_cycle > UINT64_MAX - now ? UINT64_MAX : now + options_.start_cycle;
     device.SetTrace(options_.fst_path, start, options_.cycles);
+    // Checked writable above: a file of that name now can only be an older run's.
+    std::remove(options_.fst_path.c_str());
+    std::remove(GtkwPath(options_.fst_path).c_str());
   }
+  // A trace needs the timeline too: its save file's markers are the run's events.
+  if (trace || !options_.timeline_path.empty()) device.StartTimeline();
 }
 
 void RunRecorder::Finish(driver::RtlDevice& device) {
-  if (!options_.fst_path.empty()) {
-    device.platform().CloseTrace();
-    if (!device.platform().trace_error().empty()) {
-      throw std::runtime_error(device.platform().trace_error());
-    }
+  const bool trace = !options_.fst_path.empty();
+  sim::Platform& platform = device.platform();
+  const uint64_t end = platform.cycle();
+  if (trace) platform.CloseTrace();
+  if (!options_.timeline_path.empty()) {
+    device.WriteTimeline(options_.timeline_path);
+  } else if (trace) {
+    platform.SetTimeline(false);
   }
-  if (!options_.timeline_path.empty()) device.WriteTimeline(options_.timeline_path);
+  if (!trace) return;
+  if (!platform.trace_error().empty()) throw std::runtime_error(platform.trace_error());
+  if (!platform.trace_written()) {
+    throw std::runtime_error(
+        "no trace written: --trace-start " + std::to_string(options_.start_cycle) +
+        " is past the end of the run (" + std::to_string(end - armed_at_) + " cycles)");
+  }
+  const uint64_t window_start = std::min(end, armed_at_ + options_.start_cycle);
+  const uint64_t window_end =
+      options_.cycles == 0 ? end : std::min(end, window_start + options_.cycles);
+  const std::string gtkw = GtkwPath(options_.fst_path);
+  std::ofstream out(gtkw);
+  out << waves::RunLayout(options_.fst_path, window_start, window_end, *device.timeline());
+  out.close();
+  if (!out) throw std::runtime_error("cannot write GTKWave save file '" + gtkw + "'");
 }
 
 }  // namespace mxu::host

@@ -78,6 +78,10 @@ Fp32Matrix DeviceMatmulEngine::Run(const MatmulOp& op) {
   request.bias = op.bias;
   request.relu = op.relu;
   request.output = driver::OutputType::kFp32;
+  if (!op.label.empty()) {
+    device_.SetProgramLabel(op.label + " " + std::to_string(d.m) + "x" + std::to_string(d.k) + "x" +
+                            std::to_string(d.n));
+  }
   driver::GemmResult result = driver::Gemm(device_, config_, request, watchdog_cycles_);
   ++stats_.gemms;
   stats_.macs += uint64_t(d.m) * d.k * d.n;
