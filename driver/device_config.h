@@ -7,7 +7,7 @@
 #include <string>
 
 #include "driver/device.h"
-#include "driver/subnormals.h"
+#include "common/subnormals.h"
 
 namespace mxu::driver {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "driver/device_config.h"
-#include "driver/isa.h"
+#include "common/isa.h"
 
 namespace mxu::driver {
 

@@ -2,13 +2,8 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
-
-#include "sim/platform.h"
-#include "waves/run_layout.h"
 
 namespace mxu::host {
 namespace {
@@ -20,6 +15,16 @@ void CheckWritable(const std::string& path, const char* what) {
   if (path.back() == '/' || access(dir.c_str(), W_OK) != 0) {
     throw std::runtime_error(std::string("cannot write ") + what + " file '" + path + "'");
   }
+}
+
+// Recording needs a backend that can record; the others refuse the options rather than ignore them.
+driver::Tracing& TracingOf(driver::Device& device) {
+  driver::Tracing* tracing = device.tracing();
+  if (!tracing) {
+    throw UsageError(std::string("--trace and --timeline need a backend that records (the ") +
+                     device.name() + " backend does not)");
+  }
+  return *tracing;
 }
 
 }  // namespace
@@ -55,48 +60,43 @@ std::string RunRecorder::GtkwPath(const std::string& fst_path) {
   return fst_path + ".gtkw";
 }
 
-void RunRecorder::Arm(driver::RtlDevice& device) {
+void RunRecorder::Arm(driver::Device& device) {
   const bool trace = !options_.fst_path.empty();
+  if (!trace && options_.timeline_path.empty()) return;
+  driver::Tracing& tracing = TracingOf(device);
   if (!options_.timeline_path.empty()) CheckWritable(options_.timeline_path, "timeline");
-  armed_at_ = device.platform().cycle();
+  armed_at_ = tracing.cycle();
   if (trace) {
-    const uint64_t now = armed_at_;
-    const uint64_t start =
-        options_.start_cycle > UINT64_MAX - now ? UINT64_MAX : now + options_.start_cycle;
-    device.SetTrace(options_.fst_path, start, options_.cycles);
-    // Checked writable above: a file of that name now can only be an older run's.
+    const uint64_t start = options_.start_cycle > UINT64_MAX - armed_at_
+                               ? UINT64_MAX
+                               : armed_at_ + options_.start_cycle;
+    tracing.SetTrace(options_.fst_path, start, options_.cycles);
+    // SetTrace checked the directory: a file of that name now can only be an older run's.
     std::remove(options_.fst_path.c_str());
     std::remove(GtkwPath(options_.fst_path).c_str());
   }
   // A trace needs the timeline too: its save file's markers are the run's events.
-  if (trace || !options_.timeline_path.empty()) device.StartTimeline();
+  tracing.StartTimeline();
 }
 
-void RunRecorder::Finish(driver::RtlDevice& device) {
+void RunRecorder::Finish(driver::Device& device) {
   const bool trace = !options_.fst_path.empty();
-  sim::Platform& platform = device.platform();
-  const uint64_t end = platform.cycle();
-  if (trace) platform.CloseTrace();
+  if (!trace && options_.timeline_path.empty()) return;
+  driver::Tracing& tracing = TracingOf(device);
+  const uint64_t end = tracing.cycle();
+  if (trace) tracing.CloseTrace();  // throws when the file could not be created
   if (!options_.timeline_path.empty()) {
-    device.WriteTimeline(options_.timeline_path);
-  } else if (trace) {
-    platform.SetTimeline(false);
+    tracing.WriteTimeline(options_.timeline_path);
+  } else {
+    tracing.StopTimeline();
   }
   if (!trace) return;
-  if (!platform.trace_error().empty()) throw std::runtime_error(platform.trace_error());
-  if (!platform.trace_written()) {
+  if (!tracing.trace_written()) {
     throw std::runtime_error(
         "no trace written: --trace-start " + std::to_string(options_.start_cycle) +
         " is past the end of the run (" + std::to_string(end - armed_at_) + " cycles)");
   }
-  const uint64_t window_start = std::min(end, armed_at_ + options_.start_cycle);
-  const uint64_t window_end =
-      options_.cycles == 0 ? end : std::min(end, window_start + options_.cycles);
-  const std::string gtkw = GtkwPath(options_.fst_path);
-  std::ofstream out(gtkw);
-  out << waves::RunLayout(options_.fst_path, window_start, window_end, *device.timeline());
-  out.close();
-  if (!out) throw std::runtime_error("cannot write GTKWave save file '" + gtkw + "'");
+  tracing.WriteTraceLayout(GtkwPath(options_.fst_path));
 }
 
 }  // namespace mxu::host

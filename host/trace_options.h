@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "driver/rtl_device.h"
+#include "driver/device.h"
 #include "host/cli_args.h"
 
 namespace mxu::host {
@@ -42,11 +42,11 @@ class RunRecorder {
   // Throws std::runtime_error ("cannot write ...") when a file's directory is not writable.
   // Removes an older file at the trace's path (and its save file), so that nothing from an
   // earlier run can pass for this one's.
-  void Arm(driver::RtlDevice& device);
+  void Arm(driver::Device& device);
   // Closes the trace and writes the save file and the timeline; throws std::runtime_error naming
   // the file that could not be written, or saying that the trace window missed the run ("no
   // trace written: --trace-start N is past the end of the run (M cycles)"): an error, exit 1.
-  void Finish(driver::RtlDevice& device);
+  void Finish(driver::Device& device);
 
   // The save file written beside a trace: FILE.fst -> FILE.gtkw, else FILE + ".gtkw".
   static std::string GtkwPath(const std::string& fst_path);

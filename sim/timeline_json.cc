@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "driver/isa.h"
+#include "common/isa.h"
 
 namespace mxu::sim {
 namespace {

@@ -3,9 +3,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "driver/bf16.h"
-#include "driver/csr_map.h"
+#include "common/bf16.h"
+#include "common/csr_map.h"
 #include "driver/gemm.h"
+#include "driver/tracing.h"
 
 namespace mxu::train {
 namespace {
@@ -34,7 +35,7 @@ Dims CheckShapes(const MatmulOp& op) {
 
 driver::Bf16Matrix ToBf16(const Fp32Matrix& m, Subnormals mode) {
   driver::Bf16Matrix out(m.rows, m.cols);
-  for (size_t i = 0; i < m.data.size(); ++i) out.data[i] = driver::FloatToBf16(m.data[i], mode);
+  for (size_t i = 0; i < m.data.size(); ++i) out.data[i] = FloatToBf16(m.data[i], mode);
   return out;
 }
 
@@ -78,9 +79,10 @@ Fp32Matrix DeviceMatmulEngine::Run(const MatmulOp& op) {
   request.bias = op.bias;
   request.relu = op.relu;
   request.output = driver::OutputType::kFp32;
-  if (!op.label.empty()) {
-    device_.SetProgramLabel(op.label + " " + std::to_string(d.m) + "x" + std::to_string(d.k) + "x" +
-                            std::to_string(d.n));
+  driver::Tracing* tracing = device_.tracing();
+  if (tracing && !op.label.empty()) {
+    tracing->SetProgramLabel(op.label + " " + std::to_string(d.m) + "x" + std::to_string(d.k) +
+                             "x" + std::to_string(d.n));
   }
   driver::GemmResult result = driver::Gemm(device_, config_, request, watchdog_cycles_);
   ++stats_.gemms;

@@ -10,19 +10,19 @@
 #include <systemc>
 #include <vector>
 
-#include "driver/csr_map.h"
+#include "common/csr_map.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
 #include "driver/program_runner.h"
-#include "driver/rtl_device.h"
+#include "backends/rtl_device.h"
 
 namespace mxu::driver {
 namespace {
 
-RtlDevice* g_device = nullptr;
+backends::RtlDevice* g_device = nullptr;
 constexpr uint64_t kWatchdog = 20'000'000;
 
 struct Options {
@@ -215,7 +215,7 @@ TEST(DriverGemm, DeviceErrorsNameTheInstruction) {
 
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  auto device = std::make_unique<mxu::driver::RtlDevice>();
+  auto device = std::make_unique<mxu::backends::RtlDevice>();
   mxu::driver::g_device = device.get();
   const int result = RUN_ALL_TESTS();
   mxu::driver::g_device = nullptr;

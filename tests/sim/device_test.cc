@@ -12,11 +12,11 @@
 #include <systemc>
 #include <vector>
 
-#include "driver/csr_map.h"
+#include "common/csr_map.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
-#include "driver/isa.h"
+#include "common/isa.h"
 #include "sim/platform.h"
 
 namespace mxu {
@@ -386,8 +386,8 @@ TEST_F(DeviceTest, MemoryTimingChangesCyclesNotResults) {
   uint64_t cycles[4];
   for (int s = 0; s < 4; ++s) {
     sim::HostMemory::Config memory;
-    memory.latency_cycles = settings[s].latency;
-    memory.bytes_per_cycle = settings[s].bytes_per_cycle;
+    memory.timing.latency_cycles = settings[s].latency;
+    memory.timing.bytes_per_cycle = settings[s].bytes_per_cycle;
     Dut().Reconfigure(memory);
     Dut().memory().Write(g.c_addr, std::vector<uint8_t>(g.m * g.n * 4, 0).data(), g.m * g.n * 4);
     const Outcome out = RunProgram(program);
@@ -499,6 +499,9 @@ int sc_main(int argc, char** argv) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   ::testing::InitGoogleTest(&argc, argv);
   mxu::sim::Platform::Config config;
+  // What GoogleTest leaves are Verilator's own options: the reset-randomization runs pass
+  // +verilator+rand+reset+2 +verilator+seed+N (tests/CMakeLists.txt).
+  for (int i = 1; i < argc; ++i) config.verilator_args.push_back(argv[i]);
   auto platform = std::make_unique<mxu::sim::Platform>("platform", config);
   mxu::g_platform = platform.get();
   const int result = RUN_ALL_TESTS();

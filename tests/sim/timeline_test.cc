@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/isa.h"
+#include "common/isa.h"
 #include "sim/timeline_json.h"
 
 namespace mxu::sim {

@@ -1,13 +1,15 @@
-#include "driver/rtl_device.h"
+#include "backends/rtl_device.h"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <systemc>
 
 #include "sim/platform.h"
 #include "sim/timeline_json.h"
+#include "waves/run_layout.h"
 
-namespace mxu::driver {
+namespace mxu::backends {
 namespace {
 
 sim::Platform::Config PlatformConfig(const MemoryTiming& timing) {
@@ -18,9 +20,7 @@ sim::Platform::Config PlatformConfig(const MemoryTiming& timing) {
   }();
   (void)resolution_set;
   sim::Platform::Config config;
-  config.memory.latency_cycles = timing.latency_cycles;
-  config.memory.bytes_per_cycle = timing.bytes_per_cycle;
-  config.memory.max_in_flight = timing.max_in_flight;
+  config.memory.timing = timing;
   return config;
 }
 
@@ -50,13 +50,36 @@ bool RtlDevice::RunUntilInterrupt(uint64_t max_cycles) {
   return platform_->RunUntilIrq(max_cycles).completed;
 }
 
+uint64_t RtlDevice::cycle() const { return platform_->cycle(); }
+
 void RtlDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) {
   platform_->SetTrace(path, start_cycle, cycles);
 }
 
 void RtlDevice::SetProgramLabel(const std::string& label) { platform_->SetProgramLabel(label); }
 
+void RtlDevice::CloseTrace() {
+  platform_->CloseTrace();
+  if (!platform_->trace_error().empty()) throw std::runtime_error(platform_->trace_error());
+}
+
+bool RtlDevice::trace_written() const { return platform_->trace_written(); }
+
+void RtlDevice::WriteTraceLayout(const std::string& gtkw_path) {
+  if (!platform_->trace_written() || !platform_->timeline()) {
+    throw std::logic_error("WriteTraceLayout: no trace written, or no timeline recorded");
+  }
+  const uint64_t end = std::min(platform_->trace_window_end(), platform_->cycle());
+  std::ofstream out(gtkw_path);
+  out << waves::RunLayout(platform_->trace_path(), platform_->trace_window_start(), end,
+                          *platform_->timeline());
+  out.close();
+  if (!out) throw std::runtime_error("cannot write GTKWave save file '" + gtkw_path + "'");
+}
+
 void RtlDevice::StartTimeline() { platform_->SetTimeline(true); }
+
+void RtlDevice::StopTimeline() { platform_->SetTimeline(false); }
 
 void RtlDevice::WriteTimeline(const std::string& path) {
   platform_->SetTimeline(false);
@@ -67,6 +90,4 @@ void RtlDevice::WriteTimeline(const std::string& path) {
   if (!out) throw std::runtime_error("cannot write timeline file '" + path + "'");
 }
 
-const sim::Timeline* RtlDevice::timeline() const { return platform_->timeline(); }
-
-}  // namespace mxu::driver
+}  // namespace mxu::backends
