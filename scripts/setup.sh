@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # zlib1g-dev: Verilator's FST tracing links zlib. libcairo2-dev: the plots (host/plot);
 # libpng-dev: the tests read the pictures back; nlohmann-json3-dev: JSON (header-only).
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
-          gtkwave xvfb zlib1g-dev libcairo2-dev libpng-dev nlohmann-json3-dev)
+          gtkwave xvfb zlib1g-dev libcairo2-dev libpng-dev nlohmann-json3-dev clang-format)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
