@@ -7,9 +7,9 @@ declare -A allowed=(
   [common]="common"
   [driver]="common driver"
   [sim]="common sim"
-  [backends]="common driver sim backends"
+  [backends]="common driver sim waves backends"
   [host]="common driver backends host"
-  [waves]="common"
+  [waves]="common sim waves"
 )
 # One exception, file by file, each with its reason.
 declare -A exceptions=(
