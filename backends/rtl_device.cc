@@ -1,11 +1,13 @@
 #include "backends/rtl_device.h"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <systemc>
 
 #include "sim/platform.h"
 #include "sim/timeline_json.h"
+#include "waves/run_layout.h"
 
 namespace mxu::backends {
 namespace {
@@ -54,12 +56,30 @@ void RtlDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t
   platform_->SetTrace(path, start_cycle, cycles);
 }
 
+void RtlDevice::SetProgramLabel(const std::string& label) { platform_->SetProgramLabel(label); }
+
 void RtlDevice::CloseTrace() {
   platform_->CloseTrace();
   if (!platform_->trace_error().empty()) throw std::runtime_error(platform_->trace_error());
 }
 
+bool RtlDevice::trace_written() const { return platform_->trace_written(); }
+
+void RtlDevice::WriteTraceLayout(const std::string& gtkw_path) {
+  if (!platform_->trace_written() || !platform_->timeline()) {
+    throw std::logic_error("WriteTraceLayout: no trace written, or no timeline recorded");
+  }
+  const uint64_t end = std::min(platform_->trace_window_end(), platform_->cycle());
+  std::ofstream out(gtkw_path);
+  out << waves::RunLayout(platform_->trace_path(), platform_->trace_window_start(), end,
+                          *platform_->timeline());
+  out.close();
+  if (!out) throw std::runtime_error("cannot write GTKWave save file '" + gtkw_path + "'");
+}
+
 void RtlDevice::StartTimeline() { platform_->SetTimeline(true); }
+
+void RtlDevice::StopTimeline() { platform_->SetTimeline(false); }
 
 void RtlDevice::WriteTimeline(const std::string& path) {
   platform_->SetTimeline(false);

@@ -36,8 +36,12 @@ class RtlDevice : public driver::Device, public driver::Tracing {
   uint64_t cycle() const override;
   void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) override;
   void CloseTrace() override;
+  bool trace_written() const override;
+  void WriteTraceLayout(const std::string& gtkw_path) override;
   void StartTimeline() override;
   void WriteTimeline(const std::string& path) override;
+  void StopTimeline() override;
+  void SetProgramLabel(const std::string& label) override;
 
  private:
   std::unique_ptr<sim::Platform> platform_;

@@ -20,10 +20,23 @@ class Tracing {
   // Closes the waveform; throws std::runtime_error naming the file when the window's file could
   // not be written.
   virtual void CloseTrace() = 0;
+  // Whether the last window opened its file: false for a window that started after the run
+  // ended (no file was written).
+  virtual bool trace_written() const = 0;
+  // Writes a GTKWave save file for the last window's file: the overview layout opened on it, with
+  // markers at the first weight shift, compute row and store inside the window and zoomed on the
+  // first tile; the events come from the timeline, which must have recorded the window. Throws
+  // std::runtime_error naming the file when it cannot be written.
+  virtual void WriteTraceLayout(const std::string& gtkw_path) = 0;
   // Instruction timeline from now on; WriteTimeline stops it and writes it as Chrome trace-event
   // JSON, throwing std::runtime_error ("cannot write timeline file '...'") on failure.
   virtual void StartTimeline() = 0;
   virtual void WriteTimeline(const std::string& path) = 0;
+  // Stops the timeline without writing it.
+  virtual void StopTimeline() = 0;
+  // Names the timeline's programs from now on, e.g. "layer 1 forward 64x2x32" (empty:
+  // "program N"), in this timeline and the ones started later.
+  virtual void SetProgramLabel(const std::string& label) = 0;
 };
 
 }  // namespace mxu::driver

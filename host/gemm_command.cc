@@ -69,13 +69,12 @@ Bf16Matrix RandomMatrix(int rows, int cols, golden::BitSource& bits) {
 }
 
 golden::Bf16Matrix OpForm(const Bf16Matrix& stored, bool transposed) {
-  golden::Bf16Matrix m{transposed ? stored.cols : stored.rows,
-                       transposed ? stored.rows : stored.cols, {}};
+  golden::Bf16Matrix m{
+      transposed ? stored.cols : stored.rows, transposed ? stored.rows : stored.cols, {}};
   m.data.resize(stored.data.size());
   for (int r = 0; r < m.rows; ++r) {
     for (int c = 0; c < m.cols; ++c) {
-      m.data[static_cast<size_t>(r) * m.cols + c] =
-          transposed ? stored.at(c, r) : stored.at(r, c);
+      m.data[static_cast<size_t>(r) * m.cols + c] = transposed ? stored.at(c, r) : stored.at(r, c);
     }
   }
   return m;
@@ -100,8 +99,8 @@ CheckResult Check(const driver::GemmRequest& request, const driver::GemmResult& 
     }
     c0 = &start;
   }
-  const golden::Fp32Matrix want = golden::Gemm(a, b, static_cast<int>(config.rows),
-                                               config.subnormals, c0);
+  const golden::Fp32Matrix want =
+      golden::Gemm(a, b, static_cast<int>(config.rows), config.subnormals, c0);
   CheckResult check;
   for (int r = 0; r < want.rows; ++r) {
     for (int c = 0; c < want.cols; ++c) {
@@ -116,8 +115,8 @@ CheckResult Check(const driver::GemmRequest& request, const driver::GemmResult& 
       }
       ++check.compared;
       if (got_bits != want_bits && ++check.mismatches <= 5) {
-        std::fprintf(stderr, "mismatch C[%d][%d]: device 0x%08x, golden 0x%08x\n", r, c,
-                     got_bits, want_bits);
+        std::fprintf(stderr, "mismatch C[%d][%d]: device 0x%08x, golden 0x%08x\n", r, c, got_bits,
+                     want_bits);
       }
     }
   }
@@ -163,8 +162,9 @@ int RunGemm(const std::vector<std::string>& args) {
     n = request.trans_b ? b.rows : b.cols;
     const int kb = request.trans_b ? b.cols : b.rows;
     if (k != kb) {
-      throw UsageError("op(A) is " + std::to_string(m) + "x" + std::to_string(k) + " but op(B) is " +
-                       std::to_string(kb) + "x" + std::to_string(n) + ": inner dimensions differ");
+      throw UsageError("op(A) is " + std::to_string(m) + "x" + std::to_string(k) +
+                       " but op(B) is " + std::to_string(kb) + "x" + std::to_string(n) +
+                       ": inner dimensions differ");
     }
   } else {
     m = static_cast<int>(cli.Unsigned("m", 64, 1, 65535));

@@ -18,8 +18,8 @@ int RunInfo(const std::vector<std::string>& args) {
         "{\"backend\": \"%s\", \"version\": \"%u.%u\", \"array_rows\": %u, \"array_cols\": %u, "
         "\"ub_depth\": %u, \"ub_lanes\": %u, \"acc_depth\": %u, \"weight_fifo_depth\": %u, "
         "\"bus_bytes\": %u, \"max_in_flight\": %u, \"subnormals\": \"%s\"}\n",
-        device->name(), c.version >> 16, c.version & 0xFFFF, c.rows, c.cols, c.ub_depth,
-        c.ub_lanes, c.acc_depth, c.weight_fifo_depth, c.bus_bytes, c.max_in_flight, mode);
+        device->name(), c.version >> 16, c.version & 0xFFFF, c.rows, c.cols, c.ub_depth, c.ub_lanes,
+        c.acc_depth, c.weight_fifo_depth, c.bus_bytes, c.max_in_flight, mode);
     return 0;
   }
   std::printf("MXU device (%s backend), version %u.%u\n", device->name(), c.version >> 16,

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace mxu::host {
@@ -50,26 +51,52 @@ TraceOptions ParseTraceOptions(const CliArgs& args) {
   return options;
 }
 
+std::string RunRecorder::GtkwPath(const std::string& fst_path) {
+  const std::string ext = ".fst";
+  if (fst_path.size() > ext.size() &&
+      fst_path.compare(fst_path.size() - ext.size(), ext.size(), ext) == 0) {
+    return fst_path.substr(0, fst_path.size() - ext.size()) + ".gtkw";
+  }
+  return fst_path + ".gtkw";
+}
+
 void RunRecorder::Arm(driver::Device& device) {
-  if (options_.timeline_path.empty() && options_.fst_path.empty()) return;
+  const bool trace = !options_.fst_path.empty();
+  if (!trace && options_.timeline_path.empty()) return;
   driver::Tracing& tracing = TracingOf(device);
-  if (!options_.timeline_path.empty()) {
-    CheckWritable(options_.timeline_path, "timeline");
-    tracing.StartTimeline();
-  }
-  if (!options_.fst_path.empty()) {
-    const uint64_t now = tracing.cycle();
-    const uint64_t start =
-        options_.start_cycle > UINT64_MAX - now ? UINT64_MAX : now + options_.start_cycle;
+  if (!options_.timeline_path.empty()) CheckWritable(options_.timeline_path, "timeline");
+  armed_at_ = tracing.cycle();
+  if (trace) {
+    const uint64_t start = options_.start_cycle > UINT64_MAX - armed_at_
+                               ? UINT64_MAX
+                               : armed_at_ + options_.start_cycle;
     tracing.SetTrace(options_.fst_path, start, options_.cycles);
+    // SetTrace checked the directory: a file of that name now can only be an older run's.
+    std::remove(options_.fst_path.c_str());
+    std::remove(GtkwPath(options_.fst_path).c_str());
   }
+  // A trace needs the timeline too: its save file's markers are the run's events.
+  tracing.StartTimeline();
 }
 
 void RunRecorder::Finish(driver::Device& device) {
-  if (options_.timeline_path.empty() && options_.fst_path.empty()) return;
+  const bool trace = !options_.fst_path.empty();
+  if (!trace && options_.timeline_path.empty()) return;
   driver::Tracing& tracing = TracingOf(device);
-  if (!options_.fst_path.empty()) tracing.CloseTrace();
-  if (!options_.timeline_path.empty()) tracing.WriteTimeline(options_.timeline_path);
+  const uint64_t end = tracing.cycle();
+  if (trace) tracing.CloseTrace();  // throws when the file could not be created
+  if (!options_.timeline_path.empty()) {
+    tracing.WriteTimeline(options_.timeline_path);
+  } else {
+    tracing.StopTimeline();
+  }
+  if (!trace) return;
+  if (!tracing.trace_written()) {
+    throw std::runtime_error(
+        "no trace written: --trace-start " + std::to_string(options_.start_cycle) +
+        " is past the end of the run (" + std::to_string(end - armed_at_) + " cycles)");
+  }
+  tracing.WriteTraceLayout(GtkwPath(options_.fst_path));
 }
 
 }  // namespace mxu::host

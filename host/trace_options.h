@@ -29,18 +29,31 @@ TraceOptions ParseTraceOptions(const CliArgs& args);
 
 // Records one run: Arm() before it (the trace window counts device cycles from there), Finish()
 // after it. With neither option given both do nothing, and the run costs what it did before.
+//
+// With a trace, Finish() also writes a GTKWave save file beside it (GtkwPath: t.fst -> t.gtkw):
+// the overview layout opened on that file, with markers at the run's first weight shift, first
+// compute row and first store inside the window, zoomed on the first tile (waves/run_layout.h).
+// The events come from the instruction timeline, which a trace turns on (the JSON is written
+// only for --timeline).
 class RunRecorder {
  public:
   explicit RunRecorder(TraceOptions options) : options_(std::move(options)) {}
 
   // Throws std::runtime_error ("cannot write ...") when a file's directory is not writable.
+  // Removes an older file at the trace's path (and its save file), so that nothing from an
+  // earlier run can pass for this one's.
   void Arm(driver::Device& device);
-  // Closes the trace and writes the timeline; throws std::runtime_error naming the file that
-  // could not be written.
+  // Closes the trace and writes the save file and the timeline; throws std::runtime_error naming
+  // the file that could not be written, or saying that the trace window missed the run ("no
+  // trace written: --trace-start N is past the end of the run (M cycles)"): an error, exit 1.
   void Finish(driver::Device& device);
+
+  // The save file written beside a trace: FILE.fst -> FILE.gtkw, else FILE + ".gtkw".
+  static std::string GtkwPath(const std::string& fst_path);
 
  private:
   TraceOptions options_;
+  uint64_t armed_at_ = 0;  // the device cycle of Arm()
 };
 
 }  // namespace mxu::host

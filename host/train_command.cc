@@ -12,10 +12,10 @@
 
 #include "host/device_options.h"
 #include "host/trace_options.h"
+#include "host/train/curves_plot.h"
 #include "host/train/dataset.h"
 #include "host/train/idx.h"
 #include "host/train/matmul_engine.h"
-#include "host/train/plot_png.h"
 #include "host/train/trainer.h"
 
 namespace mxu::host {

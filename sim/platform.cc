@@ -10,8 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,6 +36,29 @@ std::string DescribeCsr(bool write, uint32_t addr, uint32_t value) {
 }
 
 constexpr unsigned kBeatWords = MemoryTransactor::kBusBytes / 4;
+
+// Ctrl-C while a trace file is open: the handler only sets this flag (async-signal-safe); the
+// clock loop acts on it. One trace is open at a time per process (one Platform per process).
+volatile std::sig_atomic_t g_interrupted = 0;
+struct sigaction g_previous_sigint;
+bool g_sigint_installed = false;
+
+extern "C" void OnSigint(int) { g_interrupted = 1; }
+
+void InstallSigint() {
+  if (g_sigint_installed) return;
+  struct sigaction action {};
+  action.sa_handler = OnSigint;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  g_sigint_installed = sigaction(SIGINT, &action, &g_previous_sigint) == 0;
+}
+
+void RestoreSigint() {
+  if (!g_sigint_installed) return;
+  sigaction(SIGINT, &g_previous_sigint, nullptr);
+  g_sigint_installed = false;
+}
 
 }  // namespace
 
@@ -189,7 +215,10 @@ void Platform::Step() {
   if (trace_armed_ && c >= trace_start_) TraceDump(TraceTicks(c, false));
   m.clk_i = 1;
   m.eval();
-  if (trace_) TraceDump(TraceTicks(c, true));
+  if (trace_) {
+    TraceDump(TraceTicks(c, true));
+    if (g_interrupted) ExitInterrupted();
+  }
 
   // The transactors act at cycle c (b_transport timestamps are cycle c); then cycle c + 1.
   if (active) transactor_.Edge(mem_out_, c, quantum_start_cycle_);
@@ -250,8 +279,16 @@ void Platform::Reset() {
 }
 
 void Platform::SetTimeline(bool on) {
-  if (on) timeline_ = std::make_unique<Timeline>(cycle_);
+  if (on) {
+    timeline_ = std::make_unique<Timeline>(cycle_);
+    timeline_->SetProgramLabel(program_label_);
+  }
   timeline_on_ = on;
+}
+
+void Platform::SetProgramLabel(const std::string& label) {
+  program_label_ = label;
+  if (timeline_) timeline_->SetProgramLabel(label);
 }
 
 DebugPorts Platform::ReadDebugPorts() const {
@@ -320,6 +357,7 @@ void Platform::SetTrace(const std::string& fst_path, uint64_t start_cycle, uint6
     throw std::runtime_error("cannot write trace file '" + fst_path + "'");
   }
   trace_path_ = fst_path;
+  trace_written_ = false;
   trace_start_ = std::max(start_cycle, cycle_);
   trace_end_ = num_cycles == 0 || start_cycle > UINT64_MAX - num_cycles ? UINT64_MAX
                                                                         : start_cycle + num_cycles;
@@ -331,7 +369,26 @@ void Platform::CloseTrace() {
   if (trace_) {
     trace_->close();
     trace_.reset();
+    RestoreSigint();
+    // A Ctrl-C that came while the clock was not running: honoured now that the file is whole.
+    if (g_interrupted) ExitInterrupted();
   }
+}
+
+void Platform::ExitInterrupted() {
+  const uint64_t at = cycle_;
+  if (trace_) {
+    trace_->close();
+    trace_.reset();
+  }
+  RestoreSigint();
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: interrupted: trace %s closed at cycle %llu\n",
+               program_invocation_short_name, trace_path_.c_str(), (unsigned long long)at);
+  std::fflush(stderr);
+  // Not exit(): the clock loop runs on a SystemC coroutine stack, where static destructors of
+  // the simulation kernel must not run.
+  std::_Exit(130);
 }
 
 uint64_t Platform::TraceTicks(uint64_t cycle, bool high) const {
@@ -340,9 +397,13 @@ uint64_t Platform::TraceTicks(uint64_t cycle, bool high) const {
 
 void Platform::TraceDump(uint64_t time) {
   if (!trace_) {
+    // Ctrl-C from the moment the file exists is caught, so it is always closed properly.
+    g_interrupted = 0;
+    InstallSigint();
     // The FST writer does not survive a file it cannot create: try the path first.
     std::FILE* file = std::fopen(trace_path_.c_str(), "wb");
     if (file == nullptr) {
+      RestoreSigint();
       trace_armed_ = false;
       trace_error_ = "cannot create trace file " + trace_path_;
       return;
@@ -351,6 +412,7 @@ void Platform::TraceDump(uint64_t time) {
     trace_ = std::make_unique<VerilatedFstC>();
     model_->trace(trace_.get(), 99);
     trace_->open(trace_path_.c_str());
+    trace_written_ = true;
   }
   trace_->dump(time);
 }

@@ -102,17 +102,33 @@ class Platform : public sc_core::sc_module {
   // c * period + period / 2, in the model's time precision (ps). Signals the platform drives
   // change with the falling edge. Without a window there is no trace object and no dump call.
   // Throws std::runtime_error at once when the file's directory is not writable.
+  //
+  // Ctrl-C: while a file is open, SIGINT is caught (the previous disposition is restored when it
+  // closes). The handler only sets a flag; the clock loop checks it once per traced cycle and
+  // then closes the file properly (a complete FST, no .hier file left), writes one line to
+  // stderr ("<program>: interrupted: trace FILE closed at cycle N") and ends the process with
+  // exit status 130.
   void SetTrace(const std::string& fst_path, uint64_t start_cycle, uint64_t num_cycles);
   void CloseTrace();
   bool tracing() const { return trace_ != nullptr; }
   // Why the last window produced no file (it could not be created when it opened); else empty.
   const std::string& trace_error() const { return trace_error_; }
+  // Whether the last window opened its file (false while it has not started, and for a window
+  // that started after the run ended).
+  bool trace_written() const { return trace_written_; }
+  // The last window: its file, first cycle, and end (exclusive; UINT64_MAX: to the end).
+  const std::string& trace_path() const { return trace_path_; }
+  uint64_t trace_window_start() const { return trace_start_; }
+  uint64_t trace_window_end() const { return trace_end_; }
 
   // Instruction timeline (sim/timeline.h): on, a new empty one records from this cycle (its
   // origin); off, recording stops and what was recorded stays readable. While off the clock
   // loop pays one test per cycle. Reset() drops the spans still open.
   void SetTimeline(bool on);
   bool timeline_on() const { return timeline_on_; }
+  // Names the timeline's programs from now on (Timeline::SetProgramLabel), in this timeline and
+  // in those started later.
+  void SetProgramLabel(const std::string& label);
   // The last timeline started (nullptr before the first SetTimeline(true)).
   const Timeline* timeline() const { return timeline_.get(); }
 
@@ -139,6 +155,8 @@ class Platform : public sc_core::sc_module {
 
   DebugPorts ReadDebugPorts() const;
   void TraceDump(uint64_t time);
+  // The SIGINT path: closes the trace, says so, exits 130.
+  [[noreturn]] void ExitInterrupted();
   uint64_t TraceTicks(uint64_t cycle, bool high) const;
 
   Config config_;
@@ -171,12 +189,14 @@ class Platform : public sc_core::sc_module {
   bool trace_armed_ = false;
   std::string trace_path_;
   std::string trace_error_;
+  bool trace_written_ = false;
   uint64_t trace_start_ = 0;
   uint64_t trace_end_ = 0;  // exclusive; UINT64_MAX: to the end
   uint64_t trace_ticks_per_cycle_ = 0;
 
   std::unique_ptr<Timeline> timeline_;
   bool timeline_on_ = false;
+  std::string program_label_;
 };
 
 }  // namespace mxu::sim

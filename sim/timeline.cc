@@ -40,6 +40,7 @@ void Timeline::Sample(uint64_t cycle, const DebugPorts& ports) {
     program.program = true;
     program.index = programs_++;
     program.start = cycle;
+    program.label = label_;
     open_[Slot(Track::kControl)] = program;
   }
   // Ends before starts: an engine takes its next instruction in a later cycle than its done

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace mxu::sim {
@@ -64,6 +66,7 @@ class Timeline {
     std::array<uint32_t, 4> ins{};  // the instruction's encoding
     uint64_t start = 0;             // device cycles since construction of the platform
     uint64_t end = 0;               // exclusive
+    std::string label;              // a program's label (SetProgramLabel), else empty
   };
 
   // `origin`: the cycle the recording starts (the JSON's time zero).
@@ -71,6 +74,9 @@ class Timeline {
 
   // One cycle of the device.
   void Sample(uint64_t cycle, const DebugPorts& ports);
+  // Names the programs that start from now on (until the next call; empty: "program N"), e.g.
+  // "layer 1 forward 64x2x32".
+  void SetProgramLabel(std::string label) { label_ = std::move(label); }
   // The device was reset: spans still open are dropped.
   void Abandon();
 
@@ -102,6 +108,7 @@ class Timeline {
   std::optional<size_t> compute_span_;  // the last compute span, in spans_
   bool busy_ = false;
   uint32_t programs_ = 0;
+  std::string label_;
 };
 
 }  // namespace mxu::sim

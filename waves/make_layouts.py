@@ -46,7 +46,7 @@ def save(name, comment, timestart, zoom, markers, groups):
 
 save("overview.gtkw", "mxu device overview: control, instructions, engines, stalls, memory port",
      0, -17.6,
-     [(9000, " first register write of the GEMM"), (422000, " first MATMUL row enters the array"),
+     [(9000, " first register write of the GEMM"), (421500, " first MATMUL row enters the array"),
       (1139000, " done (interrupt)")],
      [("clock and control", [(BIT, T + "clk_i"), (BIT, T + "irq_o"),
                              (BIT, T + "dbg_busy_o"), (DEC, C + "state_q[2:0]", "state_q (1 Clear 2 Run 3 DrainDone 4 DrainError)")]),
@@ -54,7 +54,7 @@ save("overview.gtkw", "mxu device overview: control, instructions, engines, stal
                         (DEC, C + "f_rows[15:0]"), (BIT, T + "dbg_dispatch_o"),
                         (DEC, T + "dbg_dispatch_pc_o[31:0]")]),
       ("engines busy", [(BIT, C + "ld_busy_q"), (BIT, C + "wld_busy_q"),
-                        (BIT, T + "dbg_wshift_busy_o"), (BIT, C + "mm_valid_q[3:0]"),
+                        (BIT, T + "dbg_wshift_start_o"), (BIT, T + "dbg_wshift_busy_o"), (BIT, C + "mm_valid_q[3:0]"),
                         (BIT, T + "dbg_array_row_o"), (BIT, C + "ac_busy_q"),
                         (BIT, C + "st_busy_q")]),
       ("engines done", [(BIT, T + "dbg_load_done_o"), (BIT, T + "dbg_wload_done_o"),

@@ -6,6 +6,7 @@
 #include "common/bf16.h"
 #include "common/csr_map.h"
 #include "driver/gemm.h"
+#include "driver/tracing.h"
 
 namespace mxu::train {
 namespace {
@@ -78,6 +79,11 @@ Fp32Matrix DeviceMatmulEngine::Run(const MatmulOp& op) {
   request.bias = op.bias;
   request.relu = op.relu;
   request.output = driver::OutputType::kFp32;
+  driver::Tracing* tracing = device_.tracing();
+  if (tracing && !op.label.empty()) {
+    tracing->SetProgramLabel(op.label + " " + std::to_string(d.m) + "x" + std::to_string(d.k) +
+                             "x" + std::to_string(d.n));
+  }
   driver::GemmResult result = driver::Gemm(device_, config_, request, watchdog_cycles_);
   ++stats_.gemms;
   stats_.macs += uint64_t(d.m) * d.k * d.n;

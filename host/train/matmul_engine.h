@@ -8,6 +8,7 @@
 #define MXU_HOST_TRAIN_MATMUL_ENGINE_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "driver/device.h"
@@ -25,6 +26,10 @@ struct MatmulOp {
   bool trans_b = false;
   const std::vector<float>* bias = nullptr;  // N values added to every row
   bool relu = false;
+  // What the product is in the model ("layer 1 forward", "layer 2 dW"): the device engine names
+  // its programs after it and the shape, e.g. "layer 1 forward 64x2x32" (M x K x N), in the
+  // instruction timeline.
+  std::string label;
 };
 
 // What the engine's GEMMs cost, summed over its life.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "host/train/rng.h"
 
@@ -61,6 +62,7 @@ ForwardPass Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x) const {
     op.b = &layers_[l].w;
     op.bias = &layers_[l].b;
     op.relu = l + 1 < layers_.size();
+    op.label = "layer " + std::to_string(l + 1) + " forward";
     output = engine.Run(op);
     input = &output;
   }
@@ -81,6 +83,7 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass,
     dw.a = &pass.inputs[l];
     dw.trans_a = true;
     dw.b = &d_out;
+    dw.label = "layer " + std::to_string(l + 1) + " dW";
     grads.w[l] = engine.Run(dw);
     grads.b[l].assign(static_cast<size_t>(d_out.cols), 0.0f);
     for (int r = 0; r < d_out.rows; ++r) {
@@ -92,6 +95,7 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass,
     dx.a = &d_out;
     dx.b = &layers_[l].w;
     dx.trans_b = true;
+    dx.label = "layer " + std::to_string(l + 1) + " dX";
     Fp32Matrix d_in = engine.Run(dx);
     const Fp32Matrix& x = pass.inputs[l];
     for (size_t i = 0; i < d_in.data.size(); ++i) {

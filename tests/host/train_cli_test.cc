@@ -112,15 +112,23 @@ TEST(MxuTrainCli, OneSeedGivesIdenticalLogsOnTheDevice) {
 // contents in depth).
 TEST(MxuTrainCli, TraceWindowAndTimelineOfATrainingRun) {
   const std::string fst = TempPath("train.fst"), timeline = TempPath("train.json");
-  const CliResult r =
-      RunMxu("train --epochs 1 --samples-per-class 20 --hidden 8 --quiet --trace " + fst +
-             " --trace-start 1000 --trace-cycles 300 --timeline " + timeline);
+  const CliResult r = RunMxu("train --epochs 1 --samples-per-class 20 --hidden 8 --quiet --trace " +
+                             fst + " --trace-start 1000 --trace-cycles 300 --timeline " + timeline);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GT(ReadFile(fst).size(), 0u);
   const std::string json = ReadFile(timeline);
   EXPECT_EQ(json.find('{'), 0u) << json.substr(0, 80);
   EXPECT_NE(json.find("MATMUL"), std::string::npos);
   EXPECT_NE(json.find("STORE"), std::string::npos);
+  // Programs are named by layer, pass and shape (M x K x N), not numbered.
+  for (const char* name : {"\"layer 1 forward ", "\"layer 2 forward ", "\"layer 2 dW ",
+                           "\"layer 2 dX ", "\"layer 1 dW "}) {
+    EXPECT_NE(json.find(name), std::string::npos) << name;
+  }
+  EXPECT_EQ(json.find("\"program "), std::string::npos);
+  // The trace's GTKWave save file, beside it.
+  EXPECT_NE(ReadFile(fst.substr(0, fst.size() - 4) + ".gtkw").find("[dumpfile]"),
+            std::string::npos);
   ExpectUsageError("train --backend host --timeline " + timeline, "not with --backend host");
 }
 

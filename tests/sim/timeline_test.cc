@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "common/isa.h"
@@ -103,14 +105,56 @@ TEST(Timeline, SpansFollowThePorts) {
   EXPECT_EQ(control[1].start, 100u);
   EXPECT_EQ(control[1].end, 112u);
 
-  std::ostringstream json;
-  WriteTimelineJson(t, json);
-  // Times count from the origin (cycle 100); names carry the instruction.
-  EXPECT_NE(json.str().find("\"name\": \"MATMUL #2\", \"cat\": \"compute (array)\", \"ph\": "
-                            "\"X\", \"ts\": 6, \"dur\": 2"),
-            std::string::npos)
-      << json.str();
-  EXPECT_NE(json.str().find("MATMUL rows=4 k_rows=16 ub=0 acc=0 new_weights"), std::string::npos);
+  std::ostringstream text;
+  WriteTimelineJson(t, text);
+  const nlohmann::json json = nlohmann::json::parse(text.str());
+  // 1 ns per cycle: ts and dur are microseconds, cycle / 1000, on the platform's own cycle count
+  // (the origin is cycle 100); names carry the instruction.
+  EXPECT_EQ(json.at("displayTimeUnit"), "ns");
+  EXPECT_EQ(json.at("otherData").at("origin_cycle"), 100);
+  bool found = false;
+  for (const auto& e : json.at("traceEvents")) {
+    if (e.at("name") != "MATMUL #2" || e.at("cat") != "compute (array)") continue;
+    EXPECT_EQ(e.at("ph"), "X");
+    EXPECT_DOUBLE_EQ(e.at("dur").get<double>(), 0.002);
+    if (e.at("args").at("part") == 0) {
+      EXPECT_DOUBLE_EQ(e.at("ts").get<double>(), 0.106);
+      EXPECT_EQ(e.at("args").at("instruction"), "MATMUL rows=4 k_rows=16 ub=0 acc=0 new_weights");
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found) << text.str();
+}
+
+TEST(Timeline, ProgramLabelsNameTheProgramsThatFollow) {
+  Script s;
+  s.Step(s.Dispatch(0, isa::Halt()));
+  s.Step(DebugPorts());
+  s.timeline.SetProgramLabel("layer 1 forward 64x2x32");
+  s.Step(s.Dispatch(0, isa::Halt()));
+  s.Step(DebugPorts());
+  s.Step(s.Dispatch(0, isa::Halt()));
+  s.Step(DebugPorts());
+  s.timeline.SetProgramLabel("");
+  s.Step(s.Dispatch(0, isa::Halt()));
+  s.Step(DebugPorts());
+  std::vector<std::string> names;
+  for (const auto& span : s.timeline.spans()) {
+    if (span.program) names.push_back(SpanName(span));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"program 0", "layer 1 forward 64x2x32",
+                                             "layer 1 forward 64x2x32", "program 3"}));
+  std::ostringstream text;
+  WriteTimelineJson(s.timeline, text);
+  const nlohmann::json json = nlohmann::json::parse(text.str());
+  int labelled = 0;
+  for (const auto& e : json.at("traceEvents")) {
+    if (e.at("name") == "layer 1 forward 64x2x32") {
+      EXPECT_EQ(e.at("args").at("label"), "layer 1 forward 64x2x32");
+      ++labelled;
+    }
+  }
+  EXPECT_EQ(labelled, 2);
 }
 
 TEST(Timeline, BackToBackMatmulsStaySeparate) {

@@ -3,22 +3,27 @@
 // window, every layout renders to a PNG headlessly, and the timeline is well-formed Chrome
 // trace-event JSON whose compute spans add up to the ARRAY_BUSY counter.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/host/mxu_cli.h"
-#include "tests/waves/json_value.h"
-#include "tests/waves/png_check.h"
+#include "tests/png_image.h"
 
 namespace mxu::testing {
 namespace {
@@ -69,6 +74,55 @@ Trace ReadTrace(const std::string& fst) {
     }
   }
   return trace;
+}
+
+// The value changes of some signals (full names, as in Trace::signals without the range) of an
+// FST: time (ps) and value, in file order.
+using Changes = std::map<std::string, std::vector<std::pair<uint64_t, std::string>>>;
+Changes SignalChanges(const std::string& fst, const std::set<std::string>& names) {
+  const Result vcd = host::RunShell(std::string(MXU_FST2VCD) + " " + fst);
+  EXPECT_EQ(vcd.exit_code, 0) << vcd.err;
+  std::map<std::string, std::string> ids;  // VCD id -> name
+  std::vector<std::string> scopes;
+  std::istringstream lines(vcd.out);
+  std::string line;
+  Changes changes;
+  uint64_t time = 0;
+  bool body = false;
+  while (std::getline(lines, line)) {
+    if (!body) {
+      std::istringstream words(line);
+      std::string word, kind, name;
+      words >> word;
+      if (word == "$scope") {
+        words >> kind >> name;
+        scopes.push_back(name);
+      } else if (word == "$upscope") {
+        scopes.pop_back();
+      } else if (word == "$var") {
+        std::string type, width, id;
+        words >> type >> width >> id >> name;
+        std::string full;
+        for (const std::string& scope : scopes) full += scope + ".";
+        if (names.count(full + name)) ids[id] = full + name;
+      } else if (word == "$enddefinitions") {
+        body = true;
+      }
+      continue;
+    }
+    if (line.empty()) continue;
+    if (line[0] == '#') {
+      time = std::stoull(line.substr(1));
+    } else if (line[0] == 'b') {
+      const size_t space = line.find(' ');
+      const auto it = ids.find(line.substr(space + 1));
+      if (it != ids.end()) changes[it->second].push_back({time, line.substr(1, space - 1)});
+    } else if (line[0] != '$') {
+      const auto it = ids.find(line.substr(1));
+      if (it != ids.end()) changes[it->second].push_back({time, line.substr(0, 1)});
+    }
+  }
+  return changes;
 }
 
 // The signal lines of a .gtkw save file: not a comment ([*]), setting ([...]), format (@...),
@@ -154,11 +208,22 @@ TEST(Waves, EveryLayoutRendersToAPng) {
     const Result r = host::RunShell(std::string(MXU_SOURCE_DIR) + "/scripts/render_waves.sh " +
                                     Layout(layout) + " " + SmallTrace() + " " + png + " 0 400000");
     ASSERT_EQ(r.exit_code, 0) << layout << ": " << r.err;
-    const PngInfo info = InspectPng(ReadFile(png));
-    EXPECT_TRUE(info.valid) << layout << ": " << info.error;
-    EXPECT_GT(info.width, 0u);
-    EXPECT_GT(info.height, 0u);
-    EXPECT_GT(info.distinct_bytes, 16u) << layout << ": a blank picture";
+    const PngImage image = ReadPng(png);
+    ASSERT_TRUE(image.valid) << layout << ": " << image.error;
+    // The layouts ask for a 1600 x 1200 window; the virtual screen is 1700 x 1300.
+    EXPECT_GE(image.width, 800u) << layout;
+    EXPECT_GE(image.height, 600u) << layout;
+    // GTKWave's waveform area is black with green traces and white or coloured text: not one
+    // flat colour, and the trace colour (GTKWave's default green) is drawn.
+    EXPECT_GT(image.Colours().size(), 8u) << layout << ": a blank picture";
+    size_t green = 0;
+    for (uint32_t y = 0; y < image.height; ++y) {
+      for (uint32_t x = 0; x < image.width; ++x) {
+        const Rgb p = image.At(x, y);
+        green += p.g > 150 && p.r < 100 && p.b < 100;
+      }
+    }
+    EXPECT_GT(green, 500u) << layout << ": no waveforms drawn";
   }
 }
 
@@ -170,6 +235,166 @@ TEST(Waves, Bf16FilterShowsNumbers) {
   EXPECT_EQ(r.out, "1\n-2\n0\nnan\nxxxx\n");
 }
 
+// ---- the save file written beside a trace ----
+
+struct SaveFile {
+  std::string dumpfile;
+  uint64_t timestart = 0;
+  std::vector<uint64_t> markers;  // A, B, ... (set ones only)
+  std::vector<std::string> marker_names;
+};
+
+SaveFile ReadSaveFile(const std::string& gtkw) {
+  SaveFile save;
+  std::istringstream lines(ReadFile(gtkw));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("[dumpfile] ", 0) == 0) {
+      save.dumpfile = line.substr(12, line.size() - 13);  // within the quotes
+    } else if (line.rfind("[timestart] ", 0) == 0) {
+      save.timestart = std::stoull(line.substr(12));
+    } else if (line.rfind("[markername] ", 0) == 0) {
+      save.marker_names.push_back(line.substr(13));
+    } else if (!line.empty() && line[0] == '*') {
+      std::istringstream words(line);
+      std::string zoom, primary, marker;
+      words >> zoom >> primary;
+      while (words >> marker) {
+        if (marker != "-1") save.markers.push_back(std::stoull(marker));
+      }
+    }
+  }
+  return save;
+}
+
+// The README's command: a 64^3 GEMM, the first 2000 cycles.
+TEST(WavesSaveFile, MarksThisRunsEventsOnSignalChanges) {
+  const std::string fst = TempPath("run64.fst"), gtkw = TempPath("run64.gtkw");
+  const Result r = RunMxu("gemm --m 64 --k 64 --n 64 --trace " + fst + " --trace-cycles 2000");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const SaveFile save = ReadSaveFile(gtkw);
+  EXPECT_EQ(save.dumpfile, fst) << "the save file opens this very trace (absolute path)";
+  ASSERT_EQ(save.markers.size(), 3u);
+  ASSERT_EQ(save.marker_names.size(), 3u);
+  EXPECT_EQ(save.marker_names[0], "Afirst weight shift");
+  EXPECT_EQ(save.marker_names[2], "Cfirst store dispatched");
+
+  // Every marker lies inside the trace, where its signal rises: A the weight shift's start
+  // pulse, B the first array row, C a dispatch (the store's).
+  const std::string top = "mxu_top.";
+  const std::vector<std::string> signals = {top + "dbg_wshift_start_o", top + "dbg_array_row_o",
+                                            top + "dbg_dispatch_o"};
+  const Changes changes = SignalChanges(fst, std::set<std::string>(signals.begin(), signals.end()));
+  const Trace trace = ReadTrace(fst);
+  const auto [lo, hi] = std::minmax_element(trace.times.begin(), trace.times.end());
+  EXPECT_GE(save.timestart, *lo);
+  EXPECT_LT(save.timestart, save.markers[0]);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_GT(save.markers[i], *lo) << i;
+    EXPECT_LT(save.markers[i], *hi) << i;
+    if (i > 0) {
+      EXPECT_LT(save.markers[i - 1], save.markers[i]);
+    }
+    const auto& list = changes.at(signals[i]);
+    const bool rises = std::any_of(list.begin(), list.end(), [&](const auto& change) {
+      return change.first == save.markers[i] && change.second == "1";
+    });
+    EXPECT_TRUE(rises) << signals[i] << " does not rise at marker " << char('A' + i) << " ("
+                       << save.markers[i] << " ps)";
+    // The first such rise after the GEMM's loads began: nothing of the kind before the marker
+    // (the dispatch of C is the first store's; earlier dispatches are loads and MATMULs).
+    if (i < 2) {
+      for (const auto& change : list) {
+        if (change.second == "1" && change.first > *lo) {
+          EXPECT_GE(change.first, save.markers[i]) << signals[i];
+        }
+      }
+    }
+  }
+  // The save file names only signals of the trace, and renders headlessly.
+  for (const std::string& signal : LayoutSignals(gtkw)) {
+    EXPECT_TRUE(trace.signals.count(signal)) << signal;
+  }
+  const std::string png = TempPath("run64.png");
+  const Result render = host::RunShell(std::string(MXU_SOURCE_DIR) + "/scripts/render_waves.sh " +
+                                       gtkw + " " + fst + " " + png);
+  ASSERT_EQ(render.exit_code, 0) << render.err;
+  EXPECT_TRUE(ReadPng(png).valid);
+}
+
+TEST(WavesSaveFile, BuiltLayoutsNameTheFiltersByAbsolutePath) {
+  for (const std::string& layout : kLayouts) {
+    const std::string built = std::string(MXU_BUILD_DIR) + "/waves/" + layout + ".gtkw";
+    std::istringstream lines(ReadFile(built));
+    std::string line;
+    int filters = 0;
+    while (std::getline(lines, line)) {
+      if (line.empty() || line[0] != '^') continue;
+      const std::string path = line.substr(line.find(' ') + 1);
+      EXPECT_EQ(path[0], '/') << built << ": " << line;
+      EXPECT_EQ(access(path.c_str(), line[1] == '>' ? X_OK : R_OK), 0) << built << ": " << line;
+      ++filters;
+    }
+    EXPECT_EQ(filters > 0, layout != "buffers") << built;  // buffers: numbers only
+    EXPECT_EQ(LayoutSignals(built), LayoutSignals(Layout(layout))) << layout;
+  }
+  const std::string array = ReadFile(std::string(MXU_BUILD_DIR) + "/waves/array.gtkw");
+  EXPECT_NE(array.find(std::string("^>1 ") + MXU_BF16_FILTER), std::string::npos);
+}
+
+// ---- tracing errors and interruption ----
+
+TEST(WavesTrace, WindowPastTheEndIsAnErrorAndLeavesNoStaleFile) {
+  const std::string fst = TempPath("late.fst"), gtkw = TempPath("late.gtkw");
+  host::WriteBytes(fst, "an older run's trace");
+  host::WriteBytes(gtkw, "an older run's save file");
+  const Result r = RunMxu(kGemm + " --trace " + fst + " --trace-start 50000");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("no trace written: --trace-start 50000 is past the end of the run"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(access(fst.c_str(), F_OK), 0) << "the older file is still there";
+  EXPECT_NE(access(gtkw.c_str(), F_OK), 0);
+}
+
+TEST(WavesTrace, CtrlCClosesTheTraceAndExits130) {
+  const std::string fst = TempPath("sigint.fst"), err = TempPath("sigint_err.txt");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // A long run (a 256^3 GEMM traced throughout takes minutes): interrupted below.
+    freopen(err.c_str(), "w", stderr);
+    freopen("/dev/null", "w", stdout);
+    execl(MXU_BINARY, MXU_BINARY, "gemm", "--m", "256", "--k", "256", "--n", "256", "--trace",
+          fst.c_str(), "--trace-cycles", "0", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for the file, let some cycles go into it, then Ctrl-C.
+  struct stat st {};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (stat(fst.c_str(), &st) != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ASSERT_EQ(kill(child, SIGINT), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::string message = ReadFile(err);
+  EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
+  EXPECT_NE(message.find("interrupted: trace " + fst + " closed at cycle"), std::string::npos)
+      << message;
+  // A complete FST: fst2vcd reads it to the end, and the writer's .hier file is gone.
+  EXPECT_NE(access((fst + ".hier").c_str(), F_OK), 0) << "a .hier file remains";
+  const Trace trace = ReadTrace(fst);
+  EXPECT_GT(trace.signals.size(), 100u);
+  // Whatever was dumped before the interrupt (a busy machine may be slow to dump the first,
+  // complete state): at least the first cycle's two points.
+  EXPECT_GE(trace.times.size(), 2u);
+}
+
 // ---- the timeline ----
 
 struct Span {
@@ -178,24 +403,30 @@ struct Span {
   int64_t index;  // -1: none
 };
 
+// Times in the file are microseconds with 1 ns per cycle: cycle = ts x 1000.
+uint64_t Cycles(const nlohmann::json& microseconds) {
+  return static_cast<uint64_t>(std::llround(microseconds.get<double>() * 1000));
+}
+
 std::vector<Span> ReadTimeline(const std::string& path) {
-  const JsonValue root = JsonParser::Parse(ReadFile(path));
-  std::map<double, std::string> tracks;
-  for (const JsonValue& e : root.at("traceEvents").array) {
-    if (e.at("ph").string == "M" && e.at("name").string == "thread_name") {
-      tracks[e.at("tid").number] = e.at("args").at("name").string;
+  const nlohmann::json root = nlohmann::json::parse(ReadFile(path));
+  EXPECT_EQ(root.at("displayTimeUnit"), "ns");
+  std::map<int, std::string> tracks;
+  for (const auto& e : root.at("traceEvents")) {
+    if (e.at("ph") == "M" && e.at("name") == "thread_name") {
+      tracks[e.at("tid").get<int>()] = e.at("args").at("name").get<std::string>();
     }
   }
   std::vector<Span> spans;
-  for (const JsonValue& e : root.at("traceEvents").array) {
-    if (e.at("ph").string != "X") continue;
+  for (const auto& e : root.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
     Span s;
-    s.name = e.at("name").string;
-    s.track = tracks.at(e.at("tid").number);
-    s.start = static_cast<uint64_t>(e.at("ts").number);
-    s.end = s.start + static_cast<uint64_t>(e.at("dur").number);
-    const JsonValue& args = e.at("args");
-    s.index = args.has("index") ? static_cast<int64_t>(args.at("index").number) : -1;
+    s.name = e.at("name").get<std::string>();
+    s.track = tracks.at(e.at("tid").get<int>());
+    s.start = Cycles(e.at("ts"));
+    s.end = s.start + Cycles(e.at("dur"));
+    const auto& args = e.at("args");
+    s.index = args.contains("index") ? args.at("index").get<int64_t>() : -1;
     spans.push_back(s);
   }
   return spans;
@@ -210,7 +441,7 @@ TEST(WavesTimeline, ComputeSpansAddUpToArrayBusy) {
        {kGemm, "gemm --m 100 --k 48 --n 20 --relu --out-bf16 " + bf16_out}) {
     const Result r = RunMxu(shape + " --json --timeline " + json);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const JsonValue stats = JsonParser::Parse(r.out);
+    const nlohmann::json stats = nlohmann::json::parse(r.out);
     const std::vector<Span> spans = ReadTimeline(json);
 
     std::map<std::string, uint64_t> cycles;
@@ -222,14 +453,14 @@ TEST(WavesTimeline, ComputeSpansAddUpToArrayBusy) {
       by_track[s.track].push_back(s);
       indices.insert(s.index);
     }
-    EXPECT_EQ(cycles["compute (array)"], stats.at("array_busy_cycles").number) << shape;
+    EXPECT_EQ(cycles["compute (array)"], stats.at("array_busy_cycles").get<uint64_t>()) << shape;
     EXPECT_GT(cycles["DMA load"], 0u);
     EXPECT_GT(cycles["DMA weights"], 0u);
     EXPECT_GT(cycles["weight shift"], 0u);
     EXPECT_GT(cycles["DMA store"], 0u);
     EXPECT_EQ(cycles["activation"] > 0, shape.find("--out-bf16") != std::string::npos) << shape;
     // Every instruction of the program shows up on some track.
-    for (int64_t i = 0; i < static_cast<int64_t>(stats.at("instructions").number); ++i) {
+    for (int64_t i = 0; i < stats.at("instructions").get<int64_t>(); ++i) {
       EXPECT_TRUE(indices.count(i)) << shape << ": instruction " << i << " has no span";
     }
     // One engine per track: its spans never overlap (the control track nests SYNC and HALT
@@ -248,7 +479,7 @@ TEST(WavesTimeline, ComputeSpansAddUpToArrayBusy) {
     const auto program = std::find_if(by_track["control"].begin(), by_track["control"].end(),
                                       [](const Span& s) { return s.index < 0; });
     ASSERT_NE(program, by_track["control"].end());
-    EXPECT_EQ(program->end - program->start, stats.at("cycles").number);
+    EXPECT_EQ(program->end - program->start, stats.at("cycles").get<uint64_t>());
   }
 }
 
