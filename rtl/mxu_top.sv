@@ -124,7 +124,7 @@ module mxu_top #(
 
   assign engines_rst_n = rst_ni && !clear;
 
-  csr #(
+  mxu_csr #(
     .Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
     .WeightFifoDepth(WeightFifoDepth), .FlushSubnormals(FlushSubnormals)
   ) u_csr (
@@ -168,7 +168,7 @@ module mxu_top #(
     counter_inc[mxu_pkg::CntStallMemory*16 +: 16]   = 16'(stall_mem);
   end
 
-  controller #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_controller (
+  mxu_controller #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_controller (
     .clk_i,
     .rst_ni,
     .start_i         (start),
@@ -251,7 +251,7 @@ module mxu_top #(
     .ac_done_i       (ac_done)
   );
 
-  dma #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_dma (
+  mxu_dma #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_dma (
     .clk_i,
     .rst_ni          (engines_rst_n),
     .fetch_ar_valid_i(fetch_ar_valid),

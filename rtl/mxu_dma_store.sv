@@ -8,7 +8,7 @@
 //
 // Linear mode: rows of whole, aligned beats packed back to back in host memory (stride = row
 // length) go out as bursts of up to 16 beats that run across row boundaries.
-module dma_store #(
+module mxu_dma_store #(
   parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
@@ -250,7 +250,7 @@ module dma_store #(
     end
   end
 
-  sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_responses (
+  mxu_sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_responses (
     .clk_i,
     .rst_ni,
     .push_i (aw_fire),

@@ -3,7 +3,7 @@
 // reporting, the command-buffer registers and the 64-bit performance counters. A request is
 // answered in the next cycle; unknown addresses and writes to read-only registers answer with an
 // error response.
-module csr #(
+module mxu_csr #(
   parameter int unsigned Rows            = mxu_pkg::ArrayRows,
   parameter int unsigned Cols            = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth         = mxu_pkg::UbDepth,

@@ -7,7 +7,7 @@
 // Conflicts are found by comparing buffer row ranges: an instruction waits while an in-flight
 // one writes rows it reads or writes, or reads rows it writes. The weight FIFO orders weight
 // tiles by itself; the controller only counts loaded tiles that no MATMUL has claimed.
-module controller #(
+module mxu_controller #(
   parameter int unsigned Rows     = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
@@ -546,7 +546,7 @@ module controller #(
     if (abort_i) state_d = (state_q == StIdle) ? StIdle : StDrainAbort;
   end
 
-  sync_fifo #(.Width(BusBits + 2), .Depth(IbufBeats)) u_ibuf (
+  mxu_sync_fifo #(.Width(BusBits + 2), .Depth(IbufBeats)) u_ibuf (
     .clk_i,
     .rst_ni (rst_ni && !clear_o),
     .push_i (ibuf_push),
@@ -559,7 +559,7 @@ module controller #(
   );
 
   // WLOAD commands wait here for the shadow registers (one per LOAD WEIGHTS).
-  sync_fifo #(.Width(KWidth), .Depth(4)) u_wloads (
+  mxu_sync_fifo #(.Width(KWidth), .Depth(4)) u_wloads (
     .clk_i,
     .rst_ni (rst_ni && !clear_o),
     .push_i (wl_push),

@@ -1,6 +1,6 @@
 // Small first-word-fall-through FIFO in flip-flops (a few entries of metadata: bursts and
 // segments in flight). rdata_o is valid while !empty_o; push when !full_o, pop when !empty_o.
-module sync_fifo #(
+module mxu_sync_fifo #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4,
   localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1,

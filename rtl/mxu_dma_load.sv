@@ -12,7 +12,7 @@
 // Linear mode: when the rows are whole, bus-aligned beats packed back to back in host memory
 // (stride = row length), the transfer is one stream of bursts of up to 16 beats that ignore row
 // boundaries, so short rows still move at full bandwidth.
-module dma_load #(
+module mxu_dma_load #(
   parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
@@ -331,7 +331,7 @@ module dma_load #(
     con_j_d        = accept ? '0 : con_j_n;
   end
 
-  sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_bursts (
+  mxu_sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_bursts (
     .clk_i,
     .rst_ni,
     .push_i (ar_fire),
@@ -343,7 +343,7 @@ module dma_load #(
     .count_o(bursts_in_flight)
   );
 
-  sync_fifo #(.Width(5 + BeatsWidth), .Depth(MaxInFlight)) u_segments (
+  mxu_sync_fifo #(.Width(5 + BeatsWidth), .Depth(MaxInFlight)) u_segments (
     .clk_i,
     .rst_ni,
     .push_i (ar_fire && !seg_started_q),

@@ -4,7 +4,7 @@
 // (unified buffer or accumulators -> host). The read channels are shared by instruction fetch
 // (ID 0, first), loads (ID 1) and weights (ID 2), the last two taking turns; read data is routed
 // back by ID.
-module dma #(
+module mxu_dma #(
   parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
@@ -154,7 +154,7 @@ module dma #(
   logic                  unused_ld_wf_push;
   logic [Cols*16-1:0]    unused_ld_wf_data;
 
-  dma_load #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_load (
+  mxu_dma_load #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_load (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (ld_valid_i),
@@ -200,7 +200,7 @@ module dma #(
   logic [UbLanes*16-1:0] unused_wld_ub_data;
   logic [Cols*32-1:0]    unused_wld_acc_data;
 
-  dma_load #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_weights (
+  mxu_dma_load #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_weights (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (wld_valid_i),
@@ -239,7 +239,7 @@ module dma #(
     .wf_full_i
   );
 
-  dma_store #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_store (
+  mxu_dma_store #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_store (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (st_valid_i),

@@ -1,7 +1,7 @@
 // Weight FIFO: stages weight rows (Lanes bf16 each) between the DMA and the array's shadow chain,
 // on a 1R1W SRAM. Push when !full_o; pop when !empty_o, the row appearing on pop_data_o the
 // cycle after. A push and a pop may happen in the same cycle.
-module weight_fifo #(
+module mxu_weight_fifo #(
   parameter int unsigned Lanes = mxu_pkg::ArrayCols,
   parameter int unsigned Depth = mxu_pkg::WeightFifoDepth,
   localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1,
@@ -44,7 +44,7 @@ module weight_fifo #(
     end
   end
 
-  sram_1r1w #(.Width(Lanes*16), .Depth(Depth)) u_sram (
+  mxu_sram_1r1w #(.Width(Lanes*16), .Depth(Depth)) u_sram (
     .clk_i,
     .rd_en_i  (pop),
     .rd_addr_i(rd_ptr_q),
