@@ -7,8 +7,9 @@
 #include <set>
 #include <string>
 
+#include "backends/device_factory.h"
+#include "common/memory_timing.h"
 #include "driver/device.h"
-#include "driver/rtl_device.h"
 #include "host/cli_args.h"
 
 namespace mxu::host {
@@ -18,15 +19,16 @@ const std::set<std::string>& DeviceValueFlags();
 
 struct DeviceOptions {
   std::string backend = "rtl";
-  driver::MemoryTiming timing;
+  MemoryTiming timing;
   uint64_t watchdog_cycles = 200'000'000;
 };
 
 // Reads --backend, --mem-latency, --mem-bytes-per-cycle, --mem-in-flight, --watchdog.
 DeviceOptions ParseDeviceOptions(const CliArgs& args);
 
-// Opens the device (RTL platform). Throws UsageError for a backend that is not available.
-std::unique_ptr<driver::RtlDevice> OpenDevice(const DeviceOptions& options);
+// Opens the device through the backend factory. Throws UsageError for a backend that is not
+// available.
+std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options);
 
 }  // namespace mxu::host
 

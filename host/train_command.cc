@@ -179,7 +179,7 @@ int RunTrain(const std::vector<std::string>& args) {
   const std::string& data_name = loaded.name;
 
   // The engine: the device through the driver, or plain fp32 on the host.
-  std::unique_ptr<driver::RtlDevice> device;
+  std::unique_ptr<driver::Device> device;
   std::unique_ptr<train::MatmulEngine> engine;
   std::string engine_text;
   if (options.backend == "host") {

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # zlib1g-dev: Verilator's FST tracing and the training curves' PNG encoder link zlib.
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
-          gtkwave xvfb zlib1g-dev)
+          gtkwave xvfb zlib1g-dev clang-format)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
