@@ -336,10 +336,10 @@ module mxu_dma_load #(
   mxu_sync_fifo #(.Width(BeatShift + BeatsWidth), .Depth(MaxInFlight)) u_segments (
     .clk_i,
     .rst_ni,
-    .push_i (ar_fire && !seg_started_q),
+    .push_i (ar_fire && !seg_started_q && !linear_q),  // linear mode needs no segments
     .wdata_i({seg_addr_q[BeatShift-1:0], seg_beats}),
     .full_o (seg_full),
-    .pop_i  (seg_done),
+    .pop_i  (seg_done && !linear_q),
     .rdata_o(seg_head),
     .empty_o(seg_empty),
     .count_o(segs_in_flight)
