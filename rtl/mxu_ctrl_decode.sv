@@ -38,12 +38,12 @@ module mxu_ctrl_decode #(
     f_d       = ins_i[79:64];
     f_host    = ins_i[111:64];
     f_stride  = ins_i[127:112];
-    is_load   = op == mxu_pkg::OpLoad;
-    is_store  = op == mxu_pkg::OpStore;
-    is_mm     = op == mxu_pkg::OpMatmul;
-    is_ac     = op == mxu_pkg::OpActivate;
-    is_sync   = op == mxu_pkg::OpSync;
-    is_halt   = op == mxu_pkg::OpHalt;
+    is_load   = op == mxu_isa_pkg::OpLoad;
+    is_store  = op == mxu_isa_pkg::OpStore;
+    is_mm     = op == mxu_isa_pkg::OpMatmul;
+    is_ac     = op == mxu_isa_pkg::OpActivate;
+    is_sync   = op == mxu_isa_pkg::OpSync;
+    is_halt   = op == mxu_isa_pkg::OpHalt;
     rows17    = {1'b0, f_rows};
     buf_hi    = {1'b0, f_c} + rows17;   // LOAD / STORE: buffer rows [f_c, buf_hi)
     ub_hi     = {1'b0, f_c} + rows17;   // MATMUL: UB rows [f_c, ub_hi), ACC rows [f_d, acc_hi)
@@ -52,54 +52,54 @@ module mxu_ctrl_decode #(
     ac_ub_hi  = {1'b0, f_c} + rows17;
 
     // ----- Legality (docs/isa.md, Errors).
-    check_err = mxu_pkg::ErrNone;
+    check_err = mxu_isa_pkg::ErrNone;
     if (is_load || is_store) begin
-      if (flags[7:3] != '0 || (is_store && flags[2] && flags[1:0] != mxu_pkg::BufAcc) ||
+      if (flags[7:3] != '0 || (is_store && flags[2] && flags[1:0] != mxu_isa_pkg::BufAcc) ||
           flags[1:0] == 2'd3 ||
-          (is_store && flags[1:0] == mxu_pkg::BufWeights) ||
-          (is_load && flags[2] && flags[1:0] == mxu_pkg::BufAcc) || f_rows == '0 || f_b == '0 ||
-          (flags[1:0] == mxu_pkg::BufUb && 32'(f_b) > UbLanes) ||
-          (flags[1:0] != mxu_pkg::BufUb && 32'(f_b) > Cols) ||
-          (flags[1:0] == mxu_pkg::BufWeights && (32'(f_rows) > Rows || f_c != '0))) begin
-        check_err = mxu_pkg::ErrIllegalField;
-      end else if (flags[1:0] == mxu_pkg::BufUb && 32'(buf_hi) > UbDepth) begin
-        check_err = mxu_pkg::ErrUbRange;
-      end else if (flags[1:0] == mxu_pkg::BufAcc && 32'(buf_hi) > AccDepth) begin
-        check_err = mxu_pkg::ErrAccRange;
-      end else if (f_host[0] || (flags[1:0] == mxu_pkg::BufAcc && f_host[1])) begin
-        check_err = mxu_pkg::ErrMisaligned;
-      end else if (is_load && flags[1:0] == mxu_pkg::BufWeights && tiles_i == 3'd3) begin
-        check_err = mxu_pkg::ErrWeightsFull;
+          (is_store && flags[1:0] == mxu_isa_pkg::BufWeights) ||
+          (is_load && flags[2] && flags[1:0] == mxu_isa_pkg::BufAcc) || f_rows == '0 || f_b == '0 ||
+          (flags[1:0] == mxu_isa_pkg::BufUb && 32'(f_b) > UbLanes) ||
+          (flags[1:0] != mxu_isa_pkg::BufUb && 32'(f_b) > Cols) ||
+          (flags[1:0] == mxu_isa_pkg::BufWeights && (32'(f_rows) > Rows || f_c != '0))) begin
+        check_err = mxu_isa_pkg::ErrIllegalField;
+      end else if (flags[1:0] == mxu_isa_pkg::BufUb && 32'(buf_hi) > UbDepth) begin
+        check_err = mxu_isa_pkg::ErrUbRange;
+      end else if (flags[1:0] == mxu_isa_pkg::BufAcc && 32'(buf_hi) > AccDepth) begin
+        check_err = mxu_isa_pkg::ErrAccRange;
+      end else if (f_host[0] || (flags[1:0] == mxu_isa_pkg::BufAcc && f_host[1])) begin
+        check_err = mxu_isa_pkg::ErrMisaligned;
+      end else if (is_load && flags[1:0] == mxu_isa_pkg::BufWeights && tiles_i == 3'd3) begin
+        check_err = mxu_isa_pkg::ErrWeightsFull;
       end
     end else if (is_mm) begin
       if (flags[7:2] != '0 || ins_i[127:80] != '0 || f_rows == '0 || f_b == '0 ||
           32'(f_b) > Rows) begin
-        check_err = mxu_pkg::ErrIllegalField;
+        check_err = mxu_isa_pkg::ErrIllegalField;
       end else if (32'(ub_hi) > UbDepth) begin
-        check_err = mxu_pkg::ErrUbRange;
+        check_err = mxu_isa_pkg::ErrUbRange;
       end else if (32'(acc_hi) > AccDepth) begin
-        check_err = mxu_pkg::ErrAccRange;
+        check_err = mxu_isa_pkg::ErrAccRange;
       end else if (flags[1] && tiles_i == '0) begin
-        check_err = mxu_pkg::ErrNoWeights;
+        check_err = mxu_isa_pkg::ErrNoWeights;
       end
     end else if (is_ac) begin
       if (flags[7:2] != '0 || ins_i[127:80] != '0 || f_rows == '0 ||
           (!flags[1] && f_d != '0)) begin
-        check_err = mxu_pkg::ErrIllegalField;
+        check_err = mxu_isa_pkg::ErrIllegalField;
       end else if (32'(ac_ub_hi) > UbDepth) begin
-        check_err = mxu_pkg::ErrUbRange;
+        check_err = mxu_isa_pkg::ErrUbRange;
       end else if (32'(ac_acc_hi) > AccDepth || 32'(f_d) >= AccDepth) begin
-        check_err = mxu_pkg::ErrAccRange;
+        check_err = mxu_isa_pkg::ErrAccRange;
       end
     end else if (is_sync || is_halt) begin
-      if (ins_i[127:8] != '0) check_err = mxu_pkg::ErrIllegalField;
+      if (ins_i[127:8] != '0) check_err = mxu_isa_pkg::ErrIllegalField;
     end else begin
-      check_err = mxu_pkg::ErrIllegalOpcode;
+      check_err = mxu_isa_pkg::ErrIllegalOpcode;
     end
 
     // ----- Class, legality and the rows read (r) and written (w), per buffer.
     dec_o.is_load     = is_load;
-    dec_o.is_wload    = is_load && flags[1:0] == mxu_pkg::BufWeights;
+    dec_o.is_wload    = is_load && flags[1:0] == mxu_isa_pkg::BufWeights;
     dec_o.is_store    = is_store;
     dec_o.is_mm       = is_mm;
     dec_o.is_ac       = is_ac;
@@ -113,16 +113,16 @@ module mxu_ctrl_decode #(
     dec_o.r_ub = 1'b0; dec_o.w_ub = 1'b0; dec_o.r_acc = 1'b0; dec_o.w_acc = 1'b0;
     dec_o.r_ub_lo = '0; dec_o.r_ub_hi = '0; dec_o.w_ub_lo = '0; dec_o.w_ub_hi = '0;
     dec_o.r_acc_lo = '0; dec_o.r_acc_hi = '0; dec_o.w_acc_lo = '0; dec_o.w_acc_hi = '0;
-    if (is_load && flags[1:0] == mxu_pkg::BufUb) begin
+    if (is_load && flags[1:0] == mxu_isa_pkg::BufUb) begin
       dec_o.w_ub = 1'b1; dec_o.w_ub_lo = {1'b0, f_c}; dec_o.w_ub_hi = buf_hi;
     end
-    if (is_load && flags[1:0] == mxu_pkg::BufAcc) begin
+    if (is_load && flags[1:0] == mxu_isa_pkg::BufAcc) begin
       dec_o.w_acc = 1'b1; dec_o.w_acc_lo = {1'b0, f_c}; dec_o.w_acc_hi = buf_hi;
     end
-    if (is_store && flags[1:0] == mxu_pkg::BufUb) begin
+    if (is_store && flags[1:0] == mxu_isa_pkg::BufUb) begin
       dec_o.r_ub = 1'b1; dec_o.r_ub_lo = {1'b0, f_c}; dec_o.r_ub_hi = buf_hi;
     end
-    if (is_store && flags[1:0] == mxu_pkg::BufAcc) begin
+    if (is_store && flags[1:0] == mxu_isa_pkg::BufAcc) begin
       dec_o.r_acc = 1'b1; dec_o.r_acc_lo = {1'b0, f_c}; dec_o.r_acc_hi = buf_hi;
     end
     if (is_mm) begin

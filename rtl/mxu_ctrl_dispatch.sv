@@ -82,7 +82,7 @@ module mxu_ctrl_dispatch #(
                  (dec_i.is_mm && (!mm_ready_i || mm_full_i)) ||
                  (dec_i.is_ac && (!ac_ready_i || ac_busy_i)) ||
                  ((dec_i.is_sync || dec_i.is_halt) && in_flight_i);
-    dispatch   = run && ins_valid_i && dec_i.err == mxu_pkg::ErrNone && !conflict_i &&
+    dispatch   = run && ins_valid_i && dec_i.err == mxu_isa_pkg::ErrNone && !conflict_i &&
                  !structural;
     // Engine commands (valid only in the dispatch cycle).
     ld_valid_o  = dispatch && dec_i.is_load && !dec_i.is_wload;
@@ -110,7 +110,7 @@ module mxu_ctrl_dispatch #(
           state_d    = mxu_pkg::CtrlClear;
           cmd_addr_d = csr_i.cmd_addr;
           count_d    = csr_i.cmd_count;
-          err_code_d = mxu_pkg::ErrNone;
+          err_code_d = mxu_isa_pkg::ErrNone;
           err_pc_d   = '0;
           err_addr_d = '0;
         end
@@ -119,30 +119,30 @@ module mxu_ctrl_dispatch #(
         // One cycle with the engines in reset: every program starts from empty queues.
         state_d = mxu_pkg::CtrlRun;
         if (cmd_addr_q[3:0] != '0) begin
-          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_pkg::ErrMisaligned;
+          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_isa_pkg::ErrMisaligned;
           err_addr_d = cmd_addr_q;
         end else if (count_q == '0) begin
-          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_pkg::ErrCmdOverrun;
+          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_isa_pkg::ErrCmdOverrun;
         end
       end
       mxu_pkg::CtrlRun: begin
         if (ld_status_i.error) begin
-          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_pkg::ErrMemRead;
+          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_isa_pkg::ErrMemRead;
           err_pc_d = ld_pc_i; err_addr_d = ld_status_i.error_addr;
         end else if (wld_status_i.error) begin
-          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_pkg::ErrMemRead;
+          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_isa_pkg::ErrMemRead;
           err_pc_d = wld_pc_i; err_addr_d = wld_status_i.error_addr;
         end else if (st_status_i.error) begin
-          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_pkg::ErrMemWrite;
+          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_isa_pkg::ErrMemWrite;
           err_pc_d = st_pc_i; err_addr_d = st_status_i.error_addr;
-        end else if (ins_valid_i && dec_i.err != mxu_pkg::ErrNone) begin
+        end else if (ins_valid_i && dec_i.err != mxu_isa_pkg::ErrNone) begin
           state_d = mxu_pkg::CtrlDrainError; err_code_d = dec_i.err; err_pc_d = pc_q;
         end else if (dispatch && dec_i.is_halt) begin
           state_d = mxu_pkg::CtrlDrainDone;
         end else if (pc_q == count_q && !ins_valid_i) begin
-          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_pkg::ErrCmdOverrun; err_pc_d = pc_q;
+          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_isa_pkg::ErrCmdOverrun; err_pc_d = pc_q;
         end else if (fetch_failed_i) begin
-          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_pkg::ErrMemRead; err_pc_d = pc_q;
+          state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_isa_pkg::ErrMemRead; err_pc_d = pc_q;
           err_addr_d = fetch_fail_addr_i;
         end
       end
@@ -234,7 +234,7 @@ module mxu_ctrl_dispatch #(
   assign count_o       = count_q;
   assign dispatch_o    = dispatch;
   assign pc_o          = pc_q;
-  assign stall_dep_o   = run && ins_valid_i && dec_i.err == mxu_pkg::ErrNone && !dispatch;
+  assign stall_dep_o   = run && ins_valid_i && dec_i.err == mxu_isa_pkg::ErrNone && !dispatch;
   assign stall_fetch_o = run && !ins_valid_i && pc_q != count_q;
 
   // The state is always one of the enum's; at most one engine gets a command per cycle; a

@@ -63,20 +63,20 @@ module mxu_ctrl_scoreboard #(
   always_comb begin
     conflict_o = 1'b0;
     // Against the load engine (writes UB or ACC).
-    if (ld_busy_q && ld_buf_q == mxu_pkg::BufUb &&
+    if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufUb &&
         ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ld_lo_q, ld_hi_q)) ||
          (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ld_lo_q, ld_hi_q)))) begin
       conflict_o = 1'b1;
     end
-    if (ld_busy_q && ld_buf_q == mxu_pkg::BufAcc &&
+    if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufAcc &&
         ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, ld_lo_q, ld_hi_q)) ||
          (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ld_lo_q, ld_hi_q)))) begin
       conflict_o = 1'b1;
     end
     // Against the store engine (reads UB or ACC).
-    if (st_busy_q && st_buf_q == mxu_pkg::BufUb && dec_i.w_ub &&
+    if (st_busy_q && st_buf_q == mxu_isa_pkg::BufUb && dec_i.w_ub &&
         overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
-    if (st_busy_q && st_buf_q == mxu_pkg::BufAcc && dec_i.w_acc &&
+    if (st_busy_q && st_buf_q == mxu_isa_pkg::BufAcc && dec_i.w_acc &&
         overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
     // Against ACTIVATE (reads ACC and the bias row, writes UB).
     if (ac_busy_q && dec_i.w_acc &&
@@ -106,7 +106,7 @@ module mxu_ctrl_scoreboard #(
       end
     end
     if (dec_i.r_bias) begin  // the bias row is read too
-      if (ld_busy_q && ld_buf_q == mxu_pkg::BufAcc &&
+      if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufAcc &&
           overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1, ld_lo_q, ld_hi_q)) conflict_o = 1'b1;
       for (int unsigned s = 0; s < MmSlots; s++) begin
         if (mm_valid_q[s] && overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1,

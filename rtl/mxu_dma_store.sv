@@ -212,11 +212,11 @@ module mxu_dma_store #(
     stride_bytes_d = stride_bytes_q;
     if (cmd_valid_i && cmd_ready_o) begin
       active_d       = 1'b1;
-      from_acc_d     = cmd_i.source == mxu_pkg::BufAcc;
+      from_acc_d     = cmd_i.source == mxu_isa_pkg::BufAcc;
       relu_d         = cmd_i.relu;
       rows_d         = cmd_i.rows;
       lanes_d        = cmd_i.lanes;
-      stride_bytes_d = (cmd_i.source == mxu_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00}
+      stride_bytes_d = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00}
                                                          : {3'b000, cmd_i.stride, 1'b0};
       rd_row_d       = '0;
       rd_addr_d      = cmd_i.buf_addr;
@@ -224,7 +224,7 @@ module mxu_dma_store #(
       rows_done_d    = '0;
     end
     // Linear mode: whole aligned beats per row, rows packed back to back.
-    cmd_row_len = (cmd_i.source == mxu_pkg::BufAcc) ? {cmd_i.lanes, 2'b00}
+    cmd_row_len = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00}
                                                     : {1'b0, cmd_i.lanes, 1'b0};
     linear_d    = linear_q;
     lin_addr_d  = lin_addr_n;

@@ -4,9 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# python3 (3.11: tomllib): scripts/gen_isa.py and its up-to-date test.
 # zlib1g-dev: Verilator's FST tracing and the training curves' PNG encoder link zlib.
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
-          gtkwave xvfb zlib1g-dev clang-format)
+          gtkwave xvfb zlib1g-dev clang-format python3)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
