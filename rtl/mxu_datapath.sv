@@ -336,7 +336,7 @@ module mxu_datapath #(
     end
   end
 
-  weight_fifo #(.Lanes(Cols), .Depth(WeightFifoDepth)) u_weight_fifo (
+  mxu_weight_fifo #(.Lanes(Cols), .Depth(WeightFifoDepth)) u_weight_fifo (
     .clk_i,
     .rst_ni,
     .push_i     (wf_push_i),
@@ -348,7 +348,7 @@ module mxu_datapath #(
     .count_o    (wf_count)
   );
 
-  unified_buffer #(.Lanes(UbLanes), .Depth(UbDepth)) u_unified_buffer (
+  mxu_unified_buffer #(.Lanes(UbLanes), .Depth(UbDepth)) u_unified_buffer (
     .clk_i,
     .rst_ni,
     .rd_a_en_i  (mm_issue),
@@ -366,7 +366,7 @@ module mxu_datapath #(
     .wr_b_gnt_o (ub_wr_gnt_o)
   );
 
-  systolic_array #(.Rows(Rows), .Cols(Cols), .FlushSubnormals(FlushSubnormals)) u_array (
+  mxu_systolic_array #(.Rows(Rows), .Cols(Cols), .FlushSubnormals(FlushSubnormals)) u_array (
     .clk_i,
     .rst_ni,
     .act_valid_i    (in_valid_q),
@@ -380,14 +380,14 @@ module mxu_datapath #(
   );
 
   // Where each result row goes travels beside the array, arriving with the row.
-  delay_line #(.Width(AccAw + 3), .Depth(Rows + Cols - 1)) u_result_meta (
+  mxu_delay_line #(.Width(AccAw + 3), .Depth(Rows + Cols - 1)) u_result_meta (
     .clk_i,
     .rst_ni,
     .d_i({in_valid_q, in_accum_q, in_last_q, in_acc_q}),
     .q_o({res_valid, res_accum, res_last, res_addr})
   );
 
-  accumulators #(.Lanes(Cols), .Depth(AccDepth), .FlushSubnormals(FlushSubnormals)) u_acc (
+  mxu_accumulators #(.Lanes(Cols), .Depth(AccDepth), .FlushSubnormals(FlushSubnormals)) u_acc (
     .clk_i,
     .rst_ni,
     .res_valid_i     (res_valid),
@@ -406,7 +406,7 @@ module mxu_datapath #(
     .wr_gnt_o        (acc_wr_gnt_o)
   );
 
-  activation_unit #(.Lanes(Cols), .FlushSubnormals(FlushSubnormals)) u_activation (
+  mxu_activation_unit #(.Lanes(Cols), .FlushSubnormals(FlushSubnormals)) u_activation (
     .clk_i,
     .rst_ni,
     .valid_i  (s1_valid_q),

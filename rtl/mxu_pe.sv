@@ -41,13 +41,13 @@ module mxu_pe #(
 
   assign weight = act_bank_i ? weight1_q : weight0_q;
 
-  bf16_mul #(.FlushSubnormals(FlushSubnormals)) u_mul (
+  mxu_bf16_mul #(.FlushSubnormals(FlushSubnormals)) u_mul (
     .a_i      (act_i),
     .b_i      (weight),
     .product_o(product)
   );
 
-  fp32_add #(.FlushSubnormals(FlushSubnormals)) u_add (
+  mxu_fp32_add #(.FlushSubnormals(FlushSubnormals)) u_add (
     .a_i  (psum_i),
     .b_i  (product),
     .sum_o(sum)

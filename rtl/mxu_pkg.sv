@@ -19,6 +19,197 @@ package mxu_pkg;
   parameter int unsigned MemBusBytes    = 32;
   parameter int unsigned MemAddrWidth   = 48;
   parameter int unsigned MemMaxInFlight = 8;
+  parameter int unsigned MemIdWidth     = 2;
+  parameter int unsigned MemBusBits     = MemBusBytes * 8;
+
+  // ---- Typed interfaces ----
+  // The host-memory port, AXI4-like, as one request and one response struct per direction of
+  // each half: the read half (AR, R) and the write half (AW, W, B). A channel's payload is its
+  // own struct; valid travels with the payload, ready with the other direction.
+  typedef struct packed {
+    logic [MemAddrWidth-1:0] addr;
+    logic [7:0]              len;   // beats - 1 (INCR)
+    logic [MemIdWidth-1:0]   id;
+  } mem_ar_t;
+
+  typedef struct packed {
+    logic [MemBusBits-1:0] data;
+    logic [MemIdWidth-1:0] id;
+    logic                  last;
+    logic [1:0]            resp;    // 0: OKAY
+  } mem_r_t;
+
+  typedef struct packed {
+    logic [MemAddrWidth-1:0] addr;
+    logic [7:0]              len;   // beats - 1 (INCR)
+  } mem_aw_t;
+
+  typedef struct packed {
+    logic [MemBusBits-1:0]  data;
+    logic [MemBusBytes-1:0] strb;
+    logic                   last;
+  } mem_w_t;
+
+  typedef struct packed {
+    logic [1:0] resp;               // 0: OKAY
+  } mem_b_t;
+
+  typedef struct packed {
+    logic    ar_valid;
+    mem_ar_t ar;
+    logic    r_ready;
+  } mem_rd_req_t;
+
+  typedef struct packed {
+    logic   ar_ready;
+    logic   r_valid;
+    mem_r_t r;
+  } mem_rd_rsp_t;
+
+  typedef struct packed {
+    logic    aw_valid;
+    mem_aw_t aw;
+    logic    w_valid;
+    mem_w_t  w;
+    logic    b_ready;
+  } mem_wr_req_t;
+
+  typedef struct packed {
+    logic   aw_ready;
+    logic   w_ready;
+    logic   b_valid;
+    mem_b_t b;
+  } mem_wr_rsp_t;
+
+  typedef struct packed {
+    mem_rd_req_t rd;
+    mem_wr_req_t wr;
+  } mem_req_t;
+
+  typedef struct packed {
+    mem_rd_rsp_t rd;
+    mem_wr_rsp_t wr;
+  } mem_rsp_t;
+
+  // Commands from the controller to the engines (fields as in docs/isa.md; an engine takes the
+  // low bits it needs). Each travels with a valid beside it and is sampled when valid && ready.
+  typedef struct packed {
+    logic [1:0]              target;     // BufUb, BufWeights or BufAcc
+    logic                    transpose;
+    logic [15:0]             rows;
+    logic [15:0]             lanes;
+    logic [15:0]             buf_addr;
+    logic [MemAddrWidth-1:0] host_addr;
+    logic [15:0]             stride;     // elements
+  } load_cmd_t;
+
+  typedef struct packed {
+    logic [1:0]              source;     // BufUb or BufAcc
+    logic                    relu;       // ACC only: ReLU on every fp32 value
+    logic [15:0]             rows;
+    logic [15:0]             lanes;
+    logic [15:0]             buf_addr;
+    logic [MemAddrWidth-1:0] host_addr;
+    logic [15:0]             stride;     // elements
+  } store_cmd_t;
+
+  typedef struct packed {
+    logic [15:0] ub_addr;
+    logic [15:0] acc_addr;
+    logic [15:0] rows;
+    logic [15:0] k_rows;
+    logic        accumulate;
+    logic        new_weights;
+  } matmul_cmd_t;
+
+  typedef struct packed {
+    logic [15:0] acc_addr;
+    logic [15:0] ub_addr;
+    logic [15:0] rows;
+    logic        relu;
+    logic        bias_en;
+    logic [15:0] bias_addr;
+  } activate_cmd_t;
+
+  // What a DMA engine reports back: an instruction done (pulse), the first error (pulse) and
+  // the address of the burst it belongs to.
+  typedef struct packed {
+    logic                    done;
+    logic                    error;
+    logic [MemAddrWidth-1:0] error_addr;
+  } dma_status_t;
+
+  // Register port.
+  typedef struct packed {
+    logic        valid;
+    logic        write;
+    logic [11:0] addr;
+    logic [31:0] wdata;
+  } reg_req_t;
+
+  typedef struct packed {
+    logic        ready;
+    logic        valid;
+    logic [31:0] rdata;
+    logic        error;
+  } reg_rsp_t;
+
+  // CSRs -> controller: run a program, or abandon it.
+  typedef struct packed {
+    logic                    start;      // pulse
+    logic                    soft_reset; // pulse: abandon the program
+    logic [MemAddrWidth-1:0] cmd_addr;
+    logic [31:0]             cmd_count;
+  } csr_ctrl_t;
+
+  // Controller -> CSRs: status.
+  typedef struct packed {
+    logic                    busy;
+    logic                    done;       // pulse: HALT retired, nothing outstanding
+    logic                    error;      // pulse: the first error, nothing outstanding
+    logic [3:0]              error_code;
+    logic [31:0]             error_pc;
+    logic [MemAddrWidth-1:0] error_addr;
+    logic [31:0]             pc;
+  } ctrl_csr_t;
+
+  // The instruction at the head of the controller's buffer, decoded (mxu_ctrl_decode): its class,
+  // its legality and the buffer rows it reads and writes ([lo, hi), 17 bits so that hi never
+  // wraps), for the scoreboard's conflict checks.
+  typedef struct packed {
+    logic        is_load;      // LOAD (any target)
+    logic        is_wload;     // LOAD WEIGHTS
+    logic        is_store;
+    logic        is_mm;
+    logic        is_ac;
+    logic        is_sync;
+    logic        is_halt;
+    logic        new_weights;  // a MATMUL that claims a loaded weight tile
+    logic [3:0]  err;          // ErrNone if the instruction is legal
+    logic [1:0]  buf_sel;      // LOAD / STORE: the buffer, rows [buf_lo, buf_hi)
+    logic [16:0] buf_lo;
+    logic [16:0] buf_hi;
+    logic        r_ub;         // reads unified-buffer rows [r_ub_lo, r_ub_hi)
+    logic [16:0] r_ub_lo;
+    logic [16:0] r_ub_hi;
+    logic        w_ub;         // writes unified-buffer rows
+    logic [16:0] w_ub_lo;
+    logic [16:0] w_ub_hi;
+    logic        r_acc;        // reads accumulator rows
+    logic [16:0] r_acc_lo;
+    logic [16:0] r_acc_hi;
+    logic        w_acc;        // writes accumulator rows
+    logic [16:0] w_acc_lo;
+    logic [16:0] w_acc_hi;
+    logic        r_bias;       // ACTIVATE: reads the bias row too
+    logic [16:0] bias_row;
+  } ctrl_dec_t;
+
+  // ---- State machines ----
+  // The controller's program FSM.
+  typedef enum logic [2:0] {
+    CtrlIdle, CtrlClear, CtrlRun, CtrlDrainDone, CtrlDrainError, CtrlDrainAbort
+  } ctrl_state_e;
 
   // Subnormal handling of every arithmetic unit (docs/numerics.md):
   //   0 = IEEE: subnormal inputs and results are kept (host CPU default mode);

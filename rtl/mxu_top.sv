@@ -73,35 +73,28 @@ module mxu_top #(
   localparam int unsigned NumCnt  = mxu_isa_pkg::NumCounters;
 
   // CSRs <-> controller.
-  logic                 start, soft_reset, ctrl_busy, done, error, clear, running;
-  logic [AddrWidth-1:0] cmd_addr, error_addr;
-  logic [31:0]          cmd_count, error_pc, pc;
-  logic [3:0]           error_code;
+  mxu_pkg::reg_req_t    reg_req;
+  mxu_pkg::reg_rsp_t    reg_rsp;
+  mxu_pkg::csr_ctrl_t   csr_ctrl;
+  mxu_pkg::ctrl_csr_t   ctrl_csr;
+  logic                 clear, running;
   logic [2:0]           retired;
   logic                 stall_dep, stall_fetch, stall_mem, wait_weights, array_row;
   logic [7:0]           wr_bytes;
   logic [NumCnt*16-1:0] counter_inc;
   // Controller <-> DMA.
-  logic                 fetch_ar_valid, fetch_ar_ready, fetch_r_valid, fetch_r_ready;
-  logic [AddrWidth-1:0] fetch_ar_addr;
-  logic [7:0]           fetch_ar_len;
-  logic                 ld_valid, ld_ready, ld_transpose, ld_done, ld_error;
-  logic                 wld_valid, wld_ready, wld_done, wld_error;
-  logic [AddrWidth-1:0] wld_error_addr;
-  logic [1:0]           ld_target;
-  logic [15:0]          ld_rows, ld_lanes, ld_buf_addr, ld_stride;
-  logic [AddrWidth-1:0] ld_host_addr, ld_error_addr;
-  logic                 st_valid, st_ready, st_done, st_error, st_relu;
-  logic [1:0]           st_source;
-  logic [15:0]          st_rows, st_lanes, st_buf_addr, st_stride;
-  logic [AddrWidth-1:0] st_host_addr, st_error_addr;
+  mxu_pkg::mem_rd_req_t fetch_req;
+  mxu_pkg::mem_rd_rsp_t fetch_rsp;
+  logic                 ld_valid, ld_ready, wld_valid, wld_ready, st_valid, st_ready;
+  mxu_pkg::load_cmd_t   ld_cmd;
+  mxu_pkg::store_cmd_t  st_cmd;
+  mxu_pkg::dma_status_t ld_status, wld_status, st_status;
   // Controller <-> datapath.
-  logic                 wl_valid, wl_ready, mm_valid, mm_ready, mm_accumulate, mm_new_weights;
-  logic                 mm_done, ac_valid, ac_ready, ac_relu, ac_bias_en, ac_done;
-  logic [KWidth-1:0]    wl_k_rows, mm_k_rows;
-  logic [UbAw-1:0]      mm_ub_addr, ac_ub_addr;
-  logic [AccAw-1:0]     mm_acc_addr, ac_acc_addr, ac_bias_addr;
-  logic [15:0]          mm_rows, ac_rows;
+  logic                 wl_valid, wl_ready, mm_valid, mm_ready, mm_done, ac_valid, ac_ready;
+  logic                 ac_done;
+  logic [KWidth-1:0]    wl_k_rows;
+  mxu_pkg::matmul_cmd_t   mm_cmd;
+  mxu_pkg::activate_cmd_t ac_cmd;
   // DMA <-> datapath.
   logic                 ub_wr_en, ub_wr_gnt, ub_rd_en, ub_rd_gnt, acc_wr_en, acc_wr_gnt;
   logic                 acc_rd_en, acc_rd_gnt, wf_push, wf_full;
@@ -111,51 +104,66 @@ module mxu_top #(
   logic [Cols*32-1:0]   acc_wr_data, acc_rd_data;
   logic [Cols*16-1:0]   wf_data;
   logic                 wl_busy, mm_busy, ac_busy;
-  // The engines' memory port, before the drain logic.
-  logic                 dma_r_ready, dma_b_ready, dma_w_valid, dma_w_last;
-  logic [BusBits-1:0]   dma_w_data;
-  logic [BusBytes-1:0]  dma_w_strb;
+  // The memory port: the engines' requests before the drain, the port's after it.
+  mxu_pkg::mem_req_t    dma_mem_req, mem_req;
+  mxu_pkg::mem_rsp_t    mem_rsp;
   // Engines are reset between programs and after errors (a flop of the controller drives it).
   logic                 engines_rst_n;
-  // Memory transactions outstanding: the device is idle only once every response is back.
-  logic [7:0]           reads_out_d, reads_out_q, writes_out_d, writes_out_q;
-  logic [8:0]           w_owed_d, w_owed_q;
   logic                 mem_idle;
 
   assign engines_rst_n = rst_ni && !clear;
 
-  csr #(
+  // The ports, flat for the platform, as the typed interfaces inside.
+  assign reg_req.valid   = reg_req_valid_i;
+  assign reg_req.write   = reg_req_write_i;
+  assign reg_req.addr    = reg_req_addr_i;
+  assign reg_req.wdata   = reg_req_wdata_i;
+  assign reg_req_ready_o = reg_rsp.ready;
+  assign reg_rsp_valid_o = reg_rsp.valid;
+  assign reg_rsp_rdata_o = reg_rsp.rdata;
+  assign reg_rsp_error_o = reg_rsp.error;
+
+  assign mem_rsp.rd.ar_ready = mem_ar_ready_i;
+  assign mem_rsp.rd.r_valid  = mem_r_valid_i;
+  assign mem_rsp.rd.r.data   = mem_r_data_i;
+  assign mem_rsp.rd.r.id     = mem_r_id_i;
+  assign mem_rsp.rd.r.last   = mem_r_last_i;
+  assign mem_rsp.rd.r.resp   = mem_r_resp_i;
+  assign mem_rsp.wr.aw_ready = mem_aw_ready_i;
+  assign mem_rsp.wr.w_ready  = mem_w_ready_i;
+  assign mem_rsp.wr.b_valid  = mem_b_valid_i;
+  assign mem_rsp.wr.b.resp   = mem_b_resp_i;
+  assign mem_ar_valid_o = mem_req.rd.ar_valid;
+  assign mem_ar_addr_o  = mem_req.rd.ar.addr;
+  assign mem_ar_len_o   = mem_req.rd.ar.len;
+  assign mem_ar_id_o    = mem_req.rd.ar.id;
+  assign mem_r_ready_o  = mem_req.rd.r_ready;
+  assign mem_aw_valid_o = mem_req.wr.aw_valid;
+  assign mem_aw_addr_o  = mem_req.wr.aw.addr;
+  assign mem_aw_len_o   = mem_req.wr.aw.len;
+  assign mem_w_valid_o  = mem_req.wr.w_valid;
+  assign mem_w_data_o   = mem_req.wr.w.data;
+  assign mem_w_strb_o   = mem_req.wr.w.strb;
+  assign mem_w_last_o   = mem_req.wr.w.last;
+  assign mem_b_ready_o  = mem_req.wr.b_ready;
+
+  mxu_csr #(
     .Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
     .WeightFifoDepth(WeightFifoDepth), .FlushSubnormals(FlushSubnormals)
   ) u_csr (
     .clk_i,
     .rst_ni,
-    .reg_req_valid_i,
-    .reg_req_ready_o,
-    .reg_req_write_i,
-    .reg_req_addr_i,
-    .reg_req_wdata_i,
-    .reg_rsp_valid_o,
-    .reg_rsp_rdata_o,
-    .reg_rsp_error_o,
-    .start_o      (start),
-    .soft_reset_o (soft_reset),
-    .cmd_addr_o   (cmd_addr),
-    .cmd_count_o  (cmd_count),
+    .reg_req_i    (reg_req),
+    .reg_rsp_o    (reg_rsp),
+    .ctrl_o       (csr_ctrl),
+    .ctrl_i       (ctrl_csr),
     .irq_o,
-    .busy_i       (ctrl_busy),
-    .done_i       (done),
-    .error_i      (error),
-    .error_code_i (error_code),
-    .error_pc_i   (error_pc),
-    .error_addr_i (error_addr),
-    .pc_i         (pc),
     .counter_inc_i(counter_inc)
   );
 
   always_comb begin
     counter_inc = '0;
-    counter_inc[mxu_isa_pkg::CntCycles*16 +: 16]        = 16'(ctrl_busy);
+    counter_inc[mxu_isa_pkg::CntCycles*16 +: 16]        = 16'(ctrl_csr.busy);
     counter_inc[mxu_isa_pkg::CntArrayBusy*16 +: 16]     = 16'(array_row);
     counter_inc[mxu_isa_pkg::CntMacs*16 +: 16]          = array_row ? 16'(Rows * Cols) : 16'd0;
     counter_inc[mxu_isa_pkg::CntDmaReadBytes*16 +: 16]  =
@@ -168,171 +176,84 @@ module mxu_top #(
     counter_inc[mxu_isa_pkg::CntStallMemory*16 +: 16]   = 16'(stall_mem);
   end
 
-  controller #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_controller (
+  mxu_controller #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_controller (
     .clk_i,
     .rst_ni,
-    .start_i         (start),
-    .abort_i         (soft_reset),
-    .cmd_addr_i      (cmd_addr),
-    .cmd_count_i     (cmd_count),
-    .mem_idle_i      (mem_idle),
-    .busy_o          (ctrl_busy),
-    .done_o          (done),
-    .error_o         (error),
-    .error_code_o    (error_code),
-    .error_pc_o      (error_pc),
-    .error_addr_o    (error_addr),
-    .pc_o            (pc),
-    .clear_o         (clear),
-    .running_o       (running),
-    .retired_o       (retired),
-    .stall_dep_o     (stall_dep),
-    .stall_fetch_o   (stall_fetch),
-    .dbg_dispatch_o  (dbg_dispatch_o),
-    .dbg_ins_o       (dbg_dispatch_ins_o),
-    .fetch_ar_valid_o(fetch_ar_valid),
-    .fetch_ar_ready_i(fetch_ar_ready),
-    .fetch_ar_addr_o (fetch_ar_addr),
-    .fetch_ar_len_o  (fetch_ar_len),
-    .fetch_r_valid_i (fetch_r_valid),
-    .fetch_r_ready_o (fetch_r_ready),
-    .fetch_r_data_i  (mem_r_data_i),
-    .fetch_r_last_i  (mem_r_last_i),
-    .fetch_r_resp_i  (mem_r_resp_i),
-    .ld_valid_o      (ld_valid),
-    .ld_ready_i      (ld_ready),
-    .wld_valid_o     (wld_valid),
-    .wld_ready_i     (wld_ready),
-    .wld_done_i      (wld_done),
-    .wld_error_i     (wld_error),
-    .wld_error_addr_i(wld_error_addr),
-    .ld_target_o     (ld_target),
-    .ld_transpose_o  (ld_transpose),
-    .ld_rows_o       (ld_rows),
-    .ld_lanes_o      (ld_lanes),
-    .ld_buf_addr_o   (ld_buf_addr),
-    .ld_host_addr_o  (ld_host_addr),
-    .ld_stride_o     (ld_stride),
-    .ld_done_i       (ld_done),
-    .ld_error_i      (ld_error),
-    .ld_error_addr_i (ld_error_addr),
-    .st_valid_o      (st_valid),
-    .st_ready_i      (st_ready),
-    .st_source_o     (st_source),
-    .st_relu_o       (st_relu),
-    .st_rows_o       (st_rows),
-    .st_lanes_o      (st_lanes),
-    .st_buf_addr_o   (st_buf_addr),
-    .st_host_addr_o  (st_host_addr),
-    .st_stride_o     (st_stride),
-    .st_done_i       (st_done),
-    .st_error_i      (st_error),
-    .st_error_addr_i (st_error_addr),
-    .wl_valid_o      (wl_valid),
-    .wl_ready_i      (wl_ready),
-    .wl_k_rows_o     (wl_k_rows),
-    .mm_valid_o      (mm_valid),
-    .mm_ready_i      (mm_ready),
-    .mm_ub_addr_o    (mm_ub_addr),
-    .mm_acc_addr_o   (mm_acc_addr),
-    .mm_rows_o       (mm_rows),
-    .mm_k_rows_o     (mm_k_rows),
-    .mm_accumulate_o (mm_accumulate),
-    .mm_new_weights_o(mm_new_weights),
-    .mm_done_i       (mm_done),
-    .ac_valid_o      (ac_valid),
-    .ac_ready_i      (ac_ready),
-    .ac_acc_addr_o   (ac_acc_addr),
-    .ac_ub_addr_o    (ac_ub_addr),
-    .ac_rows_o       (ac_rows),
-    .ac_relu_o       (ac_relu),
-    .ac_bias_en_o    (ac_bias_en),
-    .ac_bias_addr_o  (ac_bias_addr),
-    .ac_done_i       (ac_done)
+    .csr_i         (csr_ctrl),
+    .csr_o         (ctrl_csr),
+    .mem_idle_i    (mem_idle),
+    .clear_o       (clear),
+    .running_o     (running),
+    .retired_o     (retired),
+    .stall_dep_o   (stall_dep),
+    .stall_fetch_o (stall_fetch),
+    .dbg_dispatch_o(dbg_dispatch_o),
+    .dbg_ins_o     (dbg_dispatch_ins_o),
+    .fetch_req_o   (fetch_req),
+    .fetch_rsp_i   (fetch_rsp),
+    .ld_valid_o    (ld_valid),
+    .ld_ready_i    (ld_ready),
+    .wld_valid_o   (wld_valid),
+    .wld_ready_i   (wld_ready),
+    .ld_cmd_o      (ld_cmd),
+    .ld_status_i   (ld_status),
+    .wld_status_i  (wld_status),
+    .st_valid_o    (st_valid),
+    .st_ready_i    (st_ready),
+    .st_cmd_o      (st_cmd),
+    .st_status_i   (st_status),
+    .wl_valid_o    (wl_valid),
+    .wl_ready_i    (wl_ready),
+    .wl_k_rows_o   (wl_k_rows),
+    .mm_valid_o    (mm_valid),
+    .mm_ready_i    (mm_ready),
+    .mm_cmd_o      (mm_cmd),
+    .mm_done_i     (mm_done),
+    .ac_valid_o    (ac_valid),
+    .ac_ready_i    (ac_ready),
+    .ac_cmd_o      (ac_cmd),
+    .ac_done_i     (ac_done)
   );
 
-  dma #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_dma (
+  mxu_dma #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_dma (
     .clk_i,
-    .rst_ni          (engines_rst_n),
-    .fetch_ar_valid_i(fetch_ar_valid),
-    .fetch_ar_ready_o(fetch_ar_ready),
-    .fetch_ar_addr_i (fetch_ar_addr),
-    .fetch_ar_len_i  (fetch_ar_len),
-    .fetch_r_valid_o (fetch_r_valid),
-    .fetch_r_ready_i (fetch_r_ready),
-    .ld_valid_i      (ld_valid),
-    .ld_ready_o      (ld_ready),
-    .wld_valid_i     (wld_valid),
-    .wld_ready_o     (wld_ready),
-    .wld_done_o      (wld_done),
-    .wld_error_o     (wld_error),
-    .wld_error_addr_o(wld_error_addr),
-    .ld_target_i     (ld_target),
-    .ld_transpose_i  (ld_transpose),
-    .ld_rows_i       (ld_rows),
-    .ld_lanes_i      (ld_lanes),
-    .ld_buf_addr_i   (ld_buf_addr),
-    .ld_host_addr_i  (ld_host_addr),
-    .ld_stride_i     (ld_stride),
-    .ld_done_o       (ld_done),
-    .ld_error_o      (ld_error),
-    .ld_error_addr_o (ld_error_addr),
-    .st_valid_i      (st_valid),
-    .st_ready_o      (st_ready),
-    .st_source_i     (st_source),
-    .st_relu_i       (st_relu),
-    .st_rows_i       (st_rows),
-    .st_lanes_i      (st_lanes),
-    .st_buf_addr_i   (st_buf_addr),
-    .st_host_addr_i  (st_host_addr),
-    .st_stride_i     (st_stride),
-    .st_done_o       (st_done),
-    .st_error_o      (st_error),
-    .st_error_addr_o (st_error_addr),
-    .ub_wr_en_o      (ub_wr_en),
-    .ub_wr_addr_o    (ub_wr_addr),
-    .ub_wr_data_o    (ub_wr_data),
-    .ub_wr_gnt_i     (ub_wr_gnt),
-    .ub_rd_en_o      (ub_rd_en),
-    .ub_rd_addr_o    (ub_rd_addr),
-    .ub_rd_gnt_i     (ub_rd_gnt),
-    .ub_rd_data_i    (ub_rd_data),
-    .acc_wr_en_o     (acc_wr_en),
-    .acc_wr_addr_o   (acc_wr_addr),
-    .acc_wr_data_o   (acc_wr_data),
-    .acc_wr_gnt_i    (acc_wr_gnt),
-    .acc_rd_en_o     (acc_rd_en),
-    .acc_rd_addr_o   (acc_rd_addr),
-    .acc_rd_gnt_i    (acc_rd_gnt),
-    .acc_rd_data_i   (acc_rd_data),
-    .wf_push_o       (wf_push),
-    .wf_data_o       (wf_data),
-    .wf_full_i       (wf_full),
-    .mem_ar_valid_o,
-    .mem_ar_ready_i,
-    .mem_ar_addr_o,
-    .mem_ar_len_o,
-    .mem_ar_id_o,
-    .mem_r_valid_i,
-    .mem_r_ready_o   (dma_r_ready),
-    .mem_r_data_i,
-    .mem_r_id_i,
-    .mem_r_last_i,
-    .mem_r_resp_i,
-    .mem_aw_valid_o,
-    .mem_aw_ready_i,
-    .mem_aw_addr_o,
-    .mem_aw_len_o,
-    .mem_w_valid_o   (dma_w_valid),
-    .mem_w_ready_i,
-    .mem_w_data_o    (dma_w_data),
-    .mem_w_strb_o    (dma_w_strb),
-    .mem_w_last_o    (dma_w_last),
-    .mem_b_valid_i,
-    .mem_b_ready_o   (dma_b_ready),
-    .mem_b_resp_i,
-    .wr_bytes_o      (wr_bytes),
-    .stall_o         (stall_mem)
+    .rst_ni       (engines_rst_n),
+    .fetch_req_i  (fetch_req),
+    .fetch_rsp_o  (fetch_rsp),
+    .ld_valid_i   (ld_valid),
+    .ld_ready_o   (ld_ready),
+    .wld_valid_i  (wld_valid),
+    .wld_ready_o  (wld_ready),
+    .ld_cmd_i     (ld_cmd),
+    .ld_status_o  (ld_status),
+    .wld_status_o (wld_status),
+    .st_valid_i   (st_valid),
+    .st_ready_o   (st_ready),
+    .st_cmd_i     (st_cmd),
+    .st_status_o  (st_status),
+    .ub_wr_en_o   (ub_wr_en),
+    .ub_wr_addr_o (ub_wr_addr),
+    .ub_wr_data_o (ub_wr_data),
+    .ub_wr_gnt_i  (ub_wr_gnt),
+    .ub_rd_en_o   (ub_rd_en),
+    .ub_rd_addr_o (ub_rd_addr),
+    .ub_rd_gnt_i  (ub_rd_gnt),
+    .ub_rd_data_i (ub_rd_data),
+    .acc_wr_en_o  (acc_wr_en),
+    .acc_wr_addr_o(acc_wr_addr),
+    .acc_wr_data_o(acc_wr_data),
+    .acc_wr_gnt_i (acc_wr_gnt),
+    .acc_rd_en_o  (acc_rd_en),
+    .acc_rd_addr_o(acc_rd_addr),
+    .acc_rd_gnt_i (acc_rd_gnt),
+    .acc_rd_data_i(acc_rd_data),
+    .wf_push_o    (wf_push),
+    .wf_data_o    (wf_data),
+    .wf_full_i    (wf_full),
+    .mem_req_o    (dma_mem_req),
+    .mem_rsp_i    (mem_rsp),
+    .wr_bytes_o   (wr_bytes),
+    .stall_o      (stall_mem)
   );
 
   mxu_datapath #(
@@ -349,21 +270,21 @@ module mxu_top #(
     .wl_k_rows_i      (wl_k_rows),
     .mm_valid_i       (mm_valid),
     .mm_ready_o       (mm_ready),
-    .mm_ub_addr_i     (mm_ub_addr),
-    .mm_acc_addr_i    (mm_acc_addr),
-    .mm_rows_i        (mm_rows),
-    .mm_k_rows_i      (mm_k_rows),
-    .mm_accumulate_i  (mm_accumulate),
-    .mm_new_weights_i (mm_new_weights),
+    .mm_ub_addr_i     (mm_cmd.ub_addr[UbAw-1:0]),
+    .mm_acc_addr_i    (mm_cmd.acc_addr[AccAw-1:0]),
+    .mm_rows_i        (mm_cmd.rows),
+    .mm_k_rows_i      (mm_cmd.k_rows[KWidth-1:0]),
+    .mm_accumulate_i  (mm_cmd.accumulate),
+    .mm_new_weights_i (mm_cmd.new_weights),
     .mm_done_o        (mm_done),
     .ac_valid_i       (ac_valid),
     .ac_ready_o       (ac_ready),
-    .ac_acc_addr_i    (ac_acc_addr),
-    .ac_ub_addr_i     (ac_ub_addr),
-    .ac_rows_i        (ac_rows),
-    .ac_relu_i        (ac_relu),
-    .ac_bias_en_i     (ac_bias_en),
-    .ac_bias_addr_i   (ac_bias_addr),
+    .ac_acc_addr_i    (ac_cmd.acc_addr[AccAw-1:0]),
+    .ac_ub_addr_i     (ac_cmd.ub_addr[UbAw-1:0]),
+    .ac_rows_i        (ac_cmd.rows),
+    .ac_relu_i        (ac_cmd.relu),
+    .ac_bias_en_i     (ac_cmd.bias_en),
+    .ac_bias_addr_i   (ac_cmd.bias_addr[AccAw-1:0]),
     .ac_done_o        (ac_done),
     .ub_wr_en_i       (ub_wr_en),
     .ub_wr_addr_i     (ub_wr_addr),
@@ -388,48 +309,24 @@ module mxu_top #(
     .mm_wait_weights_o(wait_weights)
   );
 
-  // Drain: outside a program every response is accepted and dropped, and a write burst cut
-  // short by an error or an abort is completed with empty strobes, so that the next program
-  // starts with nothing outstanding.
-  always_comb begin
-    mem_r_ready_o = running ? dma_r_ready : 1'b1;
-    mem_b_ready_o = running ? dma_b_ready : 1'b1;
-    mem_w_valid_o = dma_w_valid;
-    mem_w_data_o  = dma_w_data;
-    mem_w_strb_o  = dma_w_strb;
-    mem_w_last_o  = dma_w_last;
-    if (clear && w_owed_q != '0) begin
-      mem_w_valid_o = 1'b1;
-      mem_w_data_o  = '0;
-      mem_w_strb_o  = '0;
-      mem_w_last_o  = w_owed_q == 9'd1;
-    end
-    reads_out_d  = reads_out_q + 8'(mem_ar_valid_o && mem_ar_ready_i)
-                               - 8'(mem_r_valid_i && mem_r_ready_o && mem_r_last_i);
-    writes_out_d = writes_out_q + 8'(mem_aw_valid_o && mem_aw_ready_i)
-                                - 8'(mem_b_valid_i && mem_b_ready_o);
-    w_owed_d     = w_owed_q + ((mem_aw_valid_o && mem_aw_ready_i) ? 9'(mem_aw_len_o) + 9'd1 : 9'd0)
-                            - 9'(mem_w_valid_o && mem_w_ready_i);
-    mem_idle     = reads_out_q == '0 && writes_out_q == '0 && w_owed_q == '0;
-  end
+  // Drain: outside a program every response is accepted and dropped, and a write burst cut short
+  // by an error or an abort is completed with empty strobes.
+  mxu_mem_drain u_drain (
+    .clk_i,
+    .rst_ni,
+    .running_i (running),
+    .clear_i   (clear),
+    .eng_req_i (dma_mem_req),
+    .mem_rsp_i (mem_rsp),
+    .mem_req_o (mem_req),
+    .mem_idle_o(mem_idle)
+  );
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      reads_out_q  <= '0;
-      writes_out_q <= '0;
-      w_owed_q     <= '0;
-    end else begin
-      reads_out_q  <= reads_out_d;
-      writes_out_q <= writes_out_d;
-      w_owed_q     <= w_owed_d;
-    end
-  end
-
-  assign dbg_busy_o          = ctrl_busy;
-  assign dbg_dispatch_pc_o   = pc;
-  assign dbg_load_done_o     = ld_done;
-  assign dbg_wload_done_o    = wld_done;
-  assign dbg_store_done_o    = st_done;
+  assign dbg_busy_o          = ctrl_csr.busy;
+  assign dbg_dispatch_pc_o   = ctrl_csr.pc;
+  assign dbg_load_done_o     = ld_status.done;
+  assign dbg_wload_done_o    = wld_status.done;
+  assign dbg_store_done_o    = st_status.done;
   assign dbg_matmul_done_o   = mm_done;
   assign dbg_activate_done_o = ac_done;
   assign dbg_wshift_start_o  = wl_valid && wl_ready;
@@ -437,6 +334,7 @@ module mxu_top #(
   assign dbg_array_row_o     = array_row;
 
   logic unused_signals;
-  assign unused_signals = ^{mm_busy, ac_busy};
+  assign unused_signals = ^{mm_busy, ac_busy, mm_cmd.ub_addr, mm_cmd.acc_addr, mm_cmd.k_rows,
+                            ac_cmd.acc_addr, ac_cmd.ub_addr, ac_cmd.bias_addr};
 
 endmodule

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Synthesizes one RTL module with Yosys (generic gates), fails on latches or on any Yosys error,
 # and prints the cell count. Usage: scripts/synth_rtl.sh MODULE [STAT_FILE] [-set PARAM VALUE]...
-# sram_1r1w stands for an SRAM macro: other modules see it as a black box (its ports only), and
+# mxu_sram_1r1w stands for an SRAM macro: other modules see it as a black box (its ports only), and
 # it is synthesized to flip-flops only when it is the module asked for.
 set -euo pipefail
 module=$1
@@ -13,11 +13,11 @@ while [ $# -ge 3 ] && [ "$1" = -set ]; do
   shift 3
 done
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
-sources="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'sram_1r1w\.sv$' | tr '\n' ' ')"
-if [ "$module" = sram_1r1w ]; then
-  read_sram="read_verilog -sv $rtl/sram_1r1w.sv"
+sources="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'mxu_sram_1r1w\.sv$' | tr '\n' ' ')"
+if [ "$module" = mxu_sram_1r1w ]; then
+  read_sram="read_verilog -sv $rtl/mxu_sram_1r1w.sv"
 else
-  read_sram="read_verilog -sv -lib $rtl/sram_1r1w.sv"
+  read_sram="read_verilog -sv -lib $rtl/mxu_sram_1r1w.sv"
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

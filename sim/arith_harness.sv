@@ -3,30 +3,30 @@
 module arith_harness (
   input  logic [31:0] a_i,
   input  logic [31:0] b_i,
-  output logic [31:0] mul_ieee_o,     // bf16_mul(a_i[15:0], b_i[15:0])
+  output logic [31:0] mul_ieee_o,     // mxu_bf16_mul(a_i[15:0], b_i[15:0])
   output logic [31:0] mul_flush_o,
-  output logic [31:0] add_ieee_o,     // fp32_add(a_i, b_i)
+  output logic [31:0] add_ieee_o,     // mxu_fp32_add(a_i, b_i)
   output logic [31:0] add_flush_o,
-  output logic [15:0] to_bf16_ieee_o, // fp32_to_bf16(a_i)
+  output logic [15:0] to_bf16_ieee_o, // mxu_fp32_to_bf16(a_i)
   output logic [15:0] to_bf16_flush_o
 );
 
-  bf16_mul #(.FlushSubnormals(1'b0)) u_mul_ieee (
+  mxu_bf16_mul #(.FlushSubnormals(1'b0)) u_mul_ieee (
     .a_i(a_i[15:0]), .b_i(b_i[15:0]), .product_o(mul_ieee_o)
   );
-  bf16_mul #(.FlushSubnormals(1'b1)) u_mul_flush (
+  mxu_bf16_mul #(.FlushSubnormals(1'b1)) u_mul_flush (
     .a_i(a_i[15:0]), .b_i(b_i[15:0]), .product_o(mul_flush_o)
   );
-  fp32_add #(.FlushSubnormals(1'b0)) u_add_ieee (
+  mxu_fp32_add #(.FlushSubnormals(1'b0)) u_add_ieee (
     .a_i(a_i), .b_i(b_i), .sum_o(add_ieee_o)
   );
-  fp32_add #(.FlushSubnormals(1'b1)) u_add_flush (
+  mxu_fp32_add #(.FlushSubnormals(1'b1)) u_add_flush (
     .a_i(a_i), .b_i(b_i), .sum_o(add_flush_o)
   );
-  fp32_to_bf16 #(.FlushSubnormals(1'b0)) u_to_bf16_ieee (
+  mxu_fp32_to_bf16 #(.FlushSubnormals(1'b0)) u_to_bf16_ieee (
     .a_i(a_i), .bf16_o(to_bf16_ieee_o)
   );
-  fp32_to_bf16 #(.FlushSubnormals(1'b1)) u_to_bf16_flush (
+  mxu_fp32_to_bf16 #(.FlushSubnormals(1'b1)) u_to_bf16_flush (
     .a_i(a_i), .bf16_o(to_bf16_flush_o)
   );
 

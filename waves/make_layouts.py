@@ -9,6 +9,9 @@ import os
 T = "mxu_top."            # the model's ports
 M = "mxu_top.mxu_top."    # the mxu_top module
 C = M + "u_controller."
+CD = C + "u_dispatch."    # the controller's blocks
+CC = C + "u_decode."
+CS = C + "u_scoreboard."
 D = M + "u_datapath."
 A = D + "u_array."
 BIT, HEX, DEC, BF16, FP32 = "@28", "@22", "@24", "@4022", "@40020"
@@ -49,14 +52,14 @@ save("overview.gtkw", "mxu device overview: control, instructions, engines, stal
      [(9000, " first register write of the GEMM"), (421500, " first MATMUL row enters the array"),
       (1139000, " done (interrupt)")],
      [("clock and control", [(BIT, T + "clk_i"), (BIT, T + "irq_o"),
-                             (BIT, T + "dbg_busy_o"), (DEC, C + "state_q[2:0]", "state_q (1 Clear 2 Run 3 DrainDone 4 DrainError)")]),
-      ("instructions", [(DEC, C + "pc_q[31:0]"), (OPCODE, C + "op[7:0]"),
-                        (DEC, C + "f_rows[15:0]"), (BIT, T + "dbg_dispatch_o"),
+                             (BIT, T + "dbg_busy_o"), (DEC, CD + "state_q[2:0]", "state_q (1 Clear 2 Run 3 DrainDone 4 DrainError)")]),
+      ("instructions", [(DEC, CD + "pc_q[31:0]"), (OPCODE, CC + "op[7:0]"),
+                        (DEC, CC + "f_rows[15:0]"), (BIT, T + "dbg_dispatch_o"),
                         (DEC, T + "dbg_dispatch_pc_o[31:0]")]),
-      ("engines busy", [(BIT, C + "ld_busy_q"), (BIT, C + "wld_busy_q"),
-                        (BIT, T + "dbg_wshift_start_o"), (BIT, T + "dbg_wshift_busy_o"), (BIT, C + "mm_valid_q[3:0]"),
-                        (BIT, T + "dbg_array_row_o"), (BIT, C + "ac_busy_q"),
-                        (BIT, C + "st_busy_q")]),
+      ("engines busy", [(BIT, CS + "ld_busy_q"), (BIT, CS + "wld_busy_q"),
+                        (BIT, T + "dbg_wshift_start_o"), (BIT, T + "dbg_wshift_busy_o"), (BIT, CS + "mm_valid_q[3:0]"),
+                        (BIT, T + "dbg_array_row_o"), (BIT, CS + "ac_busy_q"),
+                        (BIT, CS + "st_busy_q")]),
       ("engines done", [(BIT, T + "dbg_load_done_o"), (BIT, T + "dbg_wload_done_o"),
                         (BIT, T + "dbg_matmul_done_o"), (BIT, T + "dbg_activate_done_o"),
                         (BIT, T + "dbg_store_done_o")]),

@@ -10,7 +10,7 @@
 // kept as sticky) and rounded at the subnormal position. In flush mode the value is rounded at full
 // precision as if the exponent were unbounded and flushed to signed zero if that is below 2^-126:
 // x86 detects tininess after rounding, and FTZ returns zero exactly for tiny results.
-module fp32_round #(
+module mxu_fp32_round #(
   parameter bit FlushSubnormals = mxu_pkg::FlushSubnormals
 ) (
   input  logic              sign_i,

@@ -1,7 +1,7 @@
 // IEEE-754 binary32 addition, round to nearest even: align the smaller operand with guard, round
 // and sticky bits, add or subtract the significands, normalize, round once (fp32_round).
 // Combinational; the PE registers its output.
-module fp32_add #(
+module mxu_fp32_add #(
   parameter bit FlushSubnormals = mxu_pkg::FlushSubnormals
 ) (
   input  logic [31:0] a_i,
@@ -66,7 +66,7 @@ module fp32_add #(
   logic signed [9:0] exp_norm;
   logic [31:0]       rounded;
 
-  lzc #(.Width(28)) u_lzc (
+  mxu_lzc #(.Width(28)) u_lzc (
     .in_i (sig_sum),
     .cnt_o(lead_zeros)
   );
@@ -76,7 +76,7 @@ module fp32_add #(
     exp_norm = 10'(big_exp) + 10'sd1 - 10'(lead_zeros);
   end
 
-  fp32_round #(.FlushSubnormals(FlushSubnormals)) u_round (
+  mxu_fp32_round #(.FlushSubnormals(FlushSubnormals)) u_round (
     .sign_i  (big_sign),
     .exp_i   (exp_norm),
     .sig_i   (sig_norm),

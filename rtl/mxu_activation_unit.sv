@@ -4,7 +4,7 @@
 //
 // ReLU(x) = x for x > 0, NaN for NaN, +0 otherwise (-0 included). Every NaN leaves as the
 // canonical NaN, also one preloaded into the accumulators with another payload.
-module activation_unit #(
+module mxu_activation_unit #(
   parameter int unsigned Lanes           = mxu_pkg::ArrayCols,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals
 ) (
@@ -28,7 +28,7 @@ module activation_unit #(
     logic [31:0] x;
     logic        is_nan;
 
-    fp32_add #(.FlushSubnormals(FlushSubnormals)) u_bias (
+    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals)) u_bias (
       .a_i  (data_i[l*32 +: 32]),
       .b_i  (bias_i[l*32 +: 32]),
       .sum_o(x)
@@ -46,7 +46,7 @@ module activation_unit #(
       end
     end
 
-    fp32_to_bf16 #(.FlushSubnormals(FlushSubnormals)) u_round (
+    mxu_fp32_to_bf16 #(.FlushSubnormals(FlushSubnormals)) u_round (
       .a_i   (activated[l*32 +: 32]),
       .bf16_o(rounded[l*16 +: 16])
     );

@@ -8,7 +8,9 @@
 //
 // Linear mode: rows of whole, aligned beats packed back to back in host memory (stride = row
 // length) go out as bursts of up to 16 beats that run across row boundaries.
-module dma_store #(
+`include "mxu_assert.svh"
+
+module mxu_dma_store #(
   parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
@@ -16,6 +18,8 @@ module dma_store #(
   localparam int unsigned AddrWidth   = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBytes    = mxu_pkg::MemBusBytes,
   localparam int unsigned BusBits     = BusBytes * 8,
+  localparam int unsigned BeatShift   = $clog2(BusBytes),     // byte offset bits in a beat
+  localparam int unsigned BeatsPer4k  = 4096 / BusBytes,
   localparam int unsigned MaxInFlight = mxu_pkg::MemMaxInFlight,
   localparam int unsigned UbAw        = (UbDepth > 1) ? $clog2(UbDepth) : 1,
   localparam int unsigned AccAw       = (AccDepth > 1) ? $clog2(AccDepth) : 1,
@@ -29,18 +33,10 @@ module dma_store #(
   // Command.
   input  logic                  cmd_valid_i,
   output logic                  cmd_ready_o,
-  input  logic [1:0]            cmd_source_i,
-  input  logic                  cmd_relu_i,   // ACC only: ReLU on every fp32 value
-  input  logic [15:0]           cmd_rows_i,
-  input  logic [15:0]           cmd_lanes_i,
-  input  logic [15:0]           cmd_buf_addr_i,
-  input  logic [AddrWidth-1:0]  cmd_host_addr_i,
-  input  logic [15:0]           cmd_stride_i,
-  output logic                  done_o,
+  input  mxu_pkg::store_cmd_t   cmd_i,
+  output mxu_pkg::dma_status_t  status_o,
   output logic                  busy_o,
   output logic                  stall_o,
-  output logic                  error_o,
-  output logic [AddrWidth-1:0]  error_addr_o,
   output logic [7:0]            wr_bytes_o,  // bytes written this cycle (enabled strobes)
   // Buffer read ports (data the cycle after a grant).
   output logic                  ub_rd_en_o,
@@ -52,18 +48,8 @@ module dma_store #(
   input  logic                  acc_rd_gnt_i,
   input  logic [Cols*32-1:0]    acc_rd_data_i,
   // Write address, write data and write response channels.
-  output logic                  aw_valid_o,
-  input  logic                  aw_ready_i,
-  output logic [AddrWidth-1:0]  aw_addr_o,
-  output logic [7:0]            aw_len_o,
-  output logic                  w_valid_o,
-  input  logic                  w_ready_i,
-  output logic [BusBits-1:0]    w_data_o,
-  output logic [BusBytes-1:0]   w_strb_o,
-  output logic                  w_last_o,
-  input  logic                  b_valid_i,
-  output logic                  b_ready_o,
-  input  logic [1:0]            b_resp_i
+  output mxu_pkg::mem_wr_req_t  wr_req_o,
+  input  mxu_pkg::mem_wr_rsp_t  wr_rsp_i
 );
 
   logic                 active_d, active_q, from_acc_d, from_acc_q, relu_d, relu_q;
@@ -89,8 +75,8 @@ module dma_store #(
   logic [4:0]           burst_left_d, burst_left_q;  // beats left in the open burst; 0: none
   logic [4:0]           burst_beats;
   logic [AddrWidth-1:0] burst_addr;
-  logic [7:0]           beats_to_4k;
-  logic                 aw_fire, w_fire, b_fire, row_done;
+  logic [12:0]          beats_to_4k;
+  logic                 aw_fire, w_fire, b_fire, row_done, done;
   logic [15:0]          rows_done_d, rows_done_q;
   // Bursts waiting for their write response.
   logic                 bq_full, bq_empty;
@@ -104,28 +90,28 @@ module dma_store #(
 
   always_comb begin
     // ----- Emission: open a burst at the current beat, then send its beats.
-    burst_addr  = linear_q ? lin_addr_q : cur_base_q + AddrWidth'({beat_q, 5'd0});
-    beats_to_4k = 8'd128 - 8'(burst_addr[11:5]);  // 128 beats per 4 KiB
+    burst_addr  = linear_q ? lin_addr_q : cur_base_q + (AddrWidth'(beat_q) << BeatShift);
+    beats_to_4k = 13'(BeatsPer4k) - 13'(burst_addr[11:BeatShift]);
     burst_beats = linear_q ? ((lin_left_q > 20'd16) ? 5'd16 : 5'(lin_left_q))
                            : 5'(cur_beats_q) - 5'(beat_q);
-    if (8'(burst_beats) > beats_to_4k) burst_beats = 5'(beats_to_4k);
+    if (13'(burst_beats) > beats_to_4k) burst_beats = 5'(beats_to_4k);
     if (burst_beats > 5'd16) burst_beats = 5'd16;
-    aw_valid_o = cur_valid_q && burst_left_q == '0 && !bq_full;
-    aw_addr_o  = burst_addr;
-    aw_len_o   = 8'(burst_beats) - 8'd1;
-    aw_fire    = aw_valid_o && aw_ready_i;
-    w_valid_o  = cur_valid_q && (burst_left_q != '0 || aw_fire);
-    w_data_o   = cur_data_q[32'(beat_q)*BusBits +: BusBits];
-    w_strb_o   = cur_strb_q[32'(beat_q)*BusBytes +: BusBytes];
-    w_last_o   = (burst_left_q == 5'd1) || (burst_left_q == '0 && burst_beats == 5'd1);
-    w_fire     = w_valid_o && w_ready_i;
+    wr_req_o.aw_valid = cur_valid_q && burst_left_q == '0 && !bq_full;
+    wr_req_o.aw.addr  = burst_addr;
+    wr_req_o.aw.len   = 8'(burst_beats) - 8'd1;
+    aw_fire    = wr_req_o.aw_valid && wr_rsp_i.aw_ready;
+    wr_req_o.w_valid  = cur_valid_q && (burst_left_q != '0 || aw_fire);
+    wr_req_o.w.data   = cur_data_q[32'(beat_q)*BusBits +: BusBits];
+    wr_req_o.w.strb   = cur_strb_q[32'(beat_q)*BusBytes +: BusBytes];
+    wr_req_o.w.last   = (burst_left_q == 5'd1) || (burst_left_q == '0 && burst_beats == 5'd1);
+    w_fire     = wr_req_o.w_valid && wr_rsp_i.w_ready;
     row_done   = w_fire && (beat_q + 1'b1 == cur_beats_q);
     wr_bytes_o = '0;
-    for (int unsigned i = 0; i < BusBytes; i++) wr_bytes_o += 8'(w_fire && w_strb_o[i]);
+    for (int unsigned i = 0; i < BusBytes; i++) wr_bytes_o += 8'(w_fire && wr_req_o.w.strb[i]);
 
     burst_left_d = burst_left_q;
     if (aw_fire) burst_left_d = burst_beats;
-    lin_addr_n = aw_fire ? lin_addr_q + AddrWidth'({burst_beats, 5'd0}) : lin_addr_q;
+    lin_addr_n = aw_fire ? lin_addr_q + (AddrWidth'(burst_beats) << BeatShift) : lin_addr_q;
     lin_left_n = aw_fire ? lin_left_q - 20'(burst_beats) : lin_left_q;
     if (w_fire) burst_left_d = burst_left_d - 1'b1;
     beat_d = row_done ? '0 : (w_fire ? beat_q + 1'b1 : beat_q);
@@ -169,13 +155,14 @@ module dma_store #(
       end
     end
     row_len   = from_acc_q ? {lanes_q, 2'b00} : {1'b0, lanes_q, 1'b0};
-    win_data  = (WinBytes*8)'(row_bytes) << {pending_host_q[4:0], 3'b000};
+    win_data  = (WinBytes*8)'(row_bytes) << {pending_host_q[BeatShift-1:0], 3'b000};
     win_strb  = '0;
     for (int unsigned i = 0; i < WinBytes; i++) begin
-      win_strb[i] = (18'(i) >= 18'(pending_host_q[4:0])) &&
-                    (18'(i) < 18'(pending_host_q[4:0]) + row_len);
+      win_strb[i] = (18'(i) >= 18'(pending_host_q[BeatShift-1:0])) &&
+                    (18'(i) < 18'(pending_host_q[BeatShift-1:0]) + row_len);
     end
-    win_beats = BeatsWidth'((18'(pending_host_q[4:0]) + row_len + 18'(BusBytes - 1)) >> 5);
+    win_beats = BeatsWidth'((18'(pending_host_q[BeatShift-1:0]) + row_len + 18'(BusBytes - 1)) >>
+                            BeatShift);
 
     cur_valid_d = cur_valid_q && !row_done;
     cur_data_d  = cur_data_q;
@@ -200,24 +187,24 @@ module dma_store #(
         cur_valid_d = 1'b1;
         cur_data_d  = win_data;
         cur_strb_d  = win_strb;
-        cur_base_d  = {pending_host_q[AddrWidth-1:5], 5'd0};
+        cur_base_d  = {pending_host_q[AddrWidth-1:BeatShift], BeatShift'(0)};
         cur_beats_d = win_beats;
       end else begin
         nxt_valid_d = 1'b1;
         nxt_data_d  = win_data;
         nxt_strb_d  = win_strb;
-        nxt_base_d  = {pending_host_q[AddrWidth-1:5], 5'd0};
+        nxt_base_d  = {pending_host_q[AddrWidth-1:BeatShift], BeatShift'(0)};
         nxt_beats_d = win_beats;
       end
     end
 
     // ----- Write responses, completion, command accept.
-    b_ready_o   = 1'b1;
-    b_fire      = b_valid_i;
-    error_d     = error_q || (b_fire && b_resp_i != 2'b00);
+    wr_req_o.b_ready = 1'b1;
+    b_fire      = wr_rsp_i.b_valid;
+    error_d     = error_q || (b_fire && wr_rsp_i.b.resp != 2'b00);
     rows_done_d = row_done ? rows_done_q + 1'b1 : rows_done_q;
-    done_o      = active_q && rows_done_q == rows_q && bq_empty;
-    active_d    = active_q && !done_o;
+    done        = active_q && rows_done_q == rows_q && bq_empty;
+    active_d    = active_q && !done;
     from_acc_d  = from_acc_q;
     relu_d      = relu_q;
     rows_d      = rows_q;
@@ -225,32 +212,32 @@ module dma_store #(
     stride_bytes_d = stride_bytes_q;
     if (cmd_valid_i && cmd_ready_o) begin
       active_d       = 1'b1;
-      from_acc_d     = cmd_source_i == mxu_isa_pkg::BufAcc;
-      relu_d         = cmd_relu_i;
-      rows_d         = cmd_rows_i;
-      lanes_d        = cmd_lanes_i;
-      stride_bytes_d = (cmd_source_i == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_stride_i, 2'b00}
-                                                         : {3'b000, cmd_stride_i, 1'b0};
+      from_acc_d     = cmd_i.source == mxu_isa_pkg::BufAcc;
+      relu_d         = cmd_i.relu;
+      rows_d         = cmd_i.rows;
+      lanes_d        = cmd_i.lanes;
+      stride_bytes_d = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00}
+                                                         : {3'b000, cmd_i.stride, 1'b0};
       rd_row_d       = '0;
-      rd_addr_d      = cmd_buf_addr_i;
-      rd_host_d      = cmd_host_addr_i;
+      rd_addr_d      = cmd_i.buf_addr;
+      rd_host_d      = cmd_i.host_addr;
       rows_done_d    = '0;
     end
     // Linear mode: whole aligned beats per row, rows packed back to back.
-    cmd_row_len = (cmd_source_i == mxu_isa_pkg::BufAcc) ? {cmd_lanes_i, 2'b00}
-                                                    : {1'b0, cmd_lanes_i, 1'b0};
+    cmd_row_len = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00}
+                                                    : {1'b0, cmd_i.lanes, 1'b0};
     linear_d    = linear_q;
     lin_addr_d  = lin_addr_n;
     lin_left_d  = lin_left_n;
     if (cmd_valid_i && cmd_ready_o) begin
-      linear_d   = cmd_host_addr_i[4:0] == '0 && cmd_row_len[4:0] == '0 &&
+      linear_d   = cmd_i.host_addr[BeatShift-1:0] == '0 && cmd_row_len[BeatShift-1:0] == '0 &&
                    20'(cmd_row_len) == 20'(stride_bytes_d);
-      lin_addr_d = cmd_host_addr_i;
-      lin_left_d = 20'(cmd_rows_i) * 20'(cmd_row_len[17:5]);
+      lin_addr_d = cmd_i.host_addr;
+      lin_left_d = 20'(cmd_i.rows) * 20'(cmd_row_len[17:BeatShift]);
     end
   end
 
-  sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_responses (
+  mxu_sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_responses (
     .clk_i,
     .rst_ni,
     .push_i (aw_fire),
@@ -324,10 +311,28 @@ module dma_store #(
     end
   end
 
-  assign error_o      = b_fire && b_resp_i != 2'b00 && !error_q;
-  assign error_addr_o = bq_head;
+  assign status_o.done       = done;
+  assign status_o.error      = b_fire && wr_rsp_i.b.resp != 2'b00 && !error_q;
+  assign status_o.error_addr = bq_head;
   assign busy_o       = active_q;
   assign stall_o      = active_q && !w_fire && !rd_pending_q && (cur_valid_q || !bq_empty);
+
+  `MXU_ASSERT_STATIC(gen_bus_bytes, BusBytes >= 2 && BusBytes <= 128 &&
+                     (BusBytes & (BusBytes - 1)) == 0,
+                     "mxu_dma_store: MemBusBytes must be a power of two from 2 to 128 (wr_bytes_o is 8 bits)")
+  // A command only when idle; a write address held until accepted, unchanged, and the same for
+  // write data; whole aligned beats, at most 16, never across 4 KiB; responses only for bursts
+  // sent.
+  `MXU_ASSERT_NEVER(CmdWhileBusy, cmd_valid_i && !cmd_ready_o, clk_i, rst_ni)
+  `MXU_ASSERT_STABLE(AwStable, wr_req_o.aw_valid, wr_rsp_i.aw_ready, wr_req_o.aw, clk_i, rst_ni)
+  `MXU_ASSERT_STABLE(WStable, wr_req_o.w_valid, wr_rsp_i.w_ready, wr_req_o.w, clk_i, rst_ni)
+  `MXU_ASSERT(AwAligned, wr_req_o.aw_valid |-> wr_req_o.aw.addr[BeatShift-1:0] == '0, clk_i,
+              rst_ni)
+  `MXU_ASSERT(AwBeats, wr_req_o.aw_valid |-> burst_beats >= 5'd1 && burst_beats <= 5'd16, clk_i,
+              rst_ni)
+  `MXU_ASSERT(Aw4k, wr_req_o.aw_valid |-> 32'(wr_req_o.aw.addr[11:0]) +
+              (32'(burst_beats) << BeatShift) <= 32'd4096, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(ResponseWithoutBurst, b_fire && bq_empty, clk_i, rst_ni)
 
   logic unused_signals;
   assign unused_signals = ^{bq_count};

@@ -1,6 +1,6 @@
 // Leading-zero counter: the number of zero bits above the most significant one of in_i.
 // An all-zero input reports Width.
-module lzc #(
+module mxu_lzc #(
   parameter int unsigned Width    = 16,
   localparam int unsigned CntWidth = $clog2(Width + 1)
 ) (

@@ -3,7 +3,7 @@
 //   read:  a = matmul stream (always granted), b = store path (granted when a is idle);
 //   write: a = activation unit (always granted), b = DMA (granted when a is idle).
 // Read data appears on rd_data_o the cycle after the grant.
-module unified_buffer #(
+module mxu_unified_buffer #(
   parameter int unsigned Lanes = mxu_pkg::ArrayRows,
   parameter int unsigned Depth = mxu_pkg::UbDepth,
   localparam int unsigned AddrWidth = (Depth > 1) ? $clog2(Depth) : 1
@@ -28,7 +28,7 @@ module unified_buffer #(
   assign rd_b_gnt_o = rd_b_en_i && !rd_a_en_i;
   assign wr_b_gnt_o = wr_b_en_i && !wr_a_en_i;
 
-  sram_1r1w #(.Width(Lanes*16), .Depth(Depth)) u_sram (
+  mxu_sram_1r1w #(.Width(Lanes*16), .Depth(Depth)) u_sram (
     .clk_i,
     .rd_en_i  (rd_a_en_i || rd_b_en_i),
     .rd_addr_i(rd_a_en_i ? rd_a_addr_i : rd_b_addr_i),

@@ -1,7 +1,9 @@
 // Weight FIFO: stages weight rows (Lanes bf16 each) between the DMA and the array's shadow chain,
 // on a 1R1W SRAM. Push when !full_o; pop when !empty_o, the row appearing on pop_data_o the
 // cycle after. A push and a pop may happen in the same cycle.
-module weight_fifo #(
+`include "mxu_assert.svh"
+
+module mxu_weight_fifo #(
   parameter int unsigned Lanes = mxu_pkg::ArrayCols,
   parameter int unsigned Depth = mxu_pkg::WeightFifoDepth,
   localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1,
@@ -44,7 +46,7 @@ module weight_fifo #(
     end
   end
 
-  sram_1r1w #(.Width(Lanes*16), .Depth(Depth)) u_sram (
+  mxu_sram_1r1w #(.Width(Lanes*16), .Depth(Depth)) u_sram (
     .clk_i,
     .rd_en_i  (pop),
     .rd_addr_i(rd_ptr_q),
@@ -57,5 +59,11 @@ module weight_fifo #(
   assign full_o  = (count_q == CntWidth'(Depth));
   assign empty_o = (count_q == '0);
   assign count_o = count_q;
+
+  `MXU_ASSERT_STATIC(gen_depth_check, Depth >= 1, "mxu_weight_fifo: Depth must be at least 1")
+  // No push into a full FIFO (the row would be lost), no pop from an empty one.
+  `MXU_ASSERT_NEVER(Overflow, push_i && full_o, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(Underflow, pop_i && empty_o, clk_i, rst_ni)
+  `MXU_ASSERT(CountInRange, count_q <= CntWidth'(Depth), clk_i, rst_ni)
 
 endmodule

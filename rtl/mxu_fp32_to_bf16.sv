@@ -3,7 +3,7 @@
 //
 // Flush mode: a subnormal input reads as signed zero. A normal input never rounds below 2^-126,
 // so no result is subnormal after that.
-module fp32_to_bf16 #(
+module mxu_fp32_to_bf16 #(
   parameter bit FlushSubnormals = mxu_pkg::FlushSubnormals
 ) (
   input  logic [31:0] a_i,

@@ -1,6 +1,8 @@
 // Small first-word-fall-through FIFO in flip-flops (a few entries of metadata: bursts and
 // segments in flight). rdata_o is valid while !empty_o; push when !full_o, pop when !empty_o.
-module sync_fifo #(
+`include "mxu_assert.svh"
+
+module mxu_sync_fifo #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4,
   localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1,
@@ -54,5 +56,12 @@ module sync_fifo #(
   assign full_o  = (count_q == CntWidth'(Depth));
   assign empty_o = (count_q == '0);
   assign count_o = count_q;
+
+  `MXU_ASSERT_STATIC(gen_depth_check, Depth >= 1 && Width >= 1,
+                     "mxu_sync_fifo: Depth and Width must be at least 1")
+  // No push into a full FIFO (the entry would be lost), no pop from an empty one.
+  `MXU_ASSERT_NEVER(Overflow, push_i && full_o, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(Underflow, pop_i && empty_o, clk_i, rst_ni)
+  `MXU_ASSERT(CountInRange, count_q <= CntWidth'(Depth), clk_i, rst_ni)
 
 endmodule

@@ -2,7 +2,7 @@
 // on-chip memory maps onto the same macro. The read is registered (data the cycle after rd_en_i);
 // a read and a write of the same address in one cycle return the old data. Contents are not
 // reset, as in an SRAM.
-module sram_1r1w #(
+module mxu_sram_1r1w #(
   parameter int unsigned Width     = 32,
   parameter int unsigned Depth     = 16,
   localparam int unsigned AddrWidth = (Depth > 1) ? $clog2(Depth) : 1

@@ -1,6 +1,6 @@
 // A chain of Depth registers: q_o is d_i delayed by Depth cycles (Depth = 0 is a wire). Used for
 // the array's skew and de-skew and for metadata that travels beside the array.
-module delay_line #(
+module mxu_delay_line #(
   parameter int unsigned Width = 1,
   parameter int unsigned Depth = 1
 ) (

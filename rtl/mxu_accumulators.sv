@@ -6,7 +6,7 @@
 // consecutive tiles may hit the same row back to back. The read port (activation unit, store
 // path) is granted when no accumulating result needs it; the write port (DMA preload) when no
 // result is being written.
-module accumulators #(
+module mxu_accumulators #(
   parameter int unsigned Lanes           = mxu_pkg::ArrayCols,
   parameter int unsigned Depth           = mxu_pkg::AccDepth,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
@@ -62,7 +62,7 @@ module accumulators #(
   end
 
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
-    fp32_add #(.FlushSubnormals(FlushSubnormals)) u_add (
+    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals)) u_add (
       .a_i  (old_value[l*32 +: 32]),
       .b_i  (s2_data_q[l*32 +: 32]),
       .sum_o(sum[l*32 +: 32])
@@ -91,7 +91,7 @@ module accumulators #(
     end
   end
 
-  sram_1r1w #(.Width(Lanes*32), .Depth(Depth)) u_sram (
+  mxu_sram_1r1w #(.Width(Lanes*32), .Depth(Depth)) u_sram (
     .clk_i,
     .rd_en_i  (sram_rd_en),
     .rd_addr_i(sram_rd_addr),

@@ -12,14 +12,19 @@
 // Linear mode: when the rows are whole, bus-aligned beats packed back to back in host memory
 // (stride = row length), the transfer is one stream of bursts of up to 16 beats that ignore row
 // boundaries, so short rows still move at full bandwidth.
-module dma_load #(
+`include "mxu_assert.svh"
+
+module mxu_dma_load #(
   parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
   parameter int unsigned AccDepth = mxu_pkg::AccDepth,
+  parameter logic [mxu_pkg::MemIdWidth-1:0] ArId = '0,  // read ID of every burst
   localparam int unsigned AddrWidth   = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBytes    = mxu_pkg::MemBusBytes,
   localparam int unsigned BusBits     = BusBytes * 8,
+  localparam int unsigned BeatShift   = $clog2(BusBytes),     // byte offset bits in a beat
+  localparam int unsigned BeatsPer4k  = 4096 / BusBytes,
   localparam int unsigned MaxInFlight = mxu_pkg::MemMaxInFlight,
   localparam int unsigned UbAw        = (UbDepth > 1) ? $clog2(UbDepth) : 1,
   localparam int unsigned AccAw       = (AccDepth > 1) ? $clog2(AccDepth) : 1,
@@ -34,28 +39,13 @@ module dma_load #(
   // Command.
   input  logic                   cmd_valid_i,
   output logic                   cmd_ready_o,
-  input  logic [1:0]             cmd_target_i,
-  input  logic                   cmd_transpose_i,
-  input  logic [15:0]            cmd_rows_i,
-  input  logic [15:0]            cmd_lanes_i,
-  input  logic [15:0]            cmd_buf_addr_i,
-  input  logic [AddrWidth-1:0]   cmd_host_addr_i,
-  input  logic [15:0]            cmd_stride_i,
-  output logic                   done_o,
+  input  mxu_pkg::load_cmd_t     cmd_i,
+  output mxu_pkg::dma_status_t   status_o,
   output logic                   busy_o,
   output logic                   stall_o,
-  output logic                   error_o,
-  output logic [AddrWidth-1:0]   error_addr_o,
   // Read address and (routed) read data channels.
-  output logic                   ar_valid_o,
-  input  logic                   ar_ready_i,
-  output logic [AddrWidth-1:0]   ar_addr_o,
-  output logic [7:0]             ar_len_o,
-  input  logic                   r_valid_i,
-  output logic                   r_ready_o,
-  input  logic [BusBits-1:0]     r_data_i,
-  input  logic                   r_last_i,
-  input  logic [1:0]             r_resp_i,
+  output mxu_pkg::mem_rd_req_t   rd_req_o,
+  input  mxu_pkg::mem_rd_rsp_t   rd_rsp_i,
   // Buffer write ports.
   output logic                   ub_wr_en_o,
   output logic [UbAw-1:0]        ub_wr_addr_o,
@@ -92,7 +82,7 @@ module dma_load #(
   logic [BeatsWidth-1:0] seg_beats, beats_left;
   logic [7:0]           burst_beats;
   logic [AddrWidth-1:0] next_burst_addr;
-  logic [7:0]           beats_to_4k;
+  logic [12:0]          beats_to_4k;
   logic                 ar_fire, seg_last_burst;
   logic                 linear_d, linear_q;
   logic [19:0]          lin_left_d, lin_left_q, lin_left_n;  // beats still to request
@@ -104,8 +94,8 @@ module dma_load #(
   logic                 burst_full, burst_empty;
   logic [AddrWidth-1:0] burst_head;
   logic                 seg_full, seg_empty;
-  logic [5+BeatsWidth-1:0] seg_head;
-  logic [4:0]           head_off;
+  logic [BeatShift+BeatsWidth-1:0] seg_head;
+  logic [BeatShift-1:0] head_off;
   logic [BeatsWidth-1:0] head_beats;
   logic [$clog2(MaxInFlight+1)-1:0] bursts_in_flight, segs_in_flight;
 
@@ -128,7 +118,7 @@ module dma_load #(
   logic [SegBytesMax*8-1:0] row_bytes;
   logic                 error_d, error_q;
 
-  logic                 accept;
+  logic                 accept, done, ar_valid, r_ready;
   // Generator and consumer state as they would advance without a new command.
   logic                 gen_active_n, seg_started_n;
   logic [15:0]          gen_i_n, gen_j_n, written_n, buf_addr_n, con_i_n, con_j_n;
@@ -142,23 +132,23 @@ module dma_load #(
     block_rows_gen = (rows_q - gen_i_q > 16'(BlockRows)) ? 16'(BlockRows) : rows_q - gen_i_q;
     seg_bytes      = transpose_q ? {1'b0, block_rows_gen, 1'b0}
                                  : (wide_q ? {lanes_q, 2'b00} : {1'b0, lanes_q, 1'b0});
-    seg_beats      = BeatsWidth'((18'(seg_addr_q[4:0]) + seg_bytes + 18'(BusBytes - 1)) >> 5);
+    seg_beats      = BeatsWidth'((18'(seg_addr_q[BeatShift-1:0]) + seg_bytes + 18'(BusBytes - 1)) >>
+                                 BeatShift);
     next_burst_addr = (seg_started_q || linear_q) ? burst_addr_q
-                                                  : {seg_addr_q[AddrWidth-1:5], 5'd0};
+                                                  : {seg_addr_q[AddrWidth-1:BeatShift],
+                                                     BeatShift'(0)};
     beats_left     = seg_started_q ? beats_left_q : seg_beats;
-    beats_to_4k    = 8'd128 - 8'(next_burst_addr[11:5]);  // 128 beats per 4 KiB
+    beats_to_4k    = 13'(BeatsPer4k) - 13'(next_burst_addr[11:BeatShift]);
     burst_beats    = linear_q ? ((lin_left_q > 20'd16) ? 8'd16 : 8'(lin_left_q))
                               : 8'(beats_left);
-    if (burst_beats > beats_to_4k) burst_beats = beats_to_4k;
+    if (13'(burst_beats) > beats_to_4k) burst_beats = 8'(beats_to_4k);
     if (burst_beats > 8'd16) burst_beats = 8'd16;
 
-    ar_valid_o     = gen_active_q && !burst_full && (linear_q || seg_started_q || !seg_full);
-    ar_addr_o      = next_burst_addr;
-    ar_len_o       = burst_beats - 8'd1;
+    ar_valid       = gen_active_q && !burst_full && (linear_q || seg_started_q || !seg_full);
   end
 
   always_comb begin
-    ar_fire        = ar_valid_o && ar_ready_i;
+    ar_fire        = ar_valid && rd_rsp_i.ar_ready;
     seg_last_burst = (burst_beats == 8'(beats_left));
 
     gen_active_n  = gen_active_q;
@@ -171,13 +161,13 @@ module dma_load #(
     beats_left_d  = beats_left_q;
     lin_left_n    = lin_left_q;
     if (ar_fire && linear_q) begin
-      burst_addr_n = next_burst_addr + AddrWidth'({burst_beats, 5'd0});
+      burst_addr_n = next_burst_addr + (AddrWidth'(burst_beats) << BeatShift);
       lin_left_n   = lin_left_q - 20'(burst_beats);
       if (lin_left_q == 20'(burst_beats)) gen_active_n = 1'b0;
     end else if (ar_fire) begin
       if (!seg_last_burst) begin
         seg_started_n = 1'b1;
-        burst_addr_n  = next_burst_addr + AddrWidth'({burst_beats, 5'd0});
+        burst_addr_n  = next_burst_addr + (AddrWidth'(burst_beats) << BeatShift);
         beats_left_d  = beats_left - BeatsWidth'(burst_beats);
       end else begin
         seg_started_n = 1'b0;
@@ -234,25 +224,25 @@ module dma_load #(
       default:             target_ready = ub_wr_gnt_i;
     endcase
     row_fire = row_valid && target_ready;
+    // Its own block, reading no response: the request struct must not depend on the response.
+    r_ready  = active_q && (linear_q || !seg_empty) && !emitting_q && (!pending_q || row_fire);
   end
 
   // ----- Consumer: collect the beats of the segment at the head, hand over complete segments.
   always_comb begin
-    head_off       = linear_q ? 5'd0 : seg_head[BeatsWidth +: 5];
+    head_off       = linear_q ? '0 : seg_head[BeatsWidth +: BeatShift];
     head_beats     = linear_q ? lin_row_beats_q : seg_head[BeatsWidth-1:0];
     block_rows_con = (rows_q - con_i_q > 16'(BlockRows)) ? 16'(BlockRows) : rows_q - con_i_q;
-    r_ready_o      = active_q && (linear_q || !seg_empty) && !emitting_q &&
-                     (!pending_q || row_fire);
-    r_fire         = r_valid_i && r_ready_o;
+    r_fire         = rd_rsp_i.r_valid && r_ready;
     seg_done       = r_fire && (beat_q + 1'b1 == head_beats);
     seg_buf_d      = seg_buf_q;
     beat_d         = beat_q;
     for (int unsigned b = 0; b < SegBeatsMax; b++) begin
-      if (r_fire && beat_q == BeatsWidth'(b)) seg_buf_d[b*BusBits +: BusBits] = r_data_i;
+      if (r_fire && beat_q == BeatsWidth'(b)) seg_buf_d[b*BusBits +: BusBits] = rd_rsp_i.r.data;
     end
     if (r_fire) beat_d = seg_done ? '0 : beat_q + 1'b1;
     seg_data = SegBits'(seg_buf_d >> {head_off, 3'b000});
-    error_d  = error_q || (r_fire && r_resp_i != 2'b00);
+    error_d  = error_q || (r_fire && rd_rsp_i.r.resp != 2'b00);
 
     pending_d      = pending_q && !row_fire;
     pending_data_d = pending_data_q;
@@ -298,58 +288,58 @@ module dma_load #(
 
   // ----- Command accept and completion.
   always_comb begin
-    done_o         = active_q && written_q == rows_q && !gen_active_q;
-    active_d       = (active_q && !done_o) || accept;
-    target_d       = accept ? cmd_target_i : target_q;
-    transpose_d    = accept ? cmd_transpose_i : transpose_q;
-    rows_d         = accept ? cmd_rows_i : rows_q;
-    lanes_d        = accept ? cmd_lanes_i : lanes_q;
-    wide_d         = accept ? cmd_target_i == mxu_isa_pkg::BufAcc : wide_q;
+    done           = active_q && written_q == rows_q && !gen_active_q;
+    active_d       = (active_q && !done) || accept;
+    target_d       = accept ? cmd_i.target : target_q;
+    transpose_d    = accept ? cmd_i.transpose : transpose_q;
+    rows_d         = accept ? cmd_i.rows : rows_q;
+    lanes_d        = accept ? cmd_i.lanes : lanes_q;
+    wide_d         = accept ? cmd_i.target == mxu_isa_pkg::BufAcc : wide_q;
     stride_bytes_d = stride_bytes_q;
     if (accept) begin
-      stride_bytes_d = (cmd_target_i == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_stride_i, 2'b00}
-                                                         : {3'b000, cmd_stride_i, 1'b0};
+      stride_bytes_d = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00}
+                                                         : {3'b000, cmd_i.stride, 1'b0};
     end
     // Linear mode: plain rows of whole aligned beats, packed back to back.
-    cmd_row_bytes   = (cmd_target_i == mxu_isa_pkg::BufAcc) ? {cmd_lanes_i, 2'b00}
-                                                        : {1'b0, cmd_lanes_i, 1'b0};
-    linear_d        = accept ? (!cmd_transpose_i && cmd_host_addr_i[4:0] == '0 &&
-                                cmd_row_bytes[4:0] == '0 &&
+    cmd_row_bytes   = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00}
+                                                        : {1'b0, cmd_i.lanes, 1'b0};
+    linear_d        = accept ? (!cmd_i.transpose && cmd_i.host_addr[BeatShift-1:0] == '0 &&
+                                cmd_row_bytes[BeatShift-1:0] == '0 &&
                                 20'(cmd_row_bytes) == 20'(stride_bytes_d)) : linear_q;
-    lin_row_beats_d = accept ? BeatsWidth'(cmd_row_bytes[17:5]) : lin_row_beats_q;
-    lin_left_d      = accept ? 20'(cmd_rows_i) * 20'(cmd_row_bytes[17:5]) : lin_left_n;
-    burst_addr_sel  = accept ? cmd_host_addr_i : burst_addr_n;
+    lin_row_beats_d = accept ? BeatsWidth'(cmd_row_bytes[17:BeatShift]) : lin_row_beats_q;
+    lin_left_d      = accept ? 20'(cmd_i.rows) * 20'(cmd_row_bytes[17:BeatShift]) : lin_left_n;
+    burst_addr_sel  = accept ? cmd_i.host_addr : burst_addr_n;
     gen_active_d   = accept ? 1'b1 : gen_active_n;
     gen_i_d        = accept ? '0 : gen_i_n;
     gen_j_d        = accept ? '0 : gen_j_n;
-    seg_addr_d     = accept ? cmd_host_addr_i : seg_addr_n;
-    block_addr_d   = accept ? cmd_host_addr_i : block_addr_n;
+    seg_addr_d     = accept ? cmd_i.host_addr : seg_addr_n;
+    block_addr_d   = accept ? cmd_i.host_addr : block_addr_n;
     seg_started_d  = accept ? 1'b0 : seg_started_n;
     written_d      = accept ? '0 : written_n;
-    buf_addr_d     = accept ? cmd_buf_addr_i : buf_addr_n;
+    buf_addr_d     = accept ? cmd_i.buf_addr : buf_addr_n;
     con_i_d        = accept ? '0 : con_i_n;
     con_j_d        = accept ? '0 : con_j_n;
   end
 
-  sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_bursts (
+  mxu_sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_bursts (
     .clk_i,
     .rst_ni,
     .push_i (ar_fire),
     .wdata_i(next_burst_addr),
     .full_o (burst_full),
-    .pop_i  (r_fire && r_last_i),
+    .pop_i  (r_fire && rd_rsp_i.r.last),
     .rdata_o(burst_head),
     .empty_o(burst_empty),
     .count_o(bursts_in_flight)
   );
 
-  sync_fifo #(.Width(5 + BeatsWidth), .Depth(MaxInFlight)) u_segments (
+  mxu_sync_fifo #(.Width(BeatShift + BeatsWidth), .Depth(MaxInFlight)) u_segments (
     .clk_i,
     .rst_ni,
-    .push_i (ar_fire && !seg_started_q),
-    .wdata_i({seg_addr_q[4:0], seg_beats}),
+    .push_i (ar_fire && !seg_started_q && !linear_q),  // linear mode needs no segments
+    .wdata_i({seg_addr_q[BeatShift-1:0], seg_beats}),
     .full_o (seg_full),
-    .pop_i  (seg_done),
+    .pop_i  (seg_done && !linear_q),
     .rdata_o(seg_head),
     .empty_o(seg_empty),
     .count_o(segs_in_flight)
@@ -422,13 +412,33 @@ module dma_load #(
   end
 
   // The first error response stops the device; the burst it belongs to names the address.
-  assign error_o      = r_fire && r_resp_i != 2'b00 && !error_q;
-  assign error_addr_o = burst_head;
+  assign rd_req_o.ar_valid   = ar_valid;
+  assign rd_req_o.ar.addr    = next_burst_addr;
+  assign rd_req_o.ar.len     = burst_beats - 8'd1;
+  assign rd_req_o.ar.id      = ArId;
+  assign rd_req_o.r_ready    = r_ready;
+  assign status_o.done       = done;
+  assign status_o.error      = r_fire && rd_rsp_i.r.resp != 2'b00 && !error_q;
+  assign status_o.error_addr = burst_head;
   assign busy_o       = active_q;
   // Waiting on memory: busy, nothing requested and no data arriving this cycle.
   assign stall_o      = active_q && !ar_fire && !r_fire && !row_valid;
 
+  `MXU_ASSERT_STATIC(gen_bus_bytes_pow2, BusBytes >= 2 && BusBytes <= 256 &&
+                     (BusBytes & (BusBytes - 1)) == 0,
+                     "mxu_dma_load: MemBusBytes must be a power of two from 2 to 256")
+  // A command only when idle; a read address held until accepted, unchanged; whole aligned
+  // beats, at most 16 of them, never across a 4 KiB boundary; data only for bursts asked for.
+  `MXU_ASSERT_NEVER(CmdWhileBusy, cmd_valid_i && !cmd_ready_o, clk_i, rst_ni)
+  `MXU_ASSERT_STABLE(ArStable, ar_valid, rd_rsp_i.ar_ready, {next_burst_addr, burst_beats},
+                     clk_i, rst_ni)
+  `MXU_ASSERT(ArAligned, ar_valid |-> next_burst_addr[BeatShift-1:0] == '0, clk_i, rst_ni)
+  `MXU_ASSERT(ArBeats, ar_valid |-> burst_beats >= 8'd1 && burst_beats <= 8'd16, clk_i, rst_ni)
+  `MXU_ASSERT(Ar4k, ar_valid |-> 32'(next_burst_addr[11:0]) + (32'(burst_beats) << BeatShift)
+              <= 32'd4096, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(DataWithoutBurst, r_fire && burst_empty, clk_i, rst_ni)
+
   logic unused_signals;
-  assign unused_signals = ^{burst_empty, bursts_in_flight, segs_in_flight};
+  assign unused_signals = ^{burst_empty, bursts_in_flight, segs_in_flight, rd_rsp_i.r.id};
 
 endmodule

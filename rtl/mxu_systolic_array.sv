@@ -8,7 +8,7 @@
 //     Cols-1-c cycles, so the whole result row appears at psum_o at cycle Rows + Cols - 1.
 // Weight rows (w_i) and commits are skewed per column like the activations, so that a commit
 // presented one cycle before the first row of a new tile reaches every PE just in time.
-module systolic_array #(
+module mxu_systolic_array #(
   parameter int unsigned Rows            = mxu_pkg::ArrayRows,
   parameter int unsigned Cols            = mxu_pkg::ArrayCols,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals
@@ -43,7 +43,7 @@ module systolic_array #(
 
   // Input skew: lane r is delayed r cycles.
   for (genvar r = 0; r < Rows; r++) begin : g_skew
-    delay_line #(.Width(18), .Depth(r)) u_skew (
+    mxu_delay_line #(.Width(18), .Depth(r)) u_skew (
       .clk_i,
       .rst_ni,
       .d_i({act_valid_i, act_bank_i, act_i[r*16 +: 16]}),
@@ -54,7 +54,7 @@ module systolic_array #(
 
   // Weight and commit skew: column c is delayed c cycles.
   for (genvar c = 0; c < Cols; c++) begin : g_wskew
-    delay_line #(.Width(19), .Depth(c)) u_wskew (
+    mxu_delay_line #(.Width(19), .Depth(c)) u_wskew (
       .clk_i,
       .rst_ni,
       .d_i({w_shift_i, w_commit_i, w_commit_bank_i, w_i[c*16 +: 16]}),
@@ -89,7 +89,7 @@ module systolic_array #(
 
   // Output de-skew: column c is delayed Cols-1-c cycles.
   for (genvar c = 0; c < Cols; c++) begin : g_deskew
-    delay_line #(.Width(32), .Depth(Cols - 1 - c)) u_deskew (
+    mxu_delay_line #(.Width(32), .Depth(Cols - 1 - c)) u_deskew (
       .clk_i,
       .rst_ni,
       .d_i(psum_bus[(Rows*Cols+c)*32 +: 32]),

@@ -1,7 +1,7 @@
 // bf16 x bf16 -> fp32: the product is formed exactly (8 x 8 significand bits) and rounded once to
 // binary32, round to nearest even. Only results outside the normal fp32 range round at all.
 // Combinational; the PE registers its output.
-module bf16_mul #(
+module mxu_bf16_mul #(
   parameter bit FlushSubnormals = mxu_pkg::FlushSubnormals
 ) (
   input  logic [15:0] a_i,
@@ -38,7 +38,7 @@ module bf16_mul #(
 
   assign sig_product = a_sig * b_sig;
 
-  lzc #(.Width(16)) u_lzc (
+  mxu_lzc #(.Width(16)) u_lzc (
     .in_i (sig_product),
     .cnt_o(lead_zeros)
   );
@@ -50,7 +50,7 @@ module bf16_mul #(
     sign     = a_i[15] ^ b_i[15];
   end
 
-  fp32_round #(.FlushSubnormals(FlushSubnormals)) u_round (
+  mxu_fp32_round #(.FlushSubnormals(FlushSubnormals)) u_round (
     .sign_i  (sign),
     .exp_i   (exp_norm),
     .sig_i   ({sig_norm, 12'd0}),

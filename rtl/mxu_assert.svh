@@ -1,0 +1,65 @@
+// Assertion macros in the style of lowRISC's prim_assert.sv.
+//
+// Under synthesis (Yosys's read_verilog defines SYNTHESIS by default) every run-time assertion
+// expands to nothing, so Yosys 0.23 never sees `assert property` or `assert ... else`. In
+// simulation (Verilator) they become concurrent assertions (checked only when the model is built with
+// --assert, as the test models are) that stop the simulation with the assertion's name.
+//
+// The static checks (MXU_ASSERT_STATIC) are elaboration-time: they stop both tools whatever the
+// flags, for parameter values the RTL does not support yet.
+//
+//   `MXU_ASSERT(name, prop, clk, rst_n)      prop holds on every clock edge out of reset
+//   `MXU_ASSERT_NEVER(name, prop, clk, rst_n) prop never holds
+//   `MXU_ASSERT_ONEHOT(name, sig, clk, rst_n) exactly one bit of sig is set
+//   `MXU_ASSERT_ONEHOT0(name, sig, clk, rst_n) at most one bit of sig is set
+//   `MXU_ASSERT_KNOWN(name, sig, clk, rst_n)  no X on sig (4-state simulators only)
+//   `MXU_ASSERT_STABLE(name, valid, ready, payload, clk, rst_n)
+//        a valid/ready handshake: once valid is up without ready, valid stays up and payload
+//        does not change in the next cycle
+//   `MXU_ASSERT_STATIC(name, cond, msg)       elaboration-time check of parameters
+`ifndef MXU_ASSERT_SVH
+`define MXU_ASSERT_SVH
+
+`ifdef SYNTHESIS
+
+`define MXU_ASSERT(__name, __prop, __clk, __rst_n)
+`define MXU_ASSERT_NEVER(__name, __prop, __clk, __rst_n)
+`define MXU_ASSERT_ONEHOT(__name, __sig, __clk, __rst_n)
+`define MXU_ASSERT_ONEHOT0(__name, __sig, __clk, __rst_n)
+`define MXU_ASSERT_KNOWN(__name, __sig, __clk, __rst_n)
+`define MXU_ASSERT_STABLE(__name, __valid, __ready, __payload, __clk, __rst_n)
+`define MXU_ASSERT_STATIC(__name, __cond, __msg) \
+  if (!(__cond)) begin : __name \
+    $error(__msg); \
+  end
+
+`else
+
+`define MXU_ASSERT(__name, __prop, __clk, __rst_n) \
+  __name: assert property (@(posedge __clk) disable iff (!(__rst_n)) (__prop)) \
+    else $fatal(1, "[%m] assertion %s failed", `"__name`");
+
+`define MXU_ASSERT_NEVER(__name, __prop, __clk, __rst_n) \
+  `MXU_ASSERT(__name, !(__prop), __clk, __rst_n)
+
+`define MXU_ASSERT_ONEHOT(__name, __sig, __clk, __rst_n) \
+  `MXU_ASSERT(__name, $onehot(__sig), __clk, __rst_n)
+
+`define MXU_ASSERT_ONEHOT0(__name, __sig, __clk, __rst_n) \
+  `MXU_ASSERT(__name, $onehot0(__sig), __clk, __rst_n)
+
+`define MXU_ASSERT_KNOWN(__name, __sig, __clk, __rst_n) \
+  `MXU_ASSERT(__name, !$isunknown(__sig), __clk, __rst_n)
+
+`define MXU_ASSERT_STABLE(__name, __valid, __ready, __payload, __clk, __rst_n) \
+  `MXU_ASSERT(__name, ((__valid) && !(__ready)) |=> ((__valid) && $stable(__payload)), \
+              __clk, __rst_n)
+
+`define MXU_ASSERT_STATIC(__name, __cond, __msg) \
+  if (!(__cond)) begin : __name \
+    $fatal(1, __msg); \
+  end
+
+`endif
+
+`endif  // MXU_ASSERT_SVH

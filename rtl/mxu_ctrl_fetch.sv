@@ -1,0 +1,161 @@
+// Controller, fetch: reads the program from host memory in bursts of up to four beats (two
+// 16-byte instructions per beat) into a buffer of IbufBeats beats, and presents the instruction
+// at its head, skipping slots outside the program (the first and last beat may hold one). The
+// head advances when the dispatcher takes the instruction. A read error stops further requests;
+// fetch_failed_o rises once everything requested before it has arrived and been consumed.
+`include "mxu_assert.svh"
+
+module mxu_ctrl_fetch #(
+  parameter int unsigned IbufBeats = 8,  // fetched beats buffered
+  localparam int unsigned AddrWidth    = mxu_pkg::MemAddrWidth,
+  localparam int unsigned BusBytes     = mxu_pkg::MemBusBytes,
+  localparam int unsigned BusBits      = BusBytes * 8,
+  localparam int unsigned InsBits      = 128,                  // one instruction
+  localparam int unsigned SlotShift    = $clog2(InsBits / 8),  // instruction slot = addr >> 4
+  localparam int unsigned BeatShift    = $clog2(BusBytes),
+  localparam int unsigned SlotWidth    = AddrWidth - SlotShift,
+  localparam int unsigned PageBeatBits = 12 - BeatShift        // beat index within 4 KiB
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  input  logic                 clear_i,     // engines held in reset: empty the buffer
+  input  logic                 restart_i,   // start a program at cmd_addr_i (synchronous)
+  input  logic                 run_i,       // a program runs: request, accept, advance
+  input  logic [AddrWidth-1:0] cmd_addr_i,
+  input  logic [31:0]          count_i,     // instructions in the program
+  input  logic                 dispatch_i,  // the head instruction leaves this cycle
+  output mxu_pkg::mem_rd_req_t fetch_req_o,
+  input  mxu_pkg::mem_rd_rsp_t fetch_rsp_i,
+  output logic [InsBits-1:0]   ins_o,
+  output logic                 ins_valid_o, // an instruction of the program is at the head
+  output logic                 failed_o,    // a read error, and nothing else left to decode
+  output logic [AddrWidth-1:0] fail_addr_o
+);
+
+  // Slots are 16-byte instruction positions in memory (address / 16).
+  logic [SlotWidth-1:0]  fetch_slot_d, fetch_slot_q;  // next slot to request
+  logic [SlotWidth-1:0]  rsp_slot_d, rsp_slot_q;      // lower slot of the next beat to arrive
+  logic [SlotWidth-1:0]  first_slot, end_slot, fetch_beat_slot;
+  logic [3:0]            beats_out_d, beats_out_q;    // beats requested, not yet arrived
+  logic                  fetch_err_d, fetch_err_q;
+  logic [AddrWidth-1:0]  fetch_err_addr_d, fetch_err_addr_q;
+  logic                  half_d, half_q;              // at the upper slot of the head beat
+  logic                  ibuf_push, ibuf_pop, ibuf_full, ibuf_empty;
+  logic [BusBits+1:0]    ibuf_wdata, ibuf_head;       // {upper slot valid, lower valid, beat}
+  logic [$clog2(IbufBeats+1)-1:0] ibuf_count;
+  logic [3:0]            burst_beats;
+  logic                  fetch_r_fire;
+
+  always_comb begin
+    first_slot      = cmd_addr_i[AddrWidth-1:SlotShift];
+    end_slot        = first_slot + SlotWidth'(count_i);
+    fetch_beat_slot = {fetch_slot_q[SlotWidth-1:1], 1'b0};
+    // Bursts of up to four beats, never more than the buffer has room for.
+    burst_beats = 4'd4;
+    if (fetch_beat_slot + SlotWidth'(8) > end_slot) begin
+      burst_beats = 4'((end_slot - fetch_beat_slot + 1) >> 1);
+    end
+    if (fetch_slot_q[11-SlotShift:1] + PageBeatBits'(burst_beats) <
+        fetch_slot_q[11-SlotShift:1]) begin
+      burst_beats = 4'(PageBeatBits'(0) - fetch_slot_q[11-SlotShift:1]);  // stop at 4 KiB
+    end
+    fetch_req_o.ar_valid = run_i && fetch_slot_q < end_slot && !fetch_err_q &&
+                           32'(ibuf_count) + 32'(beats_out_q) + 32'(burst_beats) <= IbufBeats;
+    fetch_req_o.ar.addr  = {fetch_slot_q[SlotWidth-1:1], BeatShift'(0)};
+    fetch_req_o.ar.len   = 8'(burst_beats) - 8'd1;
+    fetch_req_o.ar.id    = '0;     // the DMA sets the fetch ID
+    fetch_req_o.r_ready  = 1'b1;   // the buffer always has room for what was requested
+  end
+
+  always_comb begin
+    fetch_r_fire     = fetch_rsp_i.r_valid && run_i;
+    ibuf_push        = fetch_r_fire && fetch_rsp_i.r.resp == 2'b00;
+    ibuf_wdata       = {rsp_slot_q + 1'b1 >= first_slot && rsp_slot_q + 1'b1 < end_slot,
+                        rsp_slot_q >= first_slot && rsp_slot_q < end_slot, fetch_rsp_i.r.data};
+    fetch_slot_d     = fetch_slot_q;
+    beats_out_d      = beats_out_q;
+    if (fetch_req_o.ar_valid && fetch_rsp_i.ar_ready) begin
+      fetch_slot_d = fetch_beat_slot + SlotWidth'({burst_beats, 1'b0});
+      beats_out_d  = beats_out_q + burst_beats;
+    end
+    if (fetch_r_fire) beats_out_d = beats_out_d - 1'b1;
+    rsp_slot_d       = fetch_r_fire ? rsp_slot_q + SlotWidth'(2) : rsp_slot_q;
+    fetch_err_d      = fetch_err_q || (fetch_r_fire && fetch_rsp_i.r.resp != 2'b00);
+    fetch_err_addr_d = fetch_err_addr_q;
+    if (fetch_r_fire && fetch_rsp_i.r.resp != 2'b00 && !fetch_err_q) begin
+      fetch_err_addr_d = {rsp_slot_q[SlotWidth-1:1], BeatShift'(0)};
+    end
+  end
+
+  always_comb begin
+    // The instruction at the head of the buffer (invalid slots are skipped).
+    ins_o       = half_q ? ibuf_head[2*InsBits-1:InsBits] : ibuf_head[InsBits-1:0];
+    ins_valid_o = !ibuf_empty && (half_q ? ibuf_head[BusBits+1] : ibuf_head[BusBits]);
+  end
+
+  // A block of its own: the dispatcher's decision depends on ins_valid_o.
+  always_comb begin
+    // Advance past the dispatched instruction, or past a slot outside the program.
+    ibuf_pop = 1'b0;
+    half_d   = half_q;
+    if (run_i && !ibuf_empty && (!ins_valid_o || dispatch_i)) begin
+      if (!half_q && ibuf_head[BusBits+1]) begin
+        half_d = 1'b1;
+      end else begin
+        ibuf_pop = 1'b1;
+        half_d   = 1'b0;
+      end
+    end
+  end
+
+  mxu_sync_fifo #(.Width(BusBits + 2), .Depth(IbufBeats)) u_ibuf (
+    .clk_i,
+    .rst_ni (rst_ni && !clear_i),
+    .push_i (ibuf_push),
+    .wdata_i(ibuf_wdata),
+    .full_o (ibuf_full),
+    .pop_i  (ibuf_pop),
+    .rdata_o(ibuf_head),
+    .empty_o(ibuf_empty),
+    .count_o(ibuf_count)
+  );
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fetch_slot_q     <= '0;
+      rsp_slot_q       <= '0;
+      beats_out_q      <= '0;
+      fetch_err_q      <= 1'b0;
+      fetch_err_addr_q <= '0;
+      half_q           <= 1'b0;
+    end else if (restart_i) begin
+      fetch_slot_q     <= cmd_addr_i[AddrWidth-1:SlotShift];
+      rsp_slot_q       <= {cmd_addr_i[AddrWidth-1:BeatShift], 1'b0};
+      beats_out_q      <= '0;
+      fetch_err_q      <= 1'b0;
+      fetch_err_addr_q <= '0;
+      half_q           <= 1'b0;
+    end else begin
+      fetch_slot_q     <= fetch_slot_d;
+      rsp_slot_q       <= rsp_slot_d;
+      beats_out_q      <= beats_out_d;
+      fetch_err_q      <= fetch_err_d;
+      fetch_err_addr_q <= fetch_err_addr_d;
+      half_q           <= half_d;
+    end
+  end
+
+  assign failed_o    = fetch_err_q && ibuf_empty && beats_out_q == '0;
+  assign fail_addr_o = fetch_err_addr_q;
+
+  // The slot arithmetic takes two instructions per beat.
+  `MXU_ASSERT_STATIC(gen_two_ins_per_beat, BusBytes == 2 * InsBits / 8,
+                     "mxu_ctrl_fetch: the fetch takes exactly two 16-byte instructions per beat (MemBusBytes = 32)")
+  // Beats requested never exceed the buffer's room.
+  `MXU_ASSERT(IbufRoom, 32'(ibuf_count) + 32'(beats_out_q) <= IbufBeats, clk_i, rst_ni && !clear_i)
+
+  logic unused_signals;
+  assign unused_signals = ^{ibuf_full, fetch_rsp_i.r.last, fetch_rsp_i.r.id,
+                            cmd_addr_i[SlotShift-1:0]};
+
+endmodule

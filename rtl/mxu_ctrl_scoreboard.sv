@@ -1,0 +1,266 @@
+// Controller, scoreboard: what is in flight in each engine, and whether the decoded instruction
+// conflicts with it. It records the buffer rows of the load engine's, the store engine's and
+// ACTIVATE's instruction and of up to MmSlots MATMULs (a queue: they complete in order), and
+// compares the new instruction's rows with them: it waits while an instruction in flight writes
+// rows it reads or writes, or reads rows it writes. MATMULs among themselves, and weight tiles,
+// keep their order in the datapath; the scoreboard counts loaded weight tiles no MATMUL has
+// claimed. It also keeps the program index of each DMA instruction, for error reports.
+`include "mxu_assert.svh"
+
+module mxu_ctrl_scoreboard #(
+  parameter int unsigned MmSlots = 4  // MATMULs tracked in flight
+) (
+  input  logic               clk_i,
+  input  logic               rst_ni,
+  input  logic               restart_i,   // a new program: nothing in flight (synchronous)
+  input  mxu_pkg::ctrl_dec_t dec_i,       // the instruction at the head
+  input  logic               dispatch_i,  // ... leaves for its engine this cycle
+  input  logic [31:0]        pc_i,        // ... its index in the program
+  input  logic               ld_done_i,
+  input  logic               wld_done_i,
+  input  logic               st_done_i,
+  input  logic               mm_done_i,
+  input  logic               ac_done_i,
+  output logic               conflict_o,  // dec_i conflicts with an instruction in flight
+  output logic               ld_busy_o,
+  output logic               wld_busy_o,
+  output logic               st_busy_o,
+  output logic               ac_busy_o,
+  output logic               mm_full_o,   // every MATMUL slot taken
+  output logic               in_flight_o, // anything at all in flight
+  output logic [2:0]         tiles_o,     // loaded weight tiles not yet claimed
+  output logic [31:0]        ld_pc_o,
+  output logic [31:0]        wld_pc_o,
+  output logic [31:0]        st_pc_o,
+  output logic [2:0]         retired_o    // instructions completed this cycle
+);
+
+  localparam int unsigned SlotWidth = (MmSlots > 1) ? $clog2(MmSlots) : 1;
+
+  logic                 ld_busy_d, ld_busy_q, st_busy_d, st_busy_q, ac_busy_d, ac_busy_q;
+  logic                 wld_busy_d, wld_busy_q;
+  logic [31:0]          wld_pc_d, wld_pc_q;
+  logic [1:0]           ld_buf_d, ld_buf_q, st_buf_d, st_buf_q;
+  logic [16:0]          ld_lo_d, ld_lo_q, ld_hi_d, ld_hi_q, st_lo_d, st_lo_q, st_hi_d, st_hi_q;
+  logic [31:0]          ld_pc_d, ld_pc_q, st_pc_d, st_pc_q;
+  logic [16:0]          ac_acc_lo_d, ac_acc_lo_q, ac_acc_hi_d, ac_acc_hi_q;
+  logic [16:0]          ac_bias_d, ac_bias_q, ac_ub_lo_d, ac_ub_lo_q, ac_ub_hi_d, ac_ub_hi_q;
+  logic                 ac_has_bias_d, ac_has_bias_q;
+  logic [MmSlots-1:0]   mm_valid_d, mm_valid_q;
+  logic [MmSlots*17-1:0] mm_ub_lo_d, mm_ub_lo_q, mm_ub_hi_d, mm_ub_hi_q;
+  logic [MmSlots*17-1:0] mm_acc_lo_d, mm_acc_lo_q, mm_acc_hi_d, mm_acc_hi_q;
+  logic [SlotWidth-1:0] mm_head_d, mm_head_q, mm_tail_d, mm_tail_q;
+  logic [2:0]           tiles_d, tiles_q;
+  logic                 disp_ld, disp_wld, disp_st, disp_mm, disp_ac;
+
+  // True when [lo1, hi1) and [lo2, hi2) share a row.
+  function automatic logic overlaps(logic [16:0] lo1, logic [16:0] hi1, logic [16:0] lo2,
+                                    logic [16:0] hi2);
+    overlaps = (lo1 < hi2) && (lo2 < hi1);
+  endfunction
+
+  // ----- Conflicts with instructions in flight: reads and writes of UB and ACC rows.
+  always_comb begin
+    conflict_o = 1'b0;
+    // Against the load engine (writes UB or ACC).
+    if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufUb &&
+        ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ld_lo_q, ld_hi_q)) ||
+         (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ld_lo_q, ld_hi_q)))) begin
+      conflict_o = 1'b1;
+    end
+    if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufAcc &&
+        ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, ld_lo_q, ld_hi_q)) ||
+         (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ld_lo_q, ld_hi_q)))) begin
+      conflict_o = 1'b1;
+    end
+    // Against the store engine (reads UB or ACC).
+    if (st_busy_q && st_buf_q == mxu_isa_pkg::BufUb && dec_i.w_ub &&
+        overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
+    if (st_busy_q && st_buf_q == mxu_isa_pkg::BufAcc && dec_i.w_acc &&
+        overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
+    // Against ACTIVATE (reads ACC and the bias row, writes UB).
+    if (ac_busy_q && dec_i.w_acc &&
+        (overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ac_acc_lo_q, ac_acc_hi_q) ||
+         (ac_has_bias_q && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ac_bias_q,
+                                    ac_bias_q + 1'b1)))) begin
+      conflict_o = 1'b1;
+    end
+    if (ac_busy_q &&
+        ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ac_ub_lo_q, ac_ub_hi_q)) ||
+         (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ac_ub_lo_q, ac_ub_hi_q)))) begin
+      conflict_o = 1'b1;
+    end
+    // Against MATMULs (read UB, write ACC). MATMULs among themselves run in order.
+    for (int unsigned s = 0; s < MmSlots; s++) begin
+      if (mm_valid_q[s] && !dec_i.is_mm) begin
+        if (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, mm_ub_lo_q[s*17 +: 17],
+                                   mm_ub_hi_q[s*17 +: 17])) begin
+          conflict_o = 1'b1;
+        end
+        if ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, mm_acc_lo_q[s*17 +: 17],
+                                     mm_acc_hi_q[s*17 +: 17])) ||
+            (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, mm_acc_lo_q[s*17 +: 17],
+                                     mm_acc_hi_q[s*17 +: 17]))) begin
+          conflict_o = 1'b1;
+        end
+      end
+    end
+    if (dec_i.r_bias) begin  // the bias row is read too
+      if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufAcc &&
+          overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1, ld_lo_q, ld_hi_q)) conflict_o = 1'b1;
+      for (int unsigned s = 0; s < MmSlots; s++) begin
+        if (mm_valid_q[s] && overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1,
+                                      mm_acc_lo_q[s*17 +: 17], mm_acc_hi_q[s*17 +: 17])) begin
+          conflict_o = 1'b1;
+        end
+      end
+    end
+  end
+
+  // ----- Bookkeeping of work in flight.
+  always_comb begin
+    disp_ld    = dispatch_i && dec_i.is_load && !dec_i.is_wload;
+    disp_wld   = dispatch_i && dec_i.is_wload;
+    disp_st    = dispatch_i && dec_i.is_store;
+    disp_mm    = dispatch_i && dec_i.is_mm;
+    disp_ac    = dispatch_i && dec_i.is_ac;
+    ld_busy_d  = (ld_busy_q && !ld_done_i) || disp_ld;
+    wld_busy_d = (wld_busy_q && !wld_done_i) || disp_wld;
+    wld_pc_d   = disp_wld ? pc_i : wld_pc_q;
+    st_busy_d  = (st_busy_q && !st_done_i) || disp_st;
+    ac_busy_d  = (ac_busy_q && !ac_done_i) || disp_ac;
+    ld_buf_d = ld_buf_q; ld_lo_d = ld_lo_q; ld_hi_d = ld_hi_q; ld_pc_d = ld_pc_q;
+    st_buf_d = st_buf_q; st_lo_d = st_lo_q; st_hi_d = st_hi_q; st_pc_d = st_pc_q;
+    ac_acc_lo_d = ac_acc_lo_q; ac_acc_hi_d = ac_acc_hi_q; ac_bias_d = ac_bias_q;
+    ac_has_bias_d = ac_has_bias_q; ac_ub_lo_d = ac_ub_lo_q; ac_ub_hi_d = ac_ub_hi_q;
+    if (disp_ld) begin
+      ld_buf_d = dec_i.buf_sel; ld_lo_d = dec_i.buf_lo; ld_hi_d = dec_i.buf_hi; ld_pc_d = pc_i;
+    end
+    if (disp_st) begin
+      st_buf_d = dec_i.buf_sel; st_lo_d = dec_i.buf_lo; st_hi_d = dec_i.buf_hi; st_pc_d = pc_i;
+    end
+    if (disp_ac) begin
+      ac_acc_lo_d = dec_i.r_acc_lo; ac_acc_hi_d = dec_i.r_acc_hi; ac_bias_d = dec_i.bias_row;
+      ac_has_bias_d = dec_i.r_bias; ac_ub_lo_d = dec_i.w_ub_lo; ac_ub_hi_d = dec_i.w_ub_hi;
+    end
+    mm_valid_d  = mm_valid_q;
+    mm_ub_lo_d  = mm_ub_lo_q;
+    mm_ub_hi_d  = mm_ub_hi_q;
+    mm_acc_lo_d = mm_acc_lo_q;
+    mm_acc_hi_d = mm_acc_hi_q;
+    mm_head_d   = mm_head_q;
+    mm_tail_d   = mm_tail_q;
+    if (mm_done_i) begin
+      mm_valid_d[mm_head_q] = 1'b0;
+      mm_head_d = mm_head_q + 1'b1;
+    end
+    if (disp_mm) begin
+      mm_valid_d[mm_tail_q]           = 1'b1;
+      mm_ub_lo_d[mm_tail_q*17 +: 17]  = dec_i.r_ub_lo;
+      mm_ub_hi_d[mm_tail_q*17 +: 17]  = dec_i.r_ub_hi;
+      mm_acc_lo_d[mm_tail_q*17 +: 17] = dec_i.w_acc_lo;
+      mm_acc_hi_d[mm_tail_q*17 +: 17] = dec_i.w_acc_hi;
+      mm_tail_d = mm_tail_q + 1'b1;
+    end
+    tiles_d   = tiles_q + 3'(disp_wld) - 3'(dispatch_i && dec_i.new_weights);
+    retired_o = 3'(ld_done_i) + 3'(wld_done_i) + 3'(st_done_i) + 3'(mm_done_i) +
+                3'(ac_done_i) + 3'(dispatch_i && (dec_i.is_sync || dec_i.is_halt));
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ld_busy_q     <= 1'b0;
+      wld_busy_q    <= 1'b0;
+      wld_pc_q      <= '0;
+      st_busy_q     <= 1'b0;
+      ac_busy_q     <= 1'b0;
+      ld_buf_q      <= '0;
+      ld_lo_q       <= '0;
+      ld_hi_q       <= '0;
+      ld_pc_q       <= '0;
+      st_buf_q      <= '0;
+      st_lo_q       <= '0;
+      st_hi_q       <= '0;
+      st_pc_q       <= '0;
+      ac_acc_lo_q   <= '0;
+      ac_acc_hi_q   <= '0;
+      ac_bias_q     <= '0;
+      ac_has_bias_q <= 1'b0;
+      ac_ub_lo_q    <= '0;
+      ac_ub_hi_q    <= '0;
+      mm_valid_q    <= '0;
+      mm_ub_lo_q    <= '0;
+      mm_ub_hi_q    <= '0;
+      mm_acc_lo_q   <= '0;
+      mm_acc_hi_q   <= '0;
+      mm_head_q     <= '0;
+      mm_tail_q     <= '0;
+      tiles_q       <= '0;
+    end else if (restart_i) begin
+      ld_busy_q     <= 1'b0;
+      wld_busy_q    <= 1'b0;
+      st_busy_q     <= 1'b0;
+      ac_busy_q     <= 1'b0;
+      mm_valid_q    <= '0;
+      mm_head_q     <= '0;
+      mm_tail_q     <= '0;
+      tiles_q       <= '0;
+    end else begin
+      ld_busy_q     <= ld_busy_d;
+      wld_busy_q    <= wld_busy_d;
+      wld_pc_q      <= wld_pc_d;
+      st_busy_q     <= st_busy_d;
+      ac_busy_q     <= ac_busy_d;
+      ld_buf_q      <= ld_buf_d;
+      ld_lo_q       <= ld_lo_d;
+      ld_hi_q       <= ld_hi_d;
+      ld_pc_q       <= ld_pc_d;
+      st_buf_q      <= st_buf_d;
+      st_lo_q       <= st_lo_d;
+      st_hi_q       <= st_hi_d;
+      st_pc_q       <= st_pc_d;
+      ac_acc_lo_q   <= ac_acc_lo_d;
+      ac_acc_hi_q   <= ac_acc_hi_d;
+      ac_bias_q     <= ac_bias_d;
+      ac_has_bias_q <= ac_has_bias_d;
+      ac_ub_lo_q    <= ac_ub_lo_d;
+      ac_ub_hi_q    <= ac_ub_hi_d;
+      mm_valid_q    <= mm_valid_d;
+      mm_ub_lo_q    <= mm_ub_lo_d;
+      mm_ub_hi_q    <= mm_ub_hi_d;
+      mm_acc_lo_q   <= mm_acc_lo_d;
+      mm_acc_hi_q   <= mm_acc_hi_d;
+      mm_head_q     <= mm_head_d;
+      mm_tail_q     <= mm_tail_d;
+      tiles_q       <= tiles_d;
+    end
+  end
+
+  assign ld_busy_o   = ld_busy_q;
+  assign wld_busy_o  = wld_busy_q;
+  assign st_busy_o   = st_busy_q;
+  assign ac_busy_o   = ac_busy_q;
+  assign mm_full_o   = mm_valid_q[mm_tail_q];
+  assign in_flight_o = ld_busy_q || wld_busy_q || st_busy_q || ac_busy_q || (mm_valid_q != '0);
+  assign tiles_o     = tiles_q;
+  assign ld_pc_o     = ld_pc_q;
+  assign wld_pc_o    = wld_pc_q;
+  assign st_pc_o     = st_pc_q;
+
+  // The MATMUL queue's head and tail wrap by themselves only at a power of two.
+  `MXU_ASSERT_STATIC(gen_mm_slots_pow2, MmSlots >= 2 && (MmSlots & (MmSlots - 1)) == 0,
+                     "mxu_ctrl_scoreboard: MmSlots must be a power of two, at least 2")
+  // Queue overflow and underflow; completions only of work in flight; at most three tiles.
+  `MXU_ASSERT_NEVER(MmOverflow, dispatch_i && dec_i.is_mm && mm_valid_q[mm_tail_q], clk_i,
+                    rst_ni)
+  `MXU_ASSERT_NEVER(MmUnderflow, mm_done_i && !mm_valid_q[mm_head_q], clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(LdDoneIdle, ld_done_i && !ld_busy_q, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(WldDoneIdle, wld_done_i && !wld_busy_q, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(StDoneIdle, st_done_i && !st_busy_q, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(AcDoneIdle, ac_done_i && !ac_busy_q, clk_i, rst_ni)
+  `MXU_ASSERT(TilesInRange, tiles_q <= 3'd3, clk_i, rst_ni)
+
+  logic unused_signals;
+  assign unused_signals = ^{dec_i};  // the scoreboard reads the rows and the class only
+
+endmodule
