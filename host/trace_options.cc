@@ -20,28 +20,6 @@ void CheckWritable(const std::string& path, const char* what) {
 
 }  // namespace
 
-const std::set<std::string>& TraceValueFlags() {
-  static const std::set<std::string> flags = {"trace", "trace-start", "trace-cycles", "timeline"};
-  return flags;
-}
-
-TraceOptions ParseTraceOptions(const CliArgs& args) {
-  TraceOptions options;
-  if (args.Has("trace")) {
-    options.fst_path = args.String("trace", "");
-    if (options.fst_path.empty()) throw UsageError("--trace needs a file name");
-    options.start_cycle = args.Unsigned("trace-start", 0);
-    options.cycles = args.Unsigned("trace-cycles", options.cycles);
-  } else if (args.Has("trace-start") || args.Has("trace-cycles")) {
-    throw UsageError("--trace-start and --trace-cycles need --trace FILE.fst");
-  }
-  if (args.Has("timeline")) {
-    options.timeline_path = args.String("timeline", "");
-    if (options.timeline_path.empty()) throw UsageError("--timeline needs a file name");
-  }
-  return options;
-}
-
 void RunRecorder::Arm(driver::RtlDevice& device) {
   if (!options_.timeline_path.empty()) {
     CheckWritable(options_.timeline_path, "timeline");
