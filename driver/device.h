@@ -1,6 +1,6 @@
 // The device as the driver sees it: CSRs, host memory, and a clock to run until the interrupt.
-// The RTL platform implements it (driver/rtl_device.h); a fast C++ model of the device will be a
-// second implementation, so nothing above this layer knows which one it drives.
+// Backends implement it (backends/: the verilated RTL on its SystemC platform; a fast C++ model
+// next); the driver and the tools above it never know which one they drive.
 #ifndef MXU_DRIVER_DEVICE_H_
 #define MXU_DRIVER_DEVICE_H_
 
@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include "driver/tracing.h"
 
 namespace mxu::driver {
 
@@ -29,6 +31,8 @@ class Device {
   // Runs until the interrupt is raised (true) or max_cycles have passed (false).
   virtual bool RunUntilInterrupt(uint64_t max_cycles) = 0;
   virtual const char* name() const = 0;
+  // Waveforms and timelines, where the backend can record them; nullptr otherwise.
+  virtual Tracing* tracing() { return nullptr; }
 };
 
 }  // namespace mxu::driver

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "driver/csr_map.h"
+#include "common/csr_map.h"
 
 namespace mxu::driver {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/subnormals.h"
 #include "driver/device.h"
-#include "driver/subnormals.h"
 
 namespace mxu::driver {
 

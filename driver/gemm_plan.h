@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/isa.h"
 #include "driver/device_config.h"
-#include "driver/isa.h"
 
 namespace mxu::driver {
 

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "driver/csr_map.h"
+#include "common/csr_map.h"
+#include "common/isa.h"
 #include "driver/device.h"
-#include "driver/isa.h"
 
 namespace mxu::driver {
 

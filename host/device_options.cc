@@ -14,14 +14,15 @@ void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& 
              "device cycles a run may take before it is abandoned (exit code 1)");
 }
 
-std::unique_ptr<driver::RtlDevice> OpenDevice(const DeviceOptions& options) {
+std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options) {
   if (options.backend == "model") {
     throw UsageError("--backend model is not available yet (only 'rtl')");
   }
-  if (options.backend != "rtl") {
-    throw UsageError("unknown backend '" + options.backend + "' (expected 'rtl')");
+  try {
+    return backends::OpenDevice({options.backend, options.timing});
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
   }
-  return std::make_unique<driver::RtlDevice>(options.timing);
 }
 
 }  // namespace mxu::host

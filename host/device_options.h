@@ -6,15 +6,16 @@
 #include <memory>
 #include <string>
 
+#include "backends/device_factory.h"
+#include "common/memory_timing.h"
 #include "driver/device.h"
-#include "driver/rtl_device.h"
 #include "host/cli.h"
 
 namespace mxu::host {
 
 struct DeviceOptions {
   std::string backend = "rtl";
-  driver::MemoryTiming timing;
+  MemoryTiming timing;
   uint64_t watchdog_cycles = 200'000'000;
 };
 
@@ -22,8 +23,9 @@ struct DeviceOptions {
 // backends_help lists the backends the command takes.
 void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help);
 
-// Opens the device (RTL platform). Throws UsageError for a backend that is not available.
-std::unique_ptr<driver::RtlDevice> OpenDevice(const DeviceOptions& options);
+// Opens the device through the backend factory. Throws UsageError for a backend that is not
+// available.
+std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options);
 
 }  // namespace mxu::host
 

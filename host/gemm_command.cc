@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "driver/bf16.h"
+#include "common/bf16.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/golden/float_vectors.h"
@@ -62,7 +62,7 @@ Bf16Matrix ToBf16Matrix(const NpyArray& array, Subnormals mode) {
     m.data = array.AsUint16();
   } else {
     const std::vector<float> values = array.AsFloat32();
-    for (size_t i = 0; i < values.size(); ++i) m.data[i] = driver::FloatToBf16(values[i], mode);
+    for (size_t i = 0; i < values.size(); ++i) m.data[i] = FloatToBf16(values[i], mode);
   }
   return m;
 }

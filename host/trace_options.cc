@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "sim/platform.h"
+#include "host/cli.h"
 
 namespace mxu::host {
 namespace {
@@ -18,29 +18,38 @@ void CheckWritable(const std::string& path, const char* what) {
   }
 }
 
+// Recording needs a backend that can record; the others refuse the options rather than ignore them.
+driver::Tracing& TracingOf(driver::Device& device) {
+  driver::Tracing* tracing = device.tracing();
+  if (!tracing) {
+    throw UsageError(std::string("--trace and --timeline need a backend that records (the ") +
+                     device.name() + " backend does not)");
+  }
+  return *tracing;
+}
+
 }  // namespace
 
-void RunRecorder::Arm(driver::RtlDevice& device) {
+void RunRecorder::Arm(driver::Device& device) {
+  if (options_.timeline_path.empty() && options_.fst_path.empty()) return;
+  driver::Tracing& tracing = TracingOf(device);
   if (!options_.timeline_path.empty()) {
     CheckWritable(options_.timeline_path, "timeline");
-    device.StartTimeline();
+    tracing.StartTimeline();
   }
   if (!options_.fst_path.empty()) {
-    const uint64_t now = device.platform().cycle();
+    const uint64_t now = tracing.cycle();
     const uint64_t start =
         options_.start_cycle > UINT64_MAX - now ? UINT64_MAX : now + options_.start_cycle;
-    device.SetTrace(options_.fst_path, start, options_.cycles);
+    tracing.SetTrace(options_.fst_path, start, options_.cycles);
   }
 }
 
-void RunRecorder::Finish(driver::RtlDevice& device) {
-  if (!options_.fst_path.empty()) {
-    device.platform().CloseTrace();
-    if (!device.platform().trace_error().empty()) {
-      throw std::runtime_error(device.platform().trace_error());
-    }
-  }
-  if (!options_.timeline_path.empty()) device.WriteTimeline(options_.timeline_path);
+void RunRecorder::Finish(driver::Device& device) {
+  if (options_.timeline_path.empty() && options_.fst_path.empty()) return;
+  driver::Tracing& tracing = TracingOf(device);
+  if (!options_.fst_path.empty()) tracing.CloseTrace();
+  if (!options_.timeline_path.empty()) tracing.WriteTimeline(options_.timeline_path);
 }
 
 }  // namespace mxu::host

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "driver/rtl_device.h"
+#include "driver/device.h"
 
 namespace mxu::host {
 
@@ -28,10 +28,10 @@ class RunRecorder {
   explicit RunRecorder(TraceOptions options) : options_(std::move(options)) {}
 
   // Throws std::runtime_error ("cannot write ...") when a file's directory is not writable.
-  void Arm(driver::RtlDevice& device);
+  void Arm(driver::Device& device);
   // Closes the trace and writes the timeline; throws std::runtime_error naming the file that
   // could not be written.
-  void Finish(driver::RtlDevice& device);
+  void Finish(driver::Device& device);
 
  private:
   TraceOptions options_;

@@ -167,7 +167,7 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   RunRecorder recorder(trace);
 
   // The engine: the device through the driver, or plain fp32 on the host.
-  std::unique_ptr<driver::RtlDevice> device;
+  std::unique_ptr<driver::Device> device;
   std::unique_ptr<train::MatmulEngine> engine;
   std::string engine_text;
   if (options.backend == "host") {

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # zlib1g-dev: Verilator's FST tracing and the training curves' PNG encoder link zlib.
 # libcli11-dev, nlohmann-json3-dev: header-only; mxu's command line and its JSON.
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
-          gtkwave xvfb zlib1g-dev libcli11-dev nlohmann-json3-dev)
+          gtkwave xvfb zlib1g-dev clang-format libcli11-dev nlohmann-json3-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

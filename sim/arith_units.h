@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "driver/subnormals.h"
+#include "common/subnormals.h"
 
 class VerilatedContext;
 class Varith_harness;

@@ -30,10 +30,10 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const Config& config)
 }
 
 void HostMemory::Validate(const Config& config) {
-  if (config.bytes_per_cycle < 1) {
+  if (config.timing.bytes_per_cycle < 1) {
     throw std::invalid_argument("HostMemory: bytes_per_cycle must be >= 1");
   }
-  if (config.max_in_flight < 1) {
+  if (config.timing.max_in_flight < 1) {
     throw std::invalid_argument("HostMemory: max_in_flight must be >= 1");
   }
   if (config.clock_period <= sc_core::SC_ZERO_TIME) {
@@ -167,12 +167,13 @@ sc_core::sc_time HostMemory::Schedule(const sc_core::sc_time& issue, uint64_t le
     while (!in_flight_.empty() && in_flight_.front() <= issue_cycle) in_flight_.pop_front();
   };
   retire();
-  if (in_flight_.size() >= config_.max_in_flight) {
+  if (in_flight_.size() >= config_.timing.max_in_flight) {
     issue_cycle = in_flight_.front();  // wait for the earliest outstanding request to complete
     retire();
   }
-  const uint64_t start = std::max(issue_cycle + config_.latency_cycles, channel_free_cycle_);
-  const uint64_t completion = start + (len + config_.bytes_per_cycle - 1) / config_.bytes_per_cycle;
+  const uint64_t start = std::max(issue_cycle + config_.timing.latency_cycles, channel_free_cycle_);
+  const uint64_t completion =
+      start + (len + config_.timing.bytes_per_cycle - 1) / config_.timing.bytes_per_cycle;
   channel_free_cycle_ = completion;
   in_flight_.push_back(completion);
   // Exact integer time (sc_time's double arithmetic would round past 2^53 ticks).

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/memory_timing.h"
+
 namespace mxu::sim {
 
 // Functional behaviour: reads and writes of any length and alignment, byte enables (on reads and
@@ -38,9 +40,7 @@ class HostMemory : public sc_core::sc_module {
   // resolution (sc_set_time_resolution) before the first Config exists.
   struct Config {
     uint64_t size_bytes = 1ull << 32;
-    unsigned latency_cycles = 100;
-    unsigned bytes_per_cycle = 32;  // width of the one data channel shared by reads and writes
-    unsigned max_in_flight = 8;
+    MemoryTiming timing;  // latency, bytes per cycle (one channel for reads and writes), in flight
     sc_core::sc_time clock_period = sc_core::sc_time(1, sc_core::SC_NS);
   };
 

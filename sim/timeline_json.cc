@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "driver/isa.h"
+#include "common/isa.h"
 
 namespace mxu::sim {
 namespace {

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "driver/bf16.h"
+#include "common/bf16.h"
 
 namespace {
 
@@ -22,7 +22,7 @@ std::string Translate(const std::string& text) {
     bits = bits << 4 | static_cast<uint32_t>(at - digits);
   }
   char out[32];
-  std::snprintf(out, sizeof out, "%.4g", mxu::driver::Bf16ToFloat(static_cast<uint16_t>(bits)));
+  std::snprintf(out, sizeof out, "%.4g", mxu::Bf16ToFloat(static_cast<uint16_t>(bits)));
   return out;
 }
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "driver/subnormals.h"
+#include "common/subnormals.h"
 
 namespace mxu::golden {
 

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "driver/subnormals.h"
+#include "common/subnormals.h"
 
 namespace mxu::golden {
 

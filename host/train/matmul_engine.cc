@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "driver/bf16.h"
-#include "driver/csr_map.h"
+#include "common/bf16.h"
+#include "common/csr_map.h"
 #include "driver/gemm.h"
 
 namespace mxu::train {
@@ -34,7 +34,7 @@ Dims CheckShapes(const MatmulOp& op) {
 
 driver::Bf16Matrix ToBf16(const Fp32Matrix& m, Subnormals mode) {
   driver::Bf16Matrix out(m.rows, m.cols);
-  for (size_t i = 0; i < m.data.size(); ++i) out.data[i] = driver::FloatToBf16(m.data[i], mode);
+  for (size_t i = 0; i < m.data.size(); ++i) out.data[i] = FloatToBf16(m.data[i], mode);
   return out;
 }
 

@@ -42,25 +42,25 @@ HostMemory::Config ConfigFor(Which which) {
   switch (which) {
     case kSmall:  // 64 KiB, period 2 ns: checks that timing counts cycles, not nanoseconds
       config.size_bytes = 64 * 1024;
-      config.latency_cycles = 10;
-      config.bytes_per_cycle = 4;
-      config.max_in_flight = 2;
+      config.timing.latency_cycles = 10;
+      config.timing.bytes_per_cycle = 4;
+      config.timing.max_in_flight = 2;
       config.clock_period = Ns(2);
       break;
     case kLatency:
-      config.latency_cycles = 250;
+      config.timing.latency_cycles = 250;
       break;
     case kWide:
-      config.bytes_per_cycle = 64;
+      config.timing.bytes_per_cycle = 64;
       break;
     case kNarrow:
-      config.bytes_per_cycle = 8;
+      config.timing.bytes_per_cycle = 8;
       break;
     case kDetA:
     case kDetB:
-      config.latency_cycles = 37;
-      config.bytes_per_cycle = 16;
-      config.max_in_flight = 3;
+      config.timing.latency_cycles = 37;
+      config.timing.bytes_per_cycle = 16;
+      config.timing.max_in_flight = 3;
       break;
     case kHuge:
       config.size_bytes = 1ull << 40;
@@ -171,18 +171,18 @@ class HostMemoryTest : public testing::Test {
 TEST_F(HostMemoryTest, ConfigDefaultsAreTheSpecifiedOnes) {
   const HostMemory::Config config;
   EXPECT_EQ(config.size_bytes, 1ull << 32);
-  EXPECT_EQ(config.latency_cycles, 100u);
-  EXPECT_EQ(config.bytes_per_cycle, 32u);
-  EXPECT_EQ(config.max_in_flight, 8u);
+  EXPECT_EQ(config.timing.latency_cycles, 100u);
+  EXPECT_EQ(config.timing.bytes_per_cycle, 32u);
+  EXPECT_EQ(config.timing.max_in_flight, 8u);
   EXPECT_EQ(config.clock_period, Ns(1));
   EXPECT_NO_THROW(HostMemory::Validate(config));
 }
 
 TEST_F(HostMemoryTest, ConfigValidationThrows) {
   HostMemory::Config no_bandwidth;
-  no_bandwidth.bytes_per_cycle = 0;
+  no_bandwidth.timing.bytes_per_cycle = 0;
   HostMemory::Config no_slots;
-  no_slots.max_in_flight = 0;
+  no_slots.timing.max_in_flight = 0;
   HostMemory::Config no_clock;
   no_clock.clock_period = SC_ZERO_TIME;
   for (const auto& [config, field] :

@@ -20,8 +20,8 @@
 #include <systemc>
 #include <vector>
 
-#include "driver/csr_map.h"
-#include "driver/isa.h"
+#include "common/csr_map.h"
+#include "common/isa.h"
 
 namespace mxu::sim {
 namespace {
@@ -40,9 +40,9 @@ struct Rig : sc_core::sc_module {
   static HostMemory::Config MemoryConfig() {
     HostMemory::Config config;
     config.size_bytes = 64 * 1024;
-    config.latency_cycles = 10;
-    config.bytes_per_cycle = 32;
-    config.max_in_flight = 8;
+    config.timing.latency_cycles = 10;
+    config.timing.bytes_per_cycle = 32;
+    config.timing.max_in_flight = 8;
     return config;
   }
 
@@ -300,24 +300,24 @@ TEST_F(PlatformTest, ReconfigureChangesMemoryConfig) {
   Platform& p = platform();
   const HostMemory::Config original = p.memory().config();
   HostMemory::Config config = original;
-  config.latency_cycles = 7;
-  config.bytes_per_cycle = 16;
-  config.max_in_flight = 2;
+  config.timing.latency_cycles = 7;
+  config.timing.bytes_per_cycle = 16;
+  config.timing.max_in_flight = 2;
   p.Reconfigure(config);
-  EXPECT_EQ(p.memory().config().latency_cycles, 7u);
-  EXPECT_EQ(p.memory().config().bytes_per_cycle, 16u);
-  EXPECT_EQ(p.memory().config().max_in_flight, 2u);
-  EXPECT_EQ(p.config().memory.latency_cycles, 7u);
+  EXPECT_EQ(p.memory().config().timing.latency_cycles, 7u);
+  EXPECT_EQ(p.memory().config().timing.bytes_per_cycle, 16u);
+  EXPECT_EQ(p.memory().config().timing.max_in_flight, 2u);
+  EXPECT_EQ(p.config().memory.timing.latency_cycles, 7u);
 
   HostMemory::Config bad = config;
-  bad.bytes_per_cycle = 0;
+  bad.timing.bytes_per_cycle = 0;
   EXPECT_THROW(p.Reconfigure(bad), std::invalid_argument);
   bad = config;
   bad.clock_period = sc_time(2, sc_core::SC_NS);
   EXPECT_THROW(p.Reconfigure(bad), std::invalid_argument);
-  EXPECT_EQ(p.memory().config().bytes_per_cycle, 16u);  // unchanged by the failed calls
+  EXPECT_EQ(p.memory().config().timing.bytes_per_cycle, 16u);  // unchanged by the failed calls
   p.Reconfigure(original);
-  EXPECT_EQ(p.memory().config().latency_cycles, original.latency_cycles);
+  EXPECT_EQ(p.memory().config().timing.latency_cycles, original.timing.latency_cycles);
 }
 
 // ---- The memory transactor, pin by pin ----------------------------------------------------------
@@ -528,8 +528,8 @@ TEST_F(TransactorTest, ProtocolViolationsAreRecorded) {
 
 TEST_F(TransactorTest, ReconfiguredMemoryChangesTiming) {
   HostMemory::Config config = Rig::MemoryConfig();
-  config.latency_cycles = 30;
-  config.bytes_per_cycle = 8;
+  config.timing.latency_cycles = 30;
+  config.timing.bytes_per_cycle = 8;
   rig().memory.Reconfigure(config);
   const uint64_t c0 = cycle_;
   Cycle(Ar(0, 0, 0));  // 30 + 32 / 8 = 34 cycles

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include "driver/isa.h"
+#include "common/isa.h"
 #include "sim/timeline_json.h"
 
 namespace mxu::sim {

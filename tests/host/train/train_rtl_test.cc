@@ -10,10 +10,10 @@
 #include <memory>
 #include <systemc>  // declares sc_main, which libsystemc calls
 
-#include "driver/bf16.h"
+#include "backends/rtl_device.h"
+#include "common/bf16.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
-#include "driver/rtl_device.h"
 #include "host/train/dataset.h"
 #include "host/train/matmul_engine.h"
 #include "host/train/trainer.h"
@@ -21,7 +21,7 @@
 namespace mxu::train {
 namespace {
 
-driver::RtlDevice* g_device = nullptr;
+backends::RtlDevice* g_device = nullptr;
 constexpr uint64_t kWatchdog = 50'000'000;
 
 std::vector<EpochRecord> Train(MatmulEngine& engine, const TrainConfig& config, const Split& data,
@@ -43,7 +43,7 @@ golden::Bf16Matrix OpFormBf16(const Fp32Matrix& m, bool transposed, Subnormals m
   golden::Bf16Matrix out{transposed ? m.cols : m.rows, transposed ? m.rows : m.cols, {}};
   for (int r = 0; r < out.rows; ++r) {
     for (int c = 0; c < out.cols; ++c) {
-      out.data.push_back(driver::FloatToBf16(transposed ? m.at(c, r) : m.at(r, c), mode));
+      out.data.push_back(FloatToBf16(transposed ? m.at(c, r) : m.at(r, c), mode));
     }
   }
   return out;
@@ -174,7 +174,7 @@ TEST(RtlTraining, OneSeedReproducesARunBitForBit) {
 
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  auto device = std::make_unique<mxu::driver::RtlDevice>();
+  auto device = std::make_unique<mxu::backends::RtlDevice>();
   mxu::train::g_device = device.get();
   const int result = RUN_ALL_TESTS();
   mxu::train::g_device = nullptr;

@@ -1,4 +1,4 @@
-#include "driver/isa.h"
+#include "common/isa.h"
 
 #include <cstdio>
 #include <stdexcept>

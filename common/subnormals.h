@@ -1,7 +1,7 @@
 // How the arithmetic treats subnormal numbers (docs/numerics.md). A build parameter of the RTL
 // (mxu_pkg::FlushSubnormals) and an argument of the golden model.
-#ifndef MXU_DRIVER_SUBNORMALS_H_
-#define MXU_DRIVER_SUBNORMALS_H_
+#ifndef MXU_COMMON_SUBNORMALS_H_
+#define MXU_COMMON_SUBNORMALS_H_
 
 namespace mxu {
 
@@ -16,4 +16,4 @@ inline const char* ToString(Subnormals mode) {
 
 }  // namespace mxu
 
-#endif  // MXU_DRIVER_SUBNORMALS_H_
+#endif  // MXU_COMMON_SUBNORMALS_H_

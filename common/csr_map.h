@@ -1,7 +1,7 @@
 // The device's CSR map (docs/isa.md): byte addresses on the register port, bit fields, error codes
 // and performance counters. Header only: the driver, the platform and the tests share it.
-#ifndef MXU_DRIVER_CSR_MAP_H_
-#define MXU_DRIVER_CSR_MAP_H_
+#ifndef MXU_COMMON_CSR_MAP_H_
+#define MXU_COMMON_CSR_MAP_H_
 
 #include <cstdint>
 
@@ -116,4 +116,4 @@ inline constexpr const char* CounterName(Counter counter) {
 
 }  // namespace mxu::csr
 
-#endif  // MXU_DRIVER_CSR_MAP_H_
+#endif  // MXU_COMMON_CSR_MAP_H_

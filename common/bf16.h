@@ -1,15 +1,15 @@
 // Host-side bf16 conversions for the driver and tools (the device does its own on chip):
 // widening is exact; narrowing rounds to nearest even, overflows to Inf, and turns every NaN into
 // the canonical 0x7FC0 (docs/numerics.md).
-#ifndef MXU_DRIVER_BF16_H_
-#define MXU_DRIVER_BF16_H_
+#ifndef MXU_COMMON_BF16_H_
+#define MXU_COMMON_BF16_H_
 
 #include <cstdint>
 #include <cstring>
 
-#include "driver/subnormals.h"
+#include "common/subnormals.h"
 
-namespace mxu::driver {
+namespace mxu {
 
 inline float Bf16ToFloat(uint16_t bits) {
   const uint32_t wide = uint32_t{bits} << 16;
@@ -30,6 +30,6 @@ inline uint16_t FloatToBf16(float value, Subnormals mode = Subnormals::kIeee) {
   return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
 }
 
-}  // namespace mxu::driver
+}  // namespace mxu
 
-#endif  // MXU_DRIVER_BF16_H_
+#endif  // MXU_COMMON_BF16_H_

@@ -2,8 +2,8 @@
 //
 // The encoders check only that each value fits its bit field; semantic limits (rows >= 1, buffer
 // ranges, alignment) are the device's to check, so tests can still build illegal programs.
-#ifndef MXU_DRIVER_ISA_H_
-#define MXU_DRIVER_ISA_H_
+#ifndef MXU_COMMON_ISA_H_
+#define MXU_COMMON_ISA_H_
 
 #include <array>
 #include <cstdint>
@@ -60,4 +60,4 @@ void AppendBytes(const Instruction& instruction, std::vector<uint8_t>& out);
 
 }  // namespace mxu::isa
 
-#endif  // MXU_DRIVER_ISA_H_
+#endif  // MXU_COMMON_ISA_H_

@@ -1,6 +1,6 @@
 // Instruction encoding against the docs/isa.md table: the expected words are built here bit
 // range by bit range, straight from the table, independently of the encoder's word arithmetic.
-#include "driver/isa.h"
+#include "common/isa.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "driver/csr_map.h"
+#include "common/csr_map.h"
 
 namespace mxu::isa {
 namespace {

@@ -1,4 +1,4 @@
-#include "driver/rtl_device.h"
+#include "backends/rtl_device.h"
 
 #include <fstream>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 #include "sim/platform.h"
 #include "sim/timeline_json.h"
 
-namespace mxu::driver {
+namespace mxu::backends {
 namespace {
 
 sim::Platform::Config PlatformConfig(const MemoryTiming& timing) {
@@ -18,9 +18,7 @@ sim::Platform::Config PlatformConfig(const MemoryTiming& timing) {
   }();
   (void)resolution_set;
   sim::Platform::Config config;
-  config.memory.latency_cycles = timing.latency_cycles;
-  config.memory.bytes_per_cycle = timing.bytes_per_cycle;
-  config.memory.max_in_flight = timing.max_in_flight;
+  config.memory.timing = timing;
   return config;
 }
 
@@ -50,8 +48,15 @@ bool RtlDevice::RunUntilInterrupt(uint64_t max_cycles) {
   return platform_->RunUntilIrq(max_cycles).completed;
 }
 
+uint64_t RtlDevice::cycle() const { return platform_->cycle(); }
+
 void RtlDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) {
   platform_->SetTrace(path, start_cycle, cycles);
+}
+
+void RtlDevice::CloseTrace() {
+  platform_->CloseTrace();
+  if (!platform_->trace_error().empty()) throw std::runtime_error(platform_->trace_error());
 }
 
 void RtlDevice::StartTimeline() { platform_->SetTimeline(true); }
@@ -65,6 +70,4 @@ void RtlDevice::WriteTimeline(const std::string& path) {
   if (!out) throw std::runtime_error("cannot write timeline file '" + path + "'");
 }
 
-const sim::Timeline* RtlDevice::timeline() const { return platform_->timeline(); }
-
-}  // namespace mxu::driver
+}  // namespace mxu::backends

@@ -1,0 +1,29 @@
+// The one place where a backend is chosen: the tools name a backend and get a driver::Device,
+// never a platform or a model class.
+#ifndef MXU_BACKENDS_DEVICE_FACTORY_H_
+#define MXU_BACKENDS_DEVICE_FACTORY_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/memory_timing.h"
+#include "driver/device.h"
+
+namespace mxu::backends {
+
+struct BackendOptions {
+  std::string backend = "rtl";
+  MemoryTiming timing;
+};
+
+// The backends this build can open, the default first.
+const std::vector<std::string>& AvailableBackends();
+
+// Opens the named backend. Throws std::invalid_argument naming the backend and the available
+// ones when it is unknown. The RTL backend elaborates SystemC: once per process, from sc_main.
+std::unique_ptr<driver::Device> OpenDevice(const BackendOptions& options);
+
+}  // namespace mxu::backends
+
+#endif  // MXU_BACKENDS_DEVICE_FACTORY_H_
