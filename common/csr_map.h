@@ -78,7 +78,7 @@ enum class ErrorCode : uint32_t {
 inline constexpr const char* ErrorName(uint32_t code) {
   constexpr const char* kNames[] = {"NONE",       "ILLEGAL_OPCODE", "ILLEGAL_FIELD", "UB_RANGE",
                                     "ACC_RANGE",  "MISALIGNED",     "MEM_READ",      "MEM_WRITE",
-                                    "NO_WEIGHTS", "CMD_OVERRUN", "WEIGHTS_FULL"};
+                                    "NO_WEIGHTS", "CMD_OVERRUN",    "WEIGHTS_FULL"};
   return code < sizeof(kNames) / sizeof(kNames[0]) ? kNames[code] : "UNKNOWN";
 }
 inline constexpr const char* ErrorName(ErrorCode code) {

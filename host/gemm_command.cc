@@ -166,7 +166,7 @@ class ProgressDevice : public driver::Device {
   const char* name() const override { return device_.name(); }
 
   bool RunUntilInterrupt(uint64_t max_cycles) override {
-    constexpr uint64_t kSlice = 20'000;
+    constexpr uint64_t kSlice = 2000;
     const auto start = std::chrono::steady_clock::now();
     for (uint64_t done = 0; done < max_cycles;) {
       const uint64_t slice = std::min(kSlice, max_cycles - done);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -204,6 +205,28 @@ TEST(MxuCli, Float64AndFortranOrderNpyAreAccepted) {
   const Result rt = RunMxu("gemm --a " + fat + " --ta --b " + cb + " --out " + out_t + " --check");
   ASSERT_EQ(rt.exit_code, 0) << rt.err;
   EXPECT_EQ(ReadNpy(out_t).data, ReadNpy(out32).data);
+}
+
+// On a terminal (script(1) gives the run one), a GEMM longer than a second shows a progress bar on
+// stderr, erased at the end; the run's cycles are those of a run without it.
+TEST(MxuCli, ProgressBarOnATerminal) {
+  if (std::system("command -v script >/dev/null") != 0) GTEST_SKIP() << "no script(1)";
+  const std::string gemm = std::string(MXU_BINARY) + " gemm --m 128 --k 256 --n 256";
+  const Result tty = RunShell("script -qefc '" + gemm + "' /dev/null");
+  ASSERT_EQ(tty.exit_code, 0) << tty.out;
+  EXPECT_NE(tty.out.find("\rgemm ["), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("instruction "), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("\r\033[KGEMM 128 x 256 x 256"), std::string::npos) << tty.out;
+  const Result plain = RunShell(gemm);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const auto cycles_line = [](const std::string& text) {
+    const size_t at = text.find("device cycles");
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  ASSERT_NE(plain.out.find("device cycles"), std::string::npos);
+  EXPECT_EQ(cycles_line(tty.out).substr(0, 40), cycles_line(plain.out).substr(0, 40));
+  const Result json = RunShell("script -qefc '" + gemm + " --json' /dev/null");
+  EXPECT_EQ(json.out.find("gemm ["), std::string::npos) << json.out;
 }
 
 // The progress bar is for a terminal only: never with --json, never when stderr is a file.
