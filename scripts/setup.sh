@@ -4,10 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# python3 (3.11: tomllib): scripts/gen_isa.py and its up-to-date test.
 # zlib1g-dev: Verilator's FST tracing and the training curves' PNG encoder link zlib.
 # libcli11-dev, nlohmann-json3-dev: header-only; mxu's command line and its JSON.
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
-          gtkwave xvfb zlib1g-dev clang-format libcli11-dev nlohmann-json3-dev)
+          gtkwave xvfb zlib1g-dev clang-format python3 libcli11-dev nlohmann-json3-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
