@@ -2,23 +2,16 @@
 
 namespace mxu::host {
 
-const std::set<std::string>& DeviceValueFlags() {
-  static const std::set<std::string> flags = {"backend", "mem-latency", "mem-bytes-per-cycle",
-                                              "mem-in-flight", "watchdog"};
-  return flags;
-}
-
-DeviceOptions ParseDeviceOptions(const CliArgs& args) {
-  DeviceOptions options;
-  options.backend = args.String("backend", "rtl");
-  options.timing.latency_cycles =
-      static_cast<unsigned>(args.Unsigned("mem-latency", options.timing.latency_cycles, 0, 100000));
-  options.timing.bytes_per_cycle = static_cast<unsigned>(
-      args.Unsigned("mem-bytes-per-cycle", options.timing.bytes_per_cycle, 1, 4096));
-  options.timing.max_in_flight =
-      static_cast<unsigned>(args.Unsigned("mem-in-flight", options.timing.max_in_flight, 1, 1024));
-  options.watchdog_cycles = args.Unsigned("watchdog", options.watchdog_cycles, 1);
-  return options;
+void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help) {
+  app->add_option("--backend", options->backend, backends_help)->type_name("NAME");
+  AddInteger(app, "--mem-latency", &options->timing.latency_cycles, 0, 100000,
+             "host-memory latency in device cycles");
+  AddInteger(app, "--mem-bytes-per-cycle", &options->timing.bytes_per_cycle, 1, 4096,
+             "host-memory bandwidth in bytes per cycle");
+  AddInteger(app, "--mem-in-flight", &options->timing.max_in_flight, 1, 1024,
+             "host-memory requests in flight");
+  AddInteger(app, "--watchdog", &options->watchdog_cycles, 1, UINT64_MAX,
+             "device cycles a run may take before it is abandoned (exit code 1)");
 }
 
 std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options) {

@@ -4,18 +4,14 @@
 #define MXU_HOST_DEVICE_OPTIONS_H_
 
 #include <memory>
-#include <set>
 #include <string>
 
 #include "backends/device_factory.h"
 #include "common/memory_timing.h"
 #include "driver/device.h"
-#include "host/cli_args.h"
+#include "host/cli.h"
 
 namespace mxu::host {
-
-// The flags below, for CliArgs.
-const std::set<std::string>& DeviceValueFlags();
 
 struct DeviceOptions {
   std::string backend = "rtl";
@@ -23,8 +19,9 @@ struct DeviceOptions {
   uint64_t watchdog_cycles = 200'000'000;
 };
 
-// Reads --backend, --mem-latency, --mem-bytes-per-cycle, --mem-in-flight, --watchdog.
-DeviceOptions ParseDeviceOptions(const CliArgs& args);
+// Adds --backend, --mem-latency, --mem-bytes-per-cycle, --mem-in-flight, --watchdog to app;
+// backends_help lists the backends the command takes.
+void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help);
 
 // Opens the device through the backend factory. Throws UsageError for a backend that is not
 // available.

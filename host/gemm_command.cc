@@ -1,7 +1,12 @@
 #include "host/gemm_command.h"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "common/bf16.h"
@@ -10,6 +15,7 @@
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
+#include "host/cli.h"
 #include "host/device_options.h"
 #include "host/npy.h"
 #include "host/trace_options.h"
@@ -20,6 +26,11 @@ namespace {
 using driver::Bf16Matrix;
 using driver::Fp32Matrix;
 
+constexpr uint64_t kMaxDimension = 65535;
+// The operands and the result together: half the device's 4 GiB of host memory, the rest left
+// for the tiles' padding and the program.
+constexpr uint64_t kMaxProblemBytes = uint64_t{2} << 30;
+
 // A malformed or unreadable input file is bad input (exit code 2), like a bad flag.
 NpyArray ReadInput(const std::string& path) {
   try {
@@ -29,15 +40,24 @@ NpyArray ReadInput(const std::string& path) {
   }
 }
 
-// A 2-D operand from .npy: float32 is rounded to bf16, uint16 is taken as raw bf16 bits.
-Bf16Matrix ReadBf16Matrix(const std::string& path, Subnormals mode) {
-  const NpyArray array = ReadInput(path);
+// A 2-D operand from .npy, read before the device opens: its shape is checked here.
+NpyArray ReadOperand(const std::string& path) {
+  NpyArray array = ReadInput(path);
   if (array.shape.size() != 2) {
     throw UsageError(path + ": expected a 2-D array, got rank " +
                      std::to_string(array.shape.size()));
   }
+  if (array.shape[0] == 0 || array.shape[1] == 0) throw UsageError(path + ": a zero dimension");
+  if (array.shape[0] > kMaxDimension || array.shape[1] > kMaxDimension) {
+    throw UsageError(path + ": a dimension above " + std::to_string(kMaxDimension));
+  }
+  return array;
+}
+
+// float32 and float64 (converted to float32 first) are rounded to bf16; uint16 is taken as raw
+// bf16 bits.
+Bf16Matrix ToBf16Matrix(const NpyArray& array, Subnormals mode) {
   Bf16Matrix m(static_cast<int>(array.shape[0]), static_cast<int>(array.shape[1]));
-  if (m.data.empty()) throw UsageError(path + ": a zero dimension");
   if (array.dtype == NpyArray::Dtype::kUint16) {
     m.data = array.AsUint16();
   } else {
@@ -49,7 +69,7 @@ Bf16Matrix ReadBf16Matrix(const std::string& path, Subnormals mode) {
 
 std::vector<float> ReadFloat32(const std::string& path, size_t rank_max) {
   const NpyArray array = ReadInput(path);
-  if (array.dtype != NpyArray::Dtype::kFloat32) throw UsageError(path + ": expected float32");
+  if (!array.is_float()) throw UsageError(path + ": expected float32 or float64");
   if (array.shape.empty() || array.shape.size() > rank_max) {
     throw UsageError(path + ": unexpected rank " + std::to_string(array.shape.size()));
   }
@@ -123,120 +143,281 @@ CheckResult Check(const driver::GemmRequest& request, const driver::GemmResult& 
   return check;
 }
 
+// Progress of a long GEMM on a terminal: runs the device in slices and shows the controller's
+// instruction pointer against the program length, on stderr. The device runs the same cycles as
+// without it (the program counter is read while the program runs on).
+class ProgressDevice : public driver::Device {
+ public:
+  explicit ProgressDevice(driver::Device& device) : device_(device) {}
+  ~ProgressDevice() override { Clear(); }
+
+  uint32_t ReadCsr(uint32_t addr) override { return device_.ReadCsr(addr); }
+  void WriteCsr(uint32_t addr, uint32_t value) override {
+    if (addr == csr::kCmdCount) instructions_ = value;
+    device_.WriteCsr(addr, value);
+  }
+  void WriteMemory(uint64_t addr, const void* data, size_t bytes) override {
+    device_.WriteMemory(addr, data, bytes);
+  }
+  void ReadMemory(uint64_t addr, void* data, size_t bytes) override {
+    device_.ReadMemory(addr, data, bytes);
+  }
+  uint64_t memory_size() const override { return device_.memory_size(); }
+  const char* name() const override { return device_.name(); }
+
+  bool RunUntilInterrupt(uint64_t max_cycles) override {
+    constexpr uint64_t kSlice = 2000;
+    const auto start = std::chrono::steady_clock::now();
+    for (uint64_t done = 0; done < max_cycles;) {
+      const uint64_t slice = std::min(kSlice, max_cycles - done);
+      if (device_.RunUntilInterrupt(slice)) {
+        Clear();
+        return true;
+      }
+      done += slice;
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (seconds >= 1.0 && seconds - shown_at_ >= 0.2) {
+        Show(device_.ReadCsr(csr::kPc), done, seconds);
+        shown_at_ = seconds;
+      }
+    }
+    Clear();
+    return false;
+  }
+
+ private:
+  void Show(uint32_t pc, uint64_t cycles, double seconds) {
+    constexpr int kWidth = 30;
+    const uint32_t total = instructions_ ? instructions_ : 1;
+    const int filled = static_cast<int>(std::min<uint64_t>(pc, total) * kWidth / total);
+    std::fprintf(stderr, "\rgemm [%s%s] instruction %u/%u, %.1f M cycles, %.0f s ",
+                 std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(), pc,
+                 instructions_, cycles / 1e6, seconds);
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void Clear() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+    shown_ = false;
+  }
+
+  driver::Device& device_;
+  uint32_t instructions_ = 0;
+  double shown_at_ = 0;
+  bool shown_ = false;
+};
+
+// Refuses, before anything is allocated, a problem whose operands and result exceed
+// kMaxProblemBytes.
+void CheckProblemSize(uint64_t m, uint64_t k, uint64_t n, bool bf16_out, bool accumulate) {
+  const uint64_t a = 2 * m * k, b = 2 * k * n, c = (bf16_out ? 2 : 4) * m * n;
+  const uint64_t total = a + b + c + (accumulate ? 4 * m * n : 0) + 4 * n;
+  if (total <= kMaxProblemBytes) return;
+  const auto gib = [](uint64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(uint64_t{1} << 30));
+    return std::string(text);
+  };
+  throw UsageError("a " + std::to_string(m) + " x " + std::to_string(k) + " x " +
+                   std::to_string(n) + " GEMM needs " + gib(total) + " for A, B and C (A " +
+                   gib(a) + ", B " + gib(b) + ", C " + gib(c) + "); the limit is " +
+                   gib(kMaxProblemBytes) + ", half the device's host memory");
+}
+
+struct GemmArgs {
+  DeviceOptions device;
+  TraceOptions trace;
+  int m = 64, k = 64, n = 64;
+  uint64_t seed = 1;
+  std::string a, b, bias, accumulate, out, out_bf16;
+  bool ta = false, tb = false, relu = false, check = false, json = false;
+};
+
+int RunGemm(const CLI::App& cli, const GemmArgs& args);
+
 }  // namespace
 
-int RunGemm(const std::vector<std::string>& args) {
-  std::set<std::string> value_flags = DeviceValueFlags();
-  value_flags.insert(TraceValueFlags().begin(), TraceValueFlags().end());
-  value_flags.insert({"m", "k", "n", "seed", "a", "b", "bias", "accumulate", "out", "out-bf16"});
-  const CliArgs cli(args, value_flags, {"ta", "tb", "relu", "check", "json"});
-  const DeviceOptions options = ParseDeviceOptions(cli);
-  RunRecorder recorder(ParseTraceOptions(cli));
-  const bool json = cli.Has("json");
-  if (cli.Has("out") && cli.Has("out-bf16")) {
-    throw UsageError("--out (fp32) and --out-bf16 select different outputs: give one");
-  }
-  if (cli.Has("a") != cli.Has("b")) throw UsageError("--a and --b go together");
-  if (cli.Has("bias") && cli.Has("accumulate")) {
-    throw UsageError("--bias and --accumulate both set the accumulators' start: give one");
-  }
+std::function<int()> AddGemmCommand(CLI::App& app) {
+  auto args = std::make_shared<GemmArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "gemm",
+      "One GEMM on the device, C = op(A) x op(B) (+ bias | + C0) (ReLU): random operands of shape "
+      "--m --k --n (all three, or none for 64 x 64 x 64), or --a A.npy --b B.npy. Each dimension "
+      "is at most 65535, and A (2 bytes an element), B (2) and C (4, or 2 with --out-bf16), plus "
+      "C0, together at most 2 GiB (half the device's 4 GiB host memory). .npy inputs: float32, "
+      "or float64 (rounded to float32 first, as NumPy's astype, then to bf16), or uint16 taken "
+      "as bf16 bits; C or Fortran order.");
+  cmd->footer(kExitCodesHelp);
+  GemmArgs& a = *args;
+  CLI::Option* m = AddInteger(cmd, "--m", &a.m, 1, kMaxDimension, "rows of op(A) and C");
+  CLI::Option* k =
+      AddInteger(cmd, "--k", &a.k, 1, kMaxDimension, "columns of op(A), rows of op(B)");
+  CLI::Option* n = AddInteger(cmd, "--n", &a.n, 1, kMaxDimension, "columns of op(B) and C");
+  CLI::Option* seed =
+      AddInteger(cmd, "--seed", &a.seed, 0, UINT64_MAX, "seed of the random operands");
+  CLI::Option* in_a = cmd->add_option("--a", a.a, "A from a 2-D .npy file")->type_name("A.npy");
+  CLI::Option* in_b = cmd->add_option("--b", a.b, "B from a 2-D .npy file")->type_name("B.npy");
+  in_a->needs(in_b);
+  in_b->needs(in_a);
+  for (CLI::Option* shape : {m, k, n, seed}) shape->excludes(in_a)->excludes(in_b);
+  cmd->add_flag("--ta", a.ta, "op(A) = A transposed (A stored K x M)");
+  cmd->add_flag("--tb", a.tb, "op(B) = B transposed (B stored N x K)");
+  cmd->add_flag("--relu", a.relu, "ReLU on the output");
+  CLI::Option* bias =
+      cmd->add_option("--bias", a.bias, "N float values added to every row (1-D .npy)")
+          ->type_name("BIAS.npy");
+  cmd->add_option("--accumulate", a.accumulate, "C += A x B, C0 from an M x N float .npy")
+      ->type_name("C0.npy")
+      ->excludes(bias);
+  CLI::Option* out =
+      cmd->add_option("--out", a.out, "write C (fp32) to a .npy file")->type_name("C.npy");
+  cmd->add_option("--out-bf16", a.out_bf16, "the device rounds C to bf16; write its bits (uint16)")
+      ->type_name("C.npy")
+      ->excludes(out);
+  cmd->add_flag("--check", a.check,
+                "compare every output bit with the golden model (exit 1 on a mismatch)");
+  cmd->add_flag("--json", a.json, "statistics as one JSON object on stdout");
+  AddDeviceOptions(cmd, &a.device, "the device: rtl (the verilated RTL platform)");
+  AddTraceOptions(cmd, &a.trace);
+  return [cmd, args] { return RunGemm(*cmd, *args); };
+}
 
-  auto device = OpenDevice(options);
-  const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
+namespace {
+
+int RunGemm(const CLI::App& cli, const GemmArgs& args) {
+  const int given_shape = Given(cli, "--m") + Given(cli, "--k") + Given(cli, "--n");
+  if (given_shape != 0 && given_shape != 3) {
+    throw UsageError("give all of --m, --k and --n (or none, for 64 x 64 x 64)");
+  }
+  const bool file_operands = !args.a.empty() || Given(cli, "--a");
+  std::vector<PathArg> inputs, outputs;
+  for (const char* option : {"--a", "--b", "--bias", "--accumulate"}) {
+    if (Given(cli, option)) inputs.push_back({option, cli.get_option(option)->as<std::string>()});
+  }
+  for (const char* option : {"--out", "--out-bf16", "--trace", "--timeline"}) {
+    if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
+  }
+  CheckOutputPaths(outputs, inputs);
 
   driver::GemmRequest request;
-  request.trans_a = cli.Has("ta");
-  request.trans_b = cli.Has("tb");
-  request.relu = cli.Has("relu");
-  request.output = cli.Has("out-bf16") ? driver::OutputType::kBf16 : driver::OutputType::kFp32;
-  Bf16Matrix a, b;
+  request.trans_a = args.ta;
+  request.trans_b = args.tb;
+  request.relu = args.relu;
+  request.output = Given(cli, "--out-bf16") ? driver::OutputType::kBf16 : driver::OutputType::kFp32;
+  const bool bf16_out = request.output == driver::OutputType::kBf16;
+  const bool accumulate = Given(cli, "--accumulate");
+
+  // The shapes and the size limit first, from the flags or the files' headers.
+  NpyArray a_file, b_file;
   int m, k, n;
-  if (cli.Has("a")) {
-    if (cli.Has("m") || cli.Has("k") || cli.Has("n")) {
-      throw UsageError("--m/--k/--n come from the .npy shapes when --a/--b are given");
-    }
-    a = ReadBf16Matrix(cli.String("a", ""), config.subnormals);
-    b = ReadBf16Matrix(cli.String("b", ""), config.subnormals);
-    m = request.trans_a ? a.cols : a.rows;
-    k = request.trans_a ? a.rows : a.cols;
-    n = request.trans_b ? b.rows : b.cols;
-    const int kb = request.trans_b ? b.cols : b.rows;
+  if (file_operands) {
+    a_file = ReadOperand(args.a);
+    b_file = ReadOperand(args.b);
+    const int a_rows = static_cast<int>(a_file.shape[0]),
+              a_cols = static_cast<int>(a_file.shape[1]);
+    const int b_rows = static_cast<int>(b_file.shape[0]),
+              b_cols = static_cast<int>(b_file.shape[1]);
+    m = request.trans_a ? a_cols : a_rows;
+    k = request.trans_a ? a_rows : a_cols;
+    n = request.trans_b ? b_rows : b_cols;
+    const int kb = request.trans_b ? b_cols : b_rows;
     if (k != kb) {
       throw UsageError("op(A) is " + std::to_string(m) + "x" + std::to_string(k) +
                        " but op(B) is " + std::to_string(kb) + "x" + std::to_string(n) +
                        ": inner dimensions differ");
     }
   } else {
-    m = static_cast<int>(cli.Unsigned("m", 64, 1, 65535));
-    k = static_cast<int>(cli.Unsigned("k", 64, 1, 65535));
-    n = static_cast<int>(cli.Unsigned("n", 64, 1, 65535));
-    golden::BitSource bits(cli.Unsigned("seed", 1));
-    a = request.trans_a ? RandomMatrix(k, m, bits) : RandomMatrix(m, k, bits);
-    b = request.trans_b ? RandomMatrix(n, k, bits) : RandomMatrix(k, n, bits);
+    m = args.m;
+    k = args.k;
+    n = args.n;
   }
-  request.a = &a;
-  request.b = &b;
+  CheckProblemSize(m, k, n, bf16_out, accumulate);
+
   std::vector<float> bias;
   Fp32Matrix c0;
-  if (cli.Has("bias")) {
-    bias = ReadFloat32(cli.String("bias", ""), 1);
+  if (Given(cli, "--bias")) {
+    bias = ReadFloat32(args.bias, 1);
     if (static_cast<int>(bias.size()) != n) {
-      throw UsageError(cli.String("bias", "") + ": " + std::to_string(bias.size()) +
+      throw UsageError(args.bias + ": " + std::to_string(bias.size()) +
                        " values, expected N = " + std::to_string(n));
     }
     request.bias = &bias;
   }
-  if (cli.Has("accumulate")) {
-    const std::string path = cli.String("accumulate", "");
-    const NpyArray array = ReadInput(path);
-    if (array.dtype != NpyArray::Dtype::kFloat32 || array.shape.size() != 2 ||
-        array.shape[0] != size_t(m) || array.shape[1] != size_t(n)) {
-      throw UsageError(path + ": expected a float32 array of shape (" + std::to_string(m) + ", " +
-                       std::to_string(n) + ")");
+  if (accumulate) {
+    const NpyArray array = ReadInput(args.accumulate);
+    if (!array.is_float() || array.shape.size() != 2 || array.shape[0] != size_t(m) ||
+        array.shape[1] != size_t(n)) {
+      throw UsageError(args.accumulate + ": expected a float array of shape (" + std::to_string(m) +
+                       ", " + std::to_string(n) + ")");
     }
     c0 = Fp32Matrix(m, n);
     c0.data = array.AsFloat32();
     request.c0 = &c0;
   }
 
+  auto device = OpenDevice(args.device);
+  RunRecorder recorder(args.trace);
+  const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
+  Bf16Matrix a, b;
+  if (file_operands) {
+    a = ToBf16Matrix(a_file, config.subnormals);
+    b = ToBf16Matrix(b_file, config.subnormals);
+    a_file = NpyArray();
+    b_file = NpyArray();
+  } else {
+    golden::BitSource bits(args.seed);
+    a = request.trans_a ? RandomMatrix(k, m, bits) : RandomMatrix(m, k, bits);
+    b = request.trans_b ? RandomMatrix(n, k, bits) : RandomMatrix(k, n, bits);
+  }
+  request.a = &a;
+  request.b = &b;
+
   // The trace window counts device cycles from here, the start of the GEMM's own register writes.
   recorder.Arm(*device);
-  const driver::GemmResult result = driver::Gemm(*device, config, request, options.watchdog_cycles);
+  const bool progress = !args.json && isatty(STDERR_FILENO);
+  driver::GemmResult result;
+  if (progress) {
+    ProgressDevice shown(*device);
+    result = driver::Gemm(shown, config, request, args.device.watchdog_cycles);
+  } else {
+    result = driver::Gemm(*device, config, request, args.device.watchdog_cycles);
+  }
   recorder.Finish(*device);
   CheckResult check;
-  if (cli.Has("check")) check = Check(request, result, config);
+  if (args.check) check = Check(request, result, config);
 
-  if (cli.Has("out")) {
-    WriteNpy(cli.String("out", ""), result.c.data, {size_t(m), size_t(n)});
-  }
-  if (cli.Has("out-bf16")) {
-    WriteNpy(cli.String("out-bf16", ""), result.c_bf16.data, {size_t(m), size_t(n)});
-  }
+  if (Given(cli, "--out")) WriteNpy(args.out, result.c.data, {size_t(m), size_t(n)});
+  if (Given(cli, "--out-bf16")) WriteNpy(args.out_bf16, result.c_bf16.data, {size_t(m), size_t(n)});
 
   const driver::RunStats& s = result.stats;
   const uint64_t cycles = s.counter(csr::Counter::kCycles);
   const double cps = s.wall_seconds > 0 ? cycles / s.wall_seconds : 0;
-  if (json) {
-    std::printf(
-        "{\"m\": %d, \"k\": %d, \"n\": %d, \"array\": [%u, %u], \"cycles\": %llu, "
-        "\"ideal_cycles\": %llu, \"utilization\": %.4f, \"macs\": %llu, \"array_busy_cycles\": "
-        "%llu, \"dma_read_bytes\": %llu, \"dma_write_bytes\": %llu, \"instructions\": %zu, "
-        "\"stall_dependency\": %llu, \"stall_weights\": %llu, \"stall_fetch\": %llu, "
-        "\"stall_memory\": %llu, \"wall_seconds\": %.3f, \"sim_cycles_per_second\": %.0f",
-        m, k, n, config.rows, config.cols, (unsigned long long)cycles,
-        (unsigned long long)result.ideal_cycles, result.utilization,
-        (unsigned long long)(uint64_t(m) * k * n),
-        (unsigned long long)s.counter(csr::Counter::kArrayBusy),
-        (unsigned long long)s.counter(csr::Counter::kDmaReadBytes),
-        (unsigned long long)s.counter(csr::Counter::kDmaWriteBytes), result.instructions,
-        (unsigned long long)s.counter(csr::Counter::kStallDependency),
-        (unsigned long long)s.counter(csr::Counter::kStallWeights),
-        (unsigned long long)s.counter(csr::Counter::kStallFetch),
-        (unsigned long long)s.counter(csr::Counter::kStallMemory), s.wall_seconds, cps);
-    if (cli.Has("check")) {
-      std::printf(", \"checked\": %zu, \"mismatches\": %zu", check.compared, check.mismatches);
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["m"] = m;
+    j["k"] = k;
+    j["n"] = n;
+    j["array"] = {config.rows, config.cols};
+    j["cycles"] = cycles;
+    j["ideal_cycles"] = result.ideal_cycles;
+    j["utilization"] = result.utilization;
+    j["macs"] = uint64_t(m) * k * n;
+    j["array_busy_cycles"] = s.counter(csr::Counter::kArrayBusy);
+    j["dma_read_bytes"] = s.counter(csr::Counter::kDmaReadBytes);
+    j["dma_write_bytes"] = s.counter(csr::Counter::kDmaWriteBytes);
+    j["instructions"] = result.instructions;
+    j["stall_dependency"] = s.counter(csr::Counter::kStallDependency);
+    j["stall_weights"] = s.counter(csr::Counter::kStallWeights);
+    j["stall_fetch"] = s.counter(csr::Counter::kStallFetch);
+    j["stall_memory"] = s.counter(csr::Counter::kStallMemory);
+    j["wall_seconds"] = s.wall_seconds;
+    j["sim_cycles_per_second"] = cps;
+    if (args.check) {
+      j["checked"] = check.compared;
+      j["mismatches"] = check.mismatches;
     }
-    std::printf("}\n");
+    std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("GEMM %d x %d x %d on a %u x %u array (%s backend)%s%s%s\n", m, k, n, config.rows,
                 config.cols, device->name(), request.relu ? ", ReLU" : "",
@@ -253,7 +434,7 @@ int RunGemm(const std::vector<std::string>& args) {
     std::printf("  instructions        %zu (M block %d, K chunk %d, A %s)\n", result.instructions,
                 result.m_block, result.k_chunk, result.a_resident ? "resident" : "reloaded");
     std::printf("  wall time           %.2f s (%.0f simulated cycles/s)\n", s.wall_seconds, cps);
-    if (cli.Has("check")) {
+    if (args.check) {
       std::printf("  check               %zu outputs, %zu mismatches: %s\n", check.compared,
                   check.mismatches, check.mismatches ? "FAILED" : "bit-exact");
     }
@@ -261,4 +442,5 @@ int RunGemm(const std::vector<std::string>& args) {
   return check.mismatches ? 1 : 0;
 }
 
+}  // namespace
 }  // namespace mxu::host

@@ -3,12 +3,14 @@
 #ifndef MXU_HOST_GEMM_COMMAND_H_
 #define MXU_HOST_GEMM_COMMAND_H_
 
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
+#include <functional>
 
 namespace mxu::host {
 
-int RunGemm(const std::vector<std::string>& args);
+// Adds the `gemm` subcommand to app; the function returned runs it once app has parsed the
+// command line, and returns the exit code.
+std::function<int()> AddGemmCommand(CLI::App& app);
 
 }  // namespace mxu::host
 

@@ -2,12 +2,14 @@
 #ifndef MXU_HOST_INFO_COMMAND_H_
 #define MXU_HOST_INFO_COMMAND_H_
 
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
+#include <functional>
 
 namespace mxu::host {
 
-int RunInfo(const std::vector<std::string>& args);
+// Adds the subcommand to app; the function returned runs it once app has parsed the command
+// line, and returns the exit code.
+std::function<int()> AddInfoCommand(CLI::App& app);
 
 }  // namespace mxu::host
 

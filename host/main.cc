@@ -1,14 +1,16 @@
-// `mxu`: the command-line tool of the matrix-unit model. Dispatches to one subcommand; every
-// error on the command line is a one-line message and exit code 2.
+// `mxu`: the command-line tool of the matrix-unit model. One CLI::App with a subcommand per
+// command; every error on the command line is a one-line message and exit code 2.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <string>
 #include <systemc>
 #include <vector>
 
 #include "driver/device.h"
-#include "host/cli_args.h"
+#include "host/cli.h"
 #include "host/gemm_command.h"
 #include "host/info_command.h"
 #include "host/selfcheck.h"
@@ -16,63 +18,79 @@
 
 namespace {
 
-constexpr char kUsage[] =
-    "usage: mxu <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  selfcheck   random and special operands through the verilated arithmetic units,\n"
-    "              every bit compared with the host CPU (both subnormal modes)\n"
-    "              --vectors N (default 200000)  --seed S (default 1)  --json\n"
-    "  gemm        one GEMM on the device: --m --k --n [--seed] | --a A.npy --b B.npy,\n"
-    "              --ta --tb --relu --bias bias.npy --accumulate C0.npy,\n"
-    "              --out C.npy (fp32) | --out-bf16 C.npy (bf16 bits), --check, --json,\n"
-    "              --trace FILE.fst [--trace-start CYCLE (0)] [--trace-cycles N (10000; 0: all)]\n"
-    "              --timeline FILE.json (instruction timeline, Chrome trace-event format)\n"
-    "  train       mixed-precision MLP training, every GEMM on the device:\n"
-    "              [--data IDX_DIR [--train-samples N] [--test-samples N]]\n"
-    "              [--samples-per-class N (300)] [--classes N (3)] [--hidden 32,32]\n"
-    "              [--epochs 20] [--batch 64] [--optimizer adam|sgd] [--lr X] [--momentum X]\n"
-    "              [--loss-scale 32768] [--scale-growth 100] [--seed 1]\n"
-    "              [--log FILE.csv] [--plot FILE.png] [--json] [--quiet]\n"
-    "              --backend host: the same loop in plain fp32 on the host\n"
-    "  info        the device configuration read from its CSRs (--json)\n"
-    "  help        this text\n"
-    "\n"
-    "device options (gemm, train, info): --backend rtl, --mem-latency CYCLES (100),\n"
-    "  --mem-bytes-per-cycle N (32), --mem-in-flight N (8), --watchdog CYCLES\n";
+int Fail(const std::string& command, const std::string& message, int code) {
+  std::fprintf(stderr, "mxu %s: %s\n", command.c_str(), message.c_str());
+  return code;
+}
+
+CLI::App* FindCommand(CLI::App& app, const std::string& name) {
+  for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (command->get_name() == name) return command;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
 // libsystemc owns main() and calls sc_main(); the RTL device needs the SystemC kernel.
 int sc_main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fputs(kUsage, stderr);
+  CLI::App app(
+      "mxu: the command-line tool of the matrix-unit model (bf16 x bf16 -> fp32 systolic "
+      "array, verilated RTL). 'mxu <command> --help' shows one command.",
+      "mxu");
+  mxu::host::ConfigureApp(app);
+  app.require_subcommand(1);
+  const std::vector<std::pair<std::string, std::function<int()>>> commands = {
+      {"selfcheck", mxu::host::AddSelfcheckCommand(app)},
+      {"gemm", mxu::host::AddGemmCommand(app)},
+      {"train", mxu::host::AddTrainCommand(app)},
+      {"info", mxu::host::AddInfoCommand(app)},
+  };
+  app.add_subcommand("help", "this text, every command's options included ('mxu help CMD': one)");
+
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::string all_help = app.help("", CLI::AppFormatMode::All);
+  if (args.empty()) {
+    std::fputs(all_help.c_str(), stderr);
     return 2;
   }
-  const std::string command = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  try {
-    if (command == "selfcheck") return mxu::host::RunSelfcheck(args);
-    if (command == "gemm") return mxu::host::RunGemm(args);
-    if (command == "info") return mxu::host::RunInfo(args);
-    if (command == "train") return mxu::host::RunTrain(args);
-    if (command == "help" || command == "--help" || command == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
+  const std::string command = args[0];
+  if (command == "help" || command == "--help" || command == "-h") {
+    if (args.size() > 1 && FindCommand(app, args[1]) != nullptr && args[1] != "help") {
+      std::fputs(FindCommand(app, args[1])->help().c_str(), stdout);
+    } else {
+      std::fputs(all_help.c_str(), stdout);
     }
-    throw mxu::host::UsageError("unknown command '" + command + "' (see 'mxu help')");
+    return 0;
+  }
+  CLI::App* subcommand = FindCommand(app, command);
+  if (subcommand == nullptr) {
+    return Fail(command, "unknown command '" + command + "' (see 'mxu help')", 2);
+  }
+  try {
+    mxu::host::RejectRepeated({args.begin() + 1, args.end()});
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(subcommand->help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& error) {
+    return Fail(command, mxu::host::DescribeParseError(error), 2);
   } catch (const mxu::host::UsageError& error) {
-    std::fprintf(stderr, "mxu %s: %s\n", command.c_str(), error.what());
-    return 2;
+    return Fail(command, error.what(), 2);
+  }
+  try {
+    for (const auto& [name, run] : commands) {
+      if (name == command) return run();
+    }
+    return Fail(command, "unknown command (see 'mxu help')", 2);
+  } catch (const mxu::host::UsageError& error) {
+    return Fail(command, error.what(), 2);
   } catch (const std::invalid_argument& error) {  // bad shapes or values for the driver
-    std::fprintf(stderr, "mxu %s: %s\n", command.c_str(), error.what());
-    return 2;
+    return Fail(command, error.what(), 2);
   } catch (const mxu::driver::DeviceError& error) {
-    std::fprintf(stderr, "mxu %s: %s\n", command.c_str(), error.what());
-    return 1;
+    return Fail(command, error.what(), 1);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "mxu %s: error: %s\n", command.c_str(), error.what());
-    return 1;
+    return Fail(command, std::string("error: ") + error.what(), 1);
   }
 }
 

@@ -79,10 +79,45 @@ bool ElementCount(const std::vector<size_t>& shape, size_t* count) {
   return true;
 }
 
-size_t ItemSize(NpyArray::Dtype dtype) { return dtype == NpyArray::Dtype::kFloat32 ? 4 : 2; }
+size_t ItemSize(NpyArray::Dtype dtype) {
+  switch (dtype) {
+    case NpyArray::Dtype::kFloat32:
+      return 4;
+    case NpyArray::Dtype::kFloat64:
+      return 8;
+    case NpyArray::Dtype::kUint16:
+      break;
+  }
+  return 2;
+}
 
 const char* DtypeDescr(NpyArray::Dtype dtype) {
-  return dtype == NpyArray::Dtype::kFloat32 ? "float32 '<f4'" : "uint16 '<u2'";
+  switch (dtype) {
+    case NpyArray::Dtype::kFloat32:
+      return "float32 '<f4'";
+    case NpyArray::Dtype::kFloat64:
+      return "float64 '<f8'";
+    case NpyArray::Dtype::kUint16:
+      break;
+  }
+  return "uint16 '<u2'";
+}
+
+// Fortran (column-major) element bytes of shape, rearranged into C (row-major) order.
+std::vector<uint8_t> FortranToC(const uint8_t* data, const std::vector<size_t>& shape, size_t count,
+                                size_t item) {
+  std::vector<uint8_t> out(count * item);
+  std::vector<size_t> index(shape.size(), 0);  // the C-order multi-index of element i
+  for (size_t i = 0; i < count; ++i) {
+    size_t offset = 0;  // Fortran: the first index varies fastest
+    for (size_t d = shape.size(); d-- > 0;) offset = offset * shape[d] + index[d];
+    std::memcpy(&out[i * item], data + offset * item, item);
+    for (size_t d = shape.size(); d-- > 0;) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
 }
 
 struct Header {
@@ -276,15 +311,16 @@ void AppendLittleEndian(uint64_t value, size_t size, std::vector<uint8_t>* out) 
 
 // Checks that a's dtype is `want` and its data matches its shape, before decoding.
 void CheckDecodable(const NpyArray& a, NpyArray::Dtype want, const char* caller) {
-  if (a.dtype != want) {
+  if (a.dtype != want && !(want == NpyArray::Dtype::kFloat32 && a.is_float())) {
     throw std::runtime_error(std::string("NpyArray::") + caller + ": the array is " +
                              DtypeDescr(a.dtype) + ", not " + DtypeDescr(want));
   }
   const size_t count = a.elements();
-  if (count > SIZE_MAX / ItemSize(want) || a.data.size() != count * ItemSize(want)) {
+  const size_t item = ItemSize(a.dtype);
+  if (count > SIZE_MAX / item || a.data.size() != count * item) {
     throw std::runtime_error(std::string("NpyArray::") + caller + ": " +
                              std::to_string(a.data.size()) + " data bytes do not match shape " +
-                             ShapeRepr(a.shape) + " of " + DtypeDescr(want));
+                             ShapeRepr(a.shape) + " of " + DtypeDescr(a.dtype));
   }
 }
 
@@ -350,6 +386,17 @@ size_t NpyArray::elements() const {
 
 std::vector<float> NpyArray::AsFloat32() const {
   CheckDecodable(*this, Dtype::kFloat32, "AsFloat32");
+  if (dtype == Dtype::kFloat64) {
+    // As NumPy's astype(np.float32): round to nearest, ties to even (overflow gives Inf).
+    std::vector<float> values(data.size() / 8);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint64_t bits = ReadLittleEndian(&data[8 * i], 8);
+      double value;
+      std::memcpy(&value, &bits, sizeof(bits));
+      values[i] = static_cast<float>(value);
+    }
+    return values;
+  }
   std::vector<float> values(data.size() / 4);
   for (size_t i = 0; i < values.size(); ++i) {
     const uint32_t bits = static_cast<uint32_t>(ReadLittleEndian(&data[4 * i], 4));
@@ -396,15 +443,16 @@ NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for
   NpyArray array;
   if (header.descr == "<f4") {
     array.dtype = NpyArray::Dtype::kFloat32;
+  } else if (header.descr == "<f8") {
+    array.dtype = NpyArray::Dtype::kFloat64;
   } else if (header.descr == "<u2") {
     array.dtype = NpyArray::Dtype::kUint16;
   } else {
     const bool big_endian = !header.descr.empty() && header.descr[0] == '>';
     Fail(name, "unsupported dtype '" + header.descr + "' (" +
                    (big_endian ? "big-endian data is not supported; " : "") +
-                   "expected float32 '<f4' or uint16 '<u2')");
+                   "expected float32 '<f4', float64 '<f8' or uint16 '<u2')");
   }
-  if (header.fortran_order) Fail(name, "Fortran-ordered arrays are not supported");
   size_t count = 0, data_size = 0;
   if (!ElementCount(header.shape, &count)) {
     Fail(name,
@@ -422,7 +470,11 @@ NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for
                    std::to_string(available));
   }
   array.shape = header.shape;
-  array.data.assign(bytes.data() + data_start, bytes.data() + bytes.size());
+  if (header.fortran_order && header.shape.size() > 1) {
+    array.data = FortranToC(bytes.data() + data_start, header.shape, count, ItemSize(array.dtype));
+  } else {
+    array.data.assign(bytes.data() + data_start, bytes.data() + bytes.size());
+  }
   return array;
 }
 

@@ -1,10 +1,12 @@
 // A small, strict reader and writer of NumPy .npy files, for exchanging float32 and uint16
 // (bf16 bit patterns) arrays with NumPy without a Python dependency.
 //
-// Reading accepts format versions 1.0, 2.0 and 3.0 with dtype '<f4' or '<u2' exactly, in C order;
-// anything else (other dtypes, big-endian, Fortran order, malformed headers, short or over-long
-// data) is rejected. Writing produces format 1.0 with the header padded to a multiple of 64 bytes,
-// as NumPy does. Element bytes are little-endian whatever the host's byte order.
+// Reading accepts format versions 1.0, 2.0 and 3.0 with dtype '<f4', '<f8' or '<u2' exactly, in C
+// or Fortran order (NumPy's defaults: np.save of a float64 array, or of a transposed view, A.T);
+// a Fortran-ordered array is rearranged into C order on reading. Anything else (other dtypes,
+// big-endian, malformed headers, short or over-long data) is rejected. Writing produces format 1.0
+// with the header padded to a multiple of 64 bytes, as NumPy does. Element bytes are little-endian
+// whatever the host's byte order.
 //
 // Every error is a std::runtime_error with a one-line message that starts with the file name
 // (the path, or ParseNpy's name_for_errors), e.g.
@@ -20,17 +22,19 @@
 namespace mxu::host {
 
 struct NpyArray {
-  enum class Dtype { kFloat32, kUint16 };
+  enum class Dtype { kFloat32, kUint16, kFloat64 };
 
   Dtype dtype = Dtype::kFloat32;
   // Empty for a 0-d (scalar) array, which holds one element.
   std::vector<size_t> shape;
-  // Raw element bytes, little-endian, C (row-major) order.
+  // Raw element bytes, little-endian, C (row-major) order (whatever the file's order was).
   std::vector<uint8_t> data;
 
   // The product of shape (1 for a 0-d array). Throws if it overflows size_t.
   size_t elements() const;
+  bool is_float() const { return dtype == Dtype::kFloat32 || dtype == Dtype::kFloat64; }
   // The elements decoded from data. Throw if dtype differs or data does not match shape.
+  // AsFloat32 takes float64 too, rounded to the nearest float32 as NumPy's astype(np.float32).
   std::vector<float> AsFloat32() const;
   std::vector<uint16_t> AsUint16() const;
 };

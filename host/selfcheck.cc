@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
 
 #include "driver/golden/check_tally.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/numerics.h"
-#include "host/cli_args.h"
+#include "host/cli.h"
 #include "sim/arith_units.h"
 
 namespace mxu::host {
@@ -22,13 +24,16 @@ struct Row {
   CheckTally tally;
 };
 
-}  // namespace
+struct SelfcheckArgs {
+  uint64_t vectors = 200'000;
+  uint64_t seed = 1;
+  bool json = false;
+};
 
-int RunSelfcheck(const std::vector<std::string>& args) {
-  const CliArgs cli(args, {"vectors", "seed"}, {"json"});
-  const uint64_t vectors = cli.Unsigned("vectors", 200'000, 1, uint64_t{1} << 32);
-  const uint64_t seed = cli.Unsigned("seed", 1);
-  const bool json = cli.Has("json");
+int RunSelfcheck(const SelfcheckArgs& args) {
+  const uint64_t vectors = args.vectors;
+  const uint64_t seed = args.seed;
+  const bool json = args.json;
 
   sim::ArithUnits units;
   std::vector<Row> rows;
@@ -74,15 +79,18 @@ int RunSelfcheck(const std::vector<std::string>& args) {
   uint64_t total_mismatches = 0;
   for (const Row& row : rows) total_mismatches += row.tally.mismatches();
   if (json) {
-    std::printf("{\"seed\": %llu, \"wall_seconds\": %.3f, \"units\": [",
-                static_cast<unsigned long long>(seed), seconds);
-    for (size_t i = 0; i < rows.size(); ++i) {
-      std::printf("%s{\"unit\": \"%s\", \"mode\": \"%s\", \"vectors\": %llu, \"mismatches\": %llu}",
-                  i ? ", " : "", rows[i].unit.c_str(), ToString(rows[i].mode),
-                  static_cast<unsigned long long>(rows[i].tally.vectors()),
-                  static_cast<unsigned long long>(rows[i].tally.mismatches()));
+    nlohmann::ordered_json j;
+    j["seed"] = seed;
+    j["wall_seconds"] = seconds;
+    j["units"] = nlohmann::ordered_json::array();
+    for (const Row& row : rows) {
+      j["units"].push_back({{"unit", row.unit},
+                            {"mode", ToString(row.mode)},
+                            {"vectors", row.tally.vectors()},
+                            {"mismatches", row.tally.mismatches()}});
     }
-    std::printf("], \"mismatches\": %llu}\n", static_cast<unsigned long long>(total_mismatches));
+    j["mismatches"] = total_mismatches;
+    std::printf("%s\n", j.dump().c_str());
   } else {
     std::printf("Arithmetic self-check: verilated RTL vs host CPU IEEE-754 (seed %llu)\n\n",
                 static_cast<unsigned long long>(seed));
@@ -98,6 +106,22 @@ int RunSelfcheck(const std::vector<std::string>& args) {
     std::printf("\n%s in %.2f s\n", total_mismatches ? "FAILED" : "all bit-exact", seconds);
   }
   return total_mismatches ? 1 : 0;
+}
+
+}  // namespace
+
+std::function<int()> AddSelfcheckCommand(CLI::App& app) {
+  auto args = std::make_shared<SelfcheckArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "selfcheck",
+      "Random and special operands through the verilated arithmetic units, every bit compared "
+      "with the host CPU (both subnormal modes); exit code 1 on a mismatch.");
+  cmd->footer(kExitCodesHelp);
+  AddInteger(cmd, "--vectors", &args->vectors, 1, uint64_t{1} << 32,
+             "random vectors per unit and mode");
+  AddInteger(cmd, "--seed", &args->seed, 0, UINT64_MAX, "seed of the random vectors");
+  cmd->add_flag("--json", args->json, "one JSON object on stdout");
+  return [args] { return RunSelfcheck(*args); };
 }
 
 }  // namespace mxu::host

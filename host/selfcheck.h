@@ -3,13 +3,14 @@
 #ifndef MXU_HOST_SELFCHECK_H_
 #define MXU_HOST_SELFCHECK_H_
 
-#include <string>
-#include <vector>
+#include <CLI/CLI.hpp>
+#include <functional>
 
 namespace mxu::host {
 
-// Returns the process exit code: 0 all match, 1 any mismatch. Throws UsageError on bad flags.
-int RunSelfcheck(const std::vector<std::string>& args);
+// Adds the subcommand to app; the function returned runs it once app has parsed the command
+// line, and returns the exit code.
+std::function<int()> AddSelfcheckCommand(CLI::App& app);
 
 }  // namespace mxu::host
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "host/cli.h"
+
 namespace mxu::host {
 namespace {
 
@@ -28,28 +30,6 @@ driver::Tracing& TracingOf(driver::Device& device) {
 }
 
 }  // namespace
-
-const std::set<std::string>& TraceValueFlags() {
-  static const std::set<std::string> flags = {"trace", "trace-start", "trace-cycles", "timeline"};
-  return flags;
-}
-
-TraceOptions ParseTraceOptions(const CliArgs& args) {
-  TraceOptions options;
-  if (args.Has("trace")) {
-    options.fst_path = args.String("trace", "");
-    if (options.fst_path.empty()) throw UsageError("--trace needs a file name");
-    options.start_cycle = args.Unsigned("trace-start", 0);
-    options.cycles = args.Unsigned("trace-cycles", options.cycles);
-  } else if (args.Has("trace-start") || args.Has("trace-cycles")) {
-    throw UsageError("--trace-start and --trace-cycles need --trace FILE.fst");
-  }
-  if (args.Has("timeline")) {
-    options.timeline_path = args.String("timeline", "");
-    if (options.timeline_path.empty()) throw UsageError("--timeline needs a file name");
-  }
-  return options;
-}
 
 std::string RunRecorder::GtkwPath(const std::string& fst_path) {
   const std::string ext = ".fst";

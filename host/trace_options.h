@@ -5,17 +5,12 @@
 #define MXU_HOST_TRACE_OPTIONS_H_
 
 #include <cstdint>
-#include <set>
 #include <string>
 #include <utility>
 
 #include "driver/device.h"
-#include "host/cli_args.h"
 
 namespace mxu::host {
-
-// The flags below, for CliArgs: trace, trace-start, trace-cycles, timeline.
-const std::set<std::string>& TraceValueFlags();
 
 struct TraceOptions {
   std::string fst_path;       // empty: no waveform
@@ -24,8 +19,7 @@ struct TraceOptions {
   std::string timeline_path;  // empty: no timeline
 };
 
-// Throws UsageError for --trace-start or --trace-cycles without --trace, or an empty path.
-TraceOptions ParseTraceOptions(const CliArgs& args);
+// The command line fills these: AddTraceOptions (host/cli.h).
 
 // Records one run: Arm() before it (the trace window counts device cycles from there), Finish()
 // after it. With neither option given both do nothing, and the run costs what it did before.

@@ -7,9 +7,10 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "host/cli.h"
 #include "host/device_options.h"
 #include "host/trace_options.h"
 #include "host/train/curves_plot.h"
@@ -23,32 +24,24 @@ namespace {
 
 using train::EpochRecord;
 
-// "64,32" -> {64, 32}; "" or "none" -> no hidden layer.
+// "64,32" -> {64, 32}; "none" -> no hidden layer. Every item a decimal width in [1, 4096]: an
+// empty item ("8,", ",8", "8,,8") is refused.
 std::vector<int> ParseWidths(const std::string& text) {
   std::vector<int> widths;
-  if (text.empty() || text == "none") return widths;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    char* end = nullptr;
-    const long width = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || width < 1 || width > 4096) {
-      throw UsageError("--hidden: '" + text + "' is not a comma-separated list of widths 1..4096");
+  if (text == "none") return widths;
+  const CLI::Validator width = DecimalRange(1, 4096);
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    if (!width(item).empty()) {
+      throw UsageError("--hidden: '" + text +
+                       "' is not a comma-separated list of widths 1..4096 (or 'none')");
     }
-    widths.push_back(static_cast<int>(width));
+    widths.push_back(std::stoi(item));
+    if (comma == std::string::npos) return widths;
+    start = comma + 1;
   }
-  return widths;
-}
-
-float ParseFloat(const CliArgs& cli, const std::string& flag, float fallback) {
-  if (!cli.Has(flag)) return fallback;
-  const std::string text = cli.String(flag, "");
-  char* end = nullptr;
-  const float value = std::strtof(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(value) || value < 0) {
-    throw UsageError("--" + flag + ": '" + text + "' is not a non-negative number");
-  }
-  return value;
 }
 
 // The progress bar rewrites one terminal line; off a terminal only whole epochs are printed.
@@ -96,33 +89,18 @@ std::string JoinWidths(const std::vector<int>& widths) {
   return text;
 }
 
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-// The training configuration from the flags (defaults: train::TrainConfig).
-train::TrainConfig ParseTrainConfig(const CliArgs& cli) {
+struct TrainArgs {
+  DeviceOptions device;
+  TraceOptions trace;
   train::TrainConfig config;
-  config.seed = cli.Unsigned("seed", config.seed);
-  if (cli.Has("hidden")) config.hidden = ParseWidths(cli.String("hidden", ""));
-  config.epochs = static_cast<int>(cli.Unsigned("epochs", config.epochs, 1, 100000));
-  config.batch_size = static_cast<int>(cli.Unsigned("batch", config.batch_size, 1, 65535));
-  config.optimizer.kind = cli.String("optimizer", config.optimizer.kind);
-  config.optimizer.learning_rate = ParseFloat(
-      cli, "lr", config.optimizer.kind == "sgd" ? 0.05f : config.optimizer.learning_rate);
-  config.optimizer.momentum = ParseFloat(cli, "momentum", config.optimizer.momentum);
-  config.loss_scaling.initial_scale =
-      ParseFloat(cli, "loss-scale", config.loss_scaling.initial_scale);
-  config.loss_scaling.growth_interval = static_cast<int>(
-      cli.Unsigned("scale-growth", config.loss_scaling.growth_interval, 1, 1'000'000));
-  config.inject_overflow_step = cli.Unsigned("inject-overflow", 0);
-  return config;
-}
+  std::string hidden = "32,32";
+  std::string data;
+  int train_samples = 0, test_samples = 0;
+  int classes = train::kSpiralClasses;
+  int samples_per_class = train::kSpiralSamplesPerClass;
+  std::string log, plot;
+  bool json = false, quiet = false;
+};
 
 struct TrainingData {
   train::Split split;
@@ -130,29 +108,19 @@ struct TrainingData {
 };
 
 // IDX files from --data, or the generated spirals.
-TrainingData LoadData(const CliArgs& cli, uint64_t seed) {
+TrainingData LoadData(const CLI::App& cli, const TrainArgs& args, uint64_t seed) {
   TrainingData data;
-  if (cli.Has("data")) {
-    if (cli.Has("samples-per-class") || cli.Has("classes")) {
-      throw UsageError("--samples-per-class and --classes shape the generated data, not --data");
-    }
+  if (Given(cli, "--data")) {
     try {
-      data.split = train::LoadIdxDataset(
-          cli.String("data", ""), static_cast<int>(cli.Unsigned("train-samples", 0, 0, 1 << 30)),
-          static_cast<int>(cli.Unsigned("test-samples", 0, 0, 1 << 30)));
+      data.split = train::LoadIdxDataset(args.data, args.train_samples, args.test_samples);
     } catch (const std::runtime_error& error) {
       throw UsageError(error.what());  // a missing or malformed file is bad input
     }
-    data.name = "IDX " + cli.String("data", "");
+    data.name = "IDX " + args.data;
     return data;
   }
-  if (cli.Has("train-samples") || cli.Has("test-samples")) {
-    throw UsageError(
-        "--train-samples and --test-samples limit --data; the spirals take --samples-per-class");
-  }
-  const int classes = static_cast<int>(cli.Unsigned("classes", train::kSpiralClasses, 2, 16));
-  const int per_class = static_cast<int>(
-      cli.Unsigned("samples-per-class", train::kSpiralSamplesPerClass, 10, 100000));
+  const int classes = args.classes;
+  const int per_class = args.samples_per_class;
   data.split =
       train::SplitDataset(train::MakeSpirals(per_class, classes, train::kSpiralNoise, seed),
                           train::kSpiralTestFraction, seed);
@@ -160,32 +128,49 @@ TrainingData LoadData(const CliArgs& cli, uint64_t seed) {
   return data;
 }
 
-}  // namespace
-
-int RunTrain(const std::vector<std::string>& args) {
-  std::set<std::string> value_flags = DeviceValueFlags();
-  value_flags.insert(TraceValueFlags().begin(), TraceValueFlags().end());
-  value_flags.insert({"data", "train-samples", "test-samples", "samples-per-class", "classes",
-                      "hidden", "epochs", "batch", "optimizer", "lr", "momentum", "loss-scale",
-                      "scale-growth", "seed", "log", "plot", "inject-overflow"});
-  const CliArgs cli(args, value_flags, {"json", "quiet"});
-  const DeviceOptions options = ParseDeviceOptions(cli);
-  const TraceOptions trace = ParseTraceOptions(cli);
-  RunRecorder recorder(trace);
-  const bool json = cli.Has("json");
-  const train::TrainConfig config = ParseTrainConfig(cli);
-  const TrainingData loaded = LoadData(cli, config.seed);
+int RunTrain(const CLI::App& cli, TrainArgs& args) {
+  const DeviceOptions& options = args.device;
+  const TraceOptions& trace = args.trace;
+  train::TrainConfig& config_in = args.config;
+  if (Given(cli, "--hidden")) config_in.hidden = ParseWidths(args.hidden);
+  if (config_in.optimizer.kind != "adam" && config_in.optimizer.kind != "sgd") {
+    throw UsageError("unknown optimizer '" + config_in.optimizer.kind + "' (expected adam or sgd)");
+  }
+  if (Given(cli, "--momentum") && config_in.optimizer.kind != "sgd") {
+    throw UsageError("--momentum is SGD's: give --optimizer sgd with it, or leave it out");
+  }
+  if (!Given(cli, "--lr") && config_in.optimizer.kind == "sgd")
+    config_in.optimizer.learning_rate = 0.05f;
+  if (options.backend == "host" && (Given(cli, "--trace") || Given(cli, "--timeline"))) {
+    throw UsageError("--trace and --timeline record the device: not with --backend host");
+  }
+  std::vector<PathArg> outputs;
+  for (const char* option : {"--log", "--plot", "--trace", "--timeline"}) {
+    if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
+  }
+  CheckOutputPaths(outputs, {});
+  const bool json = args.json;
+  const train::TrainConfig& config = config_in;
+  const TrainingData loaded = LoadData(cli, args, config.seed);
   const train::Split& data = loaded.split;
   const std::string& data_name = loaded.name;
+  const uint64_t steps_per_epoch =
+      (static_cast<uint64_t>(data.train.size()) + config.batch_size - 1) / config.batch_size;
+  const uint64_t total_steps = steps_per_epoch * static_cast<uint64_t>(config.epochs);
+  if (Given(cli, "--inject-overflow") &&
+      (config.inject_overflow_step < 1 || config.inject_overflow_step > total_steps)) {
+    throw UsageError("--inject-overflow must be a step in [1, " + std::to_string(total_steps) +
+                     "] (" + std::to_string(config.epochs) + " epochs of " +
+                     std::to_string(steps_per_epoch) + " steps), got " +
+                     std::to_string(config.inject_overflow_step));
+  }
+  RunRecorder recorder(trace);
 
   // The engine: the device through the driver, or plain fp32 on the host.
   std::unique_ptr<driver::Device> device;
   std::unique_ptr<train::MatmulEngine> engine;
   std::string engine_text;
   if (options.backend == "host") {
-    if (!trace.fst_path.empty() || !trace.timeline_path.empty()) {
-      throw UsageError("--trace and --timeline record the device: not with --backend host");
-    }
     engine = std::make_unique<train::HostMatmulEngine>();
     engine_text = "host fp32";
   } else {
@@ -205,7 +190,7 @@ int RunTrain(const std::vector<std::string>& args) {
 
   // Human-readable lines go to stdout, or to stderr when stdout carries the JSON.
   FILE* text = json ? stderr : stdout;
-  const bool quiet = cli.Has("quiet");
+  const bool quiet = args.quiet;
   if (!quiet) {
     std::fprintf(text, "training %s: %d train / %d test samples, %d features, %d classes\n",
                  data_name.c_str(), data.train.size(), data.test.size(), data.train.features,
@@ -223,9 +208,9 @@ int RunTrain(const std::vector<std::string>& args) {
   };
 
   std::ofstream log;
-  if (cli.Has("log")) {
-    log.open(cli.String("log", ""));
-    if (!log) throw UsageError("cannot write the log " + cli.String("log", ""));
+  if (Given(cli, "--log")) {
+    log.open(args.log);
+    if (!log) throw UsageError("cannot write the log " + args.log);
     log << CsvHeader();
   }
   ProgressBar bar(!quiet && isatty(STDERR_FILENO));
@@ -240,7 +225,7 @@ int RunTrain(const std::vector<std::string>& args) {
     records.push_back(record);
     if (log.is_open()) {
       log << CsvRow(record) << std::flush;
-      if (!log) throw std::runtime_error("writing the log " + cli.String("log", "") + " failed");
+      if (!log) throw std::runtime_error("writing the log " + args.log + " failed");
     }
     if (!quiet) {
       std::fprintf(
@@ -259,7 +244,7 @@ int RunTrain(const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (device) recorder.Finish(*device);
 
-  if (cli.Has("plot")) {
+  if (Given(cli, "--plot")) {
     std::vector<train::Series> loss(2), accuracy(2);
     loss[0].label = "train loss";
     loss[1].label = "test loss";
@@ -271,7 +256,7 @@ int RunTrain(const std::vector<std::string>& args) {
       accuracy[0].y.push_back(r.train_accuracy);  // fractions: the plot shows percent
       accuracy[1].y.push_back(r.test_accuracy);
     }
-    train::WriteCurvesPng(cli.String("plot", ""),
+    train::WriteCurvesPng(args.plot,
                           "mxu train: MLP " + JoinWidths(widths) + " on " + engine->name(), loss,
                           accuracy);
   }
@@ -291,24 +276,35 @@ int RunTrain(const std::vector<std::string>& args) {
   const double cycles_per_step = last.steps ? double(steps_only.device_cycles) / last.steps : 0.0;
   const double steps_per_second = wall > 0 ? last.steps / wall : 0;
   if (json) {
-    std::printf(
-        "{\"backend\": %s, \"data\": %s, \"train_samples\": %d, \"test_samples\": %d, "
-        "\"layers\": %s, \"parameters\": %zu, \"optimizer\": %s, \"learning_rate\": %g, "
-        "\"batch\": %d, \"epochs\": %d, \"seed\": %llu, \"final_train_loss\": %.6f, "
-        "\"final_train_accuracy\": %.4f, \"final_test_loss\": %.6f, \"test_accuracy\": %.4f, "
-        "\"steps\": %llu, \"skipped_steps\": %llu, \"loss_scale\": %g, \"gemms\": %llu, "
-        "\"macs\": %llu, \"device_cycles\": %llu, \"cycles_per_step\": %.0f, "
-        "\"array_busy_cycles\": %llu, \"utilization\": %.4f, \"wall_seconds\": %.3f, "
-        "\"steps_per_second\": %.3f}\n",
-        JsonString(engine->name()).c_str(), JsonString(data_name).c_str(), data.train.size(),
-        data.test.size(), JsonString(JoinWidths(widths)).c_str(), trainer.model().parameter_count(),
-        JsonString(config.optimizer.kind).c_str(), config.optimizer.learning_rate,
-        config.batch_size, config.epochs, (unsigned long long)config.seed, last.train_loss,
-        last.train_accuracy, last.test_loss, last.test_accuracy, (unsigned long long)last.steps,
-        (unsigned long long)last.skipped_steps, static_cast<double>(last.loss_scale),
-        (unsigned long long)stats.gemms, (unsigned long long)stats.macs,
-        (unsigned long long)stats.device_cycles, cycles_per_step,
-        (unsigned long long)stats.array_busy_cycles, utilization, wall, steps_per_second);
+    // Non-finite numbers (a diverged loss) are written as null.
+    nlohmann::ordered_json j;
+    j["backend"] = engine->name();
+    j["data"] = data_name;
+    j["train_samples"] = data.train.size();
+    j["test_samples"] = data.test.size();
+    j["layers"] = JoinWidths(widths);
+    j["parameters"] = trainer.model().parameter_count();
+    j["optimizer"] = config.optimizer.kind;
+    j["learning_rate"] = config.optimizer.learning_rate;
+    j["batch"] = config.batch_size;
+    j["epochs"] = config.epochs;
+    j["seed"] = config.seed;
+    j["final_train_loss"] = last.train_loss;
+    j["final_train_accuracy"] = last.train_accuracy;
+    j["final_test_loss"] = last.test_loss;
+    j["test_accuracy"] = last.test_accuracy;
+    j["steps"] = last.steps;
+    j["skipped_steps"] = last.skipped_steps;
+    j["loss_scale"] = last.loss_scale;
+    j["gemms"] = stats.gemms;
+    j["macs"] = stats.macs;
+    j["device_cycles"] = stats.device_cycles;
+    j["cycles_per_step"] = cycles_per_step;
+    j["array_busy_cycles"] = stats.array_busy_cycles;
+    j["utilization"] = utilization;
+    j["wall_seconds"] = wall;
+    j["steps_per_second"] = steps_per_second;
+    std::printf("%s\n", j.dump().c_str());
   } else if (!quiet) {
     std::printf("test accuracy %.1f%% after %llu steps (%llu skipped), %.1f s, %.2f steps/s",
                 100 * last.test_accuracy, (unsigned long long)last.steps,
@@ -320,6 +316,62 @@ int RunTrain(const std::vector<std::string>& args) {
     std::printf("\n");
   }
   return 0;
+}
+
+}  // namespace
+
+std::function<int()> AddTrainCommand(CLI::App& app) {
+  auto args = std::make_shared<TrainArgs>();
+  TrainArgs& a = *args;
+  train::TrainConfig& c = a.config;
+  CLI::App* cmd = app.add_subcommand(
+      "train",
+      "Mixed-precision training of an MLP classifier, every GEMM on the device (bf16 operands, "
+      "fp32 accumulation, dynamic loss scaling); the generated spirals, or MNIST-style IDX files "
+      "with --data. --backend host: the same loop in plain fp32 on the host.");
+  cmd->footer(kExitCodesHelp);
+  CLI::Option* data =
+      cmd->add_option("--data", a.data,
+                      "directory of IDX files: train-images-idx3-ubyte, train-labels-idx1-ubyte "
+                      "(t10k-*: the test set; without them an 80/20 split). Labels 0..L-1, every "
+                      "class present in the training labels")
+          ->type_name("DIR");
+  AddInteger(cmd, "--train-samples", &a.train_samples, 0, 1 << 30,
+             "keep the first N training samples of --data (0: all)")
+      ->needs(data);
+  AddInteger(cmd, "--test-samples", &a.test_samples, 0, 1 << 30,
+             "keep the first N test samples of --data (0: all)")
+      ->needs(data);
+  AddInteger(cmd, "--samples-per-class", &a.samples_per_class, 10, 100000,
+             "spiral points per class")
+      ->excludes(data);
+  AddInteger(cmd, "--classes", &a.classes, 2, 16, "spiral arms (classes)")->excludes(data);
+  cmd->add_option("--hidden", a.hidden,
+                  "hidden layer widths, comma-separated, each in [1, 4096]; none: no hidden layer")
+      ->type_name("W,W,...");
+  AddInteger(cmd, "--epochs", &c.epochs, 1, 100000, "passes over the training set");
+  AddInteger(cmd, "--batch", &c.batch_size, 1, 65535, "samples per step");
+  cmd->add_option("--optimizer", c.optimizer.kind, "adam or sgd (with momentum)")
+      ->type_name("NAME");
+  AddFloat(cmd, "--lr", &c.optimizer.learning_rate, 1e-9, 1e6, false,
+           "learning rate (default 0.01 for adam, 0.05 for sgd)")
+      ->default_str("");
+  AddFloat(cmd, "--momentum", &c.optimizer.momentum, 0, 1, true, "SGD momentum (sgd only)");
+  AddFloat(cmd, "--loss-scale", &c.loss_scaling.initial_scale, 1, 16777216, false,
+           "initial loss scale, a power of two");
+  AddInteger(cmd, "--scale-growth", &c.loss_scaling.growth_interval, 1, 1'000'000,
+             "good steps in a row before the loss scale doubles");
+  AddInteger(cmd, "--seed", &c.seed, 0, UINT64_MAX, "seed of the data, weights and batches");
+  AddInteger(cmd, "--inject-overflow", &c.inject_overflow_step, 1, UINT64_MAX,
+             "test hook: poison this step's gradient with Inf (1..total steps); it is skipped")
+      ->default_str("");
+  cmd->add_option("--log", a.log, "per-epoch CSV log")->type_name("FILE.csv");
+  cmd->add_option("--plot", a.plot, "loss and accuracy curves")->type_name("FILE.png");
+  cmd->add_flag("--json", a.json, "the summary as one JSON object on stdout (non-finite: null)");
+  cmd->add_flag("--quiet", a.quiet, "no progress or per-epoch lines");
+  AddDeviceOptions(cmd, &a.device, "rtl (the verilated RTL platform) or host (plain fp32)");
+  AddTraceOptions(cmd, &a.trace);
+  return [cmd, args] { return RunTrain(*cmd, *args); };
 }
 
 }  // namespace mxu::host

@@ -139,6 +139,30 @@ int MaxLabel(const ImageSet& set) {
   return *std::max_element(set.labels.data.begin(), set.labels.data.end());
 }
 
+// The classes are the training labels 0..L-1, each with at least one sample: a stray label (200
+// in a 10-class file) would otherwise make a model of 201 classes, most of them never seen.
+void CheckTrainingClasses(const ImageSet& set) {
+  const int max_label = MaxLabel(set);
+  std::vector<bool> seen(static_cast<size_t>(max_label) + 1, false);
+  for (uint8_t label : set.labels.data) seen[label] = true;
+  for (int c = 0; c <= max_label; ++c) {
+    if (!seen[static_cast<size_t>(c)]) {
+      Fail(set.labels_path, "labels run up to " + std::to_string(max_label) + " but class " +
+                                std::to_string(c) +
+                                " has no sample: the classes must be 0..L-1, each present");
+    }
+  }
+}
+
+void CheckTestClasses(const ImageSet& test, int train_max_label) {
+  const int max_label = MaxLabel(test);
+  if (max_label > train_max_label) {
+    Fail(test.labels_path, "label " + std::to_string(max_label) +
+                               " is not a class of the training labels (0.." +
+                               std::to_string(train_max_label) + ")");
+  }
+}
+
 void KeepFirst(Dataset& data, int max_samples) {
   if (max_samples <= 0 || max_samples >= data.size()) return;
   data.labels.resize(static_cast<size_t>(max_samples));
@@ -242,8 +266,9 @@ Split LoadIdxDataset(const std::string& dir_name, int max_train, int max_test) {
   }
 
   const ImageSet train_set = LoadPair(train_images, train_labels);
+  CheckTrainingClasses(train_set);
   Split split;
-  int max_label = MaxLabel(train_set);
+  const int max_label = MaxLabel(train_set);
   if (test_images.empty()) {
     // The whole training pair is split, then each part is cut to its maximum; the split is
     // shuffled, so the first samples of each part are a random, stratified-ish subset.
@@ -262,7 +287,7 @@ Split LoadIdxDataset(const std::string& dir_name, int max_train, int max_test) {
                           train_images + " are " + std::to_string(train_set.images.dims[1]) + "x" +
                           std::to_string(train_set.images.dims[2]));
   }
-  max_label = std::max(max_label, MaxLabel(test_set));
+  CheckTestClasses(test_set, max_label);
   split.train = ToDataset(train_set, max_train, "idx:" + dir_name + " (train)");
   split.test = ToDataset(test_set, max_test, "idx:" + dir_name + " (test)");
   split.train.classes = split.test.classes = std::max(max_label + 1, 2);

@@ -34,7 +34,8 @@ IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& name_for
 // dir/t10k-images-idx3-ubyte + dir/t10k-labels-idx1-ubyte as the test set (the spellings
 // train-images.idx3-ubyte etc. are accepted too). Images must be 3-D (count x rows x cols) and
 // labels 1-D with the same count; features = rows * cols pixels / 255 in [0, 1], row-major;
-// classes = the largest label + 1 (at least 2) over both sets.
+// classes = the largest training label + 1 (at least 2); every class 0..L-1 must have a sample
+// in the training files (before max_train), and the test labels must be among them.
 // Without the t10k pair, the training pair is split 80/20 by SplitDataset with seed
 // kIdxSplitSeed. max_train > 0 (max_test > 0) keeps only the first max_train (max_test) samples
 // of the training (test) set, after any split.

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,10 +19,40 @@ namespace mxu::host {
 namespace {
 
 using Result = CliResult;
+using nlohmann::json;
+
+// The JSON object a --json run printed on stdout.
+json ParseJson(const Result& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+
+// A .npy file written by hand, as NumPy writes one: header dict, padding, little-endian data.
+std::string NpyBytes(const std::string& descr, bool fortran, const std::string& shape,
+                     const std::string& data) {
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header += '\n';
+  std::string bytes = "\x93NUMPY\x01";
+  bytes += '\0';
+  bytes += static_cast<char>(header.size() & 0xFF);
+  bytes += static_cast<char>(header.size() >> 8);
+  return bytes + header + data;
+}
+
+template <typename T>
+std::string RawBytes(const std::vector<T>& values) {
+  std::string bytes(values.size() * sizeof(T), '\0');
+  std::memcpy(&bytes[0], values.data(), bytes.size());
+  return bytes;
+}
 
 TEST(MxuCli, UnknownCommandAndFlags) {
   ExpectUsageError("frobnicate", "unknown command");
   ExpectUsageError("gemm --m 4 --colour blue", "unknown option '--colour'");
+  ExpectUsageError("gemm stray", "unexpected argument 'stray'");
   ExpectUsageError("gemm --m", "--m needs a value");
   ExpectUsageError("gemm --m 0", "--m must be in [1, 65535]");
   ExpectUsageError("gemm --m x7", "--m expects an unsigned integer");
@@ -27,8 +60,181 @@ TEST(MxuCli, UnknownCommandAndFlags) {
 }
 
 TEST(MxuCli, ConflictingOptions) {
-  ExpectUsageError("gemm --out a.npy --out-bf16 b.npy", "give one");
-  ExpectUsageError("gemm --a x.npy", "--a and --b go together");
+  ExpectUsageError("gemm --out a.npy --out-bf16 b.npy", "--out excludes --out-bf16");
+  ExpectUsageError("gemm --a x.npy", "--a requires --b");
+  ExpectUsageError("gemm --a x.npy --b y.npy --m 4", "--m excludes --a");
+  ExpectUsageError("gemm --a x.npy --b y.npy --seed 4", "--seed excludes --a");
+  ExpectUsageError("gemm --bias x.npy --accumulate y.npy", "--bias excludes --accumulate");
+  ExpectUsageError("gemm --trace-start 5", "--trace-start requires --trace");
+  // All of --m --k --n or none: --m 16 --k 16 does not silently run 16 x 16 x 64.
+  ExpectUsageError("gemm --m 16 --k 16", "give all of --m, --k and --n");
+}
+
+// Every command's --help lists its options with their defaults and ranges, and exits 0; `mxu
+// help` lists every command's options and the exit codes.
+TEST(MxuCli, HelpOfEveryCommand) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
+      {"gemm",
+       {"--m N in [1, 65535] (default 64)", "--seed", "--a A.npy", "--out-bf16", "--check",
+        "--backend NAME (default rtl)", "--mem-latency N in [0, 100000] (default 100)",
+        "--watchdog", "--trace FILE.fst",
+        "--trace-cycles N in [0, 18446744073709551615] "
+        "(default 10000)",
+        "--timeline", "2 GiB", "float64", "Fortran"}},
+      {"train",
+       {"--epochs N in [1, 100000] (default 20)", "--momentum X in [0, 1) (default 0.9)",
+        "--hidden W,W,... (default 32,32)", "--inject-overflow", "--trace FILE.fst",
+        "--trace-start", "--timeline", "--log FILE.csv", "--plot FILE.png",
+        "--optimizer NAME (default adam)", "--loss-scale"}},
+      {"info", {"--json", "--backend", "--mem-in-flight N in [1, 1024] (default 8)"}},
+      {"selfcheck", {"--vectors N in [1, 4294967296] (default 200000)", "--seed", "--json"}},
+  };
+  const Result all = RunMxu("help");
+  EXPECT_EQ(all.exit_code, 0);
+  for (const auto& [command, options] : expected) {
+    const Result r = RunMxu(command + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command;
+    for (const std::string& option : options) {
+      EXPECT_NE(r.out.find(option), std::string::npos) << command << ": " << option << "\n"
+                                                       << r.out;
+      EXPECT_NE(all.out.find(option), std::string::npos) << "mxu help: " << option;
+    }
+    EXPECT_NE(r.out.find("Exit codes: 0 success; 1 the run failed"), std::string::npos) << r.out;
+    EXPECT_EQ(RunMxu("help " + command).out, r.out);
+  }
+  EXPECT_NE(all.out.find("2 bad usage or input"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("010 is ten"), std::string::npos) << all.out;
+}
+
+// Integers are decimal: 010 is ten (never octal), 09 is nine, 0x10 is refused.
+TEST(MxuCli, IntegersAreDecimal) {
+  EXPECT_EQ(ParseJson(RunMxu("gemm --m 010 --k 8 --n 8 --json"))["m"], 10);
+  EXPECT_EQ(ParseJson(RunMxu("gemm --m 09 --k 8 --n 8 --json"))["m"], 9);
+  ExpectUsageError("gemm --m 0x10 --k 8 --n 8",
+                   "--m expects an unsigned integer in decimal, got "
+                   "'0x10'");
+  ExpectUsageError("gemm --m -3 --k 8 --n 8", "--m");
+  ExpectUsageError("gemm --m 1e3 --k 8 --n 8", "expects an unsigned integer in decimal");
+  ExpectUsageError("info --mem-latency 0x10",
+                   "--mem-latency expects an unsigned integer in decimal");
+  ExpectUsageError("selfcheck --vectors 0100000000000000000000", "--vectors");
+}
+
+TEST(MxuCli, RepeatedOptionsAreRefused) {
+  ExpectUsageError("gemm --m 5 --m 6 --k 8 --n 8", "--m given twice");
+  ExpectUsageError("gemm --m=5 --m 6 --k 8 --n 8", "--m given twice");
+  ExpectUsageError("gemm --relu --relu", "--relu given twice");
+  ExpectUsageError("info --json --json", "--json given twice");
+}
+
+// Refused from the flags, before anything is allocated or run.
+TEST(MxuCli, OversizedProblemsAreRefusedUpFront) {
+  ExpectUsageError("gemm --m 65535 --k 16384 --n 16384",
+                   "a 65535 x 16384 x 16384 GEMM needs 6.50 GiB for A, B and C");
+  ExpectUsageError("gemm --m 65535 --k 16384 --n 16384", "the limit is 2.00 GiB");
+  ExpectUsageError("gemm --m 65536 --k 1 --n 1", "--m must be in [1, 65535]");
+  ExpectUsageError("gemm --m 32768 --k 16384 --n 16384 --out-bf16 " + TempPath("big.npy"),
+                   "the limit is 2.00 GiB");
+  EXPECT_EQ(ReadFile(TempPath("big.npy")), "");
+}
+
+// Output paths are checked before the run: a missing directory, an output that is an input, two
+// outputs on one path. Nothing runs and nothing is written.
+TEST(MxuCli, OutputPathsAreCheckedBeforeTheRun) {
+  const std::string a = TempPath("pa.npy"), b = TempPath("pb.npy");
+  WriteNpy(a, std::vector<float>(6, 1.0f), {2, 3});
+  WriteNpy(b, std::vector<float>(12, 2.0f), {3, 4});
+  const std::string a_bytes = ReadFile(a);
+  const std::string inputs = " --a " + a + " --b " + b;
+
+  const Result missing = RunMxu("gemm" + inputs + " --out " + TempPath("no_dir/c.npy"));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no such directory"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.out, "") << "the run happened";
+  ExpectUsageError(
+      "gemm --m 8 --k 8 --n 8 --json --trace " + TempPath("no_dir/t.fst"),
+      "--trace: cannot write trace file '" + TempPath("no_dir/t.fst") + "': no such directory");
+  ExpectUsageError("gemm --timeline " + std::string(MXU_CLI_TMPDIR), "it is a directory");
+
+  ExpectUsageError("gemm" + inputs + " --out " + a, "would overwrite the input --a");
+  ExpectUsageError("gemm" + inputs + " --out-bf16 " + std::string(MXU_CLI_TMPDIR) + "/./" +
+                       a.substr(a.rfind('/') + 1),
+                   "would overwrite the input --a");
+  ExpectUsageError("gemm" + inputs + " --out " + b, "would overwrite the input --b");
+  EXPECT_EQ(ReadFile(a), a_bytes);
+  const std::string t = TempPath("same.json");
+  ExpectUsageError("gemm --m 8 --k 8 --n 8 --trace " + t + " --timeline " + t, "name one file");
+}
+
+// NumPy's defaults: float64 arrays (rounded to float32, then to bf16) and Fortran order
+// (np.save(f, A.T)) give the same, golden-checked, result as the float32 C-ordered operands.
+TEST(MxuCli, Float64AndFortranOrderNpyAreAccepted) {
+  const int m = 5, k = 7, n = 3;
+  std::vector<double> a64(m * k), b64(k * n);
+  for (size_t i = 0; i < a64.size(); ++i) a64[i] = 0.1 * (i % 11) - 0.4 + 1e-9 * i;
+  for (size_t i = 0; i < b64.size(); ++i) b64[i] = 0.37 * (i % 5) - 0.6 - 3e-10 * i;
+  std::vector<float> a32(a64.begin(), a64.end()), b32(b64.begin(), b64.end());
+  // B in Fortran order: column by column.
+  std::vector<double> b64_fortran;
+  for (int c = 0; c < n; ++c) {
+    for (int r = 0; r < k; ++r) b64_fortran.push_back(b64[r * n + c]);
+  }
+  const std::string fa = TempPath("f64a.npy"), fb = TempPath("f64b.npy");
+  const std::string ca = TempPath("f32a.npy"), cb = TempPath("f32b.npy");
+  const std::string shape_a = "(" + std::to_string(m) + ", " + std::to_string(k) + ")";
+  const std::string shape_b = "(" + std::to_string(k) + ", " + std::to_string(n) + ")";
+  WriteBytes(fa, NpyBytes("<f8", false, shape_a, RawBytes(a64)));
+  WriteBytes(fb, NpyBytes("<f8", true, shape_b, RawBytes(b64_fortran)));
+  WriteNpy(ca, a32, {size_t(m), size_t(k)});
+  WriteNpy(cb, b32, {size_t(k), size_t(n)});
+  const std::string out64 = TempPath("c64.npy"), out32 = TempPath("c32.npy");
+  const Result r64 =
+      RunMxu("gemm --a " + fa + " --b " + fb + " --out " + out64 + " --check --json");
+  EXPECT_EQ(ParseJson(r64)["mismatches"], 0) << r64.out;
+  const Result r32 = RunMxu("gemm --a " + ca + " --b " + cb + " --out " + out32 + " --check");
+  ASSERT_EQ(r32.exit_code, 0) << r32.err;
+  EXPECT_EQ(ReadNpy(out64).data, ReadNpy(out32).data);
+  EXPECT_EQ(ReadNpy(out64).shape, (std::vector<size_t>{size_t(m), size_t(n)}));
+
+  // A Fortran-ordered float32 A.T: stored K x M, read with --ta as op(A) = A.
+  std::vector<float> at_fortran;  // A.T (K x M) in Fortran order is A's C-order bytes
+  at_fortran = a32;
+  const std::string fat = TempPath("f32at.npy"), out_t = TempPath("ct.npy");
+  WriteBytes(fat, NpyBytes("<f4", true, "(" + std::to_string(k) + ", " + std::to_string(m) + ")",
+                           RawBytes(at_fortran)));
+  const Result rt = RunMxu("gemm --a " + fat + " --ta --b " + cb + " --out " + out_t + " --check");
+  ASSERT_EQ(rt.exit_code, 0) << rt.err;
+  EXPECT_EQ(ReadNpy(out_t).data, ReadNpy(out32).data);
+}
+
+// On a terminal (script(1) gives the run one), a GEMM longer than a second shows a progress bar on
+// stderr, erased at the end; the run's cycles are those of a run without it.
+TEST(MxuCli, ProgressBarOnATerminal) {
+  if (std::system("command -v script >/dev/null") != 0) GTEST_SKIP() << "no script(1)";
+  const std::string gemm = std::string(MXU_BINARY) + " gemm --m 128 --k 256 --n 256";
+  const Result tty = RunShell("script -qefc '" + gemm + "' /dev/null");
+  ASSERT_EQ(tty.exit_code, 0) << tty.out;
+  EXPECT_NE(tty.out.find("\rgemm ["), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("instruction "), std::string::npos) << tty.out;
+  EXPECT_NE(tty.out.find("\r\033[KGEMM 128 x 256 x 256"), std::string::npos) << tty.out;
+  const Result plain = RunShell(gemm);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  const auto cycles_line = [](const std::string& text) {
+    const size_t at = text.find("device cycles");
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  ASSERT_NE(plain.out.find("device cycles"), std::string::npos);
+  EXPECT_EQ(cycles_line(tty.out).substr(0, 40), cycles_line(plain.out).substr(0, 40));
+  const Result json = RunShell("script -qefc '" + gemm + " --json' /dev/null");
+  EXPECT_EQ(json.out.find("gemm ["), std::string::npos) << json.out;
+}
+
+// The progress bar is for a terminal only: never with --json, never when stderr is a file.
+TEST(MxuCli, NoProgressOffATerminal) {
+  const Result r = RunMxu("gemm --m 64 --k 64 --n 64");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
 }
 
 TEST(MxuCli, BadNpyInputs) {
@@ -54,13 +260,13 @@ TEST(MxuCli, BadNpyInputs) {
   WriteBytes(truncated, bytes.substr(0, bytes.size() - 8));
   ExpectUsageError("gemm --a " + truncated + " --b " + b, "truncated");
 
-  // float64 is not accepted.
-  std::string f8 = bytes.substr(0, bytes.size());
-  const size_t at = f8.find("<f4");
-  f8.replace(at, 3, "<f8");
-  const std::string float64 = TempPath("float64.npy");
-  WriteBytes(float64, f8);
-  ExpectUsageError("gemm --a " + float64 + " --b " + b, "unsupported dtype '<f8'");
+  // int32 is not accepted (float64 is: Float64AndFortranOrderNpyAreAccepted).
+  std::string i4 = bytes.substr(0, bytes.size());
+  const size_t at = i4.find("<f4");
+  i4.replace(at, 3, "<i4");
+  const std::string int32 = TempPath("int32.npy");
+  WriteBytes(int32, i4);
+  ExpectUsageError("gemm --a " + int32 + " --b " + b, "unsupported dtype '<i4'");
 
   ExpectUsageError("gemm --a " + TempPath("missing.npy") + " --b " + b, "missing.npy");
 
@@ -82,14 +288,16 @@ TEST(MxuCli, TraceWindows) {
   ASSERT_TRUE(a.good() && b.good());
   EXPECT_GT(a.tellg(), 0);
   EXPECT_LT(a.tellg(), b.tellg());
-  ExpectUsageError("gemm --m 4 --trace-cycles 10", "need --trace");
+  ExpectUsageError("gemm --m 4 --trace-cycles 10", "--trace-cycles requires --trace");
 }
 
 TEST(MxuCli, GoodRunsExitZero) {
   const Result gemm = RunMxu("gemm --m 20 --k 30 --n 17 --relu --check --json");
-  EXPECT_EQ(gemm.exit_code, 0) << gemm.err;
-  EXPECT_NE(gemm.out.find("\"mismatches\": 0"), std::string::npos) << gemm.out;
-  EXPECT_EQ(gemm.out.find("SystemC"), std::string::npos) << "banner in the JSON output";
+  const json summary = ParseJson(gemm);  // throws on a banner or anything but one JSON object
+  EXPECT_EQ(summary["mismatches"], 0) << gemm.out;
+  EXPECT_EQ(summary["checked"], 20 * 17) << gemm.out;
+  EXPECT_EQ(summary["macs"], 20 * 30 * 17) << gemm.out;
+  EXPECT_EQ(summary["array"], json::array({16, 16})) << gemm.out;
 
   const std::string a = TempPath("ga.npy"), b = TempPath("gb.npy"), c = TempPath("gc.npy");
   WriteNpy(a, std::vector<uint16_t>(6, 0x3F80), {2, 3});  // raw bf16 ones
@@ -100,9 +308,14 @@ TEST(MxuCli, GoodRunsExitZero) {
   ASSERT_EQ(out.shape, (std::vector<size_t>{2, 4}));
   for (float x : out.AsFloat32()) EXPECT_EQ(x, 6.0f);
 
-  const Result info = RunMxu("info --json");
-  EXPECT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_NE(info.out.find("\"array_rows\""), std::string::npos) << info.out;
+  const json info = ParseJson(RunMxu("info --json"));
+  EXPECT_EQ(info["array_rows"], 16);
+  EXPECT_EQ(info["backend"], "rtl");
+
+  const json selfcheck = ParseJson(RunMxu("selfcheck --vectors 100 --json"));
+  EXPECT_EQ(selfcheck["mismatches"], 0);
+  ASSERT_EQ(selfcheck["units"].size(), 6u);
+  EXPECT_EQ(selfcheck["units"][0]["unit"], "bf16_mul");
 }
 
 }  // namespace

@@ -364,11 +364,13 @@ TEST_F(NpyTest, RejectsNegativeAndNonNumericDimensions) {
 
 TEST_F(NpyTest, RejectsUnsupportedDtypes) {
   const std::string suffix = "', 'fortran_order': False, 'shape': (1,)}";
-  EXPECT_EQ(HeaderError("{'descr': '<f8" + suffix, Zeros(8)),
-            "A.npy: unsupported dtype '<f8' (expected float32 '<f4' or uint16 '<u2')");
+  EXPECT_EQ(HeaderError("{'descr': '<i8" + suffix, Zeros(8)),
+            "A.npy: unsupported dtype '<i8' (expected float32 '<f4', float64 '<f8' or uint16 "
+            "'<u2')");
   EXPECT_EQ(HeaderError("{'descr': '>f4" + suffix, Zeros(4)),
             "A.npy: unsupported dtype '>f4' (big-endian data is not supported; expected float32 "
-            "'<f4' or uint16 '<u2')");
+            "'<f4', float64 '<f8' or uint16 '<u2')");
+  EXPECT_CONTAINS(HeaderError("{'descr': '>f8" + suffix, Zeros(8)), "big-endian");
   EXPECT_CONTAINS(HeaderError("{'descr': '>u2" + suffix), "big-endian");
   for (const char* descr : {"|u1", "=f4", "f4", "<i2", "|u2", "<f2", "<U3", "", "<f4 "}) {
     EXPECT_CONTAINS(HeaderError(std::string("{'descr': '") + descr + suffix, Zeros(4)),
@@ -376,9 +378,62 @@ TEST_F(NpyTest, RejectsUnsupportedDtypes) {
   }
 }
 
-TEST_F(NpyTest, RejectsFortranOrder) {
-  EXPECT_EQ(HeaderError("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2)}", Zeros(16)),
-            "A.npy: Fortran-ordered arrays are not supported");
+// np.save(f, A.T) of a C-ordered A writes A's bytes with fortran_order True: read as C order.
+TEST_F(NpyTest, ReadsFortranOrderAsCOrder) {
+  Bytes data;
+  // The 2x3 array [[1, 2, 3], [4, 5, 6]] in column-major order: 1 4 2 5 3 6.
+  for (float v : {1.0f, 4.0f, 2.0f, 5.0f, 3.0f, 6.0f}) {
+    for (int i = 0; i < 4; ++i) data.push_back(static_cast<uint8_t>(Bits(v) >> (8 * i)));
+  }
+  const NpyArray a = ParseNpy(
+      NpyFile(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", data), "A.npy");
+  EXPECT_EQ(a.shape, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(a.AsFloat32(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+
+  // Rank 3, uint16: element (i, j, k) at Fortran offset i + 2 j + 6 k holds 100 i + 10 j + k.
+  Bytes data3(2 * 3 * 4 * 2);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      for (int k = 0; k < 4; ++k) {
+        const size_t at = 2 * (i + 2 * j + 6 * k);
+        data3[at] = static_cast<uint8_t>(100 * i + 10 * j + k);
+      }
+    }
+  }
+  const NpyArray b = ParseNpy(
+      NpyFile(1, "{'descr': '<u2', 'fortran_order': True, 'shape': (2, 3, 4)}", data3), "B.npy");
+  const std::vector<uint16_t> values = b.AsUint16();
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(values[12 * i + 4 * j + k], 100 * i + 10 * j + k);
+    }
+  }
+}
+
+// float64 (NumPy's default dtype) is rounded to the nearest float32, ties to even, as
+// astype(np.float32) does; too large values become Inf.
+TEST_F(NpyTest, ReadsFloat64RoundedToFloat32) {
+  const double tie = 1.0 + std::ldexp(1.0, -24);  // halfway between 1 and the next float32
+  const double above = 1.0 + std::ldexp(1.0, -24) + std::ldexp(1.0, -40);
+  const std::vector<double> in = {0.1, -2.5, tie, above, 1e300, std::ldexp(1.0, -149)};
+  Bytes data;
+  for (double v : in) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int i = 0; i < 8; ++i) data.push_back(static_cast<uint8_t>(bits >> (8 * i)));
+  }
+  const NpyArray a = ParseNpy(
+      NpyFile(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (6,), }", data), "A.npy");
+  EXPECT_EQ(a.dtype, Dtype::kFloat64);
+  const std::vector<float> got = a.AsFloat32();
+  ASSERT_EQ(got.size(), 6u);
+  EXPECT_EQ(Bits(got[0]), Bits(0.1f));
+  EXPECT_EQ(got[1], -2.5f);
+  EXPECT_EQ(got[2], 1.0f);  // the tie goes to the even neighbour
+  EXPECT_EQ(Bits(got[3]), Bits(1.0f) + 1);
+  EXPECT_TRUE(std::isinf(got[4]));
+  EXPECT_EQ(Bits(got[5]), 1u);  // the smallest subnormal
+  EXPECT_THROW(a.AsUint16(), std::runtime_error);
 }
 
 TEST_F(NpyTest, RejectsShortAndOverlongData) {

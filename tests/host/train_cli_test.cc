@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 
 namespace mxu::host {
 namespace {
+
+using nlohmann::json;
 
 // A small IDX file: big-endian header, then the bytes.
 std::string Idx(uint8_t type, const std::vector<uint32_t>& dims, size_t payload) {
@@ -65,6 +68,60 @@ TEST(MxuTrainCli, BadFlagsGiveOneLineErrors) {
   ExpectUsageError("train --backend host --epochs 0", "--epochs must be in");
   ExpectUsageError("train --backend host --train-samples 5", "--train-samples");
   ExpectUsageError("train --backend fpga", "unknown backend 'fpga'");
+  // Values that were accepted and did nothing useful.
+  ExpectUsageError("train --backend host --hidden 8,", "--hidden: '8,' is not a comma-separated");
+  ExpectUsageError("train --backend host --hidden ,8", "--hidden");
+  ExpectUsageError("train --backend host --hidden 8,,8", "--hidden");
+  ExpectUsageError("train --backend host --optimizer sgd --momentum 5",
+                   "--momentum must be in [0, 1), got 5");
+  ExpectUsageError("train --backend host --optimizer sgd --momentum 1", "--momentum must be in");
+  ExpectUsageError("train --backend host --momentum 0.5", "--momentum is SGD's");
+  ExpectUsageError("train --backend host --inject-overflow 0", "--inject-overflow must be in");
+  // 675 training spirals in batches of 64: 11 steps an epoch.
+  ExpectUsageError("train --backend host --epochs 2 --inject-overflow 23",
+                   "--inject-overflow must be a step in [1, 22] (2 epochs of 11 steps), got 23");
+  ExpectUsageError("train --backend host --lr 0x10", "--lr expects a decimal number");
+  ExpectUsageError("train --backend host --lr nan", "--lr expects a decimal number");
+  ExpectUsageError("train --backend host --epochs 08 --epochs 8", "--epochs given twice");
+  ExpectUsageError("train --backend host --classes 4 --data x", "excludes --classes");
+}
+
+// Output files are checked before training starts: a missing directory, one file for two
+// outputs. Nothing is trained (no epoch line) and nothing is written.
+TEST(MxuTrainCli, OutputPathsAreCheckedBeforeTraining) {
+  const std::string csv = TempPath("same.csv");
+  ExpectUsageError("train --backend host --epochs 1 --log " + csv + " --plot " + csv,
+                   "--log and --plot name one file");
+  EXPECT_EQ(ReadFile(csv), "");
+  const CliResult r =
+      RunMxu("train --backend host --epochs 1 --plot " + TempPath("no_dir/curves.png"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--plot: cannot write plot file"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "") << "training ran";
+}
+
+// A diverging run (a huge learning rate) has NaN losses: its JSON summary says null, and stays
+// JSON.
+TEST(MxuTrainCli, NonFiniteLossIsNullInJson) {
+  const CliResult r =
+      RunMxu("train --backend host --epochs 2 --optimizer sgd --lr 1000000 --quiet --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json summary = json::parse(r.out);
+  EXPECT_TRUE(summary["final_train_loss"].is_null()) << r.out;
+  EXPECT_TRUE(summary["final_test_loss"].is_null()) << r.out;
+  EXPECT_TRUE(summary["test_accuracy"].is_number()) << r.out;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+}
+
+// A stray label (200 among 0..2) does not make a 201-class model: refused, naming the file.
+TEST(MxuTrainCli, SparseIdxLabelsAreRefused) {
+  const std::string dir = MakeDir("idx_sparse");
+  WriteBytes(dir + "/train-images-idx3-ubyte", Idx(0x08, {20, 4, 4}, 320));
+  std::string labels = Idx(0x08, {20}, 20);
+  labels[labels.size() - 1] = static_cast<char>(200);
+  WriteBytes(dir + "/train-labels-idx1-ubyte", labels);
+  ExpectUsageError("train --backend host --data " + dir,
+                   "train-labels-idx1-ubyte: labels run up to 200 but class 3 has no sample");
 }
 
 TEST(MxuTrainCli, IdxDataTrainsOnTheHost) {
@@ -74,13 +131,10 @@ TEST(MxuTrainCli, IdxDataTrainsOnTheHost) {
   WriteBytes(dir + "/train-labels-idx1-ubyte", Idx(0x08, {20}, 20));
   const CliResult r = RunMxu("train --backend host --data " + dir + " --epochs 2 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto number = [&](const std::string& key) {
-    const size_t at = r.out.find("\"" + key + "\": ");
-    return at == std::string::npos ? -1 : std::atoi(r.out.c_str() + at + key.size() + 4);
-  };
-  EXPECT_EQ(number("train_samples") + number("test_samples"), 20) << r.out;
-  EXPECT_GT(number("test_samples"), 0) << r.out;
-  EXPECT_NE(r.out.find("\"layers\": \"16-"), std::string::npos) << r.out;  // 4x4 pixels
+  const json summary = json::parse(r.out);
+  EXPECT_EQ(summary["train_samples"].get<int>() + summary["test_samples"].get<int>(), 20) << r.out;
+  EXPECT_GT(summary["test_samples"].get<int>(), 0) << r.out;
+  EXPECT_EQ(summary["layers"], "16-32-32-3") << r.out;  // 4x4 pixels, 3 classes
 }
 
 // Two runs with one seed on the RTL device write identical logs (device cycles included); the
@@ -140,7 +194,7 @@ TEST(MxuTrainCli, InjectedOverflowIsLogged) {
   EXPECT_NE(r.err.find("step 2: gradient holds Inf/NaN: step skipped, loss scale 1024 -> 512"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.out.find("\"skipped_steps\": 1"), std::string::npos) << r.out;
+  EXPECT_EQ(json::parse(r.out)["skipped_steps"], 1) << r.out;
 }
 
 }  // namespace

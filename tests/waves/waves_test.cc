@@ -485,7 +485,7 @@ TEST(WavesTimeline, ComputeSpansAddUpToArrayBusy) {
 
 TEST(WavesTimeline, UnwritableFileIsAOneLineError) {
   const Result r = RunMxu(kGemm + " --timeline /nonexistent-dir/t.json");
-  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // bad input, found before the run
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("cannot write timeline file"), std::string::npos) << r.err;
   const Result empty = RunMxu(kGemm + " --timeline=");

@@ -130,7 +130,7 @@ TEST_F(IdxTest, LoadsTrainAndTestPairs) {
 
 TEST_F(IdxTest, PixelsScaleToZeroOne) {
   Write("train-images-idx3-ubyte", MakeIdx({1, 1, 3}, {0, 128, 255}));
-  Write("train-labels-idx1-ubyte", MakeIdx({1}, {1}));
+  Write("train-labels-idx1-ubyte", MakeIdx({1}, {0}));
   Write("t10k-images-idx3-ubyte", MakeIdx({1, 1, 3}, {255, 0, 1}));
   Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {0}));
   const Split split = LoadIdxDataset(Dir());
@@ -181,8 +181,22 @@ TEST_F(IdxTest, ClassesAreAtLeastTwo) {
   Write("t10k-images-idx3-ubyte", MakeImages(1, 2, 2));
   Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {0}));
   EXPECT_EQ(LoadIdxDataset(Dir()).train.classes, 2);
-  Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {9}));  // the test set's labels count too
-  EXPECT_EQ(LoadIdxDataset(Dir()).train.classes, 10);
+}
+
+// The classes are the training labels 0..L-1, each present: a stray label of 200 does not make a
+// 201-class model, and a test label must be a training class.
+TEST_F(IdxTest, RefusesSparseOrUnknownClasses) {
+  Write("train-images-idx3-ubyte", MakeImages(4, 2, 2));
+  Write("train-labels-idx1-ubyte", MakeIdx({4}, {0, 1, 200, 1}));
+  EXPECT_CONTAINS(LoadError(),
+                  "train-labels-idx1-ubyte: labels run up to 200 but class 2 has no "
+                  "sample");
+  Write("train-labels-idx1-ubyte", MakeIdx({4}, {0, 1, 2, 1}));
+  EXPECT_EQ(LoadError(), "");
+  Write("t10k-images-idx3-ubyte", MakeImages(1, 2, 2));
+  Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {9}));
+  EXPECT_CONTAINS(LoadError(),
+                  "t10k-labels-idx1-ubyte: label 9 is not a class of the training labels (0..2)");
 }
 
 TEST_F(IdxTest, MissingDirectoryOrFile) {

@@ -1,0 +1,82 @@
+// The `mxu` command line on CLI11: the option types every subcommand shares (decimal integers and
+// numbers with a stated range, shown in --help with their defaults), the trace options, the
+// checks of output paths made before a run starts, and the one-line error messages.
+//
+// Conventions (stated in `mxu help`): integers are decimal only, a leading zero does not make
+// them octal ("010" is ten) and "0x" prefixes are refused; an option given twice is refused;
+// exit code 2 for bad usage or input, 1 for a run that failed, 0 for success.
+#ifndef MXU_HOST_CLI_H_
+#define MXU_HOST_CLI_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "host/trace_options.h"
+
+namespace mxu::host {
+
+// Bad usage or input: a one-line message, exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The text after every subcommand's help and in `mxu help`.
+extern const char kExitCodesHelp[];
+
+// Shows "--name TYPE (default X)" and the options an option needs or excludes.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_opts(const CLI::Option* option) const override;
+};
+
+// The root app with the formatter and conventions above.
+void ConfigureApp(CLI::App& app);
+
+// Checks (and normalizes: "010" -> "10") a decimal unsigned integer in [min, max].
+CLI::Validator DecimalRange(uint64_t min, uint64_t max);
+// "N in [min, max]", for the help.
+std::string RangeText(uint64_t min, uint64_t max);
+
+// A decimal unsigned integer in [min, max]; the default is the variable's value.
+template <typename T>
+CLI::Option* AddInteger(CLI::App* app, const std::string& name, T* value, uint64_t min,
+                        uint64_t max, const std::string& help) {
+  return app->add_option(name, *value, help)
+      ->type_name(RangeText(min, max))
+      ->transform(DecimalRange(min, max));
+}
+// A finite decimal number in [min, max] (max excluded when max_open).
+CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, double min, double max,
+                      bool max_open, const std::string& help);
+
+// Whether an option was given on the command line.
+bool Given(const CLI::App& app, const std::string& name);
+
+// Refuses an option given twice in args (the subcommand's arguments): "--m given twice".
+void RejectRepeated(const std::vector<std::string>& args);
+
+// The one-line message for a CLI11 parse error (unknown options, missing values, values out of
+// range, options that exclude or need others).
+std::string DescribeParseError(const CLI::ParseError& error);
+
+// --trace, --trace-start, --trace-cycles, --timeline into options.
+void AddTraceOptions(CLI::App* app, TraceOptions* options);
+
+// A file the command reads or writes, named by its option.
+struct PathArg {
+  std::string option;  // "--out"
+  std::string path;
+};
+
+// Before the run: every output's directory exists and is writable, no output is a directory, no
+// two outputs share a path, and no output is also an input. Throws UsageError.
+void CheckOutputPaths(const std::vector<PathArg>& outputs, const std::vector<PathArg>& inputs);
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_CLI_H_
