@@ -71,7 +71,8 @@ int Run(int m, int k, int n) {
 
 }  // namespace
 
-int sc_main(int argc, char** argv) {
+// SystemC declares sc_main extern "C" (in <systemc>, which this file does not need to include).
+extern "C" int sc_main(int argc, char** argv) {
   int m = 64, k = 64, n = 64;
   if (argc == 4) {
     m = std::atoi(argv[1]);

@@ -96,7 +96,8 @@ TEST(MyRegression, MismatchedShapesAreRejected) {
 }  // namespace
 
 // libsystemc owns main() and calls sc_main: open the device here, then run the tests.
-int sc_main(int argc, char** argv) {
+// SystemC declares sc_main extern "C" (in <systemc>, which this file does not need to include).
+extern "C" int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   std::unique_ptr<driver::Device> device = backends::OpenDevice({"rtl", MemoryTiming()});
   g_device = device.get();

@@ -3,7 +3,7 @@
 # the prefix (the package must be relocatable), then builds and runs examples/ against it with
 # CMake (find_package(mxu)) and once more with pkg-config (mxu.pc), and imports the Python
 # module from it.
-#   install_test.sh BUILD_DIR SOURCE_DIR
+#   install_test.sh BUILD_DIR SOURCE_DIR   (PYTHON: the interpreter the module is built for)
 set -euo pipefail
 build=$(cd "$1" && pwd)
 source=$(cd "$2" && pwd)
@@ -35,7 +35,7 @@ SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$work/gemm_example_pc" 20 30 40
 
 if compgen -G "$prefix/lib/python3/dist-packages/mxu*.so" >/dev/null; then
   echo "== the Python module from the install tree"
-  PYTHONPATH=$prefix/lib/python3/dist-packages python3 -c \
+  PYTHONPATH=$prefix/lib/python3/dist-packages "${PYTHON:-python3}" -c \
     'import mxu, numpy as np; d = mxu.Device(); print(d.info()); a = np.ones((3, 5), np.float32); print(d.gemm(a, a.T.copy(), check=True))'
 fi
 echo "install test: passed"
