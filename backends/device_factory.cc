@@ -17,8 +17,8 @@ std::unique_ptr<driver::Device> OpenDevice(const BackendOptions& options) {
   for (const std::string& name : AvailableBackends()) {
     available += (available.empty() ? "'" : ", '") + name + "'";
   }
-  throw std::invalid_argument("unknown backend '" + options.backend + "' (available: " +
-                              available + ")");
+  throw std::invalid_argument("unknown backend '" + options.backend + "' (available: " + available +
+                              ")");
 }
 
 }  // namespace mxu::backends

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "driver/device.h"
 #include "common/subnormals.h"
+#include "driver/device.h"
 
 namespace mxu::driver {
 

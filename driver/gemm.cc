@@ -41,8 +41,8 @@ GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& r
   const int k_b = request.trans_b ? b.cols : b.rows;
   spec.n = request.trans_b ? b.rows : b.cols;
   if (spec.k != k_b) {
-    throw std::invalid_argument(Shape("op(A)", spec.m, spec.k) + " but " + Shape("op(B)", k_b, spec.n) +
-                                ": inner dimensions differ");
+    throw std::invalid_argument(Shape("op(A)", spec.m, spec.k) + " but " +
+                                Shape("op(B)", k_b, spec.n) + ": inner dimensions differ");
   }
   spec.bias = request.bias != nullptr;
   spec.c0 = request.c0 != nullptr;
@@ -53,9 +53,8 @@ GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& r
                                 " values, expected N = " + std::to_string(spec.n));
   }
   if (request.c0 && (request.c0->rows != spec.m || request.c0->cols != spec.n)) {
-    throw std::invalid_argument(Shape("C0", request.c0->rows, request.c0->cols) +
-                                ", expected " + std::to_string(spec.m) + "x" +
-                                std::to_string(spec.n));
+    throw std::invalid_argument(Shape("C0", request.c0->rows, request.c0->cols) + ", expected " +
+                                std::to_string(spec.m) + "x" + std::to_string(spec.n));
   }
   if (static_cast<size_t>(a.rows) * a.cols != a.data.size() ||
       static_cast<size_t>(b.rows) * b.cols != b.data.size()) {
@@ -112,7 +111,8 @@ GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& r
     for (const OutputBlock& block : plan.outputs) {
       for (int i = 0; i < block.rows; ++i) {
         for (int j = 0; j < block.cols; ++j) {
-          matrix.at(block.m0 + i, block.n0 + j) = packed[block.offset + uint64_t(i) * block.cols + j];
+          matrix.at(block.m0 + i, block.n0 + j) =
+              packed[block.offset + uint64_t(i) * block.cols + j];
         }
       }
     }

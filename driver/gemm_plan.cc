@@ -61,9 +61,7 @@ GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddre
   const bool bf16_out = spec.output == OutputType::kBf16;
   // The unified buffer holds two A regions and, for bf16 output, two activation regions of
   // m_block rows; the accumulators two regions (one stored while the next computes).
-  const auto a_region = [&](int m_block) {
-    return (ub_depth - (bf16_out ? 2 * m_block : 0)) / 2;
-  };
+  const auto a_region = [&](int m_block) { return (ub_depth - (bf16_out ? 2 * m_block : 0)) / 2; };
   const int acc_half = static_cast<int>(cfg.acc_depth) / 2;
 
   GemmPlan plan;
@@ -98,8 +96,8 @@ GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddre
     const int mr = std::min(m_block, spec.m - m0);
     for (int n0 = 0, ni = 0; n0 < spec.n; n0 += cols, ++ni) {
       for (int kt0 = 0; kt0 < k_tiles; kt0 += k_chunk) {
-        items.push_back({m0, mr, n0, ni, kt0, std::min(k_tiles, kt0 + k_chunk),
-                         !plan.a_resident || ni == 0});
+        items.push_back(
+            {m0, mr, n0, ni, kt0, std::min(k_tiles, kt0 + k_chunk), !plan.a_resident || ni == 0});
       }
     }
   }
@@ -163,8 +161,8 @@ GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddre
         p.push_back(isa::Load(isa::Buffer::kWeights, kr, nc, 0,
                               addr.b + 2ull * (uint64_t(k0) * spec.n + it.n0), spec.n));
       }
-      p.push_back(isa::Matmul(it.mr, kr, region[i] + (kt - it.kt0) * it.mr, acc,
-                              init || kt > 0, true));
+      p.push_back(
+          isa::Matmul(it.mr, kr, region[i] + (kt - it.kt0) * it.mr, acc, init || kt > 0, true));
       plan.matmul_rows += it.mr;
       // Prefetch the next A chunk once this chunk's first MATMUL is on its way.
       if (kt == it.kt0) {
@@ -186,8 +184,8 @@ GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddre
         p.push_back(isa::Activate(it.mr, acc, ub_out, spec.relu, false));
         p.push_back(isa::Store(isa::Buffer::kUb, it.mr, nc, ub_out, addr.c + 2 * c_offset, nc));
       } else {
-        p.push_back(isa::Store(isa::Buffer::kAcc, it.mr, nc, acc, addr.c + 4 * c_offset, nc,
-                               spec.relu));
+        p.push_back(
+            isa::Store(isa::Buffer::kAcc, it.mr, nc, acc, addr.c + 4 * c_offset, nc, spec.relu));
       }
       ++block_index;
     }

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "driver/device_config.h"
 #include "common/isa.h"
+#include "driver/device_config.h"
 
 namespace mxu::driver {
 

@@ -37,8 +37,8 @@ RunStats ProgramRunner::Run(const std::vector<isa::Instruction>& program, uint64
     const uint32_t pc = device_.ReadCsr(csr::kErrorPc);
     const uint64_t addr =
         device_.ReadCsr(csr::kErrorAddrLo) | uint64_t{device_.ReadCsr(csr::kErrorAddrHi)} << 32;
-    std::string message = std::string("device error ") + csr::ErrorName(code) +
-                          " at instruction " + std::to_string(pc);
+    std::string message = std::string("device error ") + csr::ErrorName(code) + " at instruction " +
+                          std::to_string(pc);
     if (pc < program.size()) message += " (" + isa::Disassemble(program[pc]) + ")";
     if (code == static_cast<uint32_t>(csr::ErrorCode::kMemRead) ||
         code == static_cast<uint32_t>(csr::ErrorCode::kMemWrite)) {

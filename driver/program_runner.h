@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "common/csr_map.h"
-#include "driver/device.h"
 #include "common/isa.h"
+#include "driver/device.h"
 
 namespace mxu::driver {
 

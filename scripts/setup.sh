@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 # zlib1g-dev: Verilator's FST tracing and the training curves' PNG encoder link zlib.
 # pybind11-dev, python3-dev, python3-numpy, python3-pytest: the Python module and its tests.
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
-          gtkwave xvfb zlib1g-dev pybind11-dev python3-dev python3-numpy python3-pytest)
+          gtkwave xvfb zlib1g-dev clang-format pybind11-dev python3-dev python3-numpy
+          python3-pytest)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

@@ -172,7 +172,8 @@ sc_core::sc_time HostMemory::Schedule(const sc_core::sc_time& issue, uint64_t le
     retire();
   }
   const uint64_t start = std::max(issue_cycle + config_.timing.latency_cycles, channel_free_cycle_);
-  const uint64_t completion = start + (len + config_.timing.bytes_per_cycle - 1) / config_.timing.bytes_per_cycle;
+  const uint64_t completion =
+      start + (len + config_.timing.bytes_per_cycle - 1) / config_.timing.bytes_per_cycle;
   channel_free_cycle_ = completion;
   in_flight_.push_back(completion);
   // Exact integer time (sc_time's double arithmetic would round past 2^53 ticks).

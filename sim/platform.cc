@@ -98,8 +98,8 @@ Platform::~Platform() {
   // A coverage build (MXU_COVERAGE) writes this process's counts into $MXU_COVERAGE_DIR (or the
   // working directory), one file per platform, for verilator_coverage to merge.
   const char* dir = std::getenv("MXU_COVERAGE_DIR");
-  const std::string path = std::string(dir && *dir ? dir : ".") + "/coverage-" +
-                           std::to_string(getpid()) + ".dat";
+  const std::string path =
+      std::string(dir && *dir ? dir : ".") + "/coverage-" + std::to_string(getpid()) + ".dat";
   context_->coveragep()->write(path.c_str());
 #endif
 }

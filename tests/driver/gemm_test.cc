@@ -2,6 +2,8 @@
 // 3 x array + 1, primes and edges included) across every option combination, with special
 // values mixed in; every output bit compared with the golden model. Plus large shapes and the
 // driver's error paths. One RtlDevice per process (SystemC elaborates once).
+#include "driver/gemm.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,14 +12,13 @@
 #include <systemc>
 #include <vector>
 
+#include "backends/rtl_device.h"
 #include "common/csr_map.h"
 #include "driver/device_config.h"
-#include "driver/gemm.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
 #include "driver/program_runner.h"
-#include "backends/rtl_device.h"
 
 namespace mxu::driver {
 namespace {
@@ -34,7 +35,9 @@ struct Options {
 std::string Describe(int m, int k, int n, const Options& o) {
   return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
          (o.ta ? " ta" : "") + (o.tb ? " tb" : "") + (o.relu ? " relu" : "") +
-         (o.init == 1 ? " bias" : o.init == 2 ? " c0" : "") +
+         (o.init == 1   ? " bias"
+          : o.init == 2 ? " c0"
+                        : "") +
          (o.output == OutputType::kBf16 ? " bf16" : " fp32");
 }
 
@@ -86,9 +89,8 @@ int RunAndCheck(int m, int k, int n, const Options& o, uint64_t seed) {
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) start.at(i, j) = o.init == 1 ? bias[j] : c0.at(i, j);
   }
-  const golden::Fp32Matrix want =
-      golden::Gemm(ga, gb, static_cast<int>(config.rows), config.subnormals,
-                   o.init ? &start : nullptr);
+  const golden::Fp32Matrix want = golden::Gemm(ga, gb, static_cast<int>(config.rows),
+                                               config.subnormals, o.init ? &start : nullptr);
   int mismatches = 0;
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
@@ -167,8 +169,7 @@ TEST(DriverGemm, BadShapesAreRejectedWithClearMessages) {
     Gemm(*g_device, config, request, kWatchdog);
     ADD_FAILURE() << "mismatched shapes accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("inner dimensions differ"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("inner dimensions differ"), std::string::npos) << e.what();
   }
   request.a = &empty;
   EXPECT_THROW(Gemm(*g_device, config, request, kWatchdog), std::invalid_argument);

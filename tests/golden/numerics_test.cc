@@ -52,9 +52,9 @@ TEST(GoldenNumerics, MulIsExactThenRoundedOnce) {
 TEST(GoldenNumerics, AddFollowsTheHostAndCanonicalizesNan) {
   EXPECT_EQ(FloatBits(Fp32Add(1.0f, FloatFromBits(0x33800000u), Subnormals::kIeee)),
             0x3F800000u);  // 1 + 2^-24: tie, even stays
-  EXPECT_EQ(FloatBits(Fp32Add(FloatFromBits(0x3F800001u), FloatFromBits(0x33800000u),
-                              Subnormals::kIeee)),
-            0x3F800002u);  // odd rounds up
+  EXPECT_EQ(
+      FloatBits(Fp32Add(FloatFromBits(0x3F800001u), FloatFromBits(0x33800000u), Subnormals::kIeee)),
+      0x3F800002u);  // odd rounds up
   EXPECT_EQ(FloatBits(Fp32Add(-0.0f, -0.0f, Subnormals::kIeee)), 0x80000000u);
   EXPECT_EQ(FloatBits(Fp32Add(-0.0f, 0.0f, Subnormals::kIeee)), 0x00000000u);
   EXPECT_EQ(FloatBits(Fp32Add(INFINITY, -INFINITY, Subnormals::kIeee)), kFp32CanonicalNan);

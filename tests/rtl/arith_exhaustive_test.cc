@@ -31,7 +31,8 @@ enum class Unit { kMul, kAdd };
 std::vector<CheckTally> RunAllPairs(Unit unit) {
   const char* name = unit == Unit::kMul ? "bf16_mul all pairs" : "fp32_add all bf16 pairs";
   std::vector<CheckTally> tallies;
-  for (Subnormals mode : kAllModes) tallies.emplace_back(std::string(name) + " [" + ToString(mode) + "]");
+  for (Subnormals mode : kAllModes)
+    tallies.emplace_back(std::string(name) + " [" + ToString(mode) + "]");
   std::mutex tallies_mutex;
   std::atomic<uint32_t> next_row{0};
   std::atomic<uint32_t> rows_done{0};
@@ -48,17 +49,16 @@ std::vector<CheckTally> RunAllPairs(Unit unit) {
         golden::ScopedFpMode fp_mode(kAllModes[m]);
         const float fa = golden::Bf16ToFloat(static_cast<uint16_t>(a));
         for (uint32_t b = 0; b < (1u << 16); ++b) {
-          const float r = unit == Unit::kMul
-                              ? golden::Bf16MulInCurrentMode(static_cast<uint16_t>(a),
-                                                             static_cast<uint16_t>(b))
-                              : golden::Fp32AddInCurrentMode(
-                                    fa, golden::Bf16ToFloat(static_cast<uint16_t>(b)));
+          const float r =
+              unit == Unit::kMul
+                  ? golden::Bf16MulInCurrentMode(static_cast<uint16_t>(a), static_cast<uint16_t>(b))
+                  : golden::Fp32AddInCurrentMode(fa, golden::Bf16ToFloat(static_cast<uint16_t>(b)));
           want[m][b] = golden::FloatBits(r);
         }
       }
       for (uint32_t b = 0; b < (1u << 16); ++b) {
-        const auto out = unit == Unit::kMul ? units.Evaluate(a, b)
-                                            : units.Evaluate(a << 16, b << 16);
+        const auto out =
+            unit == Unit::kMul ? units.Evaluate(a, b) : units.Evaluate(a << 16, b << 16);
         for (int m = 0; m < kModes; ++m) {
           const uint32_t got = unit == Unit::kMul ? out.mul[m] : out.add[m];
           local[m].Compare(got, want[m][b], "(0x%04x, 0x%04x)", a, b);

@@ -3,6 +3,8 @@
 // every sign and exponent, the cross product of the special classes, and targeted cases. Targeted
 // generators also count what they hit (ties, overflow, subnormal results, ...), classified by the
 // host alone, so a generator that stops reaching its corner cases fails the test.
+#include "sim/arith_units.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,7 +17,6 @@
 #include "driver/golden/check_tally.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/numerics.h"
-#include "sim/arith_units.h"
 
 namespace mxu {
 
@@ -24,8 +25,8 @@ inline void PrintTo(Subnormals mode, std::ostream* os) { *os << ToString(mode); 
 
 namespace {
 
-using golden::BitSource;
 using golden::Bf16ToFloat;
+using golden::BitSource;
 using golden::CheckTally;
 using golden::FloatBits;
 using golden::FloatFromBits;
@@ -136,9 +137,15 @@ TEST_P(ArithUnitsTest, MulTargeted) {
     int b_exp = 0;
     switch (i % 4) {
       case 0:  // product exponent field around -25 .. 2: subnormal results and underflow
-      case 1: b_exp = 127 - a_exp + static_cast<int>(bits.Below(28)) - 25; break;
-      case 2: b_exp = 127 - a_exp + static_cast<int>(bits.Below(6)) + 251; break;  // overflow
-      case 3: b_exp = 0; break;  // subnormal operand, product leaving the subnormal range or not
+      case 1:
+        b_exp = 127 - a_exp + static_cast<int>(bits.Below(28)) - 25;
+        break;
+      case 2:
+        b_exp = 127 - a_exp + static_cast<int>(bits.Below(6)) + 251;
+        break;  // overflow
+      case 3:
+        b_exp = 0;
+        break;  // subnormal operand, product leaving the subnormal range or not
     }
     if (b_exp < 0 || b_exp > 254) continue;
     a = static_cast<uint16_t>((a & 0x807Fu) | a_exp << 7);

@@ -25,7 +25,8 @@ void SetLanes(Port& port, const std::vector<Lane>& lanes, int lane_bits) {
     const uint64_t value = static_cast<uint64_t>(lanes[i]);
     const size_t bit = i * lane_bits;
     words[bit / 32] |= static_cast<uint32_t>(value << (bit % 32));
-    if (bit % 32 + lane_bits > 32) words[bit / 32 + 1] |= static_cast<uint32_t>(value >> (32 - bit % 32));
+    if (bit % 32 + lane_bits > 32)
+      words[bit / 32 + 1] |= static_cast<uint32_t>(value >> (32 - bit % 32));
   }
   if constexpr (std::is_integral_v<Port>) {
     port = static_cast<Port>(words[0] | (words.size() > 1 ? uint64_t{words[1]} << 32 : 0));
@@ -77,7 +78,9 @@ template <typename Model>
 class DatapathHarness {
  public:
   DatapathHarness(int rows, int cols)
-      : rows_(rows), cols_(cols), ub_lanes_(rows > cols ? rows : cols),
+      : rows_(rows),
+        cols_(cols),
+        ub_lanes_(rows > cols ? rows : cols),
         context_(std::make_unique<VerilatedContext>()),
         model_(std::make_unique<Model>(context_.get(), "dp")) {
     Reset();
@@ -253,7 +256,8 @@ class DatapathHarness {
   }
 
   static void Guard(uint64_t waited, const char* what) {
-    if (waited > 100'000) throw std::runtime_error(std::string("watchdog: ") + what + " never granted");
+    if (waited > 100'000)
+      throw std::runtime_error(std::string("watchdog: ") + what + " never granted");
   }
 
   void ClearInputs() {

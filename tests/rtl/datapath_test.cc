@@ -19,8 +19,8 @@
 namespace mxu {
 namespace {
 
-using golden::BitSource;
 using golden::Bf16Matrix;
+using golden::BitSource;
 using golden::Fp32Matrix;
 using test::ActivateCmd;
 using test::MatmulCmd;
@@ -46,8 +46,8 @@ uint16_t RandomOperand(BitSource& bits, unsigned special_percent = 1) {
   const uint64_t pick = bits.Below(100);
   const uint16_t raw = golden::RandomBf16(bits);
   if (pick < special_percent) return specials[bits.Below(specials.size())];
-  if (pick < special_percent + 4) return raw;                       // any exponent
-  if (pick < special_percent + 7) return raw & 0x80FF;              // exponent 0 or 1: tiny
+  if (pick < special_percent + 4) return raw;                             // any exponent
+  if (pick < special_percent + 7) return raw & 0x80FF;                    // exponent 0 or 1: tiny
   const uint16_t exponent = static_cast<uint16_t>(117 + bits.Below(20));  // 2^-10 .. 2^9
   return static_cast<uint16_t>((raw & 0x807F) | exponent << 7);
 }
@@ -279,8 +279,9 @@ TEST(Datapath, BackToBackAccumulationIntoOneRowIsForwarded) {
   // Golden: acc = row0 result, then += each further row's result, in order.
   Fp32Matrix want{1, kCols, {}};
   for (int i = 0; i < kUpdates; ++i) {
-    const Bf16Matrix row{1, kRows, std::vector<uint16_t>(a.data.begin() + i * kRows,
-                                                         a.data.begin() + (i + 1) * kRows)};
+    const Bf16Matrix row{
+        1, kRows,
+        std::vector<uint16_t>(a.data.begin() + i * kRows, a.data.begin() + (i + 1) * kRows)};
     want = golden::Gemm(row, b, kRows, kMode, i == 0 ? nullptr : &want);
   }
   EXPECT_EQ(ExpectAccEquals(want, 2, "forwarded accumulation"), 0);

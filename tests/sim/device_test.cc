@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "common/csr_map.h"
+#include "common/isa.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
-#include "common/isa.h"
 #include "sim/platform.h"
 
 namespace mxu {
@@ -56,7 +56,7 @@ struct Outcome {
 };
 
 Outcome RunProgram(const std::vector<Instruction>& program, uint64_t program_addr = kProgramAddr,
-            uint32_t count = UINT32_MAX) {
+                   uint32_t count = UINT32_MAX) {
   sim::Platform& p = Dut();
   std::vector<uint8_t> bytes;
   for (const Instruction& ins : program) isa::AppendBytes(ins, bytes);
@@ -152,15 +152,16 @@ TEST_F(DeviceTest, HaltAlone) {
 // should move does, and the bytes between rows stay untouched.
 TEST_F(DeviceTest, LoadStoreUnifiedBufferRoundTrip) {
   BitSource bits(1);
-  const uint32_t rows = 37, lanes = config_.ub_lanes, src_stride = lanes + 5, dst_stride = lanes + 9;
+  const uint32_t rows = 37, lanes = config_.ub_lanes, src_stride = lanes + 5,
+                 dst_stride = lanes + 9;
   const uint64_t src = 0x20006, dst = 0x40002;  // 2-byte aligned, not bus aligned
   const auto data = RandomBf16(rows * src_stride, bits);
   WriteHost(src, data.data(), data.size() * 2);
   std::vector<uint16_t> canvas(rows * dst_stride, 0xBEEF);
   WriteHost(dst, canvas.data(), canvas.size() * 2);
-  const Outcome out = RunProgram({isa::Load(Buffer::kUb, rows, lanes, 11, src, src_stride),
-                           isa::Sync(),
-                           isa::Store(Buffer::kUb, rows, lanes, 11, dst, dst_stride), isa::Halt()});
+  const Outcome out =
+      RunProgram({isa::Load(Buffer::kUb, rows, lanes, 11, src, src_stride), isa::Sync(),
+                  isa::Store(Buffer::kUb, rows, lanes, 11, dst, dst_stride), isa::Halt()});
   ExpectDone(out);
   const auto got = ReadHost<uint16_t>(dst, canvas.size());
   int mismatches = 0;
@@ -192,8 +193,8 @@ TEST_F(DeviceTest, PackedRowsStreamAcrossBoundaries) {
   int mismatches = 0;
   for (size_t i = 0; i < data.size(); ++i) {
     const float x = golden::FloatFromBits(data[i]);
-    const uint32_t want = std::isnan(x) ? golden::kFp32CanonicalNan
-                                        : ((data[i] >> 31) ? 0u : data[i]);
+    const uint32_t want =
+        std::isnan(x) ? golden::kFp32CanonicalNan : ((data[i] >> 31) ? 0u : data[i]);
     mismatches += got[i] != want;
   }
   EXPECT_EQ(mismatches, 0);
@@ -206,8 +207,9 @@ TEST_F(DeviceTest, LoadStoreAccumulatorsRoundTripPartialLanes) {
   std::vector<uint32_t> data(rows * stride);
   for (auto& x : data) x = golden::RandomFp32(bits);
   WriteHost(0x30004, data.data(), data.size() * 4);
-  const Outcome out = RunProgram({isa::Load(Buffer::kAcc, rows, lanes, 3, 0x30004, stride), isa::Sync(),
-                           isa::Store(Buffer::kAcc, rows, lanes, 3, 0x50000, lanes), isa::Halt()});
+  const Outcome out =
+      RunProgram({isa::Load(Buffer::kAcc, rows, lanes, 3, 0x30004, stride), isa::Sync(),
+                  isa::Store(Buffer::kAcc, rows, lanes, 3, 0x50000, lanes), isa::Halt()});
   ExpectDone(out);
   const auto got = ReadHost<uint32_t>(0x50000, rows * lanes);
   for (uint32_t i = 0; i < rows; ++i) {
@@ -221,9 +223,9 @@ TEST_F(DeviceTest, TransposedLoadIntoUnifiedBuffer) {
   const uint32_t rows = 2 * config_.ub_lanes + 3, lanes = config_.ub_lanes, stride = rows + 7;
   const auto m = RandomBf16(lanes * stride, bits);  // lanes host rows of `stride` elements
   WriteHost(0x60002, m.data(), m.size() * 2);
-  const Outcome out = RunProgram({isa::Load(Buffer::kUb, rows, lanes, 0, 0x60002, stride, true),
-                           isa::Sync(), isa::Store(Buffer::kUb, rows, lanes, 0, 0x80000, lanes),
-                           isa::Halt()});
+  const Outcome out =
+      RunProgram({isa::Load(Buffer::kUb, rows, lanes, 0, 0x60002, stride, true), isa::Sync(),
+                  isa::Store(Buffer::kUb, rows, lanes, 0, 0x80000, lanes), isa::Halt()});
   ExpectDone(out);
   const auto got = ReadHost<uint16_t>(0x80000, rows * lanes);
   int mismatches = 0;
@@ -333,7 +335,8 @@ TEST_F(DeviceTest, GemmProgramIsBitExactAndCountersAddUp) {
     EXPECT_EQ(Counter(out, csr::Counter::kArrayBusy), tiles * g.m);
     EXPECT_EQ(Counter(out, csr::Counter::kMacs), tiles * g.m * config_.rows * config_.cols);
     EXPECT_EQ(Counter(out, csr::Counter::kInstructions), program.size());
-    EXPECT_EQ(Counter(out, csr::Counter::kDmaWriteBytes), static_cast<uint64_t>(g.m) * g.n * (4 + 2));
+    EXPECT_EQ(Counter(out, csr::Counter::kDmaWriteBytes),
+              static_cast<uint64_t>(g.m) * g.n * (4 + 2));
     EXPECT_GT(Counter(out, csr::Counter::kCycles), tiles * g.m);
   }
 }
@@ -342,8 +345,8 @@ TEST_F(DeviceTest, GemmProgramIsBitExactAndCountersAddUp) {
 TEST_F(DeviceTest, DmaReadBytesCountWholeBeats) {
   const uint32_t rows = 5, lanes = 3;
   const uint64_t src = 0x20000 + 30;  // each 6-byte row straddles a beat boundary: 2 beats
-  const std::vector<Instruction> program = {
-      isa::Load(Buffer::kUb, rows, lanes, 0, src, 16), isa::Halt()};
+  const std::vector<Instruction> program = {isa::Load(Buffer::kUb, rows, lanes, 0, src, 16),
+                                            isa::Halt()};
   const Outcome out = RunProgram(program);
   ExpectDone(out);
   uint64_t beats = 1;  // the two 16-byte instructions share one beat at kProgramAddr
@@ -376,7 +379,8 @@ TEST_F(DeviceTest, LoadsOverlapCompute) {
 // The same program under different memory latencies and bandwidths: identical results, cycle
 // counts that grow with latency and shrink with bandwidth.
 TEST_F(DeviceTest, MemoryTimingChangesCyclesNotResults) {
-  const GemmCase g{48, static_cast<int>(2 * config_.rows + 1), static_cast<int>(config_.cols), true};
+  const GemmCase g{48, static_cast<int>(2 * config_.rows + 1), static_cast<int>(config_.cols),
+                   true};
   const GemmData d = WriteGemmInputs(g, 6);
   const auto program = GemmProgram(g, config_, false);
   struct Setting {
@@ -416,8 +420,9 @@ TEST_F(DeviceTest, IllegalFieldsAreRejected) {
   ExpectError(RunProgram({halt}), csr::ErrorCode::kIllegalField, 0);
   ExpectError(RunProgram({isa::Load(Buffer::kUb, 0, 1, 0, 0x20000, 1), isa::Halt()}),
               csr::ErrorCode::kIllegalField, 0);  // zero rows
-  ExpectError(RunProgram({isa::Load(Buffer::kUb, 1, config_.ub_lanes + 1, 0, 0x20000, 64), isa::Halt()}),
-              csr::ErrorCode::kIllegalField, 0);  // too many lanes
+  ExpectError(
+      RunProgram({isa::Load(Buffer::kUb, 1, config_.ub_lanes + 1, 0, 0x20000, 64), isa::Halt()}),
+      csr::ErrorCode::kIllegalField, 0);  // too many lanes
   ExpectError(RunProgram({isa::Load(Buffer::kAcc, 1, 1, 0, 0x20000, 1, true), isa::Halt()}),
               csr::ErrorCode::kIllegalField, 0);  // transposed accumulator load
   ExpectError(RunProgram({isa::Matmul(1, config_.rows + 1, 0, 0, false, false), isa::Halt()}),
@@ -427,10 +432,12 @@ TEST_F(DeviceTest, IllegalFieldsAreRejected) {
 }
 
 TEST_F(DeviceTest, BufferRangesAreChecked) {
-  ExpectError(RunProgram({isa::Load(Buffer::kUb, 2, 1, config_.ub_depth - 1, 0x20000, 1), isa::Halt()}),
-              csr::ErrorCode::kUbRange, 0);
-  ExpectError(RunProgram({isa::Sync(), isa::Store(Buffer::kAcc, 1, 1, config_.acc_depth, 0x20000, 1)}),
-              csr::ErrorCode::kAccRange, 1);
+  ExpectError(
+      RunProgram({isa::Load(Buffer::kUb, 2, 1, config_.ub_depth - 1, 0x20000, 1), isa::Halt()}),
+      csr::ErrorCode::kUbRange, 0);
+  ExpectError(
+      RunProgram({isa::Sync(), isa::Store(Buffer::kAcc, 1, 1, config_.acc_depth, 0x20000, 1)}),
+      csr::ErrorCode::kAccRange, 1);
   ExpectError(RunProgram({isa::Matmul(4, 1, 0, config_.acc_depth - 3, false, false), isa::Halt()}),
               csr::ErrorCode::kAccRange, 0);
 }

@@ -10,10 +10,10 @@
 #include <memory>
 #include <systemc>  // declares sc_main, which libsystemc calls
 
+#include "backends/rtl_device.h"
 #include "common/bf16.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
-#include "backends/rtl_device.h"
 #include "host/train/dataset.h"
 #include "host/train/matmul_engine.h"
 #include "host/train/trainer.h"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The layers import one way (docs/architecture.md, Layers): each folder may include only the
+# folders listed for it. Exit status non-zero, with every offending include listed, otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+declare -A allowed=(
+  [common]="common"
+  [driver]="common driver"
+  [sim]="common sim"
+  [backends]="common driver sim waves backends"
+  [host]="common driver backends host"
+  [waves]="common sim waves"
+  # Users of the installed library: the Python module and the examples see what a user sees.
+  [python]="common driver backends"
+  [examples]="common driver backends"
+)
+# One exception, file by file, each with its reason.
+declare -A exceptions=(
+  # `mxu selfcheck` drives the verilated arithmetic units themselves: they are not a device,
+  # so no backend stands between them and the tool.
+  ["host/selfcheck.cc sim/arith_units.h"]=1
+)
+status=0
+for layer in "${!allowed[@]}"; do
+  [ -d "$layer" ] || continue
+  while IFS=: read -r file line include; do
+    target=$(sed -E 's/.*#include "([^/"]+)\/.*/\1/' <<<"$include")
+    header=$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"$include")
+    [ -n "${exceptions["$file $header"]:-}" ] && continue
+    if [[ " ${allowed[$layer]} " != *" $target "* ]]; then
+      echo "$file:$line: $layer/ must not include $target/ ($(tr -s ' ' <<<"$include"))"
+      status=1
+    fi
+  done < <(grep -rnE '^#include "[a-z_]+/' --include='*.cc' --include='*.h' "$layer" || true)
+done
+[ $status -eq 0 ] && echo "layers clean: ${!allowed[*]}"
+exit $status
