@@ -4,9 +4,10 @@
 #   scripts/test.sh exhaustive     only the exhaustive arithmetic checks (minutes; not in CI)
 #   scripts/test.sh -L LABEL ...   any other ctest selection (labels: unit rtl golden lint synth
 #                                  device sim driver train waves install python)
-#   scripts/test.sh --shard I/N    shard I (0-based) of N: the tests numbered I+1, I+1+N, I+1+2N,
-#                                  ... of the selection (ctest -I), for splitting the regression
-#                                  across N machines; combines with -L and other ctest options
+#   scripts/test.sh --shard I/N    shard I (0-based) of N: the selection's tests number I+1, I+1+N,
+#                                  I+1+2N, ... (ctest -I), for splitting the regression across N
+#                                  machines: N shards run every selected test exactly once.
+#                                  Combines with -L, -LE, -R and the other ctest options
 # JUnit XML of every run goes to build/test-results/junit.xml (shard I of N:
 # build/test-results/junit-I-of-N.xml) for CI's test report; the script prints the path.
 set -euo pipefail
@@ -36,8 +37,6 @@ while (($#)); do
         exit 2
       fi
       index=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
-      # ctest -I start,end,stride: every total-th test from index+1 (1-based test numbers).
-      shard=(-I "$((index + 1)),,$total")
       junit=build/test-results/junit-$index-of-$total.xml
       ;;
     *) args+=("$1") ;;
@@ -46,6 +45,19 @@ while (($#)); do
 done
 
 bash scripts/setup.sh -DMXU_EXHAUSTIVE=OFF
+if [ -n "${total:-}" ]; then
+  # ctest -I numbers the tests of the selection (after -L/-LE/-R) from 1: this shard takes
+  # index+1, index+1+total, ... as an explicit list ("0,0,0,n,n,...": a range start beyond the
+  # selection would select everything).
+  count=$(ctest --test-dir build -N "${args[@]}" | sed -nE 's/^Total Tests: ([0-9]+)$/\1/p')
+  numbers=""
+  for ((n = index + 1; n <= count; n += total)); do numbers+=",$n"; done
+  echo "test.sh: shard $index/$total: $(((count - index + total - 1) / total)) of $count tests"
+  if [ -z "$numbers" ]; then
+    exit 0
+  fi
+  shard=(-I "0,0,0$numbers")
+fi
 mkdir -p "$(dirname "$junit")"
 status=0
 ctest --test-dir build --output-on-failure -j"$(nproc)" --output-junit "$PWD/$junit" \
