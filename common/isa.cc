@@ -1,5 +1,6 @@
 #include "common/isa.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -7,63 +8,46 @@
 namespace mxu::isa {
 namespace {
 
-// Throws unless `value` fits in `bits` bits.
-void CheckField(const char* instruction, const char* field, uint64_t value, int bits) {
-  if (bits < 64 && (value >> bits) != 0) {
-    throw std::invalid_argument(std::string(instruction) + ": " + field + " = " +
+// Throws unless `value` fits in the field.
+void CheckField(const char* instruction, const char* name, uint64_t value, Field field) {
+  if (field.width < 64 && (value >> field.width) != 0) {
+    throw std::invalid_argument(std::string(instruction) + ": " + name + " = " +
                                 std::to_string(value) + " does not fit its " +
-                                std::to_string(bits) + "-bit field");
+                                std::to_string(field.width) + "-bit field");
   }
 }
 
-uint32_t Op(Opcode opcode) { return static_cast<uint8_t>(opcode); }
-uint32_t Bit(bool flag, int position) { return static_cast<uint32_t>(flag) << position; }
-
-// LOAD and STORE share their layout; bit 10 is LOAD's transpose and STORE's relu.
-Instruction Transfer(const char* name, Opcode opcode, const char* buffer_field, Buffer buffer,
-                     uint32_t rows, uint32_t lanes, uint32_t buffer_addr, uint64_t host_addr,
-                     uint32_t stride_elements, bool bit10) {
-  CheckField(name, buffer_field, static_cast<uint8_t>(buffer), 2);
-  CheckField(name, "rows", rows, 16);
-  CheckField(name, "lanes", lanes, 16);
-  CheckField(name, "buffer_addr", buffer_addr, 16);
-  CheckField(name, "host_addr", host_addr, 48);
-  CheckField(name, "stride_elements", stride_elements, 16);
+// An instruction with only its opcode set.
+Instruction WithOpcode(Opcode opcode) {
   Instruction in;
-  in.words[0] = Op(opcode) | static_cast<uint32_t>(buffer) << 8 | Bit(bit10, 10) | rows << 16;
-  in.words[1] = lanes | buffer_addr << 16;
-  // Host address bits [47:0] occupy instruction bits [111:64].
-  in.words[2] = static_cast<uint32_t>(host_addr);
-  in.words[3] = static_cast<uint32_t>(host_addr >> 32) | stride_elements << 16;
+  in.Set(kOpcode, static_cast<uint8_t>(opcode));
   return in;
 }
 
-// Bits each opcode names; every other bit must be zero.
-std::array<uint32_t, 4> NamedBits(uint8_t opcode) {
-  switch (static_cast<Opcode>(opcode)) {
-    case Opcode::kLoad:
-      return {0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
-    case Opcode::kStore:
-      return {0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
-    case Opcode::kMatmul:
-    case Opcode::kActivate:
-      return {0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0};
-    default:
-      return {0xFF, 0, 0, 0};
-  }
+// LOAD and STORE share their layout; the flag is LOAD's transpose and STORE's relu.
+Instruction Transfer(const char* name, Opcode opcode, const char* buffer_field, Buffer buffer,
+                     uint32_t rows, uint32_t lanes, uint32_t buffer_addr, uint64_t host_addr,
+                     uint32_t stride_elements, bool flag) {
+  CheckField(name, buffer_field, static_cast<uint8_t>(buffer), kTransferBuffer);
+  CheckField(name, "rows", rows, kTransferRows);
+  CheckField(name, "lanes", lanes, kTransferLanes);
+  CheckField(name, "buffer_addr", buffer_addr, kTransferBufferAddr);
+  CheckField(name, "host_addr", host_addr, kTransferHostAddr);
+  CheckField(name, "stride_elements", stride_elements, kTransferStride);
+  Instruction in = WithOpcode(opcode);
+  in.Set(kTransferBuffer, static_cast<uint8_t>(buffer));
+  in.Set(kTransferFlag, flag);
+  in.Set(kTransferRows, rows);
+  in.Set(kTransferLanes, lanes);
+  in.Set(kTransferBufferAddr, buffer_addr);
+  in.Set(kTransferHostAddr, host_addr);
+  in.Set(kTransferStride, stride_elements);
+  return in;
 }
 
-std::string BufferName(uint32_t buffer) {
-  switch (buffer) {
-    case 0:
-      return "UB";
-    case 1:
-      return "WEIGHTS";
-    case 2:
-      return "ACC";
-    default:
-      return std::to_string(buffer);
-  }
+std::string BufferText(uint32_t buffer) {
+  const char* name = BufferName(buffer);
+  return name != nullptr ? name : std::to_string(buffer);
 }
 
 std::string Hex(uint64_t value) {
@@ -73,6 +57,31 @@ std::string Hex(uint64_t value) {
 }
 
 }  // namespace
+
+uint64_t Instruction::Get(Field field) const {
+  uint64_t value = 0;
+  for (int done = 0; done < field.width;) {
+    const int bit = field.lsb + done;
+    const int shift = bit % 32;
+    const int take = std::min(32 - shift, field.width - done);
+    const uint64_t chunk = (uint64_t{words[bit / 32]} >> shift) & ((uint64_t{1} << take) - 1);
+    value |= chunk << done;
+    done += take;
+  }
+  return value;
+}
+
+void Instruction::Set(Field field, uint64_t value) {
+  for (int done = 0; done < field.width;) {
+    const int bit = field.lsb + done;
+    const int shift = bit % 32;
+    const int take = std::min(32 - shift, field.width - done);
+    const uint32_t mask = static_cast<uint32_t>(((uint64_t{1} << take) - 1) << shift);
+    const uint32_t chunk = static_cast<uint32_t>((value >> done) << shift);
+    words[bit / 32] = (words[bit / 32] & ~mask) | (chunk & mask);
+    done += take;
+  }
+}
 
 Instruction Load(Buffer target, uint32_t rows, uint32_t lanes, uint32_t buffer_addr,
                  uint64_t host_addr, uint32_t stride_elements, bool transpose) {
@@ -88,33 +97,39 @@ Instruction Store(Buffer source, uint32_t rows, uint32_t lanes, uint32_t buffer_
 
 Instruction Matmul(uint32_t rows, uint32_t k_rows, uint32_t ub_addr, uint32_t acc_addr,
                    bool accumulate, bool new_weights) {
-  CheckField("MATMUL", "rows", rows, 16);
-  CheckField("MATMUL", "k_rows", k_rows, 16);
-  CheckField("MATMUL", "ub_addr", ub_addr, 16);
-  CheckField("MATMUL", "acc_addr", acc_addr, 16);
-  Instruction in;
-  in.words[0] = Op(Opcode::kMatmul) | Bit(accumulate, 8) | Bit(new_weights, 9) | rows << 16;
-  in.words[1] = k_rows | ub_addr << 16;
-  in.words[2] = acc_addr;
+  CheckField("MATMUL", "rows", rows, kMatmulRows);
+  CheckField("MATMUL", "k_rows", k_rows, kMatmulKRows);
+  CheckField("MATMUL", "ub_addr", ub_addr, kMatmulUbAddr);
+  CheckField("MATMUL", "acc_addr", acc_addr, kMatmulAccAddr);
+  Instruction in = WithOpcode(Opcode::kMatmul);
+  in.Set(kMatmulAccumulate, accumulate);
+  in.Set(kMatmulNewWeights, new_weights);
+  in.Set(kMatmulRows, rows);
+  in.Set(kMatmulKRows, k_rows);
+  in.Set(kMatmulUbAddr, ub_addr);
+  in.Set(kMatmulAccAddr, acc_addr);
   return in;
 }
 
 Instruction Activate(uint32_t rows, uint32_t acc_addr, uint32_t ub_addr, bool relu, bool bias,
                      uint32_t bias_addr) {
-  CheckField("ACTIVATE", "rows", rows, 16);
-  CheckField("ACTIVATE", "acc_addr", acc_addr, 16);
-  CheckField("ACTIVATE", "ub_addr", ub_addr, 16);
-  CheckField("ACTIVATE", "bias_addr", bias_addr, 16);
-  Instruction in;
-  in.words[0] = Op(Opcode::kActivate) | Bit(relu, 8) | Bit(bias, 9) | rows << 16;
-  in.words[1] = acc_addr | ub_addr << 16;
-  in.words[2] = bias_addr;
+  CheckField("ACTIVATE", "rows", rows, kActivateRows);
+  CheckField("ACTIVATE", "acc_addr", acc_addr, kActivateAccAddr);
+  CheckField("ACTIVATE", "ub_addr", ub_addr, kActivateUbAddr);
+  CheckField("ACTIVATE", "bias_addr", bias_addr, kActivateBiasAddr);
+  Instruction in = WithOpcode(Opcode::kActivate);
+  in.Set(kActivateRelu, relu);
+  in.Set(kActivateBias, bias);
+  in.Set(kActivateRows, rows);
+  in.Set(kActivateAccAddr, acc_addr);
+  in.Set(kActivateUbAddr, ub_addr);
+  in.Set(kActivateBiasAddr, bias_addr);
   return in;
 }
 
-Instruction Sync() { return Raw({Op(Opcode::kSync), 0, 0, 0}); }
+Instruction Sync() { return WithOpcode(Opcode::kSync); }
 
-Instruction Halt() { return Raw({Op(Opcode::kHalt), 0, 0, 0}); }
+Instruction Halt() { return WithOpcode(Opcode::kHalt); }
 
 Instruction Raw(const std::array<uint32_t, 4>& words) {
   Instruction in;
@@ -125,38 +140,37 @@ Instruction Raw(const std::array<uint32_t, 4>& words) {
 std::string Disassemble(const Instruction& in) {
   const auto& w = in.words;
   const uint8_t opcode = in.opcode();
-  const auto field = [&](int lsb, int bits) -> uint64_t {  // lsb and width inside one word
-    return (w[lsb / 32] >> (lsb % 32)) & ((uint64_t{1} << bits) - 1);
+  const auto num = [&](const char* name, Field field) {
+    return std::string(" ") + name + "=" + std::to_string(in.Get(field));
   };
-  const auto num = [&](const char* name, int lsb) {
-    return std::string(" ") + name + "=" + std::to_string(field(lsb, 16));
-  };
-  const uint64_t host = w[2] | (uint64_t{w[3]} & 0xFFFF) << 32;
   std::string text;
   switch (static_cast<Opcode>(opcode)) {
     case Opcode::kLoad:
     case Opcode::kStore: {
       const bool load = static_cast<Opcode>(opcode) == Opcode::kLoad;
       text = load ? "LOAD target=" : "STORE source=";
-      text += BufferName(static_cast<uint32_t>(field(8, 2)));
-      text += num("rows", 16) + num("lanes", 32) + num("buf", 48) + " host=" + Hex(host) +
-              num("stride", 112);
-      if (field(10, 1)) text += load ? " transpose" : " relu";
+      text += BufferText(static_cast<uint32_t>(in.Get(kTransferBuffer)));
+      text += num("rows", kTransferRows) + num("lanes", kTransferLanes) +
+              num("buf", kTransferBufferAddr) + " host=" + Hex(in.Get(kTransferHostAddr)) +
+              num("stride", kTransferStride);
+      if (in.Get(kTransferFlag)) text += load ? " transpose" : " relu";
       break;
     }
     case Opcode::kMatmul:
-      text = "MATMUL" + num("rows", 16) + num("k_rows", 32) + num("ub", 48) + num("acc", 64);
-      if (field(8, 1)) text += " accumulate";
-      if (field(9, 1)) text += " new_weights";
+      text = "MATMUL" + num("rows", kMatmulRows) + num("k_rows", kMatmulKRows) +
+             num("ub", kMatmulUbAddr) + num("acc", kMatmulAccAddr);
+      if (in.Get(kMatmulAccumulate)) text += " accumulate";
+      if (in.Get(kMatmulNewWeights)) text += " new_weights";
       break;
     case Opcode::kActivate:
-      text = "ACTIVATE" + num("rows", 16) + num("acc", 32) + num("ub", 48);
-      if (field(8, 1)) text += " relu";
+      text = "ACTIVATE" + num("rows", kActivateRows) + num("acc", kActivateAccAddr) +
+             num("ub", kActivateUbAddr);
+      if (in.Get(kActivateRelu)) text += " relu";
       // The bias address is shown whenever it matters or is (illegally) set without bias.
-      if (field(9, 1)) {
-        text += num("bias", 64);
-      } else if (field(64, 16) != 0) {
-        text += num("bias_addr", 64);
+      if (in.Get(kActivateBias)) {
+        text += num("bias", kActivateBiasAddr);
+      } else if (in.Get(kActivateBiasAddr) != 0) {
+        text += num("bias_addr", kActivateBiasAddr);
       }
       break;
     case Opcode::kSync:
@@ -172,7 +186,7 @@ std::string Disassemble(const Instruction& in) {
       return line;
     }
   }
-  const std::array<uint32_t, 4> named = NamedBits(opcode);
+  const Words named = NamedBits(opcode);
   for (size_t i = 0; i < w.size(); ++i) {
     if ((w[i] & ~named[i]) != 0) {
       text += " (reserved bits set)";

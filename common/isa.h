@@ -10,25 +10,20 @@
 #include <string>
 #include <vector>
 
+#include "common/isa_table.h"
+
 namespace mxu::isa {
 
-inline constexpr size_t kInstructionBytes = 16;
-
-enum class Opcode : uint8_t {
-  kLoad = 0x01,
-  kStore = 0x02,
-  kMatmul = 0x10,
-  kActivate = 0x20,
-  kSync = 0x30,
-  kHalt = 0x3F,
-};
-
-enum class Buffer : uint8_t { kUb = 0, kWeights = 1, kAcc = 2 };
-
+// kInstructionBytes, Opcode, Buffer, the fields of each format (kTransferRows, ...) and
+// NamedBits: generated from common/isa.toml.
 struct Instruction {
   std::array<uint32_t, 4> words{};  // bit i of the instruction is bit i % 32 of words[i / 32]
 
-  uint8_t opcode() const { return static_cast<uint8_t>(words[0] & 0xFF); }
+  uint8_t opcode() const { return static_cast<uint8_t>(Get(kOpcode)); }
+  // The value of bits [field.lsb + field.width - 1 : field.lsb] (width <= 64).
+  uint64_t Get(Field field) const;
+  // Writes the low field.width bits of `value` into the field.
+  void Set(Field field, uint64_t value);
   bool operator==(const Instruction& other) const { return words == other.words; }
   bool operator!=(const Instruction& other) const { return words != other.words; }
 };

@@ -159,7 +159,7 @@ module controller #(
   logic [127:0]         ins;
   logic                 ins_valid;                      // an instruction is at the head
   logic [7:0]           op;
-  logic [7:0]           flags;
+  logic [2:0]           flags;                          // bits [10:8]; [15:11] reserved
   logic [15:0]          f_rows, f_b, f_c, f_d;
   logic [AddrWidth-1:0] f_host;
   logic [15:0]          f_stride;
@@ -222,20 +222,20 @@ module controller #(
     ins       = half_q ? ibuf_head[255:128] : ibuf_head[127:0];
     ins_valid = !ibuf_empty && (half_q ? ibuf_head[BusBits+1] : ibuf_head[BusBits]);
     op        = ins[7:0];
-    flags     = ins[15:8];
+    flags     = ins[10:8];
     f_rows    = ins[31:16];
     f_b       = ins[47:32];
     f_c       = ins[63:48];
     f_d       = ins[79:64];
     f_host    = ins[111:64];
     f_stride  = ins[127:112];
-    is_load   = op == mxu_pkg::OpLoad;
-    is_store  = op == mxu_pkg::OpStore;
-    is_mm     = op == mxu_pkg::OpMatmul;
-    is_ac     = op == mxu_pkg::OpActivate;
-    is_sync   = op == mxu_pkg::OpSync;
-    is_halt   = op == mxu_pkg::OpHalt;
-    is_wload  = is_load && flags[1:0] == mxu_pkg::BufWeights;
+    is_load   = op == mxu_isa_pkg::OpLoad;
+    is_store  = op == mxu_isa_pkg::OpStore;
+    is_mm     = op == mxu_isa_pkg::OpMatmul;
+    is_ac     = op == mxu_isa_pkg::OpActivate;
+    is_sync   = op == mxu_isa_pkg::OpSync;
+    is_halt   = op == mxu_isa_pkg::OpHalt;
+    is_wload  = is_load && flags[1:0] == mxu_isa_pkg::BufWeights;
     rows17    = {1'b0, f_rows};
     buf_hi    = {1'b0, f_c} + rows17;   // LOAD / STORE: buffer rows [f_c, buf_hi)
     ub_hi     = {1'b0, f_c} + rows17;   // MATMUL: UB rows [f_c, ub_hi), ACC rows [f_d, acc_hi)
@@ -244,48 +244,53 @@ module controller #(
     ac_ub_hi  = {1'b0, f_c} + rows17;
 
     // ----- Legality (docs/isa.md, Errors).
-    check_err = mxu_pkg::ErrNone;
+    check_err = mxu_isa_pkg::ErrNone;
     if (is_load || is_store) begin
-      if (flags[7:3] != '0 || (is_store && flags[2] && flags[1:0] != mxu_pkg::BufAcc) ||
+      if ((ins & (is_load ? mxu_isa_pkg::LoadReservedMask : mxu_isa_pkg::StoreReservedMask)) !=
+          '0 ||
+          (is_store && flags[2] && flags[1:0] != mxu_isa_pkg::BufAcc) ||
           flags[1:0] == 2'd3 ||
-          (is_store && flags[1:0] == mxu_pkg::BufWeights) ||
-          (is_load && flags[2] && flags[1:0] == mxu_pkg::BufAcc) || f_rows == '0 || f_b == '0 ||
-          (flags[1:0] == mxu_pkg::BufUb && 32'(f_b) > UbLanes) ||
-          (flags[1:0] != mxu_pkg::BufUb && 32'(f_b) > Cols) ||
-          (flags[1:0] == mxu_pkg::BufWeights && (32'(f_rows) > Rows || f_c != '0))) begin
-        check_err = mxu_pkg::ErrIllegalField;
-      end else if (flags[1:0] == mxu_pkg::BufUb && 32'(buf_hi) > UbDepth) begin
-        check_err = mxu_pkg::ErrUbRange;
-      end else if (flags[1:0] == mxu_pkg::BufAcc && 32'(buf_hi) > AccDepth) begin
-        check_err = mxu_pkg::ErrAccRange;
-      end else if (f_host[0] || (flags[1:0] == mxu_pkg::BufAcc && f_host[1])) begin
-        check_err = mxu_pkg::ErrMisaligned;
-      end else if (is_load && flags[1:0] == mxu_pkg::BufWeights && tiles_q == 3'd3) begin
-        check_err = mxu_pkg::ErrWeightsFull;
+          (is_store && flags[1:0] == mxu_isa_pkg::BufWeights) ||
+          (is_load && flags[2] && flags[1:0] == mxu_isa_pkg::BufAcc) || f_rows == '0 || f_b == '0 ||
+          (flags[1:0] == mxu_isa_pkg::BufUb && 32'(f_b) > UbLanes) ||
+          (flags[1:0] != mxu_isa_pkg::BufUb && 32'(f_b) > Cols) ||
+          (flags[1:0] == mxu_isa_pkg::BufWeights && (32'(f_rows) > Rows || f_c != '0))) begin
+        check_err = mxu_isa_pkg::ErrIllegalField;
+      end else if (flags[1:0] == mxu_isa_pkg::BufUb && 32'(buf_hi) > UbDepth) begin
+        check_err = mxu_isa_pkg::ErrUbRange;
+      end else if (flags[1:0] == mxu_isa_pkg::BufAcc && 32'(buf_hi) > AccDepth) begin
+        check_err = mxu_isa_pkg::ErrAccRange;
+      end else if (f_host[0] || (flags[1:0] == mxu_isa_pkg::BufAcc && f_host[1])) begin
+        check_err = mxu_isa_pkg::ErrMisaligned;
+      end else if (is_load && flags[1:0] == mxu_isa_pkg::BufWeights && tiles_q == 3'd3) begin
+        check_err = mxu_isa_pkg::ErrWeightsFull;
       end
     end else if (is_mm) begin
-      if (flags[7:2] != '0 || ins[127:80] != '0 || f_rows == '0 || f_b == '0 ||
+      if ((ins & mxu_isa_pkg::MatmulReservedMask) != '0 || f_rows == '0 || f_b == '0 ||
           32'(f_b) > Rows) begin
-        check_err = mxu_pkg::ErrIllegalField;
+        check_err = mxu_isa_pkg::ErrIllegalField;
       end else if (32'(ub_hi) > UbDepth) begin
-        check_err = mxu_pkg::ErrUbRange;
+        check_err = mxu_isa_pkg::ErrUbRange;
       end else if (32'(acc_hi) > AccDepth) begin
-        check_err = mxu_pkg::ErrAccRange;
+        check_err = mxu_isa_pkg::ErrAccRange;
       end else if (flags[1] && tiles_q == '0) begin
-        check_err = mxu_pkg::ErrNoWeights;
+        check_err = mxu_isa_pkg::ErrNoWeights;
       end
     end else if (is_ac) begin
-      if (flags[7:2] != '0 || ins[127:80] != '0 || f_rows == '0 || (!flags[1] && f_d != '0)) begin
-        check_err = mxu_pkg::ErrIllegalField;
+      if ((ins & mxu_isa_pkg::ActivateReservedMask) != '0 || f_rows == '0 ||
+          (!flags[1] && f_d != '0)) begin
+        check_err = mxu_isa_pkg::ErrIllegalField;
       end else if (32'(ac_ub_hi) > UbDepth) begin
-        check_err = mxu_pkg::ErrUbRange;
+        check_err = mxu_isa_pkg::ErrUbRange;
       end else if (32'(ac_acc_hi) > AccDepth || 32'(f_d) >= AccDepth) begin
-        check_err = mxu_pkg::ErrAccRange;
+        check_err = mxu_isa_pkg::ErrAccRange;
       end
     end else if (is_sync || is_halt) begin
-      if (ins[127:8] != '0) check_err = mxu_pkg::ErrIllegalField;
+      if ((ins & (is_sync ? mxu_isa_pkg::SyncReservedMask : mxu_isa_pkg::HaltReservedMask)) != '0) begin
+        check_err = mxu_isa_pkg::ErrIllegalField;
+      end
     end else begin
-      check_err = mxu_pkg::ErrIllegalOpcode;
+      check_err = mxu_isa_pkg::ErrIllegalOpcode;
     end
 
     // ----- Conflicts with instructions in flight: reads and writes of UB and ACC rows.
@@ -301,16 +306,16 @@ module controller #(
       r_ub = 1'b0; w_ub = 1'b0; r_acc = 1'b0; w_acc = 1'b0;
       r_ub_lo = '0; r_ub_hi = '0; w_ub_lo = '0; w_ub_hi = '0;
       r_acc_lo = '0; r_acc_hi = '0; w_acc_lo = '0; w_acc_hi = '0;
-      if (is_load && flags[1:0] == mxu_pkg::BufUb) begin
+      if (is_load && flags[1:0] == mxu_isa_pkg::BufUb) begin
         w_ub = 1'b1; w_ub_lo = {1'b0, f_c}; w_ub_hi = buf_hi;
       end
-      if (is_load && flags[1:0] == mxu_pkg::BufAcc) begin
+      if (is_load && flags[1:0] == mxu_isa_pkg::BufAcc) begin
         w_acc = 1'b1; w_acc_lo = {1'b0, f_c}; w_acc_hi = buf_hi;
       end
-      if (is_store && flags[1:0] == mxu_pkg::BufUb) begin
+      if (is_store && flags[1:0] == mxu_isa_pkg::BufUb) begin
         r_ub = 1'b1; r_ub_lo = {1'b0, f_c}; r_ub_hi = buf_hi;
       end
-      if (is_store && flags[1:0] == mxu_pkg::BufAcc) begin
+      if (is_store && flags[1:0] == mxu_isa_pkg::BufAcc) begin
         r_acc = 1'b1; r_acc_lo = {1'b0, f_c}; r_acc_hi = buf_hi;
       end
       if (is_mm) begin
@@ -322,16 +327,16 @@ module controller #(
         w_ub = 1'b1;  w_ub_lo = {1'b0, f_c};  w_ub_hi = ac_ub_hi;
       end
       // Against the load engine (writes UB or ACC).
-      if (ld_busy_q && ld_buf_q == mxu_pkg::BufUb &&
+      if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufUb &&
           ((r_ub && overlaps(r_ub_lo, r_ub_hi, ld_lo_q, ld_hi_q)) ||
            (w_ub && overlaps(w_ub_lo, w_ub_hi, ld_lo_q, ld_hi_q)))) conflict = 1'b1;
-      if (ld_busy_q && ld_buf_q == mxu_pkg::BufAcc &&
+      if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufAcc &&
           ((r_acc && overlaps(r_acc_lo, r_acc_hi, ld_lo_q, ld_hi_q)) ||
            (w_acc && overlaps(w_acc_lo, w_acc_hi, ld_lo_q, ld_hi_q)))) conflict = 1'b1;
       // Against the store engine (reads UB or ACC).
-      if (st_busy_q && st_buf_q == mxu_pkg::BufUb && w_ub &&
+      if (st_busy_q && st_buf_q == mxu_isa_pkg::BufUb && w_ub &&
           overlaps(w_ub_lo, w_ub_hi, st_lo_q, st_hi_q)) conflict = 1'b1;
-      if (st_busy_q && st_buf_q == mxu_pkg::BufAcc && w_acc &&
+      if (st_busy_q && st_buf_q == mxu_isa_pkg::BufAcc && w_acc &&
           overlaps(w_acc_lo, w_acc_hi, st_lo_q, st_hi_q)) conflict = 1'b1;
       // Against ACTIVATE (reads ACC and the bias row, writes UB).
       if (ac_busy_q && w_acc && (overlaps(w_acc_lo, w_acc_hi, ac_acc_lo_q, ac_acc_hi_q) ||
@@ -357,7 +362,7 @@ module controller #(
         end
       end
       if (is_ac && flags[1]) begin  // the bias row is read too
-        if (ld_busy_q && ld_buf_q == mxu_pkg::BufAcc &&
+        if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufAcc &&
             overlaps({1'b0, f_d}, {1'b0, f_d} + 1'b1, ld_lo_q, ld_hi_q)) conflict = 1'b1;
         for (int unsigned s = 0; s < MmSlots; s++) begin
           if (mm_valid_q[s] && overlaps({1'b0, f_d}, {1'b0, f_d} + 1'b1, mm_acc_lo_q[s*17 +: 17],
@@ -377,7 +382,7 @@ module controller #(
                  (is_mm && (!mm_ready_i || mm_valid_q[mm_tail_q])) ||
                  (is_ac && (!ac_ready_i || ac_busy_q)) ||
                  ((is_sync || is_halt) && in_flight);
-    dispatch   = state_q == StRun && ins_valid && check_err == mxu_pkg::ErrNone && !conflict &&
+    dispatch   = state_q == StRun && ins_valid && check_err == mxu_isa_pkg::ErrNone && !conflict &&
                  !structural;
 
     // ----- Engine commands (valid only in the dispatch cycle).
@@ -467,7 +472,7 @@ module controller #(
       mm_acc_hi_d[mm_tail_q*17 +: 17] = acc_hi;
       mm_tail_d = mm_tail_q + 1'b1;
     end
-    tiles_d = tiles_q + 3'(dispatch && is_load && flags[1:0] == mxu_pkg::BufWeights)
+    tiles_d = tiles_q + 3'(dispatch && is_load && flags[1:0] == mxu_isa_pkg::BufWeights)
                       - 3'(dispatch && is_mm && flags[1]);
     retired_o = 3'(ld_done_i) + 3'(wld_done_i) + 3'(st_done_i) + 3'(mm_done_i) +
                 3'(ac_done_i) + 3'(dispatch && (is_sync || is_halt));
@@ -490,7 +495,7 @@ module controller #(
           state_d    = StClear;
           cmd_addr_d = cmd_addr_i;
           count_d    = cmd_count_i;
-          err_code_d = mxu_pkg::ErrNone;
+          err_code_d = mxu_isa_pkg::ErrNone;
           err_pc_d   = '0;
           err_addr_d = '0;
         end
@@ -499,29 +504,29 @@ module controller #(
         // One cycle with the engines in reset: every program starts from empty queues.
         state_d = StRun;
         if (cmd_addr_q[3:0] != '0) begin
-          state_d = StDrainError; err_code_d = mxu_pkg::ErrMisaligned; err_addr_d = cmd_addr_q;
+          state_d = StDrainError; err_code_d = mxu_isa_pkg::ErrMisaligned; err_addr_d = cmd_addr_q;
         end else if (count_q == '0) begin
-          state_d = StDrainError; err_code_d = mxu_pkg::ErrCmdOverrun;
+          state_d = StDrainError; err_code_d = mxu_isa_pkg::ErrCmdOverrun;
         end
       end
       StRun: begin
         if (ld_error_i) begin
-          state_d = StDrainError; err_code_d = mxu_pkg::ErrMemRead;
+          state_d = StDrainError; err_code_d = mxu_isa_pkg::ErrMemRead;
           err_pc_d = ld_pc_q; err_addr_d = ld_error_addr_i;
         end else if (wld_error_i) begin
-          state_d = StDrainError; err_code_d = mxu_pkg::ErrMemRead;
+          state_d = StDrainError; err_code_d = mxu_isa_pkg::ErrMemRead;
           err_pc_d = wld_pc_q; err_addr_d = wld_error_addr_i;
         end else if (st_error_i) begin
-          state_d = StDrainError; err_code_d = mxu_pkg::ErrMemWrite;
+          state_d = StDrainError; err_code_d = mxu_isa_pkg::ErrMemWrite;
           err_pc_d = st_pc_q; err_addr_d = st_error_addr_i;
-        end else if (ins_valid && check_err != mxu_pkg::ErrNone) begin
+        end else if (ins_valid && check_err != mxu_isa_pkg::ErrNone) begin
           state_d = StDrainError; err_code_d = check_err; err_pc_d = pc_q;
         end else if (dispatch && is_halt) begin
           state_d = StDrainDone;
         end else if (pc_q == count_q && !ins_valid) begin
-          state_d = StDrainError; err_code_d = mxu_pkg::ErrCmdOverrun; err_pc_d = pc_q;
+          state_d = StDrainError; err_code_d = mxu_isa_pkg::ErrCmdOverrun; err_pc_d = pc_q;
         end else if (fetch_err_q && ibuf_empty && beats_out_q == '0) begin
-          state_d = StDrainError; err_code_d = mxu_pkg::ErrMemRead; err_pc_d = pc_q;
+          state_d = StDrainError; err_code_d = mxu_isa_pkg::ErrMemRead; err_pc_d = pc_q;
           err_addr_d = fetch_err_addr_q;
         end
       end
@@ -693,7 +698,7 @@ module controller #(
   assign error_code_o  = err_code_q;
   assign error_pc_o    = err_pc_q;
   assign error_addr_o  = err_addr_q;
-  assign stall_dep_o   = state_q == StRun && ins_valid && check_err == mxu_pkg::ErrNone && !dispatch;
+  assign stall_dep_o   = state_q == StRun && ins_valid && check_err == mxu_isa_pkg::ErrNone && !dispatch;
   assign stall_fetch_o = state_q == StRun && !ins_valid && pc_q != count_q;
   assign dbg_dispatch_o = dispatch;
   assign dbg_ins_o      = ins;

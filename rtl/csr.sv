@@ -11,7 +11,7 @@ module csr #(
   parameter int unsigned WeightFifoDepth = mxu_pkg::WeightFifoDepth,
   parameter int unsigned UbLanes         = (Rows > Cols) ? Rows : Cols,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
-  localparam int unsigned NumCounters    = mxu_pkg::NumCounters,
+  localparam int unsigned NumCounters    = mxu_isa_pkg::NumCounters,
   localparam int unsigned AddrWidth      = mxu_pkg::MemAddrWidth
 ) (
   input  logic                        clk_i,
@@ -66,8 +66,8 @@ module csr #(
     known    = 1'b1;
     writable = 1'b0;
     unique case (reg_req_addr_i)
-      12'h000: rdata = mxu_pkg::DeviceId;
-      12'h004: rdata = mxu_pkg::DeviceVersion;
+      12'h000: rdata = mxu_isa_pkg::DeviceId;
+      12'h004: rdata = mxu_isa_pkg::DeviceVersion;
       12'h008: rdata = {16'(Cols), 16'(Rows)};
       12'h00C: rdata = 32'(UbDepth);
       12'h010: rdata = 32'(AccDepth);
@@ -126,7 +126,7 @@ module csr #(
       error_addr_d = error_addr_i;
     end
     if (start || soft_reset) begin
-      error_code_d = mxu_pkg::ErrNone;
+      error_code_d = mxu_isa_pkg::ErrNone;
       error_pc_d   = '0;
       error_addr_d = '0;
     end

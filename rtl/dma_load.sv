@@ -217,20 +217,20 @@ module dma_load #(
     for (int unsigned l = 0; l < SegBytesMax / 2; l++) begin
       if (16'(wide_q ? l / 2 : l) >= lanes_q) row_bytes[l*16 +: 16] = '0;
     end
-    ub_wr_en_o    = row_valid && target_q == mxu_pkg::BufUb;
+    ub_wr_en_o    = row_valid && target_q == mxu_isa_pkg::BufUb;
     ub_wr_addr_o  = UbAw'(buf_addr_q);
     ub_wr_data_o  = row_bytes[UbLanes*16-1:0];
-    acc_wr_en_o   = row_valid && target_q == mxu_pkg::BufAcc;
+    acc_wr_en_o   = row_valid && target_q == mxu_isa_pkg::BufAcc;
     acc_wr_addr_o = AccAw'(buf_addr_q);
     acc_wr_data_o = row_bytes[Cols*32-1:0];
-    wf_push_o     = row_valid && target_q == mxu_pkg::BufWeights && !wf_full_i;
+    wf_push_o     = row_valid && target_q == mxu_isa_pkg::BufWeights && !wf_full_i;
     wf_data_o     = row_bytes[Cols*16-1:0];
   end
 
   always_comb begin
     unique case (target_q)
-      mxu_pkg::BufAcc:     target_ready = acc_wr_gnt_i;
-      mxu_pkg::BufWeights: target_ready = !wf_full_i;
+      mxu_isa_pkg::BufAcc:     target_ready = acc_wr_gnt_i;
+      mxu_isa_pkg::BufWeights: target_ready = !wf_full_i;
       default:             target_ready = ub_wr_gnt_i;
     endcase
     row_fire = row_valid && target_ready;
@@ -304,14 +304,14 @@ module dma_load #(
     transpose_d    = accept ? cmd_transpose_i : transpose_q;
     rows_d         = accept ? cmd_rows_i : rows_q;
     lanes_d        = accept ? cmd_lanes_i : lanes_q;
-    wide_d         = accept ? cmd_target_i == mxu_pkg::BufAcc : wide_q;
+    wide_d         = accept ? cmd_target_i == mxu_isa_pkg::BufAcc : wide_q;
     stride_bytes_d = stride_bytes_q;
     if (accept) begin
-      stride_bytes_d = (cmd_target_i == mxu_pkg::BufAcc) ? {2'b00, cmd_stride_i, 2'b00}
+      stride_bytes_d = (cmd_target_i == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_stride_i, 2'b00}
                                                          : {3'b000, cmd_stride_i, 1'b0};
     end
     // Linear mode: plain rows of whole aligned beats, packed back to back.
-    cmd_row_bytes   = (cmd_target_i == mxu_pkg::BufAcc) ? {cmd_lanes_i, 2'b00}
+    cmd_row_bytes   = (cmd_target_i == mxu_isa_pkg::BufAcc) ? {cmd_lanes_i, 2'b00}
                                                         : {1'b0, cmd_lanes_i, 1'b0};
     linear_d        = accept ? (!cmd_transpose_i && cmd_host_addr_i[4:0] == '0 &&
                                 cmd_row_bytes[4:0] == '0 &&

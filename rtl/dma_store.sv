@@ -225,11 +225,11 @@ module dma_store #(
     stride_bytes_d = stride_bytes_q;
     if (cmd_valid_i && cmd_ready_o) begin
       active_d       = 1'b1;
-      from_acc_d     = cmd_source_i == mxu_pkg::BufAcc;
+      from_acc_d     = cmd_source_i == mxu_isa_pkg::BufAcc;
       relu_d         = cmd_relu_i;
       rows_d         = cmd_rows_i;
       lanes_d        = cmd_lanes_i;
-      stride_bytes_d = (cmd_source_i == mxu_pkg::BufAcc) ? {2'b00, cmd_stride_i, 2'b00}
+      stride_bytes_d = (cmd_source_i == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_stride_i, 2'b00}
                                                          : {3'b000, cmd_stride_i, 1'b0};
       rd_row_d       = '0;
       rd_addr_d      = cmd_buf_addr_i;
@@ -237,7 +237,7 @@ module dma_store #(
       rows_done_d    = '0;
     end
     // Linear mode: whole aligned beats per row, rows packed back to back.
-    cmd_row_len = (cmd_source_i == mxu_pkg::BufAcc) ? {cmd_lanes_i, 2'b00}
+    cmd_row_len = (cmd_source_i == mxu_isa_pkg::BufAcc) ? {cmd_lanes_i, 2'b00}
                                                     : {1'b0, cmd_lanes_i, 1'b0};
     linear_d    = linear_q;
     lin_addr_d  = lin_addr_n;

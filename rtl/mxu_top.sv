@@ -70,7 +70,7 @@ module mxu_top #(
   localparam int unsigned UbAw    = (UbDepth > 1) ? $clog2(UbDepth) : 1;
   localparam int unsigned AccAw   = (AccDepth > 1) ? $clog2(AccDepth) : 1;
   localparam int unsigned KWidth  = $clog2(Rows + 1);
-  localparam int unsigned NumCnt  = mxu_pkg::NumCounters;
+  localparam int unsigned NumCnt  = mxu_isa_pkg::NumCounters;
 
   // CSRs <-> controller.
   logic                 start, soft_reset, ctrl_busy, done, error, clear, running;
@@ -155,17 +155,17 @@ module mxu_top #(
 
   always_comb begin
     counter_inc = '0;
-    counter_inc[mxu_pkg::CntCycles*16 +: 16]        = 16'(ctrl_busy);
-    counter_inc[mxu_pkg::CntArrayBusy*16 +: 16]     = 16'(array_row);
-    counter_inc[mxu_pkg::CntMacs*16 +: 16]          = array_row ? 16'(Rows * Cols) : 16'd0;
-    counter_inc[mxu_pkg::CntDmaReadBytes*16 +: 16]  =
+    counter_inc[mxu_isa_pkg::CntCycles*16 +: 16]        = 16'(ctrl_busy);
+    counter_inc[mxu_isa_pkg::CntArrayBusy*16 +: 16]     = 16'(array_row);
+    counter_inc[mxu_isa_pkg::CntMacs*16 +: 16]          = array_row ? 16'(Rows * Cols) : 16'd0;
+    counter_inc[mxu_isa_pkg::CntDmaReadBytes*16 +: 16]  =
         (running && mem_r_valid_i && mem_r_ready_o) ? 16'(BusBytes) : 16'd0;
-    counter_inc[mxu_pkg::CntDmaWriteBytes*16 +: 16] = 16'(wr_bytes);
-    counter_inc[mxu_pkg::CntInstructions*16 +: 16]  = 16'(retired);
-    counter_inc[mxu_pkg::CntStallDep*16 +: 16]      = 16'(stall_dep);
-    counter_inc[mxu_pkg::CntStallWeights*16 +: 16]  = 16'(wait_weights);
-    counter_inc[mxu_pkg::CntStallFetch*16 +: 16]    = 16'(stall_fetch);
-    counter_inc[mxu_pkg::CntStallMemory*16 +: 16]   = 16'(stall_mem);
+    counter_inc[mxu_isa_pkg::CntDmaWriteBytes*16 +: 16] = 16'(wr_bytes);
+    counter_inc[mxu_isa_pkg::CntInstructions*16 +: 16]  = 16'(retired);
+    counter_inc[mxu_isa_pkg::CntStallDep*16 +: 16]      = 16'(stall_dep);
+    counter_inc[mxu_isa_pkg::CntStallWeights*16 +: 16]  = 16'(wait_weights);
+    counter_inc[mxu_isa_pkg::CntStallFetch*16 +: 16]    = 16'(stall_fetch);
+    counter_inc[mxu_isa_pkg::CntStallMemory*16 +: 16]   = 16'(stall_mem);
   end
 
   controller #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_controller (

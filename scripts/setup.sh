@@ -4,10 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# python3 (3.11: tomllib): scripts/gen_isa.py and its up-to-date test.
 # zlib1g-dev: Verilator's FST tracing and the training curves' PNG encoder link zlib.
 # pybind11-dev, python3-dev, python3-numpy, python3-pytest: the Python module and its tests.
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
-          gtkwave xvfb zlib1g-dev clang-format pybind11-dev python3-dev python3-numpy
+          gtkwave xvfb zlib1g-dev clang-format python3 pybind11-dev python3-dev python3-numpy
           python3-pytest)
 missing=()
 for package in "${packages[@]}"; do

@@ -13,7 +13,7 @@ while [ $# -ge 3 ] && [ "$1" = -set ]; do
   shift 3
 done
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
-sources="$rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'sram_1r1w\.sv$' | tr '\n' ' ')"
+sources="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'sram_1r1w\.sv$' | tr '\n' ' ')"
 if [ "$module" = sram_1r1w ]; then
   read_sram="read_verilog -sv $rtl/sram_1r1w.sv"
 else

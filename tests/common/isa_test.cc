@@ -32,6 +32,11 @@ void Set(Words& words, int lsb, int width, uint64_t value) {
   }
 }
 
+Words operator|(Words a, const Words& b) {
+  for (size_t i = 0; i < a.size(); ++i) a[i] |= b[i];
+  return a;
+}
+
 Words ExpectedTransfer(uint32_t opcode, uint32_t buffer, bool transpose, uint32_t rows,
                        uint32_t lanes, uint32_t buffer_addr, uint64_t host, uint32_t stride) {
   Words w{};
@@ -270,6 +275,71 @@ TEST(CsrMapTest, AddressesAndNames) {
   EXPECT_TRUE(csr::FeaturesFlushSubnormals(0x08100120));
   EXPECT_EQ(csr::FeaturesUbLanes(0x08100120), 16u);
   EXPECT_EQ(csr::FeaturesMaxInFlight(0x08100120), 8u);
+}
+
+// The generated table (common/isa_table.h, from common/isa.toml) against the encoders and the
+// docs/isa.md layout written out above.
+TEST(IsaTableTest, FieldsMatchTheEncoders) {
+  // A field's bits, as words.
+  const auto field_bits = [](Field field) {
+    Words w{};
+    Set(w, field.lsb, field.width, ~uint64_t{0});
+    return w;
+  };
+  EXPECT_EQ(kOpcode.lsb, 0);
+  EXPECT_EQ(kOpcode.width, 8);
+  EXPECT_EQ(Load(Buffer::kUb, 0xFFFF, 0, 0, 0, 0).words,
+            (Words{0x01, 0, 0, 0}) | field_bits(kTransferRows));
+  EXPECT_EQ(Load(Buffer::kUb, 0, 0, 0, 0xFFFFFFFFFFFFull, 0).words,
+            (Words{0x01, 0, 0, 0}) | field_bits(kTransferHostAddr));
+  EXPECT_EQ(Store(Buffer::kUb, 0, 0, 0, 0, 0xFFFF, true).words,
+            (Words{0x02, 0, 0, 0}) | field_bits(kTransferStride) | field_bits(kTransferFlag));
+  EXPECT_EQ(Matmul(0, 0xFFFF, 0, 0, false, true).words,
+            (Words{0x10, 0, 0, 0}) | field_bits(kMatmulKRows) | field_bits(kMatmulNewWeights));
+  EXPECT_EQ(Activate(0, 0, 0, false, false, 0xFFFF).words,
+            (Words{0x20, 0, 0, 0}) | field_bits(kActivateBiasAddr));
+  EXPECT_EQ(kTransferHostAddr.lsb, 64);
+  EXPECT_EQ(kTransferHostAddr.width, 48);
+  EXPECT_EQ(kMatmulAccAddr.lsb, 64);
+  EXPECT_EQ(kActivateBias.lsb, 9);
+}
+
+TEST(IsaTableTest, NamedBitsAreEveryFieldAtItsMaximum) {
+  const Words opcode_field{0xFF, 0, 0, 0};    // whatever the opcode, all 8 bits are named
+  const Words buffer_code_3{0x300, 0, 0, 0};  // the whole 2-bit buffer field
+  EXPECT_EQ(Load(Buffer::kAcc, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFFFFFFFFFull, 0xFFFF, true).words |
+                opcode_field | buffer_code_3,
+            kLoadNamedBits);
+  EXPECT_EQ(kStoreNamedBits, kLoadNamedBits);
+  EXPECT_EQ(Matmul(0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, true, true).words | opcode_field,
+            kMatmulNamedBits);
+  EXPECT_EQ(Activate(0xFFFF, 0xFFFF, 0xFFFF, true, true, 0xFFFF).words | opcode_field,
+            kActivateNamedBits);
+  EXPECT_EQ(Sync().words | opcode_field, kSyncNamedBits);
+  EXPECT_EQ(NamedBits(0x3F), kHaltNamedBits);
+  EXPECT_EQ(NamedBits(0x07), opcode_field);
+  // The reserved bits as docs/isa.md lists them.
+  EXPECT_EQ(kLoadNamedBits, (Words{0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}));
+  EXPECT_EQ(kMatmulNamedBits, (Words{0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0}));
+  EXPECT_EQ(kActivateNamedBits, (Words{0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0}));
+}
+
+TEST(IsaTableTest, NamesAndCodes) {
+  EXPECT_EQ(kInstructionBytes, 16u);
+  EXPECT_STREQ(OpcodeName(0x10), "MATMUL");
+  EXPECT_EQ(OpcodeName(0x00), nullptr);
+  EXPECT_STREQ(BufferName(2), "ACC");
+  EXPECT_EQ(BufferName(3), nullptr);
+  EXPECT_EQ(Halt().opcode(), static_cast<uint8_t>(Opcode::kHalt));
+  EXPECT_EQ(static_cast<uint8_t>(Opcode::kHalt), 0x3F);
+  EXPECT_EQ(static_cast<uint32_t>(csr::ErrorCode::kWeightsFull), 10u);
+  EXPECT_EQ(csr::kNumCounters, 10u);
+  EXPECT_EQ(csr::kCounterStride, 8u);
+  EXPECT_EQ(csr::kDeviceVersion, 0x00010000u);
+  EXPECT_EQ(csr::kCtrlIrqEnable, 4u);
+  EXPECT_EQ(csr::kStatusIrqPending, 8u);
+  EXPECT_TRUE(csr::StatusDone(csr::kStatusDone | csr::kStatusBusy));
+  EXPECT_FALSE(csr::StatusError(csr::kStatusDone));
 }
 
 }  // namespace
