@@ -10,6 +10,9 @@ declare -A allowed=(
   [backends]="common driver sim waves backends"
   [host]="common driver backends host"
   [waves]="common sim waves"
+  # Users of the installed library: the Python module and the examples see what a user sees.
+  [python]="common driver backends"
+  [examples]="common driver backends"
 )
 # One exception, file by file, each with its reason.
 declare -A exceptions=(

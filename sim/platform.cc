@@ -4,6 +4,9 @@
 #include "Vmxu_top.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 #include "sim/platform.h"
 // clang-format on
 
@@ -116,6 +119,14 @@ Platform::Platform(sc_core::sc_module_name name, const Config& config)
 Platform::~Platform() {
   CloseTrace();
   model_->final();
+#if VM_COVERAGE
+  // A coverage build (MXU_COVERAGE) writes this process's counts into $MXU_COVERAGE_DIR (or the
+  // working directory), one file per platform, for verilator_coverage to merge.
+  const char* dir = std::getenv("MXU_COVERAGE_DIR");
+  const std::string path =
+      std::string(dir && *dir ? dir : ".") + "/coverage-" + std::to_string(getpid()) + ".dat";
+  context_->coveragep()->write(path.c_str());
+#endif
 }
 
 bool Platform::irq() const { return model_->irq_o; }

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The driver as a library, from an install tree: installs the build into a fresh prefix, moves
+# the prefix (the package must be relocatable), then builds and runs examples/ against it with
+# CMake (find_package(mxu)) and once more with pkg-config (mxu.pc), and imports the Python
+# module from it.
+#   install_test.sh BUILD_DIR SOURCE_DIR   (PYTHON: the interpreter the module is built for)
+set -euo pipefail
+build=$(cd "$1" && pwd)
+source=$(cd "$2" && pwd)
+work=$build/install-test
+rm -rf "$work/installed" "$work/prefix"
+mkdir -p "$work"
+
+echo "== cmake --install into a prefix, then moved"
+cmake --install "$build" --prefix "$work/installed" >/dev/null
+mv "$work/installed" "$work/prefix"
+prefix=$work/prefix
+test -f "$prefix/lib/cmake/mxu/mxuConfig.cmake"
+test -f "$prefix/include/mxu/driver/gemm.h"
+
+echo "== examples/ with find_package(mxu)"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S "$source/examples" -B "$work/examples" -G Ninja -Wno-dev \
+  -DCMAKE_PREFIX_PATH="$prefix" "${launcher[@]}" >/dev/null
+cmake --build "$work/examples" -j2
+ctest --test-dir "$work/examples" --output-on-failure
+
+echo "== gemm_example with pkg-config"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+# shellcheck disable=SC2046
+${launcher:+ccache} g++ -std=c++17 -O2 -Wall -Wextra "$source/examples/gemm_example.cc" \
+  -o "$work/gemm_example_pc" $(pkg-config --cflags --libs mxu)
+SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$work/gemm_example_pc" 20 30 40
+
+if compgen -G "$prefix/lib/python3/dist-packages/mxu*.so" >/dev/null; then
+  echo "== the Python module from the install tree"
+  PYTHONPATH=$prefix/lib/python3/dist-packages "${PYTHON:-python3}" -c \
+    'import mxu, numpy as np; d = mxu.Device(); print(d.info()); a = np.ones((3, 5), np.float32); print(d.gemm(a, a.T.copy(), check=True))'
+fi
+echo "install test: passed"
