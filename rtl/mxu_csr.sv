@@ -37,7 +37,7 @@ module mxu_csr #(
   logic [NumCounters*64-1:0] counters_d, counters_q;
   logic                  rsp_valid_d, rsp_valid_q, rsp_error_d, rsp_error_q;
   logic [31:0]           rsp_rdata_d, rsp_rdata_q;
-  logic                  rd, wr, start, soft_reset;
+  logic                  rd, wr, ctrl_wr, start, soft_reset;
   logic [31:0]           rdata;
   logic                  known, writable;
 
@@ -50,33 +50,52 @@ module mxu_csr #(
     known    = 1'b1;
     writable = 1'b0;
     unique case (reg_req_i.addr)
-      12'h000: rdata = mxu_isa_pkg::DeviceId;
-      12'h004: rdata = mxu_isa_pkg::DeviceVersion;
-      12'h008: rdata = {16'(Cols), 16'(Rows)};
-      12'h00C: rdata = 32'(UbDepth);
-      12'h010: rdata = 32'(AccDepth);
-      12'h014: rdata = 32'(WeightFifoDepth);
-      12'h018: rdata = {8'(mxu_pkg::MemMaxInFlight), 8'(UbLanes), 7'd0, FlushSubnormals,
-                        8'(mxu_pkg::MemBusBytes)};
-      12'h020: begin rdata = {29'd0, irq_en_q, 2'b00}; writable = 1'b1; end
-      12'h024: rdata = {28'd0, irq_pending_q, error_q, done_q, ctrl_i.busy};
-      12'h028: begin rdata = '0; writable = 1'b1; end
-      12'h02C: rdata = {28'd0, error_code_q};
-      12'h030: rdata = error_pc_q;
-      12'h034: rdata = error_addr_q[31:0];
-      12'h038: rdata = 32'(error_addr_q[AddrWidth-1:32]);
-      12'h040: begin rdata = cmd_addr_q[31:0]; writable = 1'b1; end
-      12'h044: begin rdata = 32'(cmd_addr_q[AddrWidth-1:32]); writable = 1'b1; end
-      12'h048: begin rdata = cmd_count_q; writable = 1'b1; end
-      12'h04C: rdata = ctrl_i.pc;
+      mxu_isa_pkg::CsrId:      rdata = mxu_isa_pkg::DeviceId;
+      mxu_isa_pkg::CsrVersion: rdata = mxu_isa_pkg::DeviceVersion;
+      mxu_isa_pkg::CsrArray: begin
+        rdata[mxu_isa_pkg::CsrArrayRowsLsb +: mxu_isa_pkg::CsrArrayRowsWidth] = 16'(Rows);
+        rdata[mxu_isa_pkg::CsrArrayColsLsb +: mxu_isa_pkg::CsrArrayColsWidth] = 16'(Cols);
+      end
+      mxu_isa_pkg::CsrUbDepth:    rdata = 32'(UbDepth);
+      mxu_isa_pkg::CsrAccDepth:   rdata = 32'(AccDepth);
+      mxu_isa_pkg::CsrWfifoDepth: rdata = 32'(WeightFifoDepth);
+      mxu_isa_pkg::CsrFeatures: begin
+        rdata[mxu_isa_pkg::CsrFeaturesBusBytesLsb +: mxu_isa_pkg::CsrFeaturesBusBytesWidth] =
+            8'(mxu_pkg::MemBusBytes);
+        rdata[mxu_isa_pkg::CsrFeaturesFlushSubnormalsLsb] = FlushSubnormals;
+        rdata[mxu_isa_pkg::CsrFeaturesUbLanesLsb +: mxu_isa_pkg::CsrFeaturesUbLanesWidth] =
+            8'(UbLanes);
+        rdata[mxu_isa_pkg::CsrFeaturesMaxInFlightLsb +: mxu_isa_pkg::CsrFeaturesMaxInFlightWidth] =
+            8'(mxu_pkg::MemMaxInFlight);
+      end
+      mxu_isa_pkg::CsrCtrl: begin
+        rdata[mxu_isa_pkg::CsrCtrlIrqEnableLsb] = irq_en_q;
+        writable = 1'b1;
+      end
+      mxu_isa_pkg::CsrStatus: begin
+        rdata[mxu_isa_pkg::CsrStatusBusyLsb]       = ctrl_i.busy;
+        rdata[mxu_isa_pkg::CsrStatusDoneLsb]       = done_q;
+        rdata[mxu_isa_pkg::CsrStatusErrorLsb]      = error_q;
+        rdata[mxu_isa_pkg::CsrStatusIrqPendingLsb] = irq_pending_q;
+      end
+      mxu_isa_pkg::CsrIrqClear:    writable = 1'b1;
+      mxu_isa_pkg::CsrErrorCode:   rdata = 32'(error_code_q);
+      mxu_isa_pkg::CsrErrorPc:     rdata = error_pc_q;
+      mxu_isa_pkg::CsrErrorAddrLo: rdata = error_addr_q[31:0];
+      mxu_isa_pkg::CsrErrorAddrHi: rdata = 32'(error_addr_q[AddrWidth-1:32]);
+      mxu_isa_pkg::CsrCmdAddrLo: begin rdata = cmd_addr_q[31:0]; writable = 1'b1; end
+      mxu_isa_pkg::CsrCmdAddrHi: begin rdata = 32'(cmd_addr_q[AddrWidth-1:32]); writable = 1'b1; end
+      mxu_isa_pkg::CsrCmdCount:  begin rdata = cmd_count_q; writable = 1'b1; end
+      mxu_isa_pkg::CsrPc:        rdata = ctrl_i.pc;
       default: begin
         known = 1'b0;
         for (int unsigned i = 0; i < NumCounters; i++) begin
-          if (reg_req_i.addr == 12'(32'h080 + 8 * i)) begin
+          if (reg_req_i.addr == 12'(32'(mxu_isa_pkg::CsrCounterBase) + mxu_isa_pkg::CsrCounterStride * i)) begin
             rdata = counters_q[i*64 +: 32];
             known = 1'b1;
           end
-          if (reg_req_i.addr == 12'(32'h084 + 8 * i)) begin
+          if (reg_req_i.addr ==
+              12'(32'(mxu_isa_pkg::CsrCounterBase) + mxu_isa_pkg::CsrCounterStride * i + 4)) begin
             rdata = counters_q[i*64+32 +: 32];
             known = 1'b1;
           end
@@ -89,14 +108,15 @@ module mxu_csr #(
     rsp_rdata_d = rd ? rdata : '0;
 
     // Writes.
-    start      = wr && writable && reg_req_i.addr == 12'h020 && reg_req_i.wdata[0] && !ctrl_i.busy;
-    soft_reset = wr && writable && reg_req_i.addr == 12'h020 && reg_req_i.wdata[1];
-    irq_en_d   = (wr && reg_req_i.addr == 12'h020) ? reg_req_i.wdata[2] : irq_en_q;
+    ctrl_wr    = wr && reg_req_i.addr == mxu_isa_pkg::CsrCtrl;
+    start      = ctrl_wr && reg_req_i.wdata[mxu_isa_pkg::CsrCtrlStartLsb] && !ctrl_i.busy;
+    soft_reset = ctrl_wr && reg_req_i.wdata[mxu_isa_pkg::CsrCtrlSoftResetLsb];
+    irq_en_d   = ctrl_wr ? reg_req_i.wdata[mxu_isa_pkg::CsrCtrlIrqEnableLsb] : irq_en_q;
     cmd_addr_d = cmd_addr_q;
     cmd_count_d = cmd_count_q;
-    if (wr && reg_req_i.addr == 12'h040) cmd_addr_d[31:0] = reg_req_i.wdata;
-    if (wr && reg_req_i.addr == 12'h044) cmd_addr_d[AddrWidth-1:32] = reg_req_i.wdata[AddrWidth-33:0];
-    if (wr && reg_req_i.addr == 12'h048) cmd_count_d = reg_req_i.wdata;
+    if (wr && reg_req_i.addr == mxu_isa_pkg::CsrCmdAddrLo) cmd_addr_d[31:0] = reg_req_i.wdata;
+    if (wr && reg_req_i.addr == mxu_isa_pkg::CsrCmdAddrHi) cmd_addr_d[AddrWidth-1:32] = reg_req_i.wdata[AddrWidth-33:0];
+    if (wr && reg_req_i.addr == mxu_isa_pkg::CsrCmdCount) cmd_count_d = reg_req_i.wdata;
 
     // Status, errors and the interrupt.
     done_d        = (done_q || ctrl_i.done) && !start && !soft_reset;
@@ -116,7 +136,8 @@ module mxu_csr #(
     end
     irq_pending_d = irq_pending_q;
     if (ctrl_i.done || (ctrl_i.error && !error_q)) irq_pending_d = 1'b1;
-    if ((wr && reg_req_i.addr == 12'h028 && reg_req_i.wdata[0]) || soft_reset) begin
+    if ((wr && reg_req_i.addr == mxu_isa_pkg::CsrIrqClear &&
+         reg_req_i.wdata[mxu_isa_pkg::CsrIrqClearPendingLsb]) || soft_reset) begin
       irq_pending_d = 1'b0;
     end
 
