@@ -13,8 +13,8 @@
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/golden/float_vectors.h"
-#include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
+#include "driver/golden_request.h"
 #include "host/cli.h"
 #include "host/device_options.h"
 #include "host/npy.h"
@@ -88,56 +88,25 @@ Bf16Matrix RandomMatrix(int rows, int cols, golden::BitSource& bits) {
   return m;
 }
 
-golden::Bf16Matrix OpForm(const Bf16Matrix& stored, bool transposed) {
-  golden::Bf16Matrix m{
-      transposed ? stored.cols : stored.rows, transposed ? stored.rows : stored.cols, {}};
-  m.data.resize(stored.data.size());
-  for (int r = 0; r < m.rows; ++r) {
-    for (int c = 0; c < m.cols; ++c) {
-      m.data[static_cast<size_t>(r) * m.cols + c] = transposed ? stored.at(c, r) : stored.at(r, c);
-    }
-  }
-  return m;
-}
-
 struct CheckResult {
   size_t compared = 0, mismatches = 0;
 };
 
 CheckResult Check(const driver::GemmRequest& request, const driver::GemmResult& result,
                   const driver::DeviceConfig& config) {
-  const golden::Bf16Matrix a = OpForm(*request.a, request.trans_a);
-  const golden::Bf16Matrix b = OpForm(*request.b, request.trans_b);
-  golden::Fp32Matrix start{a.rows, b.cols, {}};
-  const golden::Fp32Matrix* c0 = nullptr;
-  if (request.c0) {
-    start.data = request.c0->data;
-    c0 = &start;
-  } else if (request.bias) {
-    for (int r = 0; r < a.rows; ++r) {
-      start.data.insert(start.data.end(), request.bias->begin(), request.bias->end());
-    }
-    c0 = &start;
-  }
-  const golden::Fp32Matrix want =
-      golden::Gemm(a, b, static_cast<int>(config.rows), config.subnormals, c0);
+  const std::vector<uint32_t> want =
+      driver::GoldenBits(request, static_cast<int>(config.rows), config.subnormals);
+  const int cols = request.trans_b ? request.b->rows : request.b->cols;
   CheckResult check;
-  for (int r = 0; r < want.rows; ++r) {
-    for (int c = 0; c < want.cols; ++c) {
-      const float w = request.relu ? golden::Relu(want.at(r, c)) : want.at(r, c);
-      uint32_t want_bits, got_bits;
-      if (request.output == driver::OutputType::kBf16) {
-        want_bits = golden::FloatToBf16(w, config.subnormals);
-        got_bits = result.c_bf16.at(r, c);
-      } else {
-        want_bits = golden::FloatBits(w);
-        got_bits = golden::FloatBits(result.c.at(r, c));
-      }
-      ++check.compared;
-      if (got_bits != want_bits && ++check.mismatches <= 5) {
-        std::fprintf(stderr, "mismatch C[%d][%d]: device 0x%08x, golden 0x%08x\n", r, c, got_bits,
-                     want_bits);
-      }
+  for (size_t i = 0; i < want.size(); ++i) {
+    const int r = static_cast<int>(i / cols), c = static_cast<int>(i % cols);
+    const uint32_t got_bits = request.output == driver::OutputType::kBf16
+                                  ? result.c_bf16.at(r, c)
+                                  : golden::FloatBits(result.c.at(r, c));
+    ++check.compared;
+    if (got_bits != want[i] && ++check.mismatches <= 5) {
+      std::fprintf(stderr, "mismatch C[%d][%d]: device 0x%08x, golden 0x%08x\n", r, c, got_bits,
+                   want[i]);
     }
   }
   return check;

@@ -37,8 +37,8 @@
 #include "driver/device.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
-#include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
+#include "driver/golden_request.h"
 
 namespace py = pybind11;
 
@@ -172,44 +172,6 @@ std::unique_ptr<GemmArgs> ParseGemm(const py::array& a, const py::array& b, bool
   return args;
 }
 
-golden::Bf16Matrix OpForm(const Bf16Matrix& stored, bool transposed) {
-  golden::Bf16Matrix m{
-      transposed ? stored.cols : stored.rows, transposed ? stored.rows : stored.cols, {}};
-  m.data.resize(stored.data.size());
-  for (int r = 0; r < m.rows; ++r) {
-    for (int c = 0; c < m.cols; ++c) {
-      m.data[static_cast<size_t>(r) * m.cols + c] = transposed ? stored.at(c, r) : stored.at(r, c);
-    }
-  }
-  return m;
-}
-
-// The golden model's answer to a request, as bit patterns: fp32 bits, or bf16 bits.
-std::vector<uint32_t> GoldenBits(const driver::GemmRequest& request, int array_rows,
-                                 Subnormals mode) {
-  const golden::Bf16Matrix a = OpForm(*request.a, request.trans_a);
-  const golden::Bf16Matrix b = OpForm(*request.b, request.trans_b);
-  golden::Fp32Matrix start{a.rows, b.cols, {}};
-  const golden::Fp32Matrix* c0 = nullptr;
-  if (request.c0) {
-    start.data = request.c0->data;
-    c0 = &start;
-  } else if (request.bias) {
-    for (int r = 0; r < a.rows; ++r) {
-      start.data.insert(start.data.end(), request.bias->begin(), request.bias->end());
-    }
-    c0 = &start;
-  }
-  const golden::Fp32Matrix want = golden::Gemm(a, b, array_rows, mode, c0);
-  std::vector<uint32_t> bits(want.data.size());
-  for (size_t i = 0; i < bits.size(); ++i) {
-    const float w = request.relu ? golden::Relu(want.data[i]) : want.data[i];
-    bits[i] = request.output == driver::OutputType::kBf16 ? golden::FloatToBf16(w, mode)
-                                                          : golden::FloatBits(w);
-  }
-  return bits;
-}
-
 py::array ToArray(const std::vector<uint32_t>& bits, int m, int n, driver::OutputType output) {
   if (output == driver::OutputType::kBf16) {
     py::array_t<uint16_t> out({m, n});
@@ -291,7 +253,7 @@ class Device {
     }
     if (check) {
       const std::vector<uint32_t> want =
-          GoldenBits(args->request, static_cast<int>(config_.rows), config_.subnormals);
+          driver::GoldenBits(args->request, static_cast<int>(config_.rows), config_.subnormals);
       size_t mismatches = 0;
       std::string first;
       for (size_t i = 0; i < want.size(); ++i) {
@@ -355,7 +317,8 @@ py::array GoldenGemm(const py::array& a, const py::array& b, bool ta, bool tb, b
   const Subnormals mode = ParseSubnormals(subnormals);
   const int rows = static_cast<int>(CheckedRange("array_rows", array_rows, 1, 65535));
   const auto args = ParseGemm(a, b, ta, tb, relu, bias, accumulate, out, mode);
-  return ToArray(GoldenBits(args->request, rows, mode), args->m, args->n, args->request.output);
+  return ToArray(driver::GoldenBits(args->request, rows, mode), args->m, args->n,
+                 args->request.output);
 }
 
 }  // namespace
