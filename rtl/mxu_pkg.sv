@@ -11,7 +11,7 @@ package mxu_pkg;
   //   Unified buffer: bf16 rows of UbLanes lanes (activations in, activation-unit results out).
   //   Accumulators:   fp32 rows of ArrayCols lanes.
   //   Weight FIFO:    bf16 rows of ArrayCols lanes: two full weight tiles.
-  parameter int unsigned UbDepth         = 2048;
+  parameter int unsigned UbDepth         = 8192;
   parameter int unsigned AccDepth        = 1024;
   parameter int unsigned WeightFifoDepth = 2 * ArrayRows;
 

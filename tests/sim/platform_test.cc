@@ -74,7 +74,7 @@ TEST_F(PlatformTest, IdentificationRegisters) {
   const uint32_t array = p.ReadCsr(csr::kArray);
   EXPECT_EQ(csr::ArrayRows(array), 16u);
   EXPECT_EQ(csr::ArrayCols(array), 16u);
-  EXPECT_EQ(p.ReadCsr(csr::kUbDepth), 2048u);
+  EXPECT_EQ(p.ReadCsr(csr::kUbDepth), 8192u);
   EXPECT_EQ(p.ReadCsr(csr::kAccDepth), 1024u);
   EXPECT_EQ(p.ReadCsr(csr::kWfifoDepth), 32u);
   const uint32_t features = p.ReadCsr(csr::kFeatures);
