@@ -93,9 +93,7 @@ GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& r
 
   GemmResult result;
   result.stats = runner.Run(plan.program, program_addr);
-  result.m_block = plan.m_block;
-  result.k_chunk = plan.k_chunk;
-  result.a_resident = plan.a_resident;
+  result.blocking = plan.blocking;
   result.instructions = plan.program.size();
   const uint64_t macs = uint64_t(spec.m) * spec.k * spec.n;
   const uint64_t per_cycle = uint64_t(config.rows) * config.cols;

@@ -30,8 +30,7 @@ struct GemmResult {
   Fp32Matrix c;       // fp32 output
   Bf16Matrix c_bf16;  // bf16 output
   RunStats stats;
-  int m_block = 0, k_chunk = 0;
-  bool a_resident = false;
+  GemmBlocking blocking;  // what the planner chose
   size_t instructions = 0;
   uint64_t ideal_cycles = 0;  // M * K * N / (rows * cols), rounded up
   double utilization = 0;     // MACs of the GEMM / (device cycles * rows * cols)

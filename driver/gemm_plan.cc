@@ -1,6 +1,8 @@
 #include "driver/gemm_plan.h"
 
 #include <algorithm>
+#include <deque>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +24,366 @@ void CheckSpec(const GemmSpec& spec) {
     throw std::invalid_argument("a bias and an accumulate input cannot be combined");
   }
 }
+
+// Unified-buffer slots that hold activated bf16 results on their way out (rotating, so that an
+// ACTIVATE never waits for the store of the result before).
+constexpr int kOutSlots = 3;
+// Result stores wait this long (in compute cycles emitted after their last MATMUL) so that the
+// in-order dispatcher reaches them after that MATMUL has finished.
+constexpr int kStoreLag = 2 * kPlannerMemoryLatency;
+// A loads are issued up to this many compute cycles before their first use.
+constexpr int kLoadLookahead = 4 * kPlannerMemoryLatency;
+
+// The device and shape quantities every estimate and plan needs.
+struct Geometry {
+  int rows, cols, k_tiles, n_tiles, ub_depth, acc_half, bus, in_flight;
+  bool bf16_out;
+  int OutRows(int m_block) const { return bf16_out ? kOutSlots * m_block : 0; }
+  int ASlots(int m_block) const { return (ub_depth - OutRows(m_block)) / m_block; }
+  bool Fits(int m, const GemmBlocking& b) const {
+    if (b.m_block < 1 || b.n_group < 1 || b.m_block > std::max(m, 1)) return false;
+    if (int64_t{b.n_group} * b.m_block > acc_half || b.n_group > n_tiles) return false;
+    if (OutRows(b.m_block) >= ub_depth) return false;
+    const int slots = ASlots(b.m_block);
+    return b.a_resident ? slots >= k_tiles : slots >= 1;
+  }
+};
+
+Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec) {
+  Geometry g;
+  g.rows = static_cast<int>(cfg.rows);
+  g.cols = static_cast<int>(cfg.cols);
+  g.k_tiles = CeilDiv(spec.k, g.rows);
+  g.n_tiles = CeilDiv(spec.n, g.cols);
+  g.ub_depth = static_cast<int>(cfg.ub_depth);
+  g.acc_half = static_cast<int>(cfg.acc_depth) / 2;
+  g.bus = std::max(1, static_cast<int>(cfg.bus_bytes));
+  g.in_flight = std::max(1, static_cast<int>(cfg.max_in_flight));
+  g.bf16_out = spec.output == OutputType::kBf16;
+  return g;
+}
+
+// Cycles of one MATMUL step of `rows` rows: the array takes one row per cycle, a weight tile
+// needs `rows` cycles to shift in, and weight tiles are fetched at most three steps ahead (the
+// unclaimed-tile limit), so a step cannot be shorter than a third of a tile's memory round trip.
+double StepCycles(const Geometry& g, int rows) {
+  const double tile_trip = kPlannerMemoryLatency + double(g.rows) * g.cols * 2 / g.bus + g.rows;
+  return std::max({double(rows), double(g.rows), tile_trip / 3});
+}
+
+// Bytes per cycle a LOAD moves when each request carries `segment` bytes: full bandwidth, or
+// what the requests in flight carry per memory latency.
+double LoadRate(const Geometry& g, double segment) {
+  return std::min<double>(g.bus, g.in_flight * std::min(segment, 16.0 * g.bus) /
+                                     kPlannerMemoryLatency);
+}
+
+// The cost model: compute and memory time overlap; the first loads and the last stores do not.
+double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) {
+  const int m_blocks = CeilDiv(spec.m, b.m_block);
+  const int groups = CeilDiv(g.n_tiles, b.n_group);
+  const int last_rows = spec.m - (m_blocks - 1) * b.m_block;
+  const double step = StepCycles(g, b.m_block), last_step = StepCycles(g, last_rows);
+  const double compute = double(g.n_tiles) * g.k_tiles * ((m_blocks - 1) * step + last_step);
+  const double a_rate = spec.trans_a ? LoadRate(g, 2.0 * b.m_block) : g.bus;
+  const double b_rate = spec.trans_b ? LoadRate(g, 2.0 * g.rows) : g.bus;
+  const double a_bytes = 2.0 * spec.m * g.k_tiles * g.rows * (b.a_resident ? 1 : groups);
+  const double b_bytes = 2.0 * g.k_tiles * g.rows * g.n_tiles * g.cols * m_blocks;
+  const double out_bytes = g.bf16_out ? 2 : 4;
+  double c_bytes = out_bytes * spec.m * g.n_tiles * g.cols;
+  if (spec.c0 || spec.bias) c_bytes += 4.0 * spec.m * g.n_tiles * g.cols;
+  const double steps = double(m_blocks) * g.n_tiles * g.k_tiles;
+  const double program_bytes = 16.0 * (2 * steps + m_blocks * g.k_tiles * 2 + 2 * m_blocks * g.n_tiles);
+  const double memory = a_bytes / a_rate + b_bytes / b_rate + (c_bytes + program_bytes) / g.bus;
+  const double head = 2.0 * kPlannerMemoryLatency + 2.0 * b.m_block * g.rows / a_rate;
+  const double tail = g.rows + g.cols + kPlannerMemoryLatency +
+                      out_bytes * b.n_group * b.m_block * g.cols / g.bus;
+  const double init_waits =
+      (spec.c0 || spec.bias) ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
+  return std::max(compute, memory) + head + tail + init_waits;
+}
+
+GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {
+  GemmBlocking best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  std::vector<int> m_blocks;
+  for (int parts = 1; parts <= std::min(spec.m, 256); ++parts) {
+    const int mb = CeilDiv(spec.m, parts);
+    if (m_blocks.empty() || m_blocks.back() != mb) m_blocks.push_back(mb);
+  }
+  std::vector<int> groups;
+  for (int n = 1; n <= std::min(g.n_tiles, 64); ++n) groups.push_back(n);
+  for (int q = 1; q <= 16; ++q) groups.push_back(CeilDiv(g.n_tiles, q));
+  for (int mb : m_blocks) {
+    for (int ng : groups) {
+      for (bool resident : {true, false}) {
+        const GemmBlocking candidate{mb, ng, resident, 0};
+        if (!g.Fits(spec.m, candidate)) continue;
+        const double cost = Estimate(g, spec, candidate);
+        if (cost < best_cost) {
+          best_cost = cost;
+          best = candidate;
+        }
+      }
+    }
+  }
+  if (best.m_block == 0) {
+    throw std::invalid_argument("the device's buffers are too small for a " +
+                                std::to_string(spec.m) + "-row GEMM");
+  }
+  best.estimated_cycles = static_cast<uint64_t>(best_cost);
+  return best;
+}
+
+// One MATMUL of the loop nest, with the A tile (an instance: one load of one K tile of one M
+// block) it reads.
+struct Step {
+  int m0, rows, group, kt, n, a_instance;
+  bool first_of_group;
+};
+
+struct AInstance {
+  int m0, rows, kt, first_use = -1, last_use = -1;
+};
+
+// A result tile leaving the device: ACTIVATE (bf16 output) and STORE.
+struct Epilogue {
+  bool activate;  // else a STORE
+  int m0, rows, n0, cols, acc_row, ub_row;
+  uint64_t offset;
+  double not_before;  // compute cycles emitted
+};
+
+class Planner {
+ public:
+  Planner(const Geometry& g, const GemmSpec& spec, const GemmAddresses& addr,
+          const GemmBlocking& b)
+      : g_(g), spec_(spec), addr_(addr), b_(b) {}
+
+  GemmPlan Build() {
+    MakeSteps();
+    const int slots = g_.ASlots(b_.m_block);
+    plan_.blocking = b_;
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      const Step& st = steps_[s];
+      while (next_load_ <= st.a_instance) LoadA(next_load_++, slots, static_cast<int>(s));
+      const int acc = AccRow(st);
+      if (st.first_of_group) StartGroup(st);
+      if (st.kt == 0 && !(spec_.c0 || spec_.bias)) FlushReaders(acc, acc + st.rows);
+      Matmul(st, acc);
+      cycles_ += StepCycles(g_, st.rows);
+      if (st.kt == g_.k_tiles - 1) Finish(st, acc);
+      Prefetch(slots, static_cast<int>(s));
+      EmitDue(false);
+    }
+    EmitDue(true);
+    plan_.program.push_back(isa::Halt());
+    return std::move(plan_);
+  }
+
+ private:
+  int NStart(int n) const { return n * g_.cols; }
+  int NCols(int n) const { return std::min(g_.cols, spec_.n - NStart(n)); }
+  int KRows(int kt) const { return std::min(g_.rows, spec_.k - kt * g_.rows); }
+  int AccRow(const Step& st) const {
+    const int group_index = st.m0 / b_.m_block * groups_ + st.group;
+    return (group_index % 2) * g_.acc_half + (st.n - st.group * b_.n_group) * b_.m_block;
+  }
+
+  void MakeSteps() {
+    groups_ = CeilDiv(g_.n_tiles, b_.n_group);
+    for (int m0 = 0; m0 < spec_.m; m0 += b_.m_block) {
+      const int rows = std::min(b_.m_block, spec_.m - m0);
+      const int block = m0 / b_.m_block;
+      for (int grp = 0; grp < groups_; ++grp) {
+        const int n_end = std::min(g_.n_tiles, (grp + 1) * b_.n_group);
+        for (int kt = 0; kt < g_.k_tiles; ++kt) {
+          const int inst = b_.a_resident ? block * g_.k_tiles + kt
+                                         : (block * groups_ + grp) * g_.k_tiles + kt;
+          if (inst >= static_cast<int>(a_.size())) a_.push_back({m0, rows, kt});
+          for (int n = grp * b_.n_group; n < n_end; ++n) {
+            const int s = static_cast<int>(steps_.size());
+            if (a_[inst].first_use < 0) a_[inst].first_use = s;
+            a_[inst].last_use = s;
+            steps_.push_back({m0, rows, grp, kt, n, inst, kt == 0 && n == grp * b_.n_group});
+          }
+        }
+      }
+    }
+    a_slot_row_.assign(a_.size(), 0);
+    step_start_.assign(steps_.size() + 1, 0);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      step_start_[s + 1] = step_start_[s] + StepCycles(g_, steps_[s].rows);
+    }
+  }
+
+  // The slot instance i uses was last used by instance i - slots; it may be overwritten once
+  // that instance's last MATMUL is in the program.
+  bool SlotFree(int inst, int slots, int emitted_step) const {
+    return inst < slots || a_[inst - slots].last_use <= emitted_step;
+  }
+
+  void LoadA(int inst, int slots, int step) {
+    if (!SlotFree(inst, slots, step - 1)) {
+      throw std::logic_error("GEMM planner: an A slot is reused before its last read");
+    }
+    const AInstance& a = a_[inst];
+    const int ub_row = (inst % slots) * b_.m_block;
+    const int k0 = a.kt * g_.rows, kr = KRows(a.kt);
+    auto& p = plan_.program;
+    if (spec_.trans_a) {  // A stored K x M: UB row i, lane j <- A[k0 + j][m0 + i]
+      p.push_back(isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
+                            addr_.a + 2ull * (uint64_t(k0) * spec_.m + a.m0), spec_.m, true));
+    } else if (spec_.packed) {  // whole zero-padded rows: one linear stream
+      p.push_back(isa::Load(isa::Buffer::kUb, a.rows, g_.rows, ub_row,
+                            addr_.a + 2ull * ((uint64_t(a.kt) * spec_.m + a.m0) * g_.rows),
+                            g_.rows));
+    } else {
+      p.push_back(isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
+                            addr_.a + 2ull * (uint64_t(a.m0) * spec_.k + k0), spec_.k));
+    }
+    a_slot_row_[inst] = ub_row;
+  }
+
+  void Prefetch(int slots, int step) {
+    while (next_load_ < static_cast<int>(a_.size()) && SlotFree(next_load_, slots, step) &&
+           (next_load_ <= steps_[step].a_instance + 1 ||
+            step_start_[a_[next_load_].first_use] - step_start_[step + 1] <= kLoadLookahead)) {
+      LoadA(next_load_++, slots, step + 1);
+    }
+  }
+
+  // A group's accumulators start from C0 or the bias (after their last readers are out).
+  void StartGroup(const Step& st) {
+    if (!(spec_.c0 || spec_.bias)) return;
+    const int n_end = std::min(g_.n_tiles, (st.group + 1) * b_.n_group);
+    for (int n = st.n; n < n_end; ++n) {
+      Step tile = st;
+      tile.n = n;
+      const int acc = AccRow(tile), nc = NCols(n);
+      FlushReaders(acc, acc + st.rows);
+      if (spec_.c0) {
+        plan_.program.push_back(
+            isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
+                      addr_.c0 + 4ull * (uint64_t(st.m0) * spec_.n + NStart(n)), spec_.n));
+      } else {  // stride 0: every row reads the same bias vector
+        plan_.program.push_back(
+            isa::Load(isa::Buffer::kAcc, st.rows, nc, acc, addr_.bias + 4ull * NStart(n), 0));
+      }
+    }
+  }
+
+  void Matmul(const Step& st, int acc) {
+    const int k0 = st.kt * g_.rows, kr = KRows(st.kt), n0 = NStart(st.n);
+    auto& p = plan_.program;
+    if (spec_.trans_b) {  // B stored N x K: weight row r, lane j <- B[n0 + j][k0 + r]
+      p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
+                            addr_.b + 2ull * (uint64_t(n0) * spec_.k + k0), spec_.k, true));
+    } else if (spec_.packed) {
+      p.push_back(isa::Load(isa::Buffer::kWeights, kr, g_.cols, 0,
+                            addr_.b + 2ull * ((uint64_t(st.n) * spec_.k + k0) * g_.cols),
+                            g_.cols));
+    } else {
+      p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
+                            addr_.b + 2ull * (uint64_t(k0) * spec_.n + n0), spec_.n));
+    }
+    const bool accumulate = spec_.c0 || spec_.bias || st.kt > 0;
+    p.push_back(isa::Matmul(st.rows, kr, a_slot_row_[st.a_instance], acc, accumulate, true));
+    plan_.matmul_rows += st.rows;
+  }
+
+  // The tile is complete: its way out is queued, to be issued once its MATMUL has finished.
+  void Finish(const Step& st, int acc) {
+    const int nc = NCols(st.n);
+    plan_.outputs.push_back({st.m0, st.rows, NStart(st.n), nc, out_offset_});
+    pending_.push_back({g_.bf16_out, st.m0, st.rows, NStart(st.n), nc, acc, 0, out_offset_,
+                        cycles_ + kStoreLag + g_.rows + g_.cols});
+    out_offset_ += uint64_t(st.rows) * nc;
+  }
+
+  void Emit(const Epilogue& e) {
+    auto& p = plan_.program;
+    if (e.activate) {
+      const int ub_row = g_.ub_depth - g_.OutRows(b_.m_block) + (out_count_++ % kOutSlots) * b_.m_block;
+      // The slot's previous result must be on its way out first (program order).
+      for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+        if (!it->activate && it->acc_row < 0 && it->ub_row == ub_row) {
+          const Epilogue store = *it;
+          pending_.erase(it);
+          Emit(store);
+          break;
+        }
+      }
+      p.push_back(isa::Activate(e.rows, e.acc_row, ub_row, spec_.relu, false));
+      Epilogue store = e;
+      store.activate = false;
+      store.acc_row = -1;  // from the unified buffer
+      store.ub_row = ub_row;
+      store.not_before = cycles_ + e.rows + g_.cols;
+      pending_.push_back(store);
+      return;
+    }
+    const double bytes = double(e.rows) * e.cols * (g_.bf16_out ? 2 : 4);
+    if (e.acc_row < 0) {
+      p.push_back(isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
+                             addr_.c + 2 * e.offset, e.cols));
+    } else {
+      p.push_back(isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row,
+                             addr_.c + 4 * e.offset, e.cols, spec_.relu));
+    }
+    next_store_ = cycles_ + bytes / g_.bus;
+  }
+
+  // Issues the queued epilogues that are due; stores are paced at the memory's bandwidth so that
+  // the store engine is free whenever the dispatcher reaches the next one.
+  void EmitDue(bool all) {
+    while (!pending_.empty()) {
+      const Epilogue& e = pending_.front();
+      if (!all && (e.not_before > cycles_ || (!e.activate && next_store_ > cycles_))) break;
+      const Epilogue front = e;
+      pending_.pop_front();
+      Emit(front);
+    }
+  }
+
+  // Before accumulator rows [lo, hi) are overwritten, whatever still reads them leaves.
+  void FlushReaders(int lo, int hi) {
+    for (;;) {
+      auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Epilogue& e) {
+        return e.acc_row >= 0 && e.acc_row < hi && lo < e.acc_row + e.rows;
+      });
+      if (it == pending_.end()) return;
+      // Everything queued before it goes first, to keep the output order.
+      const Epilogue e = *it;
+      while (!pending_.empty()) {
+        const Epilogue front = pending_.front();
+        pending_.pop_front();
+        Emit(front);
+        if (front.acc_row == e.acc_row && front.offset == e.offset &&
+            front.activate == e.activate) {
+          break;
+        }
+      }
+    }
+  }
+
+  const Geometry& g_;
+  const GemmSpec& spec_;
+  const GemmAddresses& addr_;
+  const GemmBlocking b_;
+  GemmPlan plan_;
+  int groups_ = 0;
+  std::vector<Step> steps_;
+  std::vector<double> step_start_;
+  std::vector<AInstance> a_;
+  std::vector<int> a_slot_row_;
+  int next_load_ = 0;
+  double cycles_ = 0;       // compute cycles of the MATMULs emitted so far
+  double next_store_ = 0;   // when the store engine is expected free
+  int out_count_ = 0;
+  uint64_t out_offset_ = 0;
+  std::deque<Epilogue> pending_;
+};
 
 }  // namespace
 
@@ -53,145 +415,24 @@ std::vector<uint16_t> PackB(const std::vector<uint16_t>& b, int k, int n, int ti
   return packed;
 }
 
+GemmPlan PlanGemmWith(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr,
+                      const GemmBlocking& blocking) {
+  CheckSpec(spec);
+  const Geometry g = MakeGeometry(cfg, spec);
+  if (!g.Fits(spec.m, blocking)) {
+    throw std::invalid_argument("GEMM blocking (M block " + std::to_string(blocking.m_block) +
+                                ", N group " + std::to_string(blocking.n_group) +
+                                ") does not fit the device's buffers");
+  }
+  GemmBlocking b = blocking;
+  b.estimated_cycles = static_cast<uint64_t>(Estimate(g, spec, b));
+  return Planner(g, spec, addr, b).Build();
+}
+
 GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr) {
   CheckSpec(spec);
-  const int rows = static_cast<int>(cfg.rows), cols = static_cast<int>(cfg.cols);
-  const int ub_depth = static_cast<int>(cfg.ub_depth);
-  const int k_tiles = CeilDiv(spec.k, rows);
-  const bool bf16_out = spec.output == OutputType::kBf16;
-  // The unified buffer holds two A regions and, for bf16 output, two activation regions of
-  // m_block rows; the accumulators two regions (one stored while the next computes).
-  const auto a_region = [&](int m_block) { return (ub_depth - (bf16_out ? 2 * m_block : 0)) / 2; };
-  const int acc_half = static_cast<int>(cfg.acc_depth) / 2;
-
-  GemmPlan plan;
-  // Prefer M blocks whose whole K extent of A stays in the unified buffer (A is then read from
-  // memory once), as long as they are tall enough to keep the array busy between weight tiles
-  // (4 x rows); otherwise the tallest blocks, with A streamed in chunks of K tiles.
-  int m_block = std::min({spec.m, acc_half, a_region(std::min(spec.m, acc_half)) / k_tiles});
-  if (m_block < std::min(spec.m, 8 * rows)) {
-    m_block = std::min({spec.m, acc_half, ub_depth / (bf16_out ? 4 : 2)});
-  }
-  const int ub_a_region = a_region(m_block);
-  // A streamed in chunks rotates through at least three slots, so that the slot a prefetch
-  // writes was last read two chunks ago (long finished) and the prefetch never waits.
-  int k_chunk = std::min(k_tiles, ub_a_region / m_block);
-  if (k_chunk < k_tiles) k_chunk = std::min(k_tiles, 2 * ub_a_region / (3 * m_block));
-  k_chunk = std::max(1, k_chunk);
-  const int slot_rows = k_chunk * m_block;
-  const int slots = std::max(2, 2 * ub_a_region / slot_rows);
-  plan.m_block = m_block;
-  plan.k_chunk = k_chunk;
-  plan.a_resident = k_chunk == k_tiles;
-  const int out_base = 2 * ub_a_region;
-
-  // The work in order: one item per (M block, N tile, K chunk); A is loaded for an item unless
-  // it is resident from the block's first N tile.
-  struct Item {
-    int m0, mr, n0, ni, kt0, kt_end;
-    bool load_a;
-  };
-  std::vector<Item> items;
-  for (int m0 = 0; m0 < spec.m; m0 += m_block) {
-    const int mr = std::min(m_block, spec.m - m0);
-    for (int n0 = 0, ni = 0; n0 < spec.n; n0 += cols, ++ni) {
-      for (int kt0 = 0; kt0 < k_tiles; kt0 += k_chunk) {
-        items.push_back(
-            {m0, mr, n0, ni, kt0, std::min(k_tiles, kt0 + k_chunk), !plan.a_resident || ni == 0});
-      }
-    }
-  }
-
-  std::vector<isa::Instruction>& p = plan.program;
-  // A chunks go to the unified-buffer slots in turn; each chunk's loads are issued during the
-  // previous chunk's first MATMUL, so they overlap compute.
-  std::vector<int> region(items.size(), 0);
-  int chunk_count = 0;
-  for (size_t i = 0; i < items.size(); ++i) {
-    region[i] = items[i].load_a ? (chunk_count++ % slots) * slot_rows : region[i ? i - 1 : 0];
-  }
-  const auto load_a = [&](size_t i) {
-    const Item& it = items[i];
-    for (int kt = it.kt0; kt < it.kt_end; ++kt) {
-      const int k0 = kt * rows, kr = std::min(rows, spec.k - k0);
-      const int ub_row = region[i] + (kt - it.kt0) * it.mr;
-      if (spec.trans_a) {  // A stored K x M: UB row i, lane j <- A[k0 + j][m0 + i]
-        p.push_back(isa::Load(isa::Buffer::kUb, it.mr, kr, ub_row,
-                              addr.a + 2ull * (uint64_t(k0) * spec.m + it.m0), spec.m, true));
-      } else if (spec.packed) {
-        p.push_back(isa::Load(isa::Buffer::kUb, it.mr, kr, ub_row,
-                              addr.a + 2ull * ((uint64_t(kt) * spec.m + it.m0) * rows), rows));
-      } else {
-        p.push_back(isa::Load(isa::Buffer::kUb, it.mr, kr, ub_row,
-                              addr.a + 2ull * (uint64_t(it.m0) * spec.k + k0), spec.k));
-      }
-    }
-  };
-
-  int block_index = 0;
-  uint64_t out_offset = 0;
-  std::vector<bool> loaded(items.size(), false);
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Item& it = items[i];
-    const int nc = std::min(cols, spec.n - it.n0);
-    const int acc = (block_index % 2) * acc_half;
-    const bool init = spec.c0 || spec.bias;
-    if (it.kt0 == 0) {  // a new output block: its accumulators' start
-      if (spec.c0) {
-        p.push_back(isa::Load(isa::Buffer::kAcc, it.mr, nc, acc,
-                              addr.c0 + 4ull * (uint64_t(it.m0) * spec.n + it.n0), spec.n));
-      }
-      if (spec.bias) {  // stride 0: every row reads the same bias vector
-        p.push_back(isa::Load(isa::Buffer::kAcc, it.mr, nc, acc, addr.bias + 4ull * it.n0, 0));
-      }
-    }
-    if (it.load_a && !loaded[i]) {
-      load_a(i);
-      loaded[i] = true;
-    }
-    for (int kt = it.kt0; kt < it.kt_end; ++kt) {
-      const int k0 = kt * rows, kr = std::min(rows, spec.k - k0);
-      if (spec.trans_b) {  // B stored N x K: weight row r, lane j <- B[n0 + j][k0 + r]
-        p.push_back(isa::Load(isa::Buffer::kWeights, kr, nc, 0,
-                              addr.b + 2ull * (uint64_t(it.n0) * spec.k + k0), spec.k, true));
-      } else if (spec.packed) {
-        p.push_back(isa::Load(isa::Buffer::kWeights, kr, nc, 0,
-                              addr.b + 2ull * ((uint64_t(it.ni) * spec.k + k0) * cols), cols));
-      } else {
-        p.push_back(isa::Load(isa::Buffer::kWeights, kr, nc, 0,
-                              addr.b + 2ull * (uint64_t(k0) * spec.n + it.n0), spec.n));
-      }
-      p.push_back(
-          isa::Matmul(it.mr, kr, region[i] + (kt - it.kt0) * it.mr, acc, init || kt > 0, true));
-      plan.matmul_rows += it.mr;
-      // Prefetch the next A chunk once this chunk's first MATMUL is on its way.
-      if (kt == it.kt0) {
-        for (size_t j = i + 1; j < items.size(); ++j) {
-          if (items[j].load_a) {
-            if (!loaded[j]) load_a(j);
-            loaded[j] = true;
-            break;
-          }
-        }
-      }
-    }
-    if (it.kt_end == k_tiles) {  // the output block is complete
-      const uint64_t c_offset = out_offset;
-      plan.outputs.push_back({it.m0, it.mr, it.n0, nc, out_offset});
-      out_offset += uint64_t(it.mr) * nc;
-      if (bf16_out) {
-        const int ub_out = out_base + (block_index % 2) * m_block;
-        p.push_back(isa::Activate(it.mr, acc, ub_out, spec.relu, false));
-        p.push_back(isa::Store(isa::Buffer::kUb, it.mr, nc, ub_out, addr.c + 2 * c_offset, nc));
-      } else {
-        p.push_back(
-            isa::Store(isa::Buffer::kAcc, it.mr, nc, acc, addr.c + 4 * c_offset, nc, spec.relu));
-      }
-      ++block_index;
-    }
-  }
-  p.push_back(isa::Halt());
-  return plan;
+  const Geometry g = MakeGeometry(cfg, spec);
+  return Planner(g, spec, addr, ChooseBlocking(g, spec)).Build();
 }
 
 }  // namespace mxu::driver

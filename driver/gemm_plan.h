@@ -1,8 +1,15 @@
 // GEMM planning: turns C = op(A) x op(B) (+ bias or + C0) (ReLU) into one instruction stream for a
-// device of any configuration. Tiles: M into accumulator-sized blocks, N into array columns, K
-// into array rows; A's K tiles for an M block stay in the unified buffer for all N tiles when they
-// fit (else they are reloaded per N tile in chunks); accumulator and unified-buffer regions
-// alternate so that the loads of the next block and the stores of the last overlap compute.
+// device of any configuration (every size read from its CSRs).
+//
+// Loop nest: M blocks (m_block rows, one MATMUL each) > groups of n_group N tiles (their
+// accumulators live at once) > K tiles > the N tiles of the group. A K tile of A is loaded into
+// a unified-buffer slot once per M block when the block's whole K extent fits (resident), else
+// once per group, and is reused by the group's N tiles; B is streamed tile by tile through the
+// weight FIFO. Every output accumulates its K tiles in order 0, 1, ... (the numeric contract's
+// order), whatever the blocking. A cost model of the device (compute, bytes over the memory
+// port, exposed latencies) picks m_block, n_group and residency per shape. Loads are issued ahead
+// of use (software pipelining) and result stores are deferred and paced so that the in-order
+// dispatcher never waits on them while the array has work.
 #ifndef MXU_DRIVER_GEMM_PLAN_H_
 #define MXU_DRIVER_GEMM_PLAN_H_
 
@@ -26,7 +33,7 @@ struct GemmSpec {
   OutputType output = OutputType::kFp32;
   // Plain (not transposed) operands are packed tile by tile in device memory, so that every
   // load reads rows packed back to back (the DMA then streams long bursts): A as K tiles of
-  // M x rows elements, B as N tiles of K x cols elements (PackA / PackB).
+  // M x rows elements, B as N tiles of K x cols elements (PackA / PackB), zero-padded.
   bool packed = false;
 };
 
@@ -46,18 +53,33 @@ struct OutputBlock {
   uint64_t offset;
 };
 
+// The blocking the cost model chose, and what it expects.
+struct GemmBlocking {
+  int m_block = 0;          // rows per MATMUL
+  int n_group = 0;          // N tiles whose accumulators live at once
+  bool a_resident = false;  // A loaded once per M block (not once per group)
+  uint64_t estimated_cycles = 0;
+};
+
 struct GemmPlan {
   std::vector<isa::Instruction> program;  // ends with HALT
   std::vector<OutputBlock> outputs;       // covering M x N exactly once
-  int m_block = 0;                        // rows per MATMUL
-  int k_chunk = 0;                        // K tiles of A held in the unified buffer at once
-  bool a_resident = false;                // A loaded once per M block (not per N tile)
-  uint64_t matmul_rows = 0;               // rows streamed through the array in all
+  GemmBlocking blocking;
+  uint64_t matmul_rows = 0;  // rows streamed through the array in all
 };
+
+// The memory the cost model assumes: the device reports its bus width and requests in flight,
+// not the latency of the memory behind it.
+inline constexpr int kPlannerMemoryLatency = 100;
 
 // Throws std::invalid_argument for shapes the device cannot take (a dimension < 1 or beyond the
 // 16-bit instruction fields, both bias and C0).
 GemmPlan PlanGemm(const DeviceConfig& config, const GemmSpec& spec, const GemmAddresses& addr);
+
+// The same, with the blocking given (tests use it to cover every loop order); throws
+// std::invalid_argument when the blocking does not fit the device's buffers.
+GemmPlan PlanGemmWith(const DeviceConfig& config, const GemmSpec& spec, const GemmAddresses& addr,
+                      const GemmBlocking& blocking);
 
 }  // namespace mxu::driver
 

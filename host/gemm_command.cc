@@ -400,8 +400,9 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
     std::printf("  DMA read / write    %llu / %llu bytes\n",
                 (unsigned long long)s.counter(csr::Counter::kDmaReadBytes),
                 (unsigned long long)s.counter(csr::Counter::kDmaWriteBytes));
-    std::printf("  instructions        %zu (M block %d, K chunk %d, A %s)\n", result.instructions,
-                result.m_block, result.k_chunk, result.a_resident ? "resident" : "reloaded");
+    std::printf("  instructions        %zu (M block %d, N group %d, A %s)\n", result.instructions,
+                result.blocking.m_block, result.blocking.n_group,
+                result.blocking.a_resident ? "resident" : "reloaded");
     std::printf("  wall time           %.2f s (%.0f simulated cycles/s)\n", s.wall_seconds, cps);
     if (args.check) {
       std::printf("  check               %zu outputs, %zu mismatches: %s\n", check.compared,

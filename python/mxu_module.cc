@@ -239,9 +239,9 @@ class Device {
     counters["ideal_cycles"] = result.ideal_cycles;
     counters["utilization"] = result.utilization;
     counters["program_instructions"] = result.instructions;
-    counters["m_block"] = result.m_block;
-    counters["k_chunk"] = result.k_chunk;
-    counters["a_resident"] = result.a_resident;
+    counters["m_block"] = result.blocking.m_block;
+    counters["n_group"] = result.blocking.n_group;
+    counters["a_resident"] = result.blocking.a_resident;
     counters["wall_seconds"] = s.wall_seconds;
     counters["sim_cycles_per_second"] = s.wall_seconds > 0 ? cycles / s.wall_seconds : 0.0;
 

@@ -1,0 +1,388 @@
+// The GEMM planner on synthetic device configurations, no simulator: each program is executed
+// symbolically, instruction by instruction in program order (the device's ordering guarantee),
+// tracking which element of op(A), op(B) or C every buffer lane holds. Checked: every MATMUL
+// pairs the K tile of A with the same K tile of B, every output accumulates its K tiles in the
+// contract's order (0, 1, ...) starting from +0 or its C0 / bias, every output is stored exactly
+// once and only when complete, every buffer range is inside its buffer, and no more than three
+// weight tiles wait unclaimed.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <deque>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "driver/gemm_plan.h"
+
+namespace mxu::driver {
+namespace {
+
+using isa::Instruction;
+
+// Operands far apart, so that an address names its operand.
+constexpr uint64_t kA = 1ull << 36, kB = 2ull << 36, kBias = 3ull << 36, kC0 = 4ull << 36,
+                   kC = 5ull << 36;
+
+struct Elem {  // what one buffer lane holds
+  enum Kind { kNone, kZero, kA, kOut, kAcc } kind = kNone;
+  int m = -1, n = -1, k = -1;  // kA: op(A)[m][k]; kAcc/kOut: C[m][n], K rows summed so far = k
+  bool init = false;           // kAcc: started from C0 / bias
+};
+
+DeviceConfig Config(int rows, int cols, int ub_depth, int acc_depth) {
+  DeviceConfig c;
+  c.rows = rows;
+  c.cols = cols;
+  c.ub_depth = ub_depth;
+  c.acc_depth = acc_depth;
+  c.weight_fifo_depth = 2 * rows;
+  c.ub_lanes = std::max(rows, cols);
+  c.bus_bytes = 32;
+  c.max_in_flight = 8;
+  return c;
+}
+
+class Checker {
+ public:
+  Checker(const DeviceConfig& c, const GemmSpec& s) : c_(c), s_(s) {}
+
+  // Returns "" when the plan is right, else the first problem found.
+  std::string Run(const GemmPlan& plan) {
+    const int lanes = static_cast<int>(c_.ub_lanes);
+    ub_.assign(c_.ub_depth, std::vector<Elem>(lanes));
+    acc_.assign(c_.acc_depth, std::vector<Elem>(c_.cols));
+    stored_.assign(size_t(s_.m) * s_.n, 0);
+    out_of_.assign(size_t(s_.m) * s_.n, {-1, -1});
+    for (const OutputBlock& b : plan.outputs) {
+      for (int i = 0; i < b.rows; ++i) {
+        for (int j = 0; j < b.cols; ++j) out_of_.at(b.offset + uint64_t(i) * b.cols + j) = {b.m0 + i, b.n0 + j};
+      }
+    }
+    for (size_t pc = 0; pc < plan.program.size() && error_.empty(); ++pc) {
+      pc_ = pc;
+      Execute(plan.program[pc], pc + 1 == plan.program.size());
+    }
+    for (size_t i = 0; i < stored_.size() && error_.empty(); ++i) {
+      if (stored_[i] != 1) Fail("output " + std::to_string(i) + " stored " + std::to_string(stored_[i]) + " times");
+    }
+    return error_;
+  }
+
+ private:
+  void Fail(const std::string& what) {
+    if (error_.empty()) error_ = "instruction " + std::to_string(pc_) + ": " + what;
+  }
+
+  // op(A)[m][k] at an element offset of A's stored layout (kZero for packing's padding).
+  Elem AAt(uint64_t e) const {
+    Elem x;
+    x.kind = Elem::kA;
+    const int r = static_cast<int>(c_.rows);
+    if (s_.trans_a) {
+      x.k = int(e / s_.m), x.m = int(e % s_.m);
+    } else if (s_.packed) {
+      const uint64_t tile = e / (uint64_t(s_.m) * r), in = e % (uint64_t(s_.m) * r);
+      x.m = int(in / r), x.k = int(tile * r + in % r);
+    } else {
+      x.m = int(e / s_.k), x.k = int(e % s_.k);
+    }
+    if (x.k >= s_.k) x.kind = Elem::kZero;
+    return x;
+  }
+  // op(B)[k][n], as an Elem with m = k.
+  Elem BAt(uint64_t e) const {
+    Elem x;
+    x.kind = Elem::kA;
+    const int cl = static_cast<int>(c_.cols);
+    if (s_.trans_b) {
+      x.n = int(e / s_.k), x.k = int(e % s_.k);
+    } else if (s_.packed) {
+      const uint64_t tile = e / (uint64_t(s_.k) * cl), in = e % (uint64_t(s_.k) * cl);
+      x.k = int(in / cl), x.n = int(tile * cl + in % cl);
+    } else {
+      x.k = int(e / s_.n), x.n = int(e % s_.n);
+    }
+    if (x.n >= s_.n) x.kind = Elem::kZero;
+    return x;
+  }
+
+  bool InRange(uint64_t lo, uint64_t rows, uint64_t depth, const char* what) {
+    if (lo + rows > depth) Fail(std::string(what) + " range beyond the buffer");
+    return lo + rows <= depth;
+  }
+
+  void Execute(const Instruction& in, bool last) {
+    const auto op = static_cast<isa::Opcode>(in.opcode());
+    if (last != (op == isa::Opcode::kHalt)) return Fail("HALT must end the program");
+    if (op == isa::Opcode::kLoad) return Load(in);
+    if (op == isa::Opcode::kStore) return Store(in);
+    if (op == isa::Opcode::kMatmul) return Matmul(in);
+    if (op == isa::Opcode::kActivate) return Activate(in);
+    if (op != isa::Opcode::kHalt) Fail("unexpected opcode");
+  }
+
+  void Load(const Instruction& in) {
+    const auto target = static_cast<isa::Buffer>(in.Get(isa::kTransferBuffer));
+    const bool trans = in.Get(isa::kTransferFlag);
+    const uint64_t rows = in.Get(isa::kTransferRows), lanes = in.Get(isa::kTransferLanes);
+    const uint64_t buf = in.Get(isa::kTransferBufferAddr), host = in.Get(isa::kTransferHostAddr);
+    const uint64_t stride = in.Get(isa::kTransferStride);
+    const auto element = [&](uint64_t i, uint64_t j) { return trans ? j * stride + i : i * stride + j; };
+    if (target == isa::Buffer::kUb) {
+      if (host < kA || host >= kB) return Fail("UB load not from A");
+      if (!InRange(buf, rows, c_.ub_depth, "UB load")) return;
+      for (uint64_t i = 0; i < rows; ++i) {
+        for (uint64_t j = 0; j < ub_[0].size(); ++j) {
+          ub_[buf + i][j] = j < lanes ? AAt((host - kA) / 2 + element(i, j)) : Elem{Elem::kZero};
+        }
+      }
+    } else if (target == isa::Buffer::kWeights) {
+      if (host < kB || host >= kBias) return Fail("weight load not from B");
+      if (rows > c_.rows) return Fail("weight tile too tall");
+      std::vector<Elem> tile(size_t(c_.rows) * c_.cols, Elem{Elem::kZero});
+      for (uint64_t r = 0; r < rows; ++r) {
+        for (uint64_t j = 0; j < lanes; ++j) tile[r * c_.cols + j] = BAt((host - kB) / 2 + element(r, j));
+      }
+      weights_.push_back(tile);
+      if (weights_.size() - (has_current_ ? 1 : 0) > 3) Fail("a fourth weight tile waits");
+    } else {
+      if (!InRange(buf, rows, c_.acc_depth, "ACC load")) return;
+      for (uint64_t i = 0; i < rows; ++i) {
+        for (uint64_t j = 0; j < c_.cols; ++j) {
+          Elem x{Elem::kAcc};
+          x.k = 0;
+          x.init = true;
+          if (j >= lanes) x.kind = Elem::kZero;
+          else if (host >= kC0 && host < kC) {
+            const uint64_t e = (host - kC0) / 4 + i * stride + j;
+            x.m = int(e / s_.n), x.n = int(e % s_.n);
+          } else if (host >= kBias && host < kC0) {
+            if (stride != 0) Fail("bias load with a stride");
+            x.n = int((host - kBias) / 4 + j);  // m: whichever MATMUL comes
+          } else {
+            Fail("ACC load from neither C0 nor the bias");
+          }
+          acc_[buf + i][j] = x;
+        }
+      }
+    }
+  }
+
+  void Matmul(const Instruction& in) {
+    const uint64_t rows = in.Get(isa::kMatmulRows), kr = in.Get(isa::kMatmulKRows);
+    const uint64_t ub = in.Get(isa::kMatmulUbAddr), acc = in.Get(isa::kMatmulAccAddr);
+    const bool accumulate = in.Get(isa::kMatmulAccumulate);
+    if (in.Get(isa::kMatmulNewWeights)) {
+      if (weights_.empty() || (has_current_ && weights_.size() == 1)) return Fail("no weight tile");
+      if (has_current_) weights_.pop_front();
+      has_current_ = true;
+    }
+    if (!has_current_) return Fail("MATMUL without weights");
+    if (!InRange(ub, rows, c_.ub_depth, "MATMUL UB") || !InRange(acc, rows, c_.acc_depth, "MATMUL ACC")) return;
+    const std::vector<Elem>& w = weights_.front();
+    const int k0 = w[0].k;
+    for (uint64_t r = 0; r < c_.rows; ++r) {
+      for (uint64_t j = 0; j < c_.cols; ++j) {
+        const Elem& x = w[r * c_.cols + j];
+        if (r < kr && x.kind == Elem::kA && x.k != k0 + int(r)) return Fail("weight rows out of K order");
+      }
+    }
+    if (w[0].kind != Elem::kA) return Fail("weight tile without data");
+    if (kr != uint64_t(std::min<int>(c_.rows, s_.k - k0))) return Fail("k_rows does not match the tile");
+    for (uint64_t i = 0; i < rows; ++i) {
+      const std::vector<Elem>& a = ub_[ub + i];
+      for (uint64_t j = 0; j < kr; ++j) {
+        if (a[j].kind != Elem::kA || a[j].m != a[0].m || a[j].k != k0 + int(j)) {
+          return Fail("UB row " + std::to_string(ub + i) + " is not A's K tile " + std::to_string(k0));
+        }
+      }
+      for (uint64_t c = 0; c < c_.cols; ++c) {
+        Elem& out = acc_[acc + i][c];
+        const Elem& b = w[c];  // column c of the tile's first row names n
+        if (b.kind != Elem::kA) {
+          out = Elem{Elem::kZero};
+          continue;
+        }
+        if (!accumulate) {
+          if (k0 != 0) return Fail("overwrite with K tile " + std::to_string(k0));
+          out = Elem{Elem::kAcc, a[0].m, b.n, 0, false};
+        } else if (out.kind != Elem::kAcc || out.n != b.n || (out.m >= 0 && out.m != a[0].m) ||
+                   out.k != k0) {
+          return Fail("accumulation out of order at ACC row " + std::to_string(acc + i));
+        }
+        out.m = a[0].m;
+        out.k = k0 + int(kr);
+      }
+    }
+  }
+
+  bool Complete(const Elem& x) const {
+    return x.kind == Elem::kAcc && x.k == s_.k && x.init == (s_.c0 || s_.bias);
+  }
+
+  void Activate(const Instruction& in) {
+    const uint64_t rows = in.Get(isa::kActivateRows), acc = in.Get(isa::kActivateAccAddr);
+    const uint64_t ub = in.Get(isa::kActivateUbAddr);
+    if (!InRange(ub, rows, c_.ub_depth, "ACTIVATE UB") || !InRange(acc, rows, c_.acc_depth, "ACTIVATE ACC")) return;
+    for (uint64_t i = 0; i < rows; ++i) {
+      for (uint64_t c = 0; c < ub_[0].size(); ++c) {
+        Elem x = c < c_.cols ? acc_[acc + i][c] : Elem{Elem::kZero};
+        if (x.kind == Elem::kAcc) {
+          if (!Complete(x)) return Fail("ACTIVATE of an incomplete result");
+          x.kind = Elem::kOut;
+        }
+        ub_[ub + i][c] = x;
+      }
+    }
+  }
+
+  void Store(const Instruction& in) {
+    const auto source = static_cast<isa::Buffer>(in.Get(isa::kTransferBuffer));
+    const uint64_t rows = in.Get(isa::kTransferRows), lanes = in.Get(isa::kTransferLanes);
+    const uint64_t buf = in.Get(isa::kTransferBufferAddr), host = in.Get(isa::kTransferHostAddr);
+    const uint64_t stride = in.Get(isa::kTransferStride);
+    const bool bf16 = source == isa::Buffer::kUb;
+    if (bf16 != (s_.output == OutputType::kBf16)) return Fail("store of the wrong type");
+    if (host < kC) return Fail("store outside C");
+    if (!InRange(buf, rows, bf16 ? c_.ub_depth : c_.acc_depth, "STORE")) return;
+    for (uint64_t i = 0; i < rows; ++i) {
+      for (uint64_t j = 0; j < lanes; ++j) {
+        const Elem& x = bf16 ? ub_[buf + i][j] : acc_[buf + i][j];
+        const uint64_t e = (host - kC) / (bf16 ? 2 : 4) + i * stride + j;
+        if (e >= out_of_.size()) return Fail("store beyond C");
+        const auto [m, n] = out_of_[e];
+        if (bf16 ? x.kind != Elem::kOut || x.k != s_.k : !Complete(x)) return Fail("store of an incomplete result");
+        if (x.m != m || x.n != n) return Fail("C[" + std::to_string(m) + "][" + std::to_string(n) + "] gets another output");
+        ++stored_[size_t(m) * s_.n + n];
+      }
+    }
+  }
+
+  const DeviceConfig& c_;
+  const GemmSpec& s_;
+  std::vector<std::vector<Elem>> ub_, acc_;
+  std::deque<std::vector<Elem>> weights_;  // front: the tile in use once has_current_
+  bool has_current_ = false;
+  std::vector<int> stored_;
+  std::vector<std::pair<int, int>> out_of_;
+  size_t pc_ = 0;
+  std::string error_;
+};
+
+GemmAddresses Addresses() {
+  GemmAddresses a;
+  a.a = kA, a.b = kB, a.bias = kBias, a.c0 = kC0, a.c = kC;
+  return a;
+}
+
+std::string Describe(const DeviceConfig& c, const GemmSpec& s, const GemmBlocking& b) {
+  return std::to_string(c.rows) + "x" + std::to_string(c.cols) + " ub " + std::to_string(c.ub_depth) + " acc " +
+         std::to_string(c.acc_depth) + ": " + std::to_string(s.m) + "x" + std::to_string(s.k) + "x" +
+         std::to_string(s.n) + (s.trans_a ? " ta" : "") + (s.trans_b ? " tb" : "") + (s.bias ? " bias" : "") +
+         (s.c0 ? " c0" : "") + (s.output == OutputType::kBf16 ? " bf16" : "") + (s.packed ? " packed" : "") +
+         "; M block " + std::to_string(b.m_block) + ", N group " + std::to_string(b.n_group) +
+         (b.a_resident ? ", A resident" : "");
+}
+
+GemmSpec RandomSpec(std::mt19937& rng, int max_dim, int options) {
+  GemmSpec s;
+  std::uniform_int_distribution<int> dim(1, max_dim);
+  s.m = dim(rng), s.k = dim(rng), s.n = dim(rng);
+  s.trans_a = options & 1;
+  s.trans_b = options & 2;
+  s.bias = (options >> 2) % 3 == 1;
+  s.c0 = (options >> 2) % 3 == 2;
+  s.output = options & 16 ? OutputType::kBf16 : OutputType::kFp32;
+  s.packed = options & 32;
+  return s;
+}
+
+const std::vector<DeviceConfig>& Configs() {
+  static const std::vector<DeviceConfig> configs = {
+      Config(16, 16, 8192, 1024), Config(16, 16, 512, 128), Config(4, 4, 64, 32),
+      Config(8, 4, 96, 48),       Config(3, 5, 40, 20),     Config(32, 32, 4096, 512),
+      Config(2, 7, 30, 16),
+  };
+  return configs;
+}
+
+TEST(GemmPlan, ChosenPlansAreRightOnEveryConfiguration) {
+  std::mt19937 rng(7);
+  int plans = 0;
+  for (const DeviceConfig& c : Configs()) {
+    for (int i = 0; i < 120; ++i) {
+      const GemmSpec s = RandomSpec(rng, i < 100 ? 70 : 300, i % 64);
+      GemmPlan plan;
+      try {
+        plan = PlanGemm(c, s, Addresses());
+      } catch (const std::invalid_argument&) {
+        continue;  // the buffers cannot hold this shape's blocks (small synthetic configs)
+      }
+      ++plans;
+      ASSERT_EQ(Checker(c, s).Run(plan), "") << Describe(c, s, plan.blocking);
+    }
+  }
+  EXPECT_GT(plans, 700);
+}
+
+TEST(GemmPlan, EveryBlockingThatFitsIsRight) {
+  std::mt19937 rng(11);
+  int plans = 0;
+  for (const DeviceConfig& c : {Config(4, 4, 64, 32), Config(3, 5, 40, 20), Config(16, 16, 512, 128)}) {
+    for (int i = 0; i < 12; ++i) {
+      const GemmSpec s = RandomSpec(rng, 40, (i * 5) % 64);
+      for (int mb = 1; mb <= s.m; mb += 1 + mb / 3) {
+        for (int ng = 1; ng <= 6; ++ng) {
+          for (bool resident : {false, true}) {
+            GemmPlan plan;
+            try {
+              plan = PlanGemmWith(c, s, Addresses(), {mb, ng, resident, 0});
+            } catch (const std::invalid_argument&) {
+              continue;
+            }
+            ++plans;
+            ASSERT_EQ(Checker(c, s).Run(plan), "") << Describe(c, s, plan.blocking);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(plans, 300);
+}
+
+TEST(GemmPlan, TheCheckerCatchesAWrongPlan) {
+  const DeviceConfig c = Config(4, 4, 64, 32);
+  GemmSpec s;
+  s.m = 8, s.k = 8, s.n = 8;
+  GemmPlan plan = PlanGemm(c, s, Addresses());
+  ASSERT_EQ(Checker(c, s).Run(plan), "");
+  // Swap the first two MATMULs' accumulate flags: K order broken.
+  for (Instruction& in : plan.program) {
+    if (static_cast<isa::Opcode>(in.opcode()) == isa::Opcode::kMatmul && in.Get(isa::kMatmulAccumulate)) {
+      in.Set(isa::kMatmulAccumulate, 0);
+      break;
+    }
+  }
+  EXPECT_NE(Checker(c, s).Run(plan), "");
+}
+
+TEST(GemmPlan, BlockingsThatDoNotFitAreRejected) {
+  GemmSpec s;
+  s.m = 64, s.k = 64, s.n = 64;
+  EXPECT_THROW(PlanGemmWith(Config(4, 4, 64, 32), s, Addresses(), {64, 1, false, 0}), std::invalid_argument);
+  EXPECT_THROW(PlanGemmWith(Config(4, 4, 64, 32), s, Addresses(), {8, 8, false, 0}), std::invalid_argument);
+}
+
+TEST(GemmPlan, CostModelKeepsLargeSquaresNearTheirIdeal) {
+  GemmSpec s;
+  s.m = s.k = s.n = 1024;
+  s.packed = true;
+  const GemmPlan plan = PlanGemm(Config(16, 16, 8192, 1024), s, Addresses());
+  const uint64_t ideal = 1024ull * 1024 * 1024 / 256;
+  EXPECT_LT(plan.blocking.estimated_cycles, ideal * 105 / 100);
+  EXPECT_EQ(plan.matmul_rows * 16 * 16, 1024ull * 1024 * 1024);
+}
+
+}  // namespace
+}  // namespace mxu::driver
