@@ -26,18 +26,15 @@ std::string Shape(const char* name, int rows, int cols) {
   return std::string(name) + " is " + std::to_string(rows) + "x" + std::to_string(cols);
 }
 
-}  // namespace
-
-GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& request,
-                uint64_t watchdog_cycles) {
-  if (!request.a || !request.b) throw std::invalid_argument("GEMM needs both A and B");
-  const Bf16Matrix& a = *request.a;
+// The request's shape, checked. `a_rows` x `a_cols` is A's stored shape.
+GemmSpec MakeSpec(const GemmRequest& request, int a_rows, int a_cols) {
+  if (!request.b) throw std::invalid_argument("GEMM needs both A and B");
   const Bf16Matrix& b = *request.b;
   GemmSpec spec;
   spec.trans_a = request.trans_a;
   spec.trans_b = request.trans_b;
-  spec.m = request.trans_a ? a.cols : a.rows;
-  spec.k = request.trans_a ? a.rows : a.cols;
+  spec.m = request.trans_a ? a_cols : a_rows;
+  spec.k = request.trans_a ? a_rows : a_cols;
   const int k_b = request.trans_b ? b.cols : b.rows;
   spec.n = request.trans_b ? b.rows : b.cols;
   if (spec.k != k_b) {
@@ -56,71 +53,156 @@ GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& r
     throw std::invalid_argument(Shape("C0", request.c0->rows, request.c0->cols) + ", expected " +
                                 std::to_string(spec.m) + "x" + std::to_string(spec.n));
   }
-  if (static_cast<size_t>(a.rows) * a.cols != a.data.size() ||
-      static_cast<size_t>(b.rows) * b.cols != b.data.size()) {
+  if (static_cast<size_t>(b.rows) * b.cols != b.data.size()) {
     throw std::invalid_argument("matrix data does not match its shape");
   }
-
-  // Operands into host memory, in their stored layouts.
-  HostArena arena(0x100000, device.memory_size());
-  GemmAddresses addr;
   // Plain operands are packed tile by tile (a layout change, no arithmetic); transposed ones
   // stay as they are and the device transposes them on load.
   spec.packed = true;
-  const std::vector<uint16_t> a_image =
-      request.trans_a ? a.data : PackA(a.data, spec.m, spec.k, static_cast<int>(config.rows));
-  const std::vector<uint16_t> b_image =
-      request.trans_b ? b.data : PackB(b.data, spec.k, spec.n, static_cast<int>(config.cols));
-  addr.a = arena.Allocate(a_image.size() * 2);
-  device.WriteMemory(addr.a, a_image.data(), a_image.size() * 2);
-  addr.b = arena.Allocate(b_image.size() * 2);
-  device.WriteMemory(addr.b, b_image.data(), b_image.size() * 2);
-  if (request.bias) {
-    addr.bias = arena.Allocate(request.bias->size() * 4);
-    device.WriteMemory(addr.bias, request.bias->data(), request.bias->size() * 4);
-  }
-  if (request.c0) {
-    addr.c0 = arena.Allocate(request.c0->data.size() * 4);
-    device.WriteMemory(addr.c0, request.c0->data.data(), request.c0->data.size() * 4);
-  }
-  const size_t outputs = static_cast<size_t>(spec.m) * spec.n;
-  const size_t out_bytes = outputs * (spec.output == OutputType::kBf16 ? 2 : 4);
-  addr.c = arena.Allocate(out_bytes);
+  return spec;
+}
 
-  const GemmPlan plan = PlanGemm(config, spec, addr);
-  const uint64_t program_addr = arena.Allocate(plan.program.size() * isa::kInstructionBytes);
-  ProgramRunner runner(device, watchdog_cycles);
+int CeilDiv(int a, int b) { return (a + b - 1) / b; }
 
-  GemmResult result;
-  result.stats = runner.Run(plan.program, program_addr);
-  result.blocking = plan.blocking;
-  result.instructions = plan.program.size();
-  const uint64_t macs = uint64_t(spec.m) * spec.k * spec.n;
-  const uint64_t per_cycle = uint64_t(config.rows) * config.cols;
-  result.ideal_cycles = (macs + per_cycle - 1) / per_cycle;
-  const uint64_t cycles = result.stats.counter(csr::Counter::kCycles);
-  result.utilization = cycles ? static_cast<double>(macs) / (double(cycles) * per_cycle) : 0;
-  // The device stored C block by block (rows of a block packed): unpack into row-major C.
-  const auto unpack = [&](auto& matrix) {
-    using T = typename std::remove_reference_t<decltype(matrix.data)>::value_type;
-    std::vector<T> packed(outputs);
-    device.ReadMemory(addr.c, packed.data(), out_bytes);
-    matrix = std::remove_reference_t<decltype(matrix)>(spec.m, spec.n);
-    for (const OutputBlock& block : plan.outputs) {
-      for (int i = 0; i < block.rows; ++i) {
-        for (int j = 0; j < block.cols; ++j) {
-          matrix.at(block.m0 + i, block.n0 + j) =
-              packed[block.offset + uint64_t(i) * block.cols + j];
+}  // namespace
+
+GemmProgram::GemmProgram(Device& device, const DeviceConfig& config)
+    : device_(device), config_(config) {}
+
+size_t GemmProgram::Add(const GemmRequest& request) {
+  if (!request.a) throw std::invalid_argument("GEMM needs both A and B");
+  const Bf16Matrix& a = *request.a;
+  if (static_cast<size_t>(a.rows) * a.cols != a.data.size()) {
+    throw std::invalid_argument("matrix data does not match its shape");
+  }
+  entries_.push_back({request, MakeSpec(request, a.rows, a.cols)});
+  return entries_.size() - 1;
+}
+
+size_t GemmProgram::AddChained(size_t producer, const GemmRequest& request) {
+  if (producer >= entries_.size()) throw std::invalid_argument("chained to an unknown GEMM");
+  if (request.a || request.trans_a) {
+    throw std::invalid_argument("a chained GEMM takes A from its producer, untransposed");
+  }
+  if (config_.rows != config_.cols) {
+    throw std::invalid_argument("chaining GEMMs through the unified buffer needs a square array");
+  }
+  const GemmSpec& p = entries_[producer].spec;
+  Entry e{request, MakeSpec(request, p.m, p.n)};
+  e.producer = static_cast<int>(producer);
+  entries_[producer].feeds_next = true;
+  entries_.push_back(e);
+  return entries_.size() - 1;
+}
+
+void GemmProgram::SetReturned(size_t i, bool returned) { entries_.at(i).returned = returned; }
+
+std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
+  if (entries_.empty()) throw std::invalid_argument("a GEMM program needs a GEMM");
+  // Resident results are placed from the top of the unified buffer down; the planners of all
+  // GEMMs share the rows below.
+  int ub_limit = static_cast<int>(config_.ub_depth);
+  std::vector<int> resident(entries_.size(), -1);
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (!entries_[i].feeds_next) continue;
+    const GemmSpec& s = entries_[i].spec;
+    ub_limit -= CeilDiv(s.n, static_cast<int>(config_.cols)) * s.m;
+    resident[i] = ub_limit;
+  }
+  if (ub_limit < 1) {
+    throw std::invalid_argument("the chained results do not fit the unified buffer");
+  }
+
+  HostArena arena(0x100000, device_.memory_size());
+  std::vector<isa::Instruction> program;
+  std::vector<GemmPlan> plans;
+  std::vector<GemmAddresses> addrs(entries_.size());
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    const GemmSpec& spec = e.spec;
+    GemmAddresses& addr = addrs[i];
+    if (e.producer < 0) {
+      const Bf16Matrix& a = *e.request.a;
+      const std::vector<uint16_t> image =
+          spec.trans_a ? a.data : PackA(a.data, spec.m, spec.k, static_cast<int>(config_.rows));
+      addr.a = arena.Allocate(image.size() * 2);
+      device_.WriteMemory(addr.a, image.data(), image.size() * 2);
+    }
+    const Bf16Matrix& b = *e.request.b;
+    const std::vector<uint16_t> b_image =
+        spec.trans_b ? b.data : PackB(b.data, spec.k, spec.n, static_cast<int>(config_.cols));
+    addr.b = arena.Allocate(b_image.size() * 2);
+    device_.WriteMemory(addr.b, b_image.data(), b_image.size() * 2);
+    if (e.request.bias) {
+      addr.bias = arena.Allocate(e.request.bias->size() * 4);
+      device_.WriteMemory(addr.bias, e.request.bias->data(), e.request.bias->size() * 4);
+    }
+    if (e.request.c0) {
+      addr.c0 = arena.Allocate(e.request.c0->data.size() * 4);
+      device_.WriteMemory(addr.c0, e.request.c0->data.data(), e.request.c0->data.size() * 4);
+    }
+    const size_t out_bytes =
+        size_t(spec.m) * spec.n * (spec.output == OutputType::kBf16 ? 2 : 4);
+    addr.c = arena.Allocate(out_bytes);
+
+    GemmPlacement place;
+    place.ub_limit = ub_limit;
+    place.a_ub_row = e.producer >= 0 ? resident[e.producer] : -1;
+    place.out_ub_row = resident[i];
+    place.store = e.returned;
+    if (!e.returned && !e.feeds_next) place.store = true;  // a result must go somewhere
+    plans.push_back(PlanGemm(config_, spec, addr, place));
+    program.insert(program.end(), plans.back().program.begin(), plans.back().program.end() - 1);
+  }
+  program.push_back(isa::Halt());
+  const uint64_t program_addr = arena.Allocate(program.size() * isa::kInstructionBytes);
+  const RunStats stats = ProgramRunner(device_, watchdog_cycles).Run(program, program_addr);
+
+  const uint64_t per_cycle = uint64_t(config_.rows) * config_.cols;
+  const uint64_t cycles = stats.counter(csr::Counter::kCycles);
+  uint64_t all_macs = 0;
+  for (const Entry& e : entries_) all_macs += uint64_t(e.spec.m) * e.spec.k * e.spec.n;
+  std::vector<GemmResult> results(entries_.size());
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const GemmSpec& spec = entries_[i].spec;
+    GemmResult& result = results[i];
+    result.stats = stats;
+    result.blocking = plans[i].blocking;
+    result.instructions = plans[i].program.size();
+    const uint64_t macs = uint64_t(spec.m) * spec.k * spec.n;
+    result.ideal_cycles = (macs + per_cycle - 1) / per_cycle;
+    result.utilization = cycles ? static_cast<double>(all_macs) / (double(cycles) * per_cycle) : 0;
+    if (plans[i].outputs.empty() || !entries_[i].returned) continue;
+    // The device stored C block by block (rows of a block packed): unpack into row-major C.
+    const size_t outputs = size_t(spec.m) * spec.n;
+    const auto unpack = [&](auto& matrix) {
+      using T = typename std::remove_reference_t<decltype(matrix.data)>::value_type;
+      std::vector<T> packed(outputs);
+      device_.ReadMemory(addrs[i].c, packed.data(), outputs * sizeof(T));
+      matrix = std::remove_reference_t<decltype(matrix)>(spec.m, spec.n);
+      for (const OutputBlock& block : plans[i].outputs) {
+        for (int r = 0; r < block.rows; ++r) {
+          for (int j = 0; j < block.cols; ++j) {
+            matrix.at(block.m0 + r, block.n0 + j) =
+                packed[block.offset + uint64_t(r) * block.cols + j];
+          }
         }
       }
+    };
+    if (spec.output == OutputType::kBf16) {
+      unpack(result.c_bf16);
+    } else {
+      unpack(result.c);
     }
-  };
-  if (spec.output == OutputType::kBf16) {
-    unpack(result.c_bf16);
-  } else {
-    unpack(result.c);
   }
-  return result;
+  return results;
+}
+
+GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& request,
+                uint64_t watchdog_cycles) {
+  GemmProgram program(device, config);
+  program.Add(request);
+  return std::move(program.Run(watchdog_cycles)[0]);
 }
 
 }  // namespace mxu::driver

@@ -1,6 +1,11 @@
 // The GEMM op: C = op(A) x op(B) (+ bias | + C0) (ReLU), fp32 or bf16 output, any shape. Copies
 // the operands into device-visible host memory, plans the tiling for the device's configuration,
 // runs the program and copies the result back, with the run's statistics.
+//
+// GemmProgram runs several GEMMs as one program (one doorbell, one program fetch; each GEMM's
+// first loads overlap the last stores of the one before), and lets a GEMM take its A from an
+// earlier GEMM's result kept in the unified buffer as bf16 (the TPU way: a layer's activations
+// feed the next layer without a trip through host memory).
 #ifndef MXU_DRIVER_GEMM_H_
 #define MXU_DRIVER_GEMM_H_
 
@@ -29,7 +34,7 @@ struct GemmRequest {
 struct GemmResult {
   Fp32Matrix c;       // fp32 output
   Bf16Matrix c_bf16;  // bf16 output
-  RunStats stats;
+  RunStats stats;     // of the whole program (shared by the GEMMs of a GemmProgram)
   GemmBlocking blocking;  // what the planner chose
   size_t instructions = 0;
   uint64_t ideal_cycles = 0;  // M * K * N / (rows * cols), rounded up
@@ -40,6 +45,38 @@ struct GemmResult {
 // watchdog expiry.
 GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& request,
                 uint64_t watchdog_cycles);
+
+class GemmProgram {
+ public:
+  GemmProgram(Device& device, const DeviceConfig& config);
+
+  // Adds a GEMM on host operands (as Gemm). Returns its index. Throws std::invalid_argument for
+  // a bad request.
+  size_t Add(const GemmRequest& request);
+  // Adds a GEMM whose A is the result of GEMM `producer` (after its bias and ReLU, rounded to
+  // bf16, as ACTIVATE does), kept in the unified buffer; request.a must be null and trans_a
+  // false. Needs a square array (a result tile's columns are then a K tile of the next layer).
+  size_t AddChained(size_t producer, const GemmRequest& request);
+  // Whether GEMM i's result is copied to host memory and returned (default: yes). A result that
+  // only feeds the next layer need not leave the chip.
+  void SetReturned(size_t i, bool returned);
+
+  // Runs every GEMM added as one program. Each result's stats are the program's; its utilization
+  // is the program's (all MACs over all cycles).
+  std::vector<GemmResult> Run(uint64_t watchdog_cycles);
+
+ private:
+  struct Entry {
+    GemmRequest request;
+    GemmSpec spec;
+    int producer = -1;  // A is this GEMM's resident result
+    bool returned = true;
+    bool feeds_next = false;  // its result stays in the unified buffer
+  };
+  Device& device_;
+  DeviceConfig config_;
+  std::vector<Entry> entries_;
+};
 
 }  // namespace mxu::driver
 

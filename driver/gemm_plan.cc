@@ -38,24 +38,30 @@ constexpr int kLoadLookahead = 4 * kPlannerMemoryLatency;
 struct Geometry {
   int rows, cols, k_tiles, n_tiles, ub_depth, acc_half, bus, in_flight;
   bool bf16_out;
-  int OutRows(int m_block) const { return bf16_out ? kOutSlots * m_block : 0; }
+  GemmPlacement place;
+  bool a_in_ub() const { return place.a_ub_row >= 0; }
+  // Out slots stage bf16 results on their way to host memory, unless they stay in the UB.
+  bool out_slots() const { return bf16_out && place.store && place.out_ub_row < 0; }
+  int OutRows(int m_block) const { return out_slots() ? kOutSlots * m_block : 0; }
   int ASlots(int m_block) const { return (ub_depth - OutRows(m_block)) / m_block; }
   bool Fits(int m, const GemmBlocking& b) const {
     if (b.m_block < 1 || b.n_group < 1 || b.m_block > std::max(m, 1)) return false;
     if (int64_t{b.n_group} * b.m_block > acc_half || b.n_group > n_tiles) return false;
-    if (OutRows(b.m_block) >= ub_depth) return false;
+    if (OutRows(b.m_block) > ub_depth) return false;
+    if (a_in_ub()) return b.a_resident;
     const int slots = ASlots(b.m_block);
     return b.a_resident ? slots >= k_tiles : slots >= 1;
   }
 };
 
-Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec) {
+Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmPlacement& place) {
   Geometry g;
+  g.place = place;
   g.rows = static_cast<int>(cfg.rows);
   g.cols = static_cast<int>(cfg.cols);
   g.k_tiles = CeilDiv(spec.k, g.rows);
   g.n_tiles = CeilDiv(spec.n, g.cols);
-  g.ub_depth = static_cast<int>(cfg.ub_depth);
+  g.ub_depth = place.ub_limit >= 0 ? place.ub_limit : static_cast<int>(cfg.ub_depth);
   g.acc_half = static_cast<int>(cfg.acc_depth) / 2;
   g.bus = std::max(1, static_cast<int>(cfg.bus_bytes));
   g.in_flight = std::max(1, static_cast<int>(cfg.max_in_flight));
@@ -87,10 +93,11 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   const double compute = double(g.n_tiles) * g.k_tiles * ((m_blocks - 1) * step + last_step);
   const double a_rate = spec.trans_a ? LoadRate(g, 2.0 * b.m_block) : g.bus;
   const double b_rate = spec.trans_b ? LoadRate(g, 2.0 * g.rows) : g.bus;
-  const double a_bytes = 2.0 * spec.m * g.k_tiles * g.rows * (b.a_resident ? 1 : groups);
+  const double a_bytes =
+      g.a_in_ub() ? 0 : 2.0 * spec.m * g.k_tiles * g.rows * (b.a_resident ? 1 : groups);
   const double b_bytes = 2.0 * g.k_tiles * g.rows * g.n_tiles * g.cols * m_blocks;
   const double out_bytes = g.bf16_out ? 2 : 4;
-  double c_bytes = out_bytes * spec.m * g.n_tiles * g.cols;
+  double c_bytes = g.place.store ? out_bytes * spec.m * g.n_tiles * g.cols : 0;
   if (spec.c0 || spec.bias) c_bytes += 4.0 * spec.m * g.n_tiles * g.cols;
   const double steps = double(m_blocks) * g.n_tiles * g.k_tiles;
   const double program_bytes = 16.0 * (2 * steps + m_blocks * g.k_tiles * 2 + 2 * m_blocks * g.n_tiles);
@@ -146,12 +153,16 @@ struct AInstance {
   int m0, rows, kt, first_use = -1, last_use = -1;
 };
 
-// A result tile leaving the device: ACTIVATE (bf16 output) and STORE.
+// A result tile on its way out: into an out slot (then stored from there), into its resident
+// unified-buffer rows (then stored from there if the result goes to host memory too), or
+// stored from the accumulators.
 struct Epilogue {
-  bool activate;  // else a STORE
+  enum Kind { kActivateToSlot, kActivateResident, kStoreUb, kStoreAcc } kind;
   int m0, rows, n0, cols, acc_row, ub_row;
   uint64_t offset;
   double not_before;  // compute cycles emitted
+  bool ReadsAcc() const { return kind != kStoreUb; }
+  bool Store() const { return kind == kStoreUb || kind == kStoreAcc; }
 };
 
 class Planner {
@@ -166,14 +177,16 @@ class Planner {
     plan_.blocking = b_;
     for (size_t s = 0; s < steps_.size(); ++s) {
       const Step& st = steps_[s];
-      while (next_load_ <= st.a_instance) LoadA(next_load_++, slots, static_cast<int>(s));
+      while (!g_.a_in_ub() && next_load_ <= st.a_instance) {
+        LoadA(next_load_++, slots, static_cast<int>(s));
+      }
       const int acc = AccRow(st);
       if (st.first_of_group) StartGroup(st);
       if (st.kt == 0 && !(spec_.c0 || spec_.bias)) FlushReaders(acc, acc + st.rows);
       Matmul(st, acc);
       cycles_ += StepCycles(g_, st.rows);
       if (st.kt == g_.k_tiles - 1) Finish(st, acc);
-      Prefetch(slots, static_cast<int>(s));
+      if (!g_.a_in_ub()) Prefetch(slots, static_cast<int>(s));
       EmitDue(false);
     }
     EmitDue(true);
@@ -288,82 +301,95 @@ class Planner {
                             addr_.b + 2ull * (uint64_t(k0) * spec_.n + n0), spec_.n));
     }
     const bool accumulate = spec_.c0 || spec_.bias || st.kt > 0;
-    p.push_back(isa::Matmul(st.rows, kr, a_slot_row_[st.a_instance], acc, accumulate, true));
+    const int ub_row = g_.a_in_ub() ? g_.place.a_ub_row + st.kt * spec_.m + st.m0
+                                    : a_slot_row_[st.a_instance];
+    p.push_back(isa::Matmul(st.rows, kr, ub_row, acc, accumulate, true));
     plan_.matmul_rows += st.rows;
   }
 
   // The tile is complete: its way out is queued, to be issued once its MATMUL has finished.
   void Finish(const Step& st, int acc) {
     const int nc = NCols(st.n);
-    plan_.outputs.push_back({st.m0, st.rows, NStart(st.n), nc, out_offset_});
-    pending_.push_back({g_.bf16_out, st.m0, st.rows, NStart(st.n), nc, acc, 0, out_offset_,
-                        cycles_ + kStoreLag + g_.rows + g_.cols});
-    out_offset_ += uint64_t(st.rows) * nc;
+    const double due = cycles_ + kStoreLag + g_.rows + g_.cols;
+    Epilogue e{Epilogue::kStoreAcc, st.m0, st.rows, NStart(st.n), nc, acc, -1, out_offset_, due};
+    if (g_.place.store) {
+      plan_.outputs.push_back({st.m0, st.rows, NStart(st.n), nc, out_offset_});
+      out_offset_ += uint64_t(st.rows) * nc;
+    }
+    if (g_.place.out_ub_row >= 0) {
+      Epilogue resident = e;
+      resident.kind = Epilogue::kActivateResident;
+      resident.ub_row = g_.place.out_ub_row + st.n * spec_.m + st.m0;
+      resident.not_before = cycles_ + g_.rows + g_.cols;  // no memory traffic: as soon as done
+      pending_.push_back(resident);
+    }
+    if (g_.place.store && !(g_.bf16_out && g_.place.out_ub_row >= 0)) {
+      if (g_.bf16_out) e.kind = Epilogue::kActivateToSlot;
+      pending_.push_back(e);
+    }
   }
 
   void Emit(const Epilogue& e) {
     auto& p = plan_.program;
-    if (e.activate) {
-      const int ub_row = g_.ub_depth - g_.OutRows(b_.m_block) + (out_count_++ % kOutSlots) * b_.m_block;
-      // The slot's previous result must be on its way out first (program order).
-      for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-        if (!it->activate && it->acc_row < 0 && it->ub_row == ub_row) {
-          const Epilogue store = *it;
-          pending_.erase(it);
-          Emit(store);
-          break;
+    switch (e.kind) {
+      case Epilogue::kActivateToSlot:
+      case Epilogue::kActivateResident: {
+        int ub_row = e.ub_row;
+        if (e.kind == Epilogue::kActivateToSlot) {
+          ub_row = g_.ub_depth - g_.OutRows(b_.m_block) + (out_count_++ % kOutSlots) * b_.m_block;
+          // The slot's previous result must be on its way out first (program order).
+          for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+            if (it->kind == Epilogue::kStoreUb && it->ub_row == ub_row) {
+              const Epilogue store = *it;
+              pending_.erase(it);
+              Emit(store);
+              break;
+            }
+          }
         }
+        p.push_back(isa::Activate(e.rows, e.acc_row, ub_row, spec_.relu, false));
+        if (e.kind == Epilogue::kActivateToSlot || (g_.place.store && g_.bf16_out)) {
+          Epilogue store = e;
+          store.kind = Epilogue::kStoreUb;
+          store.ub_row = ub_row;
+          store.not_before = cycles_ + e.rows + g_.cols;
+          pending_.push_back(store);
+        }
+        return;
       }
-      p.push_back(isa::Activate(e.rows, e.acc_row, ub_row, spec_.relu, false));
-      Epilogue store = e;
-      store.activate = false;
-      store.acc_row = -1;  // from the unified buffer
-      store.ub_row = ub_row;
-      store.not_before = cycles_ + e.rows + g_.cols;
-      pending_.push_back(store);
-      return;
+      case Epilogue::kStoreUb:
+        p.push_back(isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row, addr_.c + 2 * e.offset,
+                               e.cols));
+        break;
+      case Epilogue::kStoreAcc:
+        p.push_back(isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row,
+                               addr_.c + 4 * e.offset, e.cols, spec_.relu));
+        break;
     }
-    const double bytes = double(e.rows) * e.cols * (g_.bf16_out ? 2 : 4);
-    if (e.acc_row < 0) {
-      p.push_back(isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
-                             addr_.c + 2 * e.offset, e.cols));
-    } else {
-      p.push_back(isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row,
-                             addr_.c + 4 * e.offset, e.cols, spec_.relu));
-    }
-    next_store_ = cycles_ + bytes / g_.bus;
+    next_store_ = cycles_ + double(e.rows) * e.cols * (g_.bf16_out ? 2 : 4) / g_.bus;
   }
 
   // Issues the queued epilogues that are due; stores are paced at the memory's bandwidth so that
   // the store engine is free whenever the dispatcher reaches the next one.
   void EmitDue(bool all) {
     while (!pending_.empty()) {
-      const Epilogue& e = pending_.front();
-      if (!all && (e.not_before > cycles_ || (!e.activate && next_store_ > cycles_))) break;
-      const Epilogue front = e;
+      const Epilogue e = pending_.front();
+      if (!all && (e.not_before > cycles_ || (e.Store() && next_store_ > cycles_))) break;
       pending_.pop_front();
-      Emit(front);
+      Emit(e);
     }
   }
 
-  // Before accumulator rows [lo, hi) are overwritten, whatever still reads them leaves.
+  // Before accumulator rows [lo, hi) are overwritten, whatever still reads them leaves (with
+  // everything queued before it, to keep the output order).
   void FlushReaders(int lo, int hi) {
-    for (;;) {
-      auto it = std::find_if(pending_.begin(), pending_.end(), [&](const Epilogue& e) {
-        return e.acc_row >= 0 && e.acc_row < hi && lo < e.acc_row + e.rows;
-      });
-      if (it == pending_.end()) return;
-      // Everything queued before it goes first, to keep the output order.
-      const Epilogue e = *it;
-      while (!pending_.empty()) {
-        const Epilogue front = pending_.front();
-        pending_.pop_front();
-        Emit(front);
-        if (front.acc_row == e.acc_row && front.offset == e.offset &&
-            front.activate == e.activate) {
-          break;
-        }
-      }
+    const auto reads = [&](const Epilogue& e) {
+      return e.ReadsAcc() && e.acc_row < hi && lo < e.acc_row + e.rows;
+    };
+    while (std::any_of(pending_.begin(), pending_.end(), reads)) {
+      const Epilogue e = pending_.front();
+      pending_.pop_front();
+      Emit(e);
     }
   }
 
@@ -384,6 +410,30 @@ class Planner {
   uint64_t out_offset_ = 0;
   std::deque<Epilogue> pending_;
 };
+
+// Resident matrices must be inside the unified buffer, outside the planner's own rows, and (for
+// a result kept on chip) the activation unit's rows must be the next GEMM's K tiles.
+void CheckPlacement(const DeviceConfig& cfg, const GemmSpec& spec, const GemmPlacement& p) {
+  const int64_t depth = cfg.ub_depth;
+  const int64_t limit = p.ub_limit >= 0 ? p.ub_limit : depth;
+  const auto check = [&](int64_t base, int64_t tile_width, int64_t extent, const char* what) {
+    if (base < 0) return;
+    const int64_t rows = CeilDiv(static_cast<int>(extent), static_cast<int>(tile_width)) * int64_t{spec.m};
+    if (base < limit || base + rows > depth) {
+      throw std::invalid_argument(std::string("GEMM placement: the resident ") + what +
+                                  " does not fit the unified buffer above the planner's rows");
+    }
+  };
+  if (limit > depth || limit < 1) throw std::invalid_argument("GEMM placement: bad UB limit");
+  check(p.a_ub_row, cfg.rows, spec.k, "A");
+  check(p.out_ub_row, cfg.cols, spec.n, "result");
+  if (p.a_ub_row >= 0 && spec.trans_a) {
+    throw std::invalid_argument("GEMM placement: a resident A cannot be transposed");
+  }
+  if (!p.store && p.out_ub_row < 0) {
+    throw std::invalid_argument("GEMM placement: the result goes nowhere");
+  }
+}
 
 }  // namespace
 
@@ -416,9 +466,10 @@ std::vector<uint16_t> PackB(const std::vector<uint16_t>& b, int k, int n, int ti
 }
 
 GemmPlan PlanGemmWith(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr,
-                      const GemmBlocking& blocking) {
+                      const GemmBlocking& blocking, const GemmPlacement& placement) {
   CheckSpec(spec);
-  const Geometry g = MakeGeometry(cfg, spec);
+  CheckPlacement(cfg, spec, placement);
+  const Geometry g = MakeGeometry(cfg, spec, placement);
   if (!g.Fits(spec.m, blocking)) {
     throw std::invalid_argument("GEMM blocking (M block " + std::to_string(blocking.m_block) +
                                 ", N group " + std::to_string(blocking.n_group) +
@@ -429,9 +480,11 @@ GemmPlan PlanGemmWith(const DeviceConfig& cfg, const GemmSpec& spec, const GemmA
   return Planner(g, spec, addr, b).Build();
 }
 
-GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr) {
+GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr,
+                  const GemmPlacement& placement) {
   CheckSpec(spec);
-  const Geometry g = MakeGeometry(cfg, spec);
+  CheckPlacement(cfg, spec, placement);
+  const Geometry g = MakeGeometry(cfg, spec, placement);
   return Planner(g, spec, addr, ChooseBlocking(g, spec)).Build();
 }
 

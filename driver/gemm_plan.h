@@ -68,18 +68,30 @@ struct GemmPlan {
   uint64_t matmul_rows = 0;  // rows streamed through the array in all
 };
 
+// Where a GEMM of a multi-GEMM program finds A and leaves C in the unified buffer (the TPU way:
+// an activation stays on chip as bf16 and is the next layer's input). Resident matrices are laid
+// out tile-major: K tile t (the array's rows wide), row m at base + t * M + m, which is exactly
+// how the activation unit writes an N tile of a result (on a square array).
+struct GemmPlacement {
+  int ub_limit = -1;    // the planner's own unified-buffer rows are [0, ub_limit); -1: all
+  int a_ub_row = -1;    // A is resident at this row (not loaded); -1: from host memory
+  int out_ub_row = -1;  // C is also activated (ReLU if spec.relu) into bf16 rows here; -1: no
+  bool store = true;    // C goes to host memory (fp32 or bf16 as spec.output says)
+};
+
 // The memory the cost model assumes: the device reports its bus width and requests in flight,
 // not the latency of the memory behind it.
 inline constexpr int kPlannerMemoryLatency = 100;
 
 // Throws std::invalid_argument for shapes the device cannot take (a dimension < 1 or beyond the
 // 16-bit instruction fields, both bias and C0).
-GemmPlan PlanGemm(const DeviceConfig& config, const GemmSpec& spec, const GemmAddresses& addr);
+GemmPlan PlanGemm(const DeviceConfig& config, const GemmSpec& spec, const GemmAddresses& addr,
+                  const GemmPlacement& placement = {});
 
 // The same, with the blocking given (tests use it to cover every loop order); throws
 // std::invalid_argument when the blocking does not fit the device's buffers.
 GemmPlan PlanGemmWith(const DeviceConfig& config, const GemmSpec& spec, const GemmAddresses& addr,
-                      const GemmBlocking& blocking);
+                      const GemmBlocking& blocking, const GemmPlacement& placement = {});
 
 }  // namespace mxu::driver
 

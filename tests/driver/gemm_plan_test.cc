@@ -47,11 +47,22 @@ class Checker {
  public:
   Checker(const DeviceConfig& c, const GemmSpec& s) : c_(c), s_(s) {}
 
-  // Returns "" when the plan is right, else the first problem found.
-  std::string Run(const GemmPlan& plan) {
+  // Returns "" when the plan is right, else the first problem found. A resident A (placement)
+  // is in the unified buffer before the program starts; a resident result must be there after.
+  std::string Run(const GemmPlan& plan, const GemmPlacement& place = {}) {
     const int lanes = static_cast<int>(c_.ub_lanes);
     ub_.assign(c_.ub_depth, std::vector<Elem>(lanes));
     acc_.assign(c_.acc_depth, std::vector<Elem>(c_.cols));
+    const int r = static_cast<int>(c_.rows), cl = static_cast<int>(c_.cols);
+    for (int t = 0; place.a_ub_row >= 0 && t * r < s_.k; ++t) {
+      for (int m = 0; m < s_.m; ++m) {
+        for (int j = 0; j < lanes; ++j) {
+          Elem x{Elem::kA, m, -1, t * r + j};
+          if (j >= r || t * r + j >= s_.k) x = Elem{Elem::kZero};
+          ub_[place.a_ub_row + t * s_.m + m][j] = x;
+        }
+      }
+    }
     stored_.assign(size_t(s_.m) * s_.n, 0);
     out_of_.assign(size_t(s_.m) * s_.n, {-1, -1});
     for (const OutputBlock& b : plan.outputs) {
@@ -64,7 +75,21 @@ class Checker {
       Execute(plan.program[pc], pc + 1 == plan.program.size());
     }
     for (size_t i = 0; i < stored_.size() && error_.empty(); ++i) {
-      if (stored_[i] != 1) Fail("output " + std::to_string(i) + " stored " + std::to_string(stored_[i]) + " times");
+      if (stored_[i] != (place.store ? 1 : 0)) {
+        Fail("output " + std::to_string(i) + " stored " + std::to_string(stored_[i]) + " times");
+      }
+    }
+    for (int t = 0; place.out_ub_row >= 0 && t * cl < s_.n && error_.empty(); ++t) {
+      for (int m = 0; m < s_.m; ++m) {
+        for (int j = 0; j < cl && t * cl + j < s_.n; ++j) {
+          const Elem& x = ub_[place.out_ub_row + t * s_.m + m][j];
+          if (x.kind != Elem::kOut || x.m != m || x.n != t * cl + j || x.k != s_.k) {
+            Fail("resident result C[" + std::to_string(m) + "][" + std::to_string(t * cl + j) +
+                 "] missing");
+            break;
+          }
+        }
+      }
     }
     return error_;
   }
@@ -349,6 +374,36 @@ TEST(GemmPlan, EveryBlockingThatFitsIsRight) {
     }
   }
   EXPECT_GT(plans, 300);
+}
+
+TEST(GemmPlan, ResidentOperandsAndResultsAreRight) {
+  std::mt19937 rng(5);
+  int plans = 0;
+  for (const DeviceConfig& c : {Config(16, 16, 8192, 1024), Config(4, 4, 256, 32), Config(3, 5, 400, 20)}) {
+    for (int i = 0; i < 40; ++i) {
+      GemmSpec s = RandomSpec(rng, 60, (i * 7) % 64);
+      s.trans_a = false;
+      const int a_rows = (s.k + int(c.rows) - 1) / int(c.rows) * s.m;
+      const int out_rows = (s.n + int(c.cols) - 1) / int(c.cols) * s.m;
+      GemmPlacement place;
+      place.ub_limit = int(c.ub_depth) - a_rows - out_rows;
+      if (place.ub_limit < 1) continue;
+      place.a_ub_row = i % 2 ? place.ub_limit : -1;
+      place.out_ub_row = i % 3 ? place.ub_limit + a_rows : -1;
+      place.store = place.out_ub_row < 0 || i % 4 != 1;
+      GemmPlan plan;
+      try {
+        plan = PlanGemm(c, s, Addresses(), place);
+      } catch (const std::invalid_argument&) {
+        continue;
+      }
+      ++plans;
+      ASSERT_EQ(Checker(c, s).Run(plan, place), "")
+          << Describe(c, s, plan.blocking) << " A row " << place.a_ub_row << " out row "
+          << place.out_ub_row << (place.store ? " stored" : "");
+    }
+  }
+  EXPECT_GT(plans, 60);
 }
 
 TEST(GemmPlan, TheCheckerCatchesAWrongPlan) {

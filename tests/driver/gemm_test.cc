@@ -18,6 +18,7 @@
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
+#include "driver/golden_request.h"
 #include "driver/program_runner.h"
 
 namespace mxu::driver {
@@ -148,6 +149,98 @@ TEST(DriverGemm, LargeShape) {
 
 TEST(DriverGemm, LargeShapeTransposedWithBiasReluBf16) {
   EXPECT_EQ(RunAndCheck(130, 211, 97, {true, true, true, 1, OutputType::kBf16}, 2), 0);
+}
+
+// Compares a result with the golden model's answer to its request; returns the mismatches.
+int Mismatches(const GemmRequest& request, const GemmResult& result, const DeviceConfig& config) {
+  const std::vector<uint32_t> want =
+      GoldenBits(request, static_cast<int>(config.rows), config.subnormals);
+  const bool bf16 = request.output == OutputType::kBf16;
+  int mismatches = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const uint32_t got = bf16 ? result.c_bf16.data.at(i) : golden::FloatBits(result.c.data.at(i));
+    if (got != want[i] && ++mismatches <= 3) {
+      ADD_FAILURE() << "output " << i << ": device 0x" << std::hex << got << ", golden 0x" << want[i];
+    }
+  }
+  return mismatches;
+}
+
+TEST(DriverGemm, ProgramsOfSeveralGemmsAreBitExact) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  golden::BitSource bits(21);
+  const Bf16Matrix a1 = RandomMatrix(70, 33, bits), b1 = RandomMatrix(33, 45, bits);
+  const Bf16Matrix a2 = RandomMatrix(50, 20, bits), b2 = RandomMatrix(40, 50, bits);
+  const Bf16Matrix a3 = RandomMatrix(17, 64, bits), b3 = RandomMatrix(64, 9, bits);
+  std::vector<float> bias3(9);
+  for (float& x : bias3) x = golden::Bf16ToFloat(Operand(bits));
+  std::vector<GemmRequest> requests(3);
+  requests[0].a = &a1, requests[0].b = &b1, requests[0].relu = true;
+  requests[1].a = &a2, requests[1].b = &b2, requests[1].trans_a = true, requests[1].trans_b = true;
+  requests[1].output = OutputType::kBf16;
+  requests[2].a = &a3, requests[2].b = &b3, requests[2].bias = &bias3;
+  GemmProgram program(*g_device, config);
+  for (const GemmRequest& r : requests) program.Add(r);
+  const std::vector<GemmResult> results = program.Run(kWatchdog);
+  ASSERT_EQ(results.size(), 3u);
+  uint64_t separate = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(Mismatches(requests[i], results[i], config), 0) << "GEMM " << i;
+    separate += Gemm(*g_device, config, requests[i], kWatchdog).stats.counter(csr::Counter::kCycles);
+  }
+  // One program pays the fixed costs once and overlaps one GEMM's tail with the next's head.
+  EXPECT_LT(results[0].stats.counter(csr::Counter::kCycles), separate);
+}
+
+TEST(DriverGemm, ChainedLayersKeepActivationsOnChip) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  golden::BitSource bits(22);
+  const Bf16Matrix x = RandomMatrix(70, 40, bits);
+  const Bf16Matrix w1 = RandomMatrix(40, 50, bits), w2 = RandomMatrix(50, 30, bits);
+  const Bf16Matrix w3 = RandomMatrix(30, 20, bits);
+  std::vector<float> b1(50), b2(30);
+  for (float& v : b1) v = golden::Bf16ToFloat(Operand(bits));
+  for (float& v : b2) v = golden::Bf16ToFloat(Operand(bits));
+  GemmRequest l1, l2, l3;
+  l1.a = &x, l1.b = &w1, l1.bias = &b1, l1.relu = true;
+  l2.b = &w2, l2.bias = &b2, l2.relu = true;
+  l3.b = &w3, l3.output = OutputType::kBf16;
+  GemmProgram program(*g_device, config);
+  const size_t i1 = program.Add(l1);
+  const size_t i2 = program.AddChained(i1, l2);
+  program.AddChained(i2, l3);
+  program.SetReturned(i2, false);  // layer 2's activations never leave the chip
+  const std::vector<GemmResult> results = program.Run(kWatchdog);
+  EXPECT_EQ(results[1].c.data.size(), 0u);
+
+  // Golden: each layer's input is the one before's result (bias, ReLU) rounded to bf16.
+  const auto next_input = [&](const GemmRequest& r, int rows, int cols) {
+    const std::vector<uint32_t> out = GoldenBits(r, static_cast<int>(config.rows), config.subnormals);
+    Bf16Matrix m(rows, cols);
+    for (size_t i = 0; i < out.size(); ++i) {
+      m.data[i] = golden::FloatToBf16(golden::FloatFromBits(out[i]), config.subnormals);
+    }
+    return m;
+  };
+  EXPECT_EQ(Mismatches(l1, results[0], config), 0) << "layer 1";
+  const Bf16Matrix h1 = next_input(l1, 70, 50);
+  l2.a = &h1;
+  const Bf16Matrix h2 = next_input(l2, 70, 30);
+  l3.a = &h2;
+  EXPECT_EQ(Mismatches(l3, results[2], config), 0) << "layer 3";
+}
+
+TEST(DriverGemm, ChainsNeedTheirProducer) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  const Bf16Matrix a(4, 5), b(5, 3);
+  GemmRequest request;
+  request.b = &b;
+  GemmProgram program(*g_device, config);
+  EXPECT_THROW(program.AddChained(0, request), std::invalid_argument);
+  GemmRequest first;
+  first.a = &a, first.b = &b;
+  program.Add(first);
+  EXPECT_THROW(program.AddChained(0, request), std::invalid_argument);  // K 5 != N 3
 }
 
 TEST(DriverGemm, ConfigurationComesFromTheDevice) {
