@@ -41,6 +41,22 @@ driver::Bf16Matrix ToBf16(const Fp32Matrix& m, Subnormals mode) {
 
 }  // namespace
 
+std::vector<Fp32Matrix> MatmulEngine::RunProgram(const std::vector<MatmulOp>& ops) {
+  std::vector<Fp32Matrix> results;
+  results.reserve(ops.size());
+  for (const MatmulOp& op : ops) {
+    MatmulOp resolved = op;
+    if (op.chain_from >= 0) {
+      if (op.chain_from >= static_cast<int>(results.size()) || op.a) {
+        throw std::invalid_argument("a chained matmul takes A from an earlier op only");
+      }
+      resolved.a = &results[op.chain_from];
+    }
+    results.push_back(Run(resolved));
+  }
+  return results;
+}
+
 Fp32Matrix HostMatmulEngine::Run(const MatmulOp& op) {
   const Dims d = CheckShapes(op);
   Fp32Matrix c(d.m, d.n);
@@ -68,29 +84,68 @@ DeviceMatmulEngine::DeviceMatmulEngine(driver::Device& device, uint64_t watchdog
       watchdog_cycles_(watchdog_cycles) {}
 
 Fp32Matrix DeviceMatmulEngine::Run(const MatmulOp& op) {
-  const Dims d = CheckShapes(op);
-  const driver::Bf16Matrix a = ToBf16(*op.a, config_.subnormals);
-  const driver::Bf16Matrix b = ToBf16(*op.b, config_.subnormals);
-  driver::GemmRequest request;
-  request.a = &a;
-  request.b = &b;
-  request.trans_a = op.trans_a;
-  request.trans_b = op.trans_b;
-  request.bias = op.bias;
-  request.relu = op.relu;
-  request.output = driver::OutputType::kFp32;
-  driver::Tracing* tracing = device_.tracing();
-  if (tracing && !op.label.empty()) {
-    tracing->SetProgramLabel(op.label + " " + std::to_string(d.m) + "x" + std::to_string(d.k) +
-                             "x" + std::to_string(d.n));
+  return std::move(RunProgram({op})[0]);
+}
+
+std::vector<Fp32Matrix> DeviceMatmulEngine::RunProgram(const std::vector<MatmulOp>& ops) {
+  // Shapes are checked as the host engine checks them, a chained A standing in by its shape.
+  std::vector<Dims> dims;
+  std::vector<driver::Bf16Matrix> operands;
+  operands.reserve(2 * ops.size());
+  std::vector<driver::GemmRequest> requests(ops.size());
+  std::string label;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const MatmulOp& op = ops[i];
+    MatmulOp shaped = op;
+    Fp32Matrix stand_in;
+    if (op.chain_from >= 0) {
+      if (op.chain_from >= static_cast<int>(i) || op.a || op.trans_a) {
+        throw std::invalid_argument("a chained matmul takes A from an earlier op only");
+      }
+      stand_in.rows = dims[op.chain_from].m;
+      stand_in.cols = dims[op.chain_from].n;
+      shaped.a = &stand_in;
+    }
+    dims.push_back(CheckShapes(shaped));
+    driver::GemmRequest& request = requests[i];
+    if (op.chain_from < 0) {
+      operands.push_back(ToBf16(*op.a, config_.subnormals));
+      request.a = &operands.back();
+    }
+    operands.push_back(ToBf16(*op.b, config_.subnormals));
+    request.b = &operands.back();
+    request.trans_a = op.trans_a;
+    request.trans_b = op.trans_b;
+    request.bias = op.bias;
+    request.relu = op.relu;
+    request.output = driver::OutputType::kFp32;
+    if (!op.label.empty()) {
+      label += (label.empty() ? "" : ", ") + op.label + " " + std::to_string(dims[i].m) + "x" +
+               std::to_string(dims[i].k) + "x" + std::to_string(dims[i].n);
+    }
   }
-  driver::GemmResult result = driver::Gemm(device_, config_, request, watchdog_cycles_);
-  ++stats_.gemms;
-  stats_.macs += uint64_t(d.m) * d.k * d.n;
-  stats_.device_cycles += result.stats.counter(csr::Counter::kCycles);
-  stats_.array_busy_cycles += result.stats.counter(csr::Counter::kArrayBusy);
-  stats_.device_wall_seconds += result.stats.wall_seconds;
-  return std::move(result.c);
+  driver::GemmProgram program(device_, config_);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].chain_from >= 0) {
+      program.AddChained(static_cast<size_t>(ops[i].chain_from), requests[i]);
+    } else {
+      program.Add(requests[i]);
+    }
+  }
+  driver::Tracing* tracing = device_.tracing();
+  if (tracing && !label.empty()) tracing->SetProgramLabel(label);
+  std::vector<driver::GemmResult> results = program.Run(watchdog_cycles_);
+  for (const Dims& d : dims) {
+    ++stats_.gemms;
+    stats_.macs += uint64_t(d.m) * d.k * d.n;
+  }
+  const driver::RunStats& run = results[0].stats;  // the program's
+  stats_.device_cycles += run.counter(csr::Counter::kCycles);
+  stats_.array_busy_cycles += run.counter(csr::Counter::kArrayBusy);
+  stats_.device_wall_seconds += run.wall_seconds;
+  std::vector<Fp32Matrix> outputs;
+  for (driver::GemmResult& r : results) outputs.push_back(std::move(r.c));
+  return outputs;
 }
 
 }  // namespace mxu::train

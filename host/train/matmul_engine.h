@@ -26,6 +26,10 @@ struct MatmulOp {
   bool trans_b = false;
   const std::vector<float>* bias = nullptr;  // N values added to every row
   bool relu = false;
+  // A program's op may take A from an earlier op of the same program: the result of
+  // ops[chain_from] (after its bias and ReLU), with `a` null. The device engine keeps that
+  // result in the unified buffer as bf16, which is what the cast of the fp32 result gives.
+  int chain_from = -1;
   // What the product is in the model ("layer 1 forward", "layer 2 dW"): the device engine names
   // its programs after it and the shape, e.g. "layer 1 forward 64x2x32" (M x K x N), in the
   // instruction timeline.
@@ -45,6 +49,9 @@ class MatmulEngine {
  public:
   virtual ~MatmulEngine() = default;
   virtual Fp32Matrix Run(const MatmulOp& op) = 0;
+  // Several products at once, results in order. The default runs them one by one; the device
+  // engine runs them as one device program (one doorbell, chained results kept on chip).
+  virtual std::vector<Fp32Matrix> RunProgram(const std::vector<MatmulOp>& ops);
   virtual const char* name() const = 0;
   const EngineStats& stats() const { return stats_; }
 
@@ -62,6 +69,7 @@ class DeviceMatmulEngine : public MatmulEngine {
  public:
   DeviceMatmulEngine(driver::Device& device, uint64_t watchdog_cycles);
   Fp32Matrix Run(const MatmulOp& op) override;
+  std::vector<Fp32Matrix> RunProgram(const std::vector<MatmulOp>& ops) override;
   const char* name() const override { return device_.name(); }
   const driver::DeviceConfig& config() const { return config_; }
 

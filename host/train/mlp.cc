@@ -52,21 +52,25 @@ Mlp::Mlp(const std::vector<int>& widths, uint64_t seed) {
 }
 
 ForwardPass Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x) const {
-  ForwardPass pass;
-  const Fp32Matrix* input = &x;
-  Fp32Matrix output;
+  // One program: each layer's activations feed the next on the device.
+  std::vector<MatmulOp> ops(layers_.size());
   for (size_t l = 0; l < layers_.size(); ++l) {
-    pass.inputs.push_back(*input);
-    MatmulOp op;
-    op.a = &pass.inputs.back();
+    MatmulOp& op = ops[l];
+    if (l == 0) {
+      op.a = &x;
+    } else {
+      op.chain_from = static_cast<int>(l) - 1;
+    }
     op.b = &layers_[l].w;
     op.bias = &layers_[l].b;
     op.relu = l + 1 < layers_.size();
     op.label = "layer " + std::to_string(l + 1) + " forward";
-    output = engine.Run(op);
-    input = &output;
   }
-  pass.logits = std::move(output);
+  std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
+  ForwardPass pass;
+  pass.inputs.push_back(x);
+  for (size_t l = 0; l + 1 < outputs.size(); ++l) pass.inputs.push_back(std::move(outputs[l]));
+  pass.logits = std::move(outputs.back());
   return pass;
 }
 
@@ -78,25 +82,29 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass,
   grads.b.resize(n);
   Fp32Matrix d_out = d_logits;  // dLoss/d(pre-activation) of layer l
   for (size_t l = n; l-- > 0;) {
-    // dW = X^T dY: the device transposes X as it loads it.
-    MatmulOp dw;
+    // dW = X^T dY (the device transposes X as it loads it) and dX = dY W^T: one program.
+    std::vector<MatmulOp> ops(l == 0 ? 1 : 2);
+    MatmulOp& dw = ops[0];
     dw.a = &pass.inputs[l];
     dw.trans_a = true;
     dw.b = &d_out;
     dw.label = "layer " + std::to_string(l + 1) + " dW";
-    grads.w[l] = engine.Run(dw);
+    if (l > 0) {
+      MatmulOp& dx = ops[1];
+      dx.a = &d_out;
+      dx.b = &layers_[l].w;
+      dx.trans_b = true;
+      dx.label = "layer " + std::to_string(l + 1) + " dX";
+    }
+    std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
+    grads.w[l] = std::move(outputs[0]);
     grads.b[l].assign(static_cast<size_t>(d_out.cols), 0.0f);
     for (int r = 0; r < d_out.rows; ++r) {
       for (int c = 0; c < d_out.cols; ++c) grads.b[l][c] += d_out.at(r, c);
     }
     if (l == 0) break;
-    // dX = dY W^T, then through the ReLU that produced X: its gradient is 1 where X > 0.
-    MatmulOp dx;
-    dx.a = &d_out;
-    dx.b = &layers_[l].w;
-    dx.trans_b = true;
-    dx.label = "layer " + std::to_string(l + 1) + " dX";
-    Fp32Matrix d_in = engine.Run(dx);
+    // dX through the ReLU that produced X: its gradient is 1 where X > 0.
+    Fp32Matrix d_in = std::move(outputs[1]);
     const Fp32Matrix& x = pass.inputs[l];
     for (size_t i = 0; i < d_in.data.size(); ++i) {
       if (!(x.data[i] > 0.0f)) d_in.data[i] = 0.0f;
