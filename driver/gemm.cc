@@ -137,12 +137,14 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
       addr.bias = arena.Allocate(e.request.bias->size() * 4);
       device_.WriteMemory(addr.bias, e.request.bias->data(), e.request.bias->size() * 4);
     }
-    if (e.request.c0) {
-      addr.c0 = arena.Allocate(e.request.c0->data.size() * 4);
-      device_.WriteMemory(addr.c0, e.request.c0->data.data(), e.request.c0->data.size() * 4);
+    if (e.request.c0) {  // packed as B is: N tiles of M whole rows
+      const std::vector<float> image =
+          PackB(e.request.c0->data, spec.m, spec.n, static_cast<int>(config_.cols));
+      addr.c0 = arena.Allocate(image.size() * 4);
+      device_.WriteMemory(addr.c0, image.data(), image.size() * 4);
     }
     const size_t out_bytes =
-        size_t(spec.m) * spec.n * (spec.output == OutputType::kBf16 ? 2 : 4);
+        OutputElements(config_, spec) * (spec.output == OutputType::kBf16 ? 2 : 4);
     addr.c = arena.Allocate(out_bytes);
 
     GemmPlacement place;
@@ -174,7 +176,7 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
     result.utilization = cycles ? static_cast<double>(all_macs) / (double(cycles) * per_cycle) : 0;
     if (plans[i].outputs.empty() || !entries_[i].returned) continue;
     // The device stored C block by block (rows of a block packed): unpack into row-major C.
-    const size_t outputs = size_t(spec.m) * spec.n;
+    const size_t outputs = plans[i].output_elements;
     const auto unpack = [&](auto& matrix) {
       using T = typename std::remove_reference_t<decltype(matrix.data)>::value_type;
       std::vector<T> packed(outputs);
@@ -184,7 +186,7 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
         for (int r = 0; r < block.rows; ++r) {
           for (int j = 0; j < block.cols; ++j) {
             matrix.at(block.m0 + r, block.n0 + j) =
-                packed[block.offset + uint64_t(r) * block.cols + j];
+                packed[block.offset + uint64_t(r) * block.stride + j];
           }
         }
       }

@@ -32,9 +32,9 @@ struct GemmRequest {
 };
 
 struct GemmResult {
-  Fp32Matrix c;       // fp32 output
-  Bf16Matrix c_bf16;  // bf16 output
-  RunStats stats;     // of the whole program (shared by the GEMMs of a GemmProgram)
+  Fp32Matrix c;           // fp32 output
+  Bf16Matrix c_bf16;      // bf16 output
+  RunStats stats;         // of the whole program (shared by the GEMMs of a GemmProgram)
   GemmBlocking blocking;  // what the planner chose
   size_t instructions = 0;
   uint64_t ideal_cycles = 0;  // M * K * N / (rows * cols), rounded up

@@ -80,8 +80,8 @@ double StepCycles(const Geometry& g, int rows) {
 // Bytes per cycle a LOAD moves when each request carries `segment` bytes: full bandwidth, or
 // what the requests in flight carry per memory latency.
 double LoadRate(const Geometry& g, double segment) {
-  return std::min<double>(g.bus, g.in_flight * std::min(segment, 16.0 * g.bus) /
-                                     kPlannerMemoryLatency);
+  return std::min<double>(g.bus,
+                          g.in_flight * std::min(segment, 16.0 * g.bus) / kPlannerMemoryLatency);
 }
 
 // The cost model: compute and memory time overlap; the first loads and the last stores do not.
@@ -100,11 +100,12 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   double c_bytes = g.place.store ? out_bytes * spec.m * g.n_tiles * g.cols : 0;
   if (spec.c0 || spec.bias) c_bytes += 4.0 * spec.m * g.n_tiles * g.cols;
   const double steps = double(m_blocks) * g.n_tiles * g.k_tiles;
-  const double program_bytes = 16.0 * (2 * steps + m_blocks * g.k_tiles * 2 + 2 * m_blocks * g.n_tiles);
+  const double program_bytes =
+      16.0 * (2 * steps + m_blocks * g.k_tiles * 2 + 2 * m_blocks * g.n_tiles);
   const double memory = a_bytes / a_rate + b_bytes / b_rate + (c_bytes + program_bytes) / g.bus;
   const double head = 2.0 * kPlannerMemoryLatency + 2.0 * b.m_block * g.rows / a_rate;
-  const double tail = g.rows + g.cols + kPlannerMemoryLatency +
-                      out_bytes * b.n_group * b.m_block * g.cols / g.bus;
+  const double tail =
+      g.rows + g.cols + kPlannerMemoryLatency + out_bytes * b.n_group * b.m_block * g.cols / g.bus;
   const double init_waits =
       (spec.c0 || spec.bias) ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
   return std::max(compute, memory) + head + tail + init_waits;
@@ -167,8 +168,7 @@ struct Epilogue {
 
 class Planner {
  public:
-  Planner(const Geometry& g, const GemmSpec& spec, const GemmAddresses& addr,
-          const GemmBlocking& b)
+  Planner(const Geometry& g, const GemmSpec& spec, const GemmAddresses& addr, const GemmBlocking& b)
       : g_(g), spec_(spec), addr_(addr), b_(b) {}
 
   GemmPlan Build() {
@@ -211,8 +211,8 @@ class Planner {
       for (int grp = 0; grp < groups_; ++grp) {
         const int n_end = std::min(g_.n_tiles, (grp + 1) * b_.n_group);
         for (int kt = 0; kt < g_.k_tiles; ++kt) {
-          const int inst = b_.a_resident ? block * g_.k_tiles + kt
-                                         : (block * groups_ + grp) * g_.k_tiles + kt;
+          const int inst =
+              b_.a_resident ? block * g_.k_tiles + kt : (block * groups_ + grp) * g_.k_tiles + kt;
           if (inst >= static_cast<int>(a_.size())) a_.push_back({m0, rows, kt});
           for (int n = grp * b_.n_group; n < n_end; ++n) {
             const int s = static_cast<int>(steps_.size());
@@ -275,10 +275,14 @@ class Planner {
       tile.n = n;
       const int acc = AccRow(tile), nc = NCols(n);
       FlushReaders(acc, acc + st.rows);
-      if (spec_.c0) {
+      if (spec_.c0 && spec_.packed) {  // N tiles of M whole rows: one linear stream
         plan_.program.push_back(
-            isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
-                      addr_.c0 + 4ull * (uint64_t(st.m0) * spec_.n + NStart(n)), spec_.n));
+            isa::Load(isa::Buffer::kAcc, st.rows, g_.cols, acc,
+                      addr_.c0 + 4ull * ((uint64_t(n) * spec_.m + st.m0) * g_.cols), g_.cols));
+      } else if (spec_.c0) {
+        plan_.program.push_back(isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
+                                          addr_.c0 + 4ull * (uint64_t(st.m0) * spec_.n + NStart(n)),
+                                          spec_.n));
       } else {  // stride 0: every row reads the same bias vector
         plan_.program.push_back(
             isa::Load(isa::Buffer::kAcc, st.rows, nc, acc, addr_.bias + 4ull * NStart(n), 0));
@@ -294,15 +298,14 @@ class Planner {
                             addr_.b + 2ull * (uint64_t(n0) * spec_.k + k0), spec_.k, true));
     } else if (spec_.packed) {
       p.push_back(isa::Load(isa::Buffer::kWeights, kr, g_.cols, 0,
-                            addr_.b + 2ull * ((uint64_t(st.n) * spec_.k + k0) * g_.cols),
-                            g_.cols));
+                            addr_.b + 2ull * ((uint64_t(st.n) * spec_.k + k0) * g_.cols), g_.cols));
     } else {
       p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
                             addr_.b + 2ull * (uint64_t(k0) * spec_.n + n0), spec_.n));
     }
     const bool accumulate = spec_.c0 || spec_.bias || st.kt > 0;
-    const int ub_row = g_.a_in_ub() ? g_.place.a_ub_row + st.kt * spec_.m + st.m0
-                                    : a_slot_row_[st.a_instance];
+    const int ub_row =
+        g_.a_in_ub() ? g_.place.a_ub_row + st.kt * spec_.m + st.m0 : a_slot_row_[st.a_instance];
     p.push_back(isa::Matmul(st.rows, kr, ub_row, acc, accumulate, true));
     plan_.matmul_rows += st.rows;
   }
@@ -311,10 +314,12 @@ class Planner {
   void Finish(const Step& st, int acc) {
     const int nc = NCols(st.n);
     const double due = cycles_ + kStoreLag + g_.rows + g_.cols;
-    Epilogue e{Epilogue::kStoreAcc, st.m0, st.rows, NStart(st.n), nc, acc, -1, out_offset_, due};
+    const int lanes = spec_.packed ? g_.cols : nc;  // whole tile rows stream
+    Epilogue e{Epilogue::kStoreAcc, st.m0, st.rows, NStart(st.n), lanes, acc, -1, out_offset_, due};
     if (g_.place.store) {
-      plan_.outputs.push_back({st.m0, st.rows, NStart(st.n), nc, out_offset_});
-      out_offset_ += uint64_t(st.rows) * nc;
+      plan_.outputs.push_back({st.m0, st.rows, NStart(st.n), nc, out_offset_, lanes});
+      out_offset_ += uint64_t(st.rows) * lanes;
+      plan_.output_elements = out_offset_;
     }
     if (g_.place.out_ub_row >= 0) {
       Epilogue resident = e;
@@ -358,12 +363,12 @@ class Planner {
         return;
       }
       case Epilogue::kStoreUb:
-        p.push_back(isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row, addr_.c + 2 * e.offset,
-                               e.cols));
+        p.push_back(
+            isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row, addr_.c + 2 * e.offset, e.cols));
         break;
       case Epilogue::kStoreAcc:
-        p.push_back(isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row,
-                               addr_.c + 4 * e.offset, e.cols, spec_.relu));
+        p.push_back(isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row, addr_.c + 4 * e.offset,
+                               e.cols, spec_.relu));
         break;
     }
     next_store_ = cycles_ + double(e.rows) * e.cols * (g_.bf16_out ? 2 : 4) / g_.bus;
@@ -404,8 +409,8 @@ class Planner {
   std::vector<AInstance> a_;
   std::vector<int> a_slot_row_;
   int next_load_ = 0;
-  double cycles_ = 0;       // compute cycles of the MATMULs emitted so far
-  double next_store_ = 0;   // when the store engine is expected free
+  double cycles_ = 0;      // compute cycles of the MATMULs emitted so far
+  double next_store_ = 0;  // when the store engine is expected free
   int out_count_ = 0;
   uint64_t out_offset_ = 0;
   std::deque<Epilogue> pending_;
@@ -418,7 +423,8 @@ void CheckPlacement(const DeviceConfig& cfg, const GemmSpec& spec, const GemmPla
   const int64_t limit = p.ub_limit >= 0 ? p.ub_limit : depth;
   const auto check = [&](int64_t base, int64_t tile_width, int64_t extent, const char* what) {
     if (base < 0) return;
-    const int64_t rows = CeilDiv(static_cast<int>(extent), static_cast<int>(tile_width)) * int64_t{spec.m};
+    const int64_t rows =
+        CeilDiv(static_cast<int>(extent), static_cast<int>(tile_width)) * int64_t{spec.m};
     if (base < limit || base + rows > depth) {
       throw std::invalid_argument(std::string("GEMM placement: the resident ") + what +
                                   " does not fit the unified buffer above the planner's rows");
@@ -451,18 +457,9 @@ std::vector<uint16_t> PackA(const std::vector<uint16_t>& a, int m, int k, int ti
   return packed;
 }
 
-std::vector<uint16_t> PackB(const std::vector<uint16_t>& b, int k, int n, int tile_n) {
-  const int tiles = CeilDiv(n, tile_n);
-  std::vector<uint16_t> packed(static_cast<size_t>(tiles) * k * tile_n, 0);
-  for (int t = 0; t < tiles; ++t) {
-    for (int r = 0; r < k; ++r) {
-      for (int j = 0; j < tile_n && t * tile_n + j < n; ++j) {
-        packed[(static_cast<size_t>(t) * k + r) * tile_n + j] =
-            b[static_cast<size_t>(r) * n + t * tile_n + j];
-      }
-    }
-  }
-  return packed;
+uint64_t OutputElements(const DeviceConfig& cfg, const GemmSpec& spec) {
+  const int cols = static_cast<int>(cfg.cols);
+  return uint64_t(spec.m) * (spec.packed ? uint64_t(CeilDiv(spec.n, cols)) * cols : spec.n);
 }
 
 GemmPlan PlanGemmWith(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr,

@@ -33,13 +33,28 @@ struct GemmSpec {
   OutputType output = OutputType::kFp32;
   // Plain (not transposed) operands are packed tile by tile in device memory, so that every
   // load reads rows packed back to back (the DMA then streams long bursts): A as K tiles of
-  // M x rows elements, B as N tiles of K x cols elements (PackA / PackB), zero-padded.
+  // M x rows elements, B and C0 as N tiles of K (M) x cols elements (PackA / PackB), zero-padded;
+  // the result is stored in whole-tile rows (OutputBlock::stride).
   bool packed = false;
 };
 
 // The packed layouts of GemmSpec::packed (zero padding of partial tiles).
 std::vector<uint16_t> PackA(const std::vector<uint16_t>& a, int m, int k, int tile_k);
-std::vector<uint16_t> PackB(const std::vector<uint16_t>& b, int k, int n, int tile_n);
+// B (bf16) or C0 (fp32): N tiles of k x tile_n.
+template <typename T>
+std::vector<T> PackB(const std::vector<T>& b, int k, int n, int tile_n) {
+  const int tiles = (n + tile_n - 1) / tile_n;
+  std::vector<T> packed(static_cast<size_t>(tiles) * k * tile_n, T{});
+  for (int t = 0; t < tiles; ++t) {
+    for (int r = 0; r < k; ++r) {
+      for (int j = 0; j < tile_n && t * tile_n + j < n; ++j) {
+        packed[(static_cast<size_t>(t) * k + r) * tile_n + j] =
+            b[static_cast<size_t>(r) * n + t * tile_n + j];
+      }
+    }
+  }
+  return packed;
+}
 
 // Host byte addresses of the operands (in their stored layouts) and of the result.
 struct GemmAddresses {
@@ -47,10 +62,13 @@ struct GemmAddresses {
 };
 
 // Where one output block lands: the result is stored block by block, each block's rows packed
-// back to back (so the DMA streams it), at `offset` elements into the output buffer.
+// back to back (so the DMA streams it), at `offset` elements into the output buffer, `stride`
+// elements per row. With packed operands every row is a whole N tile wide (the lanes beyond
+// `cols` are padding the host ignores), so that rows are whole bus beats and stream too.
 struct OutputBlock {
   int m0, rows, n0, cols;
   uint64_t offset;
+  int stride;
 };
 
 // The blocking the cost model chose, and what it expects.
@@ -65,8 +83,12 @@ struct GemmPlan {
   std::vector<isa::Instruction> program;  // ends with HALT
   std::vector<OutputBlock> outputs;       // covering M x N exactly once
   GemmBlocking blocking;
-  uint64_t matmul_rows = 0;  // rows streamed through the array in all
+  uint64_t matmul_rows = 0;      // rows streamed through the array in all
+  uint64_t output_elements = 0;  // the output buffer's size, padding included
 };
+
+// The output buffer's size for any plan of this shape on this device (an upper bound).
+uint64_t OutputElements(const DeviceConfig& config, const GemmSpec& spec);
 
 // Where a GEMM of a multi-GEMM program finds A and leaves C in the unified buffer (the TPU way:
 // an activation stays on chip as bf16 and is the next layer's input). Resident matrices are laid

@@ -83,9 +83,7 @@ DeviceMatmulEngine::DeviceMatmulEngine(driver::Device& device, uint64_t watchdog
       config_(driver::ReadDeviceConfig(device)),
       watchdog_cycles_(watchdog_cycles) {}
 
-Fp32Matrix DeviceMatmulEngine::Run(const MatmulOp& op) {
-  return std::move(RunProgram({op})[0]);
-}
+Fp32Matrix DeviceMatmulEngine::Run(const MatmulOp& op) { return std::move(RunProgram({op})[0]); }
 
 std::vector<Fp32Matrix> DeviceMatmulEngine::RunProgram(const std::vector<MatmulOp>& ops) {
   // Shapes are checked as the host engine checks them, a chained A standing in by its shape.

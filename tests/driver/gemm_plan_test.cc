@@ -5,6 +5,8 @@
 // contract's order (0, 1, ...) starting from +0 or its C0 / bias, every output is stored exactly
 // once and only when complete, every buffer range is inside its buffer, and no more than three
 // weight tiles wait unclaimed.
+#include "driver/gemm_plan.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,8 +14,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include "driver/gemm_plan.h"
 
 namespace mxu::driver {
 namespace {
@@ -64,10 +64,11 @@ class Checker {
       }
     }
     stored_.assign(size_t(s_.m) * s_.n, 0);
-    out_of_.assign(size_t(s_.m) * s_.n, {-1, -1});
+    out_of_.assign(OutputElements(c_, s_), {-1, -1});
     for (const OutputBlock& b : plan.outputs) {
       for (int i = 0; i < b.rows; ++i) {
-        for (int j = 0; j < b.cols; ++j) out_of_.at(b.offset + uint64_t(i) * b.cols + j) = {b.m0 + i, b.n0 + j};
+        for (int j = 0; j < b.cols; ++j)
+          out_of_.at(b.offset + uint64_t(i) * b.stride + j) = {b.m0 + i, b.n0 + j};
       }
     }
     for (size_t pc = 0; pc < plan.program.size() && error_.empty(); ++pc) {
@@ -153,7 +154,9 @@ class Checker {
     const uint64_t rows = in.Get(isa::kTransferRows), lanes = in.Get(isa::kTransferLanes);
     const uint64_t buf = in.Get(isa::kTransferBufferAddr), host = in.Get(isa::kTransferHostAddr);
     const uint64_t stride = in.Get(isa::kTransferStride);
-    const auto element = [&](uint64_t i, uint64_t j) { return trans ? j * stride + i : i * stride + j; };
+    const auto element = [&](uint64_t i, uint64_t j) {
+      return trans ? j * stride + i : i * stride + j;
+    };
     if (target == isa::Buffer::kUb) {
       if (host < kA || host >= kB) return Fail("UB load not from A");
       if (!InRange(buf, rows, c_.ub_depth, "UB load")) return;
@@ -167,7 +170,8 @@ class Checker {
       if (rows > c_.rows) return Fail("weight tile too tall");
       std::vector<Elem> tile(size_t(c_.rows) * c_.cols, Elem{Elem::kZero});
       for (uint64_t r = 0; r < rows; ++r) {
-        for (uint64_t j = 0; j < lanes; ++j) tile[r * c_.cols + j] = BAt((host - kB) / 2 + element(r, j));
+        for (uint64_t j = 0; j < lanes; ++j)
+          tile[r * c_.cols + j] = BAt((host - kB) / 2 + element(r, j));
       }
       weights_.push_back(tile);
       if (weights_.size() - (has_current_ ? 1 : 0) > 3) Fail("a fourth weight tile waits");
@@ -178,10 +182,18 @@ class Checker {
           Elem x{Elem::kAcc};
           x.k = 0;
           x.init = true;
-          if (j >= lanes) x.kind = Elem::kZero;
+          if (j >= lanes)
+            x.kind = Elem::kZero;
           else if (host >= kC0 && host < kC) {
             const uint64_t e = (host - kC0) / 4 + i * stride + j;
-            x.m = int(e / s_.n), x.n = int(e % s_.n);
+            if (s_.packed) {  // N tiles of M x cols
+              const uint64_t cl = c_.cols, tile = e / (uint64_t(s_.m) * cl),
+                             in = e % (uint64_t(s_.m) * cl);
+              x.m = int(in / cl), x.n = int(tile * cl + in % cl);
+              if (x.n >= s_.n) x.kind = Elem::kZero;
+            } else {
+              x.m = int(e / s_.n), x.n = int(e % s_.n);
+            }
           } else if (host >= kBias && host < kC0) {
             if (stride != 0) Fail("bias load with a stride");
             x.n = int((host - kBias) / 4 + j);  // m: whichever MATMUL comes
@@ -204,22 +216,27 @@ class Checker {
       has_current_ = true;
     }
     if (!has_current_) return Fail("MATMUL without weights");
-    if (!InRange(ub, rows, c_.ub_depth, "MATMUL UB") || !InRange(acc, rows, c_.acc_depth, "MATMUL ACC")) return;
+    if (!InRange(ub, rows, c_.ub_depth, "MATMUL UB") ||
+        !InRange(acc, rows, c_.acc_depth, "MATMUL ACC"))
+      return;
     const std::vector<Elem>& w = weights_.front();
     const int k0 = w[0].k;
     for (uint64_t r = 0; r < c_.rows; ++r) {
       for (uint64_t j = 0; j < c_.cols; ++j) {
         const Elem& x = w[r * c_.cols + j];
-        if (r < kr && x.kind == Elem::kA && x.k != k0 + int(r)) return Fail("weight rows out of K order");
+        if (r < kr && x.kind == Elem::kA && x.k != k0 + int(r))
+          return Fail("weight rows out of K order");
       }
     }
     if (w[0].kind != Elem::kA) return Fail("weight tile without data");
-    if (kr != uint64_t(std::min<int>(c_.rows, s_.k - k0))) return Fail("k_rows does not match the tile");
+    if (kr != uint64_t(std::min<int>(c_.rows, s_.k - k0)))
+      return Fail("k_rows does not match the tile");
     for (uint64_t i = 0; i < rows; ++i) {
       const std::vector<Elem>& a = ub_[ub + i];
       for (uint64_t j = 0; j < kr; ++j) {
         if (a[j].kind != Elem::kA || a[j].m != a[0].m || a[j].k != k0 + int(j)) {
-          return Fail("UB row " + std::to_string(ub + i) + " is not A's K tile " + std::to_string(k0));
+          return Fail("UB row " + std::to_string(ub + i) + " is not A's K tile " +
+                      std::to_string(k0));
         }
       }
       for (uint64_t c = 0; c < c_.cols; ++c) {
@@ -249,7 +266,9 @@ class Checker {
   void Activate(const Instruction& in) {
     const uint64_t rows = in.Get(isa::kActivateRows), acc = in.Get(isa::kActivateAccAddr);
     const uint64_t ub = in.Get(isa::kActivateUbAddr);
-    if (!InRange(ub, rows, c_.ub_depth, "ACTIVATE UB") || !InRange(acc, rows, c_.acc_depth, "ACTIVATE ACC")) return;
+    if (!InRange(ub, rows, c_.ub_depth, "ACTIVATE UB") ||
+        !InRange(acc, rows, c_.acc_depth, "ACTIVATE ACC"))
+      return;
     for (uint64_t i = 0; i < rows; ++i) {
       for (uint64_t c = 0; c < ub_[0].size(); ++c) {
         Elem x = c < c_.cols ? acc_[acc + i][c] : Elem{Elem::kZero};
@@ -277,8 +296,12 @@ class Checker {
         const uint64_t e = (host - kC) / (bf16 ? 2 : 4) + i * stride + j;
         if (e >= out_of_.size()) return Fail("store beyond C");
         const auto [m, n] = out_of_[e];
-        if (bf16 ? x.kind != Elem::kOut || x.k != s_.k : !Complete(x)) return Fail("store of an incomplete result");
-        if (x.m != m || x.n != n) return Fail("C[" + std::to_string(m) + "][" + std::to_string(n) + "] gets another output");
+        if (m < 0) continue;  // padding of a whole-tile row
+        if (bf16 ? x.kind != Elem::kOut || x.k != s_.k : !Complete(x))
+          return Fail("store of an incomplete result");
+        if (x.m != m || x.n != n)
+          return Fail("C[" + std::to_string(m) + "][" + std::to_string(n) +
+                      "] gets another output");
         ++stored_[size_t(m) * s_.n + n];
       }
     }
@@ -302,12 +325,13 @@ GemmAddresses Addresses() {
 }
 
 std::string Describe(const DeviceConfig& c, const GemmSpec& s, const GemmBlocking& b) {
-  return std::to_string(c.rows) + "x" + std::to_string(c.cols) + " ub " + std::to_string(c.ub_depth) + " acc " +
-         std::to_string(c.acc_depth) + ": " + std::to_string(s.m) + "x" + std::to_string(s.k) + "x" +
-         std::to_string(s.n) + (s.trans_a ? " ta" : "") + (s.trans_b ? " tb" : "") + (s.bias ? " bias" : "") +
-         (s.c0 ? " c0" : "") + (s.output == OutputType::kBf16 ? " bf16" : "") + (s.packed ? " packed" : "") +
-         "; M block " + std::to_string(b.m_block) + ", N group " + std::to_string(b.n_group) +
-         (b.a_resident ? ", A resident" : "");
+  return std::to_string(c.rows) + "x" + std::to_string(c.cols) + " ub " +
+         std::to_string(c.ub_depth) + " acc " + std::to_string(c.acc_depth) + ": " +
+         std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n) +
+         (s.trans_a ? " ta" : "") + (s.trans_b ? " tb" : "") + (s.bias ? " bias" : "") +
+         (s.c0 ? " c0" : "") + (s.output == OutputType::kBf16 ? " bf16" : "") +
+         (s.packed ? " packed" : "") + "; M block " + std::to_string(b.m_block) + ", N group " +
+         std::to_string(b.n_group) + (b.a_resident ? ", A resident" : "");
 }
 
 GemmSpec RandomSpec(std::mt19937& rng, int max_dim, int options) {
@@ -354,7 +378,8 @@ TEST(GemmPlan, ChosenPlansAreRightOnEveryConfiguration) {
 TEST(GemmPlan, EveryBlockingThatFitsIsRight) {
   std::mt19937 rng(11);
   int plans = 0;
-  for (const DeviceConfig& c : {Config(4, 4, 64, 32), Config(3, 5, 40, 20), Config(16, 16, 512, 128)}) {
+  for (const DeviceConfig& c :
+       {Config(4, 4, 64, 32), Config(3, 5, 40, 20), Config(16, 16, 512, 128)}) {
     for (int i = 0; i < 12; ++i) {
       const GemmSpec s = RandomSpec(rng, 40, (i * 5) % 64);
       for (int mb = 1; mb <= s.m; mb += 1 + mb / 3) {
@@ -379,7 +404,8 @@ TEST(GemmPlan, EveryBlockingThatFitsIsRight) {
 TEST(GemmPlan, ResidentOperandsAndResultsAreRight) {
   std::mt19937 rng(5);
   int plans = 0;
-  for (const DeviceConfig& c : {Config(16, 16, 8192, 1024), Config(4, 4, 256, 32), Config(3, 5, 400, 20)}) {
+  for (const DeviceConfig& c :
+       {Config(16, 16, 8192, 1024), Config(4, 4, 256, 32), Config(3, 5, 400, 20)}) {
     for (int i = 0; i < 40; ++i) {
       GemmSpec s = RandomSpec(rng, 60, (i * 7) % 64);
       s.trans_a = false;
@@ -414,7 +440,8 @@ TEST(GemmPlan, TheCheckerCatchesAWrongPlan) {
   ASSERT_EQ(Checker(c, s).Run(plan), "");
   // Swap the first two MATMULs' accumulate flags: K order broken.
   for (Instruction& in : plan.program) {
-    if (static_cast<isa::Opcode>(in.opcode()) == isa::Opcode::kMatmul && in.Get(isa::kMatmulAccumulate)) {
+    if (static_cast<isa::Opcode>(in.opcode()) == isa::Opcode::kMatmul &&
+        in.Get(isa::kMatmulAccumulate)) {
       in.Set(isa::kMatmulAccumulate, 0);
       break;
     }
@@ -425,8 +452,10 @@ TEST(GemmPlan, TheCheckerCatchesAWrongPlan) {
 TEST(GemmPlan, BlockingsThatDoNotFitAreRejected) {
   GemmSpec s;
   s.m = 64, s.k = 64, s.n = 64;
-  EXPECT_THROW(PlanGemmWith(Config(4, 4, 64, 32), s, Addresses(), {64, 1, false, 0}), std::invalid_argument);
-  EXPECT_THROW(PlanGemmWith(Config(4, 4, 64, 32), s, Addresses(), {8, 8, false, 0}), std::invalid_argument);
+  EXPECT_THROW(PlanGemmWith(Config(4, 4, 64, 32), s, Addresses(), {64, 1, false, 0}),
+               std::invalid_argument);
+  EXPECT_THROW(PlanGemmWith(Config(4, 4, 64, 32), s, Addresses(), {8, 8, false, 0}),
+               std::invalid_argument);
 }
 
 TEST(GemmPlan, CostModelKeepsLargeSquaresNearTheirIdeal) {

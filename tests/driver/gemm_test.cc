@@ -160,7 +160,8 @@ int Mismatches(const GemmRequest& request, const GemmResult& result, const Devic
   for (size_t i = 0; i < want.size(); ++i) {
     const uint32_t got = bf16 ? result.c_bf16.data.at(i) : golden::FloatBits(result.c.data.at(i));
     if (got != want[i] && ++mismatches <= 3) {
-      ADD_FAILURE() << "output " << i << ": device 0x" << std::hex << got << ", golden 0x" << want[i];
+      ADD_FAILURE() << "output " << i << ": device 0x" << std::hex << got << ", golden 0x"
+                    << want[i];
     }
   }
   return mismatches;
@@ -186,7 +187,8 @@ TEST(DriverGemm, ProgramsOfSeveralGemmsAreBitExact) {
   uint64_t separate = 0;
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(Mismatches(requests[i], results[i], config), 0) << "GEMM " << i;
-    separate += Gemm(*g_device, config, requests[i], kWatchdog).stats.counter(csr::Counter::kCycles);
+    separate +=
+        Gemm(*g_device, config, requests[i], kWatchdog).stats.counter(csr::Counter::kCycles);
   }
   // One program pays the fixed costs once and overlaps one GEMM's tail with the next's head.
   EXPECT_LT(results[0].stats.counter(csr::Counter::kCycles), separate);
@@ -215,7 +217,8 @@ TEST(DriverGemm, ChainedLayersKeepActivationsOnChip) {
 
   // Golden: each layer's input is the one before's result (bias, ReLU) rounded to bf16.
   const auto next_input = [&](const GemmRequest& r, int rows, int cols) {
-    const std::vector<uint32_t> out = GoldenBits(r, static_cast<int>(config.rows), config.subnormals);
+    const std::vector<uint32_t> out =
+        GoldenBits(r, static_cast<int>(config.rows), config.subnormals);
     Bf16Matrix m(rows, cols);
     for (size_t i = 0; i < out.size(); ++i) {
       m.data[i] = golden::FloatToBf16(golden::FloatFromBits(out[i]), config.subnormals);
