@@ -49,6 +49,7 @@ struct Shape {
   std::string name;
   int m = 0, k = 0, n = 0;
   bool ta = false, tb = false;
+  bool bias = false, relu = false;  // the training loop's forward GEMMs: bias (and ReLU)
   uint64_t macs() const { return uint64_t(m) * k * n; }
 };
 
@@ -142,14 +143,15 @@ MemoryTiming ParseMem(const std::string& text) {
 }
 
 // The GEMMs of one training step of an MLP with these layer widths as host/train/mlp.cc runs
-// them at a full batch: forward, Y = X W for every layer; backward, from the last layer down,
-// dW = X^T dY (A transposed by the device's DMA) and, for every layer but the first,
-// dX = dY W^T (B transposed).
+// them at a full batch: forward, Y = X W + b for every layer (ReLU but on the last); backward, from
+// the last layer down, dW = X^T dY (A transposed by the device's DMA) and, for every layer but the
+// first, dX = dY W^T (B transposed).
 void AddTrainingStep(const std::string& model, const std::vector<int>& widths, int batch,
                      std::vector<Shape>* table) {
   const size_t layers = widths.size() - 1;
   for (size_t l = 0; l < layers; ++l) {
-    table->push_back({model + " fwd L" + std::to_string(l + 1), batch, widths[l], widths[l + 1]});
+    table->push_back({model + " fwd L" + std::to_string(l + 1), batch, widths[l], widths[l + 1],
+                      false, false, true, l + 1 < layers});
   }
   for (size_t l = layers; l-- > 0;) {
     const std::string layer = " L" + std::to_string(l + 1);
@@ -295,6 +297,12 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
   request.trans_a = shape.ta;
   request.trans_b = shape.tb;
   request.output = driver::OutputType::kFp32;
+  std::vector<float> bias;
+  if (shape.bias) {
+    for (int j = 0; j < shape.n; ++j) bias.push_back((float(bits.Below(2001)) - 1000) / 256);
+    request.bias = &bias;
+  }
+  request.relu = shape.relu;
   const driver::GemmResult result =
       driver::Gemm(device, config, request, args.device.watchdog_cycles);
 
@@ -302,8 +310,8 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
   const uint64_t pes = uint64_t{config.rows} * config.cols;
   const uint64_t ideal = (shape.macs() + pes - 1) / pes;
   // The least traffic: A and B read once (bf16), C written once (fp32), on the one channel that
-  // reads and writes share.
-  const uint64_t bytes_min = 2 * m * k + 2 * k * n + 4 * m * n;
+  // reads and writes share; and the bias (N fp32) where there is one.
+  const uint64_t bytes_min = 2 * m * k + 2 * k * n + 4 * m * n + (shape.bias ? 4 * n : 0);
   const uint64_t memory_cycles = (bytes_min + timing.bytes_per_cycle - 1) / timing.bytes_per_cycle;
   const uint64_t bound = std::max(ideal, memory_cycles);
   const driver::RunStats& s = result.stats;
@@ -321,6 +329,8 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
   r["n"] = shape.n;
   r["ta"] = shape.ta;
   r["tb"] = shape.tb;
+  r["bias"] = shape.bias;
+  r["relu"] = shape.relu;
   r["macs"] = shape.macs();
   r["cycles"] = cycles;
   r["ideal_cycles"] = ideal;
@@ -566,6 +576,11 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
       "cycles: device cycles; ideal: M*K*N / PEs; bound: max(ideal, bytes of A, B, C once / "
       "bytes per cycle)\nread, write: DMA bytes; st.*: stall cycles (STALL_DEPENDENCY, "
       "STALL_WEIGHTS, STALL_FETCH, STALL_MEMORY)\n");
+  bool any_bias = false;
+  for (const Shape& shape : shapes) any_bias = any_bias || shape.bias;
+  if (any_bias) {
+    std::printf("fwd: with the bias (and the ReLU, but on the last layer) that mxu train uses\n");
+  }
   std::printf(
       "summary: %zu GEMM%s x %zu memory setting%s: %llu cycles, ideal %llu (%.1f%%), bound "
       "%llu (%.1f%%), %.2f s, %s cycles/s",
@@ -573,7 +588,7 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
       settings.size() == 1 ? "" : "s", (unsigned long long)cycles, (unsigned long long)ideal,
       100 * util_ideal, (unsigned long long)bound, 100 * util_bound, wall, Short(cps).c_str());
   if (args.check) {
-    std::printf("; check: %llu outputs, %llu mismatches%s", (unsigned long long)checked,
+    std::printf("\ncheck: %llu outputs, %llu mismatches%s", (unsigned long long)checked,
                 (unsigned long long)mismatches, mismatches ? " FAILED" : ", bit-exact");
   }
   std::printf("\n");

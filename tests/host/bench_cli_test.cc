@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/host/mxu_cli.h"
 
@@ -34,7 +35,8 @@ void ExpectConsistentRow(const json& j, const json& row) {
   const uint64_t ideal = row["ideal_cycles"], bound = row["bound_cycles"], cycles = row["cycles"];
   EXPECT_EQ(row["macs"].get<uint64_t>(), m * k * n);
   EXPECT_EQ(ideal, CeilDiv(m * k * n, rows * cols));
-  const uint64_t bytes_min = 2 * m * k + 2 * k * n + 4 * m * n;
+  // A, B and C once, and the bias (N fp32) of the training loop's forward GEMMs.
+  const uint64_t bytes_min = 2 * m * k + 2 * k * n + 4 * m * n + (row["bias"] ? 4 * n : 0);
   EXPECT_EQ(row["bytes_min"].get<uint64_t>(), bytes_min);
   EXPECT_EQ(bound, std::max(ideal, CeilDiv(bytes_min, bytes_per_cycle)));
   EXPECT_GE(bound, ideal);
@@ -110,6 +112,30 @@ TEST(MxuBenchCli, EveryMemorySettingIsAGroup) {
   // 4 bytes per cycle: the 10 KiB the GEMM must move bound it, not its 128 compute cycles.
   EXPECT_EQ(j["rows"][1]["bound_by"], "memory");
   EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
+}
+
+// --quick: the built-in table's small shapes, among them every GEMM of a training step of mxu
+// train's default model (MLP 2-32-32-3, batch 64) with the transposes of its backward pass.
+TEST(MxuBenchCli, QuickTableHasTheTrainingStep) {
+  const std::string json_path = TempPath("bench_quick.json");
+  const CliResult r = RunMxu("bench --quick --json " + json_path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = json::parse(ReadFile(json_path));
+  std::vector<std::string> step;
+  for (const json& row : j["rows"]) {
+    ExpectConsistentRow(j, row);
+    EXPECT_LE(row["macs"].get<uint64_t>(), uint64_t{1} << 21) << row["name"];
+    const std::string name = row["name"];
+    if (name.rfind("train ", 0) == 0) step.push_back(name + " " + row["shape"].get<std::string>());
+  }
+  const std::vector<std::string> expected = {"train fwd L1 64x2x32",    "train fwd L2 64x32x32",
+                                             "train fwd L3 64x32x3",    "train dW L3 32x64x3:ta",
+                                             "train dX L3 64x3x32:tb",  "train dW L2 32x64x32:ta",
+                                             "train dX L2 64x32x32:tb", "train dW L1 2x64x32:ta"};
+  EXPECT_EQ(step, expected);
+  EXPECT_NE(r.out.find("square 128"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("square 256"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mlp784 dX L2"), std::string::npos) << r.out;
 }
 
 TEST(MxuBenchCli, MalformedFlagsGiveOneLine) {
