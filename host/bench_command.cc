@@ -485,7 +485,8 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
       "bench",
       "The benchmark: a table of GEMM shapes (square 32 to 1024, 64x784x128 and its "
       "permutations, every GEMM of a training step of mxu train's default model and of a "
-      "784-128-10 MLP at batch 64), each run once on the device with random bf16 operands. Per "
+      "784-128-10 MLP at batch 64: forward with bias and ReLU, backward with the transposes "
+      "the loop uses), each run once on the device with random bf16 operands. Per "
       "GEMM: device cycles; ideal = M*K*N / (array rows * cols), rounded up; bound = max(ideal, "
       "bytes of A and B (bf16) and C (fp32) once / memory bytes per cycle); utilization = ideal "
       "or bound / cycles; DMA bytes read and written; stall cycles (STALL_DEPENDENCY, "
@@ -497,7 +498,8 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
                       "a GEMM C = op(A) x op(B), op(A) M x K, op(B) K x N, :ta / :tb transposed "
                       "(A stored K x M / B stored N x K); repeatable; replaces the built-in table")
           ->type_name("MxKxN[:ta][:tb]")
-          ->allow_extra_args(false);
+          ->allow_extra_args(false)
+          ->default_str("");
   cmd->add_flag("--quick", a.quick, "only the built-in shapes with M*K*N <= 2^21 (fast)")
       ->excludes(shape);
   CLI::Option* mem = cmd->add_option("--mem", a.mems,
@@ -505,7 +507,8 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
                                      "cycles, bytes per cycle, requests in flight); repeatable; "
                                      "default: the --mem-* options")
                          ->type_name("LAT:BYTES:INFLIGHT")
-                         ->allow_extra_args(false);
+                         ->allow_extra_args(false)
+                         ->default_str("");
   AddInteger(cmd, "--seed", &a.seed, 0, UINT64_MAX, "seed of the random operands");
   cmd->add_flag("--check", a.check,
                 "compare every output bit with the golden model (exit 1 on a mismatch)");
