@@ -584,17 +584,16 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   if (any_bias) {
     std::printf("fwd: with the bias (and the ReLU, but on the last layer) that mxu train uses\n");
   }
+  if (args.check) {
+    std::printf("check: %llu outputs, %llu mismatches%s\n", (unsigned long long)checked,
+                (unsigned long long)mismatches, mismatches ? ": FAILED" : ": bit-exact");
+  }
   std::printf(
       "summary: %zu GEMM%s x %zu memory setting%s: %llu cycles, ideal %llu (%.1f%%), bound "
-      "%llu (%.1f%%), %.2f s, %s cycles/s",
+      "%llu (%.1f%%), %.2f s, %s cycles/s\n",
       shapes.size(), shapes.size() == 1 ? "" : "s", settings.size(),
       settings.size() == 1 ? "" : "s", (unsigned long long)cycles, (unsigned long long)ideal,
       100 * util_ideal, (unsigned long long)bound, 100 * util_bound, wall, Short(cps).c_str());
-  if (args.check) {
-    std::printf("\ncheck: %llu outputs, %llu mismatches%s", (unsigned long long)checked,
-                (unsigned long long)mismatches, mismatches ? " FAILED" : ", bit-exact");
-  }
-  std::printf("\n");
   std::fflush(stdout);
 
   if (Given(cli, "--json")) {

@@ -162,6 +162,15 @@ TEST(MxuBenchCli, MalformedFlagsGiveOneLine) {
   ExpectUsageError("bench --backend fpga", "unknown backend 'fpga'");
 }
 
+// A device error in a memory setting's run (its own process) is the command's: one line, exit 1.
+TEST(MxuBenchCli, AFailedRunIsOneLineAndExitOne) {
+  const CliResult r = RunMxu("bench --shape 64x64x64 --watchdog 100");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("mxu bench: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("watchdog"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 TEST(MxuBenchCli, HelpListsTheOptions) {
   const CliResult r = RunMxu("bench --help");
   EXPECT_EQ(r.exit_code, 0);
