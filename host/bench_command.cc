@@ -576,7 +576,7 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   const double util_bound = cycles ? double(bound) / cycles : 0;
   const double cps = wall > 0 ? cycles / wall : 0;
   std::printf(
-      "cycles: device cycles; ideal: M*K*N / PEs; bound: max(ideal, bytes of A, B, C once / "
+      "cycles: device cycles; ideal: M*K*N / PEs; bound: max(ideal, bytes of A, B, C, bias once / "
       "bytes per cycle)\nread, write: DMA bytes; st.*: stall cycles (STALL_DEPENDENCY, "
       "STALL_WEIGHTS, STALL_FETCH, STALL_MEMORY)\n");
   bool any_bias = false;
