@@ -113,11 +113,12 @@ CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, doub
 
 bool Given(const CLI::App& app, const std::string& name) { return app.count(name) > 0; }
 
-void RejectRepeated(const std::vector<std::string>& args) {
+void RejectRepeated(const std::vector<std::string>& args, const std::set<std::string>& repeatable) {
   std::map<std::string, int> seen;
   for (const std::string& arg : args) {
     if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) continue;
     const std::string name = arg.substr(0, arg.find('='));
+    if (repeatable.count(name) != 0) continue;
     if (++seen[name] == 2) throw UsageError(name + " given twice");
   }
 }

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -57,8 +58,10 @@ CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, doub
 // Whether an option was given on the command line.
 bool Given(const CLI::App& app, const std::string& name);
 
-// Refuses an option given twice in args (the subcommand's arguments): "--m given twice".
-void RejectRepeated(const std::vector<std::string>& args);
+// Refuses an option given twice in args (the subcommand's arguments): "--m given twice"; the
+// options named in repeatable may be given more than once.
+void RejectRepeated(const std::vector<std::string>& args,
+                    const std::set<std::string>& repeatable = {});
 
 // The one-line message for a CLI11 parse error (unknown options, missing values, values out of
 // range, options that exclude or need others).

@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <set>
 #include <string>
 #include <systemc>
 #include <vector>
 
 #include "driver/device.h"
+#include "host/bench_command.h"
 #include "host/cli.h"
 #include "host/gemm_command.h"
 #include "host/info_command.h"
@@ -45,6 +47,7 @@ int sc_main(int argc, char** argv) {
       {"gemm", mxu::host::AddGemmCommand(app)},
       {"train", mxu::host::AddTrainCommand(app)},
       {"info", mxu::host::AddInfoCommand(app)},
+      {"bench", mxu::host::AddBenchCommand(app, std::vector<std::string>(argv, argv + argc))},
   };
   app.add_subcommand("help", "this text, every command's options included ('mxu help CMD': one)");
 
@@ -68,7 +71,12 @@ int sc_main(int argc, char** argv) {
     return Fail(command, "unknown command '" + command + "' (see 'mxu help')", 2);
   }
   try {
-    mxu::host::RejectRepeated({args.begin() + 1, args.end()});
+    // Options that take one value per use and may be given again (bench's --shape, --mem).
+    std::set<std::string> repeatable;
+    for (const CLI::Option* option : subcommand->get_options()) {
+      if (option->get_expected_max() > 1) repeatable.insert(option->get_name());
+    }
+    mxu::host::RejectRepeated({args.begin() + 1, args.end()}, repeatable);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::fputs(subcommand->help().c_str(), stdout);

@@ -1,0 +1,22 @@
+// `mxu bench`: the project's benchmark. Runs a table of GEMM shapes (built in, or --shape) on the
+// device under one or more host-memory settings and reports, per GEMM, device cycles against the
+// ideal (every PE busy every cycle) and against a bound that also counts the bytes the GEMM must
+// move, with the DMA and stall counters, as a table, JSON (--json) and a bar chart (--plot).
+// Speed and utilization are measured here, never asserted in tests.
+#ifndef MXU_HOST_BENCH_COMMAND_H_
+#define MXU_HOST_BENCH_COMMAND_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mxu::host {
+
+// Adds the `bench` subcommand to app; the function returned runs it once app has parsed the
+// command line, and returns the exit code. command_line (argv) is recorded in the JSON output.
+std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> command_line);
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_BENCH_COMMAND_H_

@@ -1,0 +1,186 @@
+// `mxu bench` as a user meets it: the figures of its JSON agree with their definitions (ideal,
+// bound, utilization) and with the counters, the plot is a PNG, several memory settings give a
+// group each, and malformed flags give one line and exit code 2. Speeds and wall times are what
+// the benchmark measures, never asserted here. Runs the built binary as a child process.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/host/mxu_cli.h"
+
+namespace mxu::host {
+namespace {
+
+using nlohmann::json;
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Every row's figures against their definitions, for the device and memory setting the JSON
+// names.
+void ExpectConsistentRow(const json& j, const json& row) {
+  SCOPED_TRACE(row.dump());
+  const uint64_t rows = j["device"]["array_rows"], cols = j["device"]["array_cols"];
+  ASSERT_GT(rows * cols, 0u);
+  const uint64_t m = row["m"], k = row["k"], n = row["n"];
+  const json& mem = j["memory_settings"][row["setting"].get<size_t>()];
+  EXPECT_EQ(row["latency_cycles"], mem["latency_cycles"]);
+  EXPECT_EQ(row["bytes_per_cycle"], mem["bytes_per_cycle"]);
+  EXPECT_EQ(row["max_in_flight"], mem["max_in_flight"]);
+  const uint64_t bytes_per_cycle = mem["bytes_per_cycle"];
+
+  const uint64_t ideal = row["ideal_cycles"], bound = row["bound_cycles"], cycles = row["cycles"];
+  EXPECT_EQ(row["macs"].get<uint64_t>(), m * k * n);
+  EXPECT_EQ(ideal, CeilDiv(m * k * n, rows * cols));
+  // A, B and C once, and the bias (N fp32) of the training loop's forward GEMMs.
+  const uint64_t bytes_min = 2 * m * k + 2 * k * n + 4 * m * n + (row["bias"] ? 4 * n : 0);
+  EXPECT_EQ(row["bytes_min"].get<uint64_t>(), bytes_min);
+  EXPECT_EQ(bound, std::max(ideal, CeilDiv(bytes_min, bytes_per_cycle)));
+  EXPECT_GE(bound, ideal);
+  EXPECT_GE(cycles, bound);
+  EXPECT_DOUBLE_EQ(row["utilization_ideal"].get<double>(), double(ideal) / double(cycles));
+  EXPECT_DOUBLE_EQ(row["utilization_bound"].get<double>(), double(bound) / double(cycles));
+  EXPECT_LE(row["utilization_bound"].get<double>(), 1.0);
+  EXPECT_GE(row["dma_read_bytes"].get<uint64_t>(), 2 * m * k + 2 * k * n);
+  EXPECT_GE(row["dma_write_bytes"].get<uint64_t>(), 4 * m * n);
+  for (const char* counter : {"stall_dependency", "stall_weights", "stall_fetch", "stall_memory",
+                              "array_busy_cycles", "wall_seconds", "sim_cycles_per_second"}) {
+    EXPECT_TRUE(row.contains(counter)) << counter;
+  }
+}
+
+TEST(MxuBenchCli, ShapesAreCheckedAndReportedAsJsonAndPlot) {
+  const std::string json_path = TempPath("bench.json"), png = TempPath("bench.png");
+  const CliResult r = RunMxu("bench --shape 32x32x32 --shape 40x24x56:ta:tb --check --json " +
+                             json_path + " --plot " + png);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("32x32x32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("40x24x56:ta:tb"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("summary: 2 GEMMs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bit-exact"), std::string::npos) << r.out;
+
+  const json j = json::parse(ReadFile(json_path));
+  EXPECT_NE(j["command_line"].get<std::string>().find("bench --shape 32x32x32"), std::string::npos);
+  EXPECT_EQ(j["backend"], "rtl");
+  // The default memory setting: the --mem-* options' defaults.
+  ASSERT_EQ(j["memory_settings"].size(), 1u);
+  EXPECT_EQ(j["memory_settings"][0]["latency_cycles"], 100);
+  EXPECT_EQ(j["memory_settings"][0]["bytes_per_cycle"], 32);
+  EXPECT_EQ(j["memory_settings"][0]["max_in_flight"], 8);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  const json& first = j["rows"][0];
+  const json& second = j["rows"][1];
+  EXPECT_EQ(first["name"], "32x32x32");
+  EXPECT_EQ(second["name"], "40x24x56:ta:tb");
+  EXPECT_EQ(second["m"], 40);
+  EXPECT_EQ(second["k"], 24);
+  EXPECT_EQ(second["n"], 56);
+  EXPECT_EQ(first["ta"], false);
+  EXPECT_EQ(second["ta"], true);
+  EXPECT_EQ(second["tb"], true);
+  for (const json& row : j["rows"]) {
+    ExpectConsistentRow(j, row);
+    EXPECT_EQ(row["mismatches"], 0);
+    EXPECT_EQ(row["checked"].get<uint64_t>(), row["m"].get<uint64_t>() * row["n"].get<uint64_t>());
+  }
+  EXPECT_EQ(j["summary"]["gemms"], 2);
+  EXPECT_EQ(j["summary"]["mismatches"], 0);
+  EXPECT_EQ(j["summary"]["cycles"].get<uint64_t>(),
+            first["cycles"].get<uint64_t>() + second["cycles"].get<uint64_t>());
+  EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
+}
+
+TEST(MxuBenchCli, EveryMemorySettingIsAGroup) {
+  const std::string json_path = TempPath("bench_mem.json"), png = TempPath("bench_mem.png");
+  const CliResult r = RunMxu("bench --shape 32x32x32 --mem 100:32:8 --mem 10:4:2 --json " +
+                             json_path + " --plot " + png);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("memory: latency 100, 32 B/cycle, 8 in flight"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("memory: latency 10, 4 B/cycle, 2 in flight"), std::string::npos) << r.out;
+  const json j = json::parse(ReadFile(json_path));
+  ASSERT_EQ(j["memory_settings"].size(), 2u);
+  EXPECT_EQ(j["memory_settings"][1]["latency_cycles"], 10);
+  EXPECT_EQ(j["memory_settings"][1]["bytes_per_cycle"], 4);
+  EXPECT_EQ(j["memory_settings"][1]["max_in_flight"], 2);
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_EQ(j["rows"][0]["setting"], 0);
+  EXPECT_EQ(j["rows"][1]["setting"], 1);
+  for (const json& row : j["rows"]) ExpectConsistentRow(j, row);
+  // 4 bytes per cycle: the 10 KiB the GEMM must move bound it, not its 128 compute cycles.
+  EXPECT_EQ(j["rows"][1]["bound_by"], "memory");
+  EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
+}
+
+// --quick: the built-in table's small shapes, among them every GEMM of a training step of mxu
+// train's default model (MLP 2-32-32-3, batch 64) with the transposes of its backward pass.
+TEST(MxuBenchCli, QuickTableHasTheTrainingStep) {
+  const std::string json_path = TempPath("bench_quick.json");
+  const CliResult r = RunMxu("bench --quick --json " + json_path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = json::parse(ReadFile(json_path));
+  std::vector<std::string> step;
+  for (const json& row : j["rows"]) {
+    ExpectConsistentRow(j, row);
+    EXPECT_LE(row["macs"].get<uint64_t>(), uint64_t{1} << 21) << row["name"];
+    const std::string name = row["name"];
+    if (name.rfind("train ", 0) == 0) step.push_back(name + " " + row["shape"].get<std::string>());
+  }
+  const std::vector<std::string> expected = {"train fwd L1 64x2x32",    "train fwd L2 64x32x32",
+                                             "train fwd L3 64x32x3",    "train dW L3 32x64x3:ta",
+                                             "train dX L3 64x3x32:tb",  "train dW L2 32x64x32:ta",
+                                             "train dX L2 64x32x32:tb", "train dW L1 2x64x32:ta"};
+  EXPECT_EQ(step, expected);
+  EXPECT_NE(r.out.find("square 128"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("square 256"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mlp784 dX L2"), std::string::npos) << r.out;
+}
+
+TEST(MxuBenchCli, MalformedFlagsGiveOneLine) {
+  ExpectUsageError("bench --shape 32x32", "--shape '32x32': expected MxKxN[:ta][:tb]");
+  ExpectUsageError("bench --shape 4x4x4x4", "expected MxKxN");
+  ExpectUsageError("bench --shape 4xx4", "expected MxKxN");
+  ExpectUsageError("bench --shape 0x4x4", "--shape '0x4x4': a zero dimension");
+  ExpectUsageError("bench --shape 4x4x4:tc", "expected MxKxN");
+  ExpectUsageError("bench --shape 4x4x4:ta:ta", ":ta given twice");
+  ExpectUsageError("bench --shape 70000x4x4", "a dimension above 65535");
+  ExpectUsageError("bench --shape 65535x65535x65535", "exceed 2 GiB");
+  ExpectUsageError("bench --shape 0x10x4x4", "expected MxKxN");
+  ExpectUsageError("bench --shape", "--shape needs a value");
+  ExpectUsageError("bench --shape 4x4x4 8x8x8", "unexpected argument '8x8x8'");
+  ExpectUsageError("bench --mem 100:32", "--mem '100:32': expected LATENCY:BYTES_PER_CYCLE");
+  ExpectUsageError("bench --mem 100:x:8", "expected LATENCY");
+  ExpectUsageError("bench --mem 100:0:8", "bytes per cycle must be in [1, 4096], got 0");
+  ExpectUsageError("bench --mem 100:32:8 --mem-latency 5", "--mem excludes --mem-latency");
+  ExpectUsageError("bench --quick --shape 4x4x4", "--shape excludes --quick");
+  ExpectUsageError("bench --json " + TempPath("no_dir/b.json"), "no such directory");
+  ExpectUsageError("bench --plot " + std::string(MXU_CLI_TMPDIR), "it is a directory");
+  ExpectUsageError("bench --json a.json --json b.json", "--json given twice");
+  ExpectUsageError("bench --check --check", "--check given twice");
+  ExpectUsageError("bench --backend fpga", "unknown backend 'fpga'");
+}
+
+// A device error in a memory setting's run (its own process) is the command's: one line, exit 1.
+TEST(MxuBenchCli, AFailedRunIsOneLineAndExitOne) {
+  const CliResult r = RunMxu("bench --shape 64x64x64 --watchdog 100");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.rfind("mxu bench: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("watchdog"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(MxuBenchCli, HelpListsTheOptions) {
+  const CliResult r = RunMxu("bench --help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* option : {"--shape MxKxN[:ta][:tb]", "--mem LAT:BYTES:INFLIGHT", "--quick",
+                             "--check", "--json FILE.json", "--plot FILE.png", "--seed",
+                             "--mem-latency N in [0, 100000] (default 100)", "--backend"}) {
+    EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;
+  }
+  EXPECT_NE(RunMxu("help").out.find("--shape"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mxu::host
