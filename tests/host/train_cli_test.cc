@@ -174,9 +174,10 @@ TEST(MxuTrainCli, TraceWindowAndTimelineOfATrainingRun) {
   EXPECT_EQ(json.find('{'), 0u) << json.substr(0, 80);
   EXPECT_NE(json.find("MATMUL"), std::string::npos);
   EXPECT_NE(json.find("STORE"), std::string::npos);
-  // Programs are named by layer, pass and shape (M x K x N), not numbered.
-  for (const char* name : {"\"layer 1 forward ", "\"layer 2 forward ", "\"layer 2 dW ",
-                           "\"layer 2 dX ", "\"layer 1 dW "}) {
+  // Programs are named by layer, pass and shape (M x K x N), not numbered: the forward pass is
+  // one program, each layer's dW and dX another.
+  for (const char* name : {"\"layer 1 forward ", ", layer 2 forward ", "\"layer 2 dW ",
+                           ", layer 2 dX ", "\"layer 1 dW "}) {
     EXPECT_NE(json.find(name), std::string::npos) << name;
   }
   EXPECT_EQ(json.find("\"program "), std::string::npos);

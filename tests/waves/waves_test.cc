@@ -299,8 +299,15 @@ TEST(WavesSaveFile, MarksThisRunsEventsOnSignalChanges) {
     const bool rises = std::any_of(list.begin(), list.end(), [&](const auto& change) {
       return change.first == save.markers[i] && change.second == "1";
     });
-    EXPECT_TRUE(rises) << signals[i] << " does not rise at marker " << char('A' + i) << " ("
-                       << save.markers[i] << " ps)";
+    // The dispatch pulse stays high through back-to-back dispatches: the store's may continue
+    // the one before, so the signal need only be high at the marker (its last change by then a
+    // rise).
+    const auto last = std::find_if(list.rbegin(), list.rend(), [&](const auto& change) {
+      return change.first <= save.markers[i];
+    });
+    const bool high = last != list.rend() && last->second == "1";
+    EXPECT_TRUE(i == 2 ? high : rises) << signals[i] << " does not rise at marker " << char('A' + i)
+                                       << " (" << save.markers[i] << " ps)";
     // The first such rise after the GEMM's loads began: nothing of the kind before the marker
     // (the dispatch of C is the first store's; earlier dispatches are loads and MATMULs).
     if (i < 2) {
