@@ -1,16 +1,25 @@
-// Accumulators: fp32 rows of Lanes lanes on a 1R1W SRAM. Result rows from the array either
-// overwrite a row or are added into it (fp32_add per lane, docs/numerics.md):
+// Accumulators: fp32 rows of Lanes lanes on Banks 1R1W SRAMs (the bank is the top address bits).
+// Result rows from the array either overwrite a row or are added into it (fp32_add per lane,
+// docs/numerics.md):
 //   cycle o   : result row arrives; an accumulating row reads its old value;
 //   cycle o+1 : old + result (or result alone) is written; res_done_o pulses for a last row.
 // A row written in cycle o and accumulated into again in cycle o+1 is forwarded, so results of
 // consecutive tiles may hit the same row back to back. The read port (activation unit, store
-// path) is granted when no accumulating result needs it; the write port (DMA preload) when no
-// result is being written.
+// path) is granted unless an accumulating result reads the same bank in that cycle; the write
+// port (DMA preload) unless a result is written into the same bank: with the driver's output
+// blocks alternating between halves, stores and preloads of one block run at full speed beside
+// the array's work on the next.
+`include "mxu_assert.svh"
+
 module mxu_accumulators #(
   parameter int unsigned Lanes           = mxu_pkg::ArrayCols,
   parameter int unsigned Depth           = mxu_pkg::AccDepth,
+  parameter int unsigned Banks           = mxu_pkg::AccBanks,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
-  localparam int unsigned AddrWidth = (Depth > 1) ? $clog2(Depth) : 1
+  localparam int unsigned AddrWidth = (Depth > 1) ? $clog2(Depth) : 1,
+  localparam int unsigned BankBits  = (Banks > 1) ? $clog2(Banks) : 1,
+  localparam int unsigned BankDepth = Depth / Banks,
+  localparam int unsigned BankAw    = (BankDepth > 1) ? $clog2(BankDepth) : 1
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -37,28 +46,61 @@ module mxu_accumulators #(
   logic                 s2_valid_q, s2_accumulate_q, s2_last_q;
   logic [AddrWidth-1:0] s2_addr_q;
   logic [Lanes*32-1:0]  s2_data_q;
-  // The most recent write (of any source), for forwarding.
-  logic                 last_wr_valid_q;
-  logic [AddrWidth-1:0] last_wr_addr_q;
-  logic [Lanes*32-1:0]  last_wr_data_q;
+  // The most recent write of each bank, for forwarding.
+  logic [Banks-1:0]           last_wr_valid_d, last_wr_valid_q;
+  logic [Banks*AddrWidth-1:0] last_wr_addr_d, last_wr_addr_q;
+  logic [Banks*Lanes*32-1:0]  last_wr_data_d, last_wr_data_q;
+  // The bank whose read data the external port gets next cycle.
+  logic [BankBits-1:0]  rd_bank_d, rd_bank_q;
 
-  logic                 sram_rd_en, sram_wr_en;
-  logic [AddrWidth-1:0] sram_rd_addr, sram_wr_addr;
-  logic [Lanes*32-1:0]  sram_rd_data, sram_wr_data;
-  logic [Lanes*32-1:0]  old_value, sum;
-  logic                 res_read;
+  logic [Banks-1:0]          sram_rd_en, sram_wr_en;
+  logic [Banks*BankAw-1:0]   sram_rd_addr, sram_wr_addr;
+  logic [Banks*Lanes*32-1:0] sram_rd_data, sram_wr_data;
+  logic [Lanes*32-1:0]       old_value, old_read, sum;
+  logic                      res_read, s2_fwd;
+  logic [BankBits-1:0]       res_bank, rd_bank, wr_bank, s2_bank;
+
+  function automatic logic [BankBits-1:0] bank_of(logic [AddrWidth-1:0] addr);
+    bank_of = (Banks > 1) ? BankBits'(addr >> (AddrWidth - BankBits)) : '0;
+  endfunction
 
   always_comb begin
-    res_read     = res_valid_i && res_accumulate_i;
-    rd_gnt_o     = rd_en_i && !res_read;
-    sram_rd_en   = res_read || rd_en_i;
-    sram_rd_addr = res_read ? res_addr_i : rd_addr_i;
+    res_bank = bank_of(res_addr_i);
+    rd_bank  = bank_of(rd_addr_i);
+    wr_bank  = bank_of(wr_addr_i);
+    res_read = res_valid_i && res_accumulate_i;
+    rd_gnt_o = rd_en_i && !(res_read && res_bank == rd_bank);
+    wr_gnt_o = wr_en_i && !(s2_valid_q && s2_bank == wr_bank);
+    rd_bank_d = rd_gnt_o ? rd_bank : rd_bank_q;
+  end
+
+  // The accumulated row's old value, in a block of its own: the sum it feeds is written below.
+  always_comb begin
+    s2_bank   = bank_of(s2_addr_q);
     // The value read in the previous cycle misses a write made in that same cycle: forward it.
-    old_value = (last_wr_valid_q && last_wr_addr_q == s2_addr_q) ? last_wr_data_q : sram_rd_data;
-    wr_gnt_o     = wr_en_i && !s2_valid_q;
-    sram_wr_en   = s2_valid_q || wr_en_i;
-    sram_wr_addr = s2_valid_q ? s2_addr_q : wr_addr_i;
-    sram_wr_data = s2_valid_q ? (s2_accumulate_q ? sum : s2_data_q) : wr_data_i;
+    old_read  = sram_rd_data[s2_bank*Lanes*32 +: Lanes*32];
+    s2_fwd    = last_wr_valid_q[s2_bank] &&
+                last_wr_addr_q[s2_bank*AddrWidth +: AddrWidth] == s2_addr_q;
+    old_value = s2_fwd ? last_wr_data_q[s2_bank*Lanes*32 +: Lanes*32] : old_read;
+  end
+
+  always_comb begin
+    for (int unsigned b = 0; b < Banks; b++) begin
+      sram_rd_en[b] = (res_read && res_bank == BankBits'(b)) ||
+                      (rd_en_i && rd_bank == BankBits'(b));
+      sram_rd_addr[b*BankAw +: BankAw] = BankAw'((res_read && res_bank == BankBits'(b)) ?
+                                                 res_addr_i : rd_addr_i);
+      sram_wr_en[b] = (s2_valid_q && s2_bank == BankBits'(b)) ||
+                      (wr_en_i && wr_bank == BankBits'(b));
+      sram_wr_addr[b*BankAw +: BankAw] = BankAw'((s2_valid_q && s2_bank == BankBits'(b)) ?
+                                                 s2_addr_q : wr_addr_i);
+      sram_wr_data[b*Lanes*32 +: Lanes*32] = (s2_valid_q && s2_bank == BankBits'(b)) ?
+                                             (s2_accumulate_q ? sum : s2_data_q) : wr_data_i;
+      last_wr_valid_d[b] = sram_wr_en[b];
+      last_wr_addr_d[b*AddrWidth +: AddrWidth] = (s2_valid_q && s2_bank == BankBits'(b)) ?
+                                                 s2_addr_q : wr_addr_i;
+      last_wr_data_d[b*Lanes*32 +: Lanes*32] = sram_wr_data[b*Lanes*32 +: Lanes*32];
+    end
   end
 
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
@@ -76,32 +118,40 @@ module mxu_accumulators #(
       s2_last_q       <= 1'b0;
       s2_addr_q       <= '0;
       s2_data_q       <= '0;
-      last_wr_valid_q <= 1'b0;
+      last_wr_valid_q <= '0;
       last_wr_addr_q  <= '0;
       last_wr_data_q  <= '0;
+      rd_bank_q       <= '0;
     end else begin
       s2_valid_q      <= res_valid_i;
       s2_accumulate_q <= res_accumulate_i;
       s2_last_q       <= res_valid_i && res_last_i;
       s2_addr_q       <= res_addr_i;
       s2_data_q       <= res_data_i;
-      last_wr_valid_q <= sram_wr_en;
-      last_wr_addr_q  <= sram_wr_addr;
-      last_wr_data_q  <= sram_wr_data;
+      last_wr_valid_q <= last_wr_valid_d;
+      last_wr_addr_q  <= last_wr_addr_d;
+      last_wr_data_q  <= last_wr_data_d;
+      rd_bank_q       <= rd_bank_d;
     end
   end
 
-  mxu_sram_1r1w #(.Width(Lanes*32), .Depth(Depth)) u_sram (
-    .clk_i,
-    .rd_en_i  (sram_rd_en),
-    .rd_addr_i(sram_rd_addr),
-    .rd_data_o(sram_rd_data),
-    .wr_en_i  (sram_wr_en),
-    .wr_addr_i(sram_wr_addr),
-    .wr_data_i(sram_wr_data)
-  );
+  for (genvar b = 0; b < Banks; b++) begin : g_bank
+    mxu_sram_1r1w #(.Width(Lanes*32), .Depth(BankDepth)) u_sram (
+      .clk_i,
+      .rd_en_i  (sram_rd_en[b]),
+      .rd_addr_i(sram_rd_addr[b*BankAw +: BankAw]),
+      .rd_data_o(sram_rd_data[b*Lanes*32 +: Lanes*32]),
+      .wr_en_i  (sram_wr_en[b]),
+      .wr_addr_i(sram_wr_addr[b*BankAw +: BankAw]),
+      .wr_data_i(sram_wr_data[b*Lanes*32 +: Lanes*32])
+    );
+  end
 
-  assign rd_data_o  = sram_rd_data;
+  assign rd_data_o  = sram_rd_data[rd_bank_q*Lanes*32 +: Lanes*32];
   assign res_done_o = s2_last_q;
+
+  `MXU_ASSERT_STATIC(gen_banks_pow2, Banks >= 1 && (Banks & (Banks - 1)) == 0 &&
+                     Depth % Banks == 0 && BankDepth >= 1,
+                     "mxu_accumulators: Banks must be a power of two dividing Depth")
 
 endmodule

@@ -13,6 +13,10 @@ package mxu_pkg;
   //   Weight FIFO:    bf16 rows of ArrayCols lanes: two full weight tiles.
   parameter int unsigned UbDepth         = 8192;
   parameter int unsigned AccDepth        = 1024;
+  // The accumulators are split into AccBanks banks by their top address bits, each its own 1R1W
+  // SRAM, so that a store or ACTIVATE reading one half (or a preload writing it) never waits for
+  // the array accumulating into the other: the driver alternates output blocks between halves.
+  parameter int unsigned AccBanks        = 2;
   parameter int unsigned WeightFifoDepth = 2 * ArrayRows;
 
   // Host-memory port: data bytes per beat, address bits, read bursts in flight.
