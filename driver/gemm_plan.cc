@@ -28,9 +28,11 @@ void CheckSpec(const GemmSpec& spec) {
 // Unified-buffer slots that hold activated bf16 results on their way out (rotating, so that an
 // ACTIVATE never waits for the store of the result before).
 constexpr int kOutSlots = 3;
-// Result stores wait this long (in compute cycles emitted after their last MATMUL) so that the
-// in-order dispatcher reaches them after that MATMUL has finished.
-constexpr int kStoreLag = 2 * kPlannerMemoryLatency;
+// Result stores wait this long beyond the array's drain (in compute cycles emitted after their
+// last MATMUL), so that the in-order dispatcher reaches them about when that MATMUL finishes.
+constexpr int kStoreLag = 32;
+// Weight tiles are loaded this many MATMULs ahead (three may wait unclaimed: docs/isa.md).
+constexpr int kWeightLead = 2;
 // A loads are issued up to this many compute cycles before their first use.
 constexpr int kLoadLookahead = 4 * kPlannerMemoryLatency;
 
@@ -77,6 +79,10 @@ double StepCycles(const Geometry& g, int rows) {
   return std::max({double(rows), double(g.rows), tile_trip / 3});
 }
 
+// What each MATMUL costs beyond its rows, measured: dispatch and weight-tile hand-over now and
+// then cost a cycle or two; it makes fewer, taller MATMULs the better choice at equal compute.
+constexpr double kStepOverhead = 3;
+
 // Bytes per cycle a LOAD moves when each request carries `segment` bytes: full bandwidth, or
 // what the requests in flight carry per memory latency.
 double LoadRate(const Geometry& g, double segment) {
@@ -90,7 +96,8 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   const int groups = CeilDiv(g.n_tiles, b.n_group);
   const int last_rows = spec.m - (m_blocks - 1) * b.m_block;
   const double step = StepCycles(g, b.m_block), last_step = StepCycles(g, last_rows);
-  const double compute = double(g.n_tiles) * g.k_tiles * ((m_blocks - 1) * step + last_step);
+  const double compute = double(g.n_tiles) * g.k_tiles *
+                         ((m_blocks - 1) * step + last_step + m_blocks * kStepOverhead);
   const double a_rate = spec.trans_a ? LoadRate(g, 2.0 * b.m_block) : g.bus;
   const double b_rate = spec.trans_b ? LoadRate(g, 2.0 * g.rows) : g.bus;
   const double a_bytes =
@@ -103,12 +110,18 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   const double program_bytes =
       16.0 * (2 * steps + m_blocks * g.k_tiles * 2 + 2 * m_blocks * g.n_tiles);
   const double memory = a_bytes / a_rate + b_bytes / b_rate + (c_bytes + program_bytes) / g.bus;
+  // The store engine takes one STORE at a time: each pays a latency besides its transfer.
+  const double stores = g.place.store
+                            ? double(m_blocks) * g.n_tiles *
+                                  (kPlannerMemoryLatency + out_bytes * b.m_block * g.cols / g.bus)
+                            : 0;
   const double head = 2.0 * kPlannerMemoryLatency + 2.0 * b.m_block * g.rows / a_rate;
   const double tail =
       g.rows + g.cols + kPlannerMemoryLatency + out_bytes * b.n_group * b.m_block * g.cols / g.bus;
   const double init_waits =
       (spec.c0 || spec.bias) ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
-  return std::max(compute, memory) + head + tail + init_waits;
+  // A store engine busy all the time stalls the in-order dispatcher now and then: keep slack.
+  return std::max({compute, memory, 1.25 * stores}) + head + tail + init_waits;
 }
 
 GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {
@@ -183,6 +196,7 @@ class Planner {
       const int acc = AccRow(st);
       if (st.first_of_group) StartGroup(st);
       if (st.kt == 0 && !(spec_.c0 || spec_.bias)) FlushReaders(acc, acc + st.rows);
+      LoadWeightsUpTo(std::min<int>(static_cast<int>(s) + kWeightLead, steps_.size() - 1));
       Matmul(st, acc);
       cycles_ += StepCycles(g_, st.rows);
       if (st.kt == g_.k_tiles - 1) Finish(st, acc);
@@ -198,9 +212,15 @@ class Planner {
   int NStart(int n) const { return n * g_.cols; }
   int NCols(int n) const { return std::min(g_.cols, spec_.n - NStart(n)); }
   int KRows(int kt) const { return std::min(g_.rows, spec_.k - kt * g_.rows); }
+  // Groups rotate through as many accumulator regions as fit, alternating between the two
+  // halves (the accumulator banks), so that a group's stores have several groups' time to
+  // drain before its region is overwritten, and never read the bank the array writes.
   int AccRow(const Step& st) const {
-    const int group_index = st.m0 / b_.m_block * groups_ + st.group;
-    return (group_index % 2) * g_.acc_half + (st.n - st.group * b_.n_group) * b_.m_block;
+    const int region_rows = b_.n_group * b_.m_block;
+    const int per_half = g_.acc_half / region_rows;
+    const int region = (st.m0 / b_.m_block * groups_ + st.group) % (2 * per_half);
+    return (region % 2) * g_.acc_half + (region / 2) * region_rows +
+           (st.n - st.group * b_.n_group) * b_.m_block;
   }
 
   void MakeSteps() {
@@ -290,19 +310,32 @@ class Planner {
     }
   }
 
-  void Matmul(const Step& st, int acc) {
-    const int k0 = st.kt * g_.rows, kr = KRows(st.kt), n0 = NStart(st.n);
+  // LOAD WEIGHTS run ahead of their MATMULs: the datapath holds one MATMUL, which waits there
+  // for its tile, and the in-order dispatcher stops behind the next MATMUL; a tile requested
+  // only then would cost every MATMUL a memory latency. Up to three tiles wait unclaimed (the
+  // shadow registers and the weight FIFO hold them), so each tile goes out two steps ahead.
+  void LoadWeightsUpTo(int last_step) {
     auto& p = plan_.program;
-    if (spec_.trans_b) {  // B stored N x K: weight row r, lane j <- B[n0 + j][k0 + r]
-      p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
-                            addr_.b + 2ull * (uint64_t(n0) * spec_.k + k0), spec_.k, true));
-    } else if (spec_.packed) {
-      p.push_back(isa::Load(isa::Buffer::kWeights, kr, g_.cols, 0,
-                            addr_.b + 2ull * ((uint64_t(st.n) * spec_.k + k0) * g_.cols), g_.cols));
-    } else {
-      p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
-                            addr_.b + 2ull * (uint64_t(k0) * spec_.n + n0), spec_.n));
+    for (; next_weights_ <= last_step; ++next_weights_) {
+      const Step& st = steps_[next_weights_];
+      const int k0 = st.kt * g_.rows, kr = KRows(st.kt), n0 = NStart(st.n);
+      if (spec_.trans_b) {  // B stored N x K: weight row r, lane j <- B[n0 + j][k0 + r]
+        p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
+                              addr_.b + 2ull * (uint64_t(n0) * spec_.k + k0), spec_.k, true));
+      } else if (spec_.packed) {
+        p.push_back(isa::Load(isa::Buffer::kWeights, kr, g_.cols, 0,
+                              addr_.b + 2ull * ((uint64_t(st.n) * spec_.k + k0) * g_.cols),
+                              g_.cols));
+      } else {
+        p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
+                              addr_.b + 2ull * (uint64_t(k0) * spec_.n + n0), spec_.n));
+      }
     }
+  }
+
+  void Matmul(const Step& st, int acc) {
+    const int kr = KRows(st.kt);
+    auto& p = plan_.program;
     const bool accumulate = spec_.c0 || spec_.bias || st.kt > 0;
     const int ub_row =
         g_.a_in_ub() ? g_.place.a_ub_row + st.kt * spec_.m + st.m0 : a_slot_row_[st.a_instance];
@@ -371,7 +404,9 @@ class Planner {
                                e.cols, spec_.relu));
         break;
     }
-    next_store_ = cycles_ + double(e.rows) * e.cols * (g_.bf16_out ? 2 : 4) / g_.bus;
+    // The store engine is busy for the transfer and the write responses' latency.
+    next_store_ =
+        cycles_ + kPlannerMemoryLatency + double(e.rows) * e.cols * (g_.bf16_out ? 2 : 4) / g_.bus;
   }
 
   // Issues the queued epilogues that are due; stores are paced at the memory's bandwidth so that
@@ -409,6 +444,7 @@ class Planner {
   std::vector<AInstance> a_;
   std::vector<int> a_slot_row_;
   int next_load_ = 0;
+  int next_weights_ = 0;   // the next step whose weight tile is to be loaded
   double cycles_ = 0;      // compute cycles of the MATMULs emitted so far
   double next_store_ = 0;  // when the store engine is expected free
   int out_count_ = 0;
