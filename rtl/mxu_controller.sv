@@ -106,6 +106,7 @@ module mxu_controller #(
     .ld_done_i  (ld_status_i.done),
     .wld_done_i (wld_status_i.done),
     .st_done_i  (st_status_i.done),
+    .st_release_i(st_status_i.released),
     .mm_done_i,
     .ac_done_i,
     .conflict_o (conflict),

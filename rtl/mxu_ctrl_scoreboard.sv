@@ -25,6 +25,7 @@ module mxu_ctrl_scoreboard #(
   input  logic [1:0]         ld_skip_i,   // an error: older LOADs still completing ahead of it
   input  logic [1:0]         wld_skip_i,
   input  logic               st_done_i,
+  input  logic               st_release_i, // the STORE in flight has read all its rows
   input  logic               mm_done_i,
   input  logic               ac_done_i,
   output logic               conflict_o,  // dec_i conflicts with an instruction in flight
@@ -45,6 +46,7 @@ module mxu_ctrl_scoreboard #(
   localparam int unsigned LdWidth   = (LdSlots > 1) ? $clog2(LdSlots) : 1;
 
   logic                 st_busy_d, st_busy_q, ac_busy_d, ac_busy_q;
+  logic                 st_rows_d, st_rows_q;  // the STORE's rows not all read yet
   // LOADs in flight per load engine: a queue each (UB / ACC loads: rows and buffer too).
   logic [LdSlots-1:0]   ld_valid_d, ld_valid_q, wld_valid_d, wld_valid_q;
   logic [LdSlots*2-1:0] ld_buf_d, ld_buf_q;
@@ -94,10 +96,11 @@ module mxu_ctrl_scoreboard #(
         conflict_o = 1'b1;
       end
     end
-    // Against the store engine (reads UB or ACC).
-    if (st_busy_q && st_buf_q == mxu_isa_pkg::BufUb && dec_i.w_ub &&
+    // Against the store engine (reads UB or ACC) until it has read every row: its writes to
+    // host memory may still be on their way.
+    if (st_rows_q && st_buf_q == mxu_isa_pkg::BufUb && dec_i.w_ub &&
         overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
-    if (st_busy_q && st_buf_q == mxu_isa_pkg::BufAcc && dec_i.w_acc &&
+    if (st_rows_q && st_buf_q == mxu_isa_pkg::BufAcc && dec_i.w_acc &&
         overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
     // Against ACTIVATE (reads ACC and the bias row, writes UB).
     if (ac_busy_q && dec_i.w_acc &&
@@ -151,6 +154,7 @@ module mxu_ctrl_scoreboard #(
     disp_mm    = dispatch_i && dec_i.is_mm;
     disp_ac    = dispatch_i && dec_i.is_ac;
     st_busy_d  = (st_busy_q && !st_done_i) || disp_st;
+    st_rows_d  = (st_rows_q && !st_release_i) || disp_st;
     ac_busy_d  = (ac_busy_q && !ac_done_i) || disp_ac;
     // LOAD queues: completed at the head (in order), dispatched at the tail.
     ld_valid_d = ld_valid_q; ld_buf_d = ld_buf_q; ld_lo_d = ld_lo_q; ld_hi_d = ld_hi_q;
@@ -226,6 +230,7 @@ module mxu_ctrl_scoreboard #(
       wld_head_q    <= '0;
       wld_tail_q    <= '0;
       st_busy_q     <= 1'b0;
+      st_rows_q     <= 1'b0;
       ac_busy_q     <= 1'b0;
       st_buf_q      <= '0;
       st_lo_q       <= '0;
@@ -253,6 +258,7 @@ module mxu_ctrl_scoreboard #(
       wld_head_q    <= '0;
       wld_tail_q    <= '0;
       st_busy_q     <= 1'b0;
+      st_rows_q     <= 1'b0;
       ac_busy_q     <= 1'b0;
       mm_valid_q    <= '0;
       mm_head_q     <= '0;
@@ -271,6 +277,7 @@ module mxu_ctrl_scoreboard #(
       wld_head_q    <= wld_head_d;
       wld_tail_q    <= wld_tail_d;
       st_busy_q     <= st_busy_d;
+      st_rows_q     <= st_rows_d;
       ac_busy_q     <= ac_busy_d;
       st_buf_q      <= st_buf_d;
       st_lo_q       <= st_lo_d;
@@ -322,6 +329,7 @@ module mxu_ctrl_scoreboard #(
   `MXU_ASSERT_NEVER(LdDoneIdle, ld_done_i && !ld_valid_q[ld_head_q], clk_i, rst_ni)
   `MXU_ASSERT_NEVER(WldDoneIdle, wld_done_i && !wld_valid_q[wld_head_q], clk_i, rst_ni)
   `MXU_ASSERT_NEVER(StDoneIdle, st_done_i && !st_busy_q, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(StReleaseIdle, st_release_i && !st_rows_q, clk_i, rst_ni)
   `MXU_ASSERT_NEVER(AcDoneIdle, ac_done_i && !ac_busy_q, clk_i, rst_ni)
   `MXU_ASSERT(TilesInRange, tiles_q <= 3'd3, clk_i, rst_ni)
 

@@ -630,6 +630,7 @@ module mxu_dma_load #(
   assign status_o.error      = r_fire && rd_rsp_i.r.resp != 2'b00 && !error_q;
   assign status_o.error_addr = burst_head;
   assign status_o.error_skip = emit_cmds_q;
+  assign status_o.released   = 1'b0;
   assign busy_o       = inflight_q != '0;
   // Waiting on memory: busy, nothing requested and no data arriving this cycle.
   assign stall_o      = busy_o && !ar_fire && !r_fire && !row_valid;

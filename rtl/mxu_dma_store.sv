@@ -315,6 +315,8 @@ module mxu_dma_store #(
   assign status_o.error      = b_fire && wr_rsp_i.b.resp != 2'b00 && !error_q;
   assign status_o.error_addr = bq_head;
   assign status_o.error_skip = 2'd0;  // one command at a time
+  // The last buffer row is read in the cycle its read is granted (the SRAM samples the address).
+  assign status_o.released   = rd_en && rd_gnt && rd_row_q + 1'b1 == rows_q;
   assign busy_o       = active_q;
   assign stall_o      = active_q && !w_fire && !rd_pending_q && (cur_valid_q || !bq_empty);
 

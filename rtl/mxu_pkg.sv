@@ -158,11 +158,14 @@ package mxu_pkg;
   // What a DMA engine reports back: an instruction done (pulse, in command order), the first
   // error (pulse), the address of the burst it belongs to and how many older commands of the same
   // engine are still completing ahead of the failing one (the scoreboard names its instruction).
+  // The store engine also says when a STORE has read all of its buffer rows: from then on they
+  // may be overwritten, while its writes still wait for their responses.
   typedef struct packed {
     logic                    done;
     logic                    error;
     logic [MemAddrWidth-1:0] error_addr;
     logic [1:0]              error_skip;  // earlier commands of the engine still completing
+    logic                    released;    // STORE: every buffer row read (pulse); loads: 0
   } dma_status_t;
 
   // Register port.

@@ -1,5 +1,6 @@
 #include "sim/timeline.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "common/isa.h"
@@ -45,8 +46,8 @@ void Timeline::Sample(uint64_t cycle, const DebugPorts& ports) {
   }
   // Ends before starts: an engine takes its next instruction in a later cycle than its done
   // pulse, but another engine's dispatch may share the cycle.
-  if (ports.load_done) Close(Track::kDmaLoad, cycle + 1);
-  if (ports.wload_done) Close(Track::kDmaWeights, cycle + 1);
+  if (ports.load_done) CloseQueued(Track::kDmaLoad, cycle + 1);
+  if (ports.wload_done) CloseQueued(Track::kDmaWeights, cycle + 1);
   if (ports.store_done) Close(Track::kDmaStore, cycle + 1);
   if (ports.activate_done) Close(Track::kActivation, cycle + 1);
   const std::optional<Span>& shift = open_[Slot(Track::kWeightShift)];
@@ -74,10 +75,10 @@ void Timeline::Dispatch(uint64_t cycle, const DebugPorts& ports) {
   switch (static_cast<isa::Opcode>(word0 & 0xFF)) {
     case isa::Opcode::kLoad:
       if (((word0 >> 8) & 3) == static_cast<uint32_t>(isa::Buffer::kWeights)) {
-        Open(Track::kDmaWeights, cycle, ports);
-        weight_tiles_.push_back(*open_[Slot(Track::kDmaWeights)]);
+        OpenQueued(Track::kDmaWeights, cycle, ports);
+        weight_tiles_.push_back(SpanOf(Track::kDmaWeights, cycle, ports));
       } else {
-        Open(Track::kDmaLoad, cycle, ports);
+        OpenQueued(Track::kDmaLoad, cycle, ports);
       }
       break;
     case isa::Opcode::kStore:
@@ -101,14 +102,37 @@ void Timeline::Dispatch(uint64_t cycle, const DebugPorts& ports) {
   }
 }
 
-void Timeline::Open(Track track, uint64_t cycle, const DebugPorts& ports) {
-  Close(track, cycle);  // an instruction whose done was lost (never expected)
+Timeline::Span Timeline::SpanOf(Track track, uint64_t cycle, const DebugPorts& ports) {
   Span span;
   span.track = track;
   span.index = ports.pc;
   span.ins = ports.ins;
   span.start = cycle;
-  open_[Slot(track)] = span;
+  return span;
+}
+
+void Timeline::Open(Track track, uint64_t cycle, const DebugPorts& ports) {
+  Close(track, cycle);  // an instruction whose done was lost (never expected)
+  open_[Slot(track)] = SpanOf(track, cycle, ports);
+}
+
+void Timeline::OpenQueued(Track track, uint64_t cycle, const DebugPorts& ports) {
+  if (open_[Slot(track)]) {
+    queued_[Slot(track)].push_back(SpanOf(track, cycle, ports));
+  } else {
+    open_[Slot(track)] = SpanOf(track, cycle, ports);
+  }
+}
+
+void Timeline::CloseQueued(Track track, uint64_t cycle) {
+  Close(track, cycle);
+  std::deque<Span>& queued = queued_[Slot(track)];
+  if (!queued.empty()) {
+    Span next = queued.front();
+    queued.pop_front();
+    next.start = std::max(next.start, cycle);
+    open_[Slot(track)] = next;
+  }
 }
 
 void Timeline::Close(Track track, uint64_t cycle) {
@@ -144,6 +168,7 @@ void Timeline::ArrayRow(uint64_t cycle) {
 void Timeline::EndProgram(uint64_t cycle) {
   // After an error the engines were cleared: nothing still open will finish.
   for (size_t i = 0; i < kNumTracks; ++i) Close(static_cast<Track>(i), cycle);
+  for (std::deque<Span>& queued : queued_) queued.clear();
   matmuls_.clear();
   weight_tiles_.clear();
   compute_span_.reset();
@@ -151,6 +176,7 @@ void Timeline::EndProgram(uint64_t cycle) {
 
 void Timeline::Abandon() {
   for (std::optional<Span>& span : open_) span.reset();
+  for (std::deque<Span>& queued : queued_) queued.clear();
   matmuls_.clear();
   weight_tiles_.clear();
   compute_span_.reset();

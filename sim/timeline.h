@@ -95,7 +95,10 @@ class Timeline {
   };
 
   void Dispatch(uint64_t cycle, const DebugPorts& ports);
+  Span SpanOf(Track track, uint64_t cycle, const DebugPorts& ports);
   void Open(Track track, uint64_t cycle, const DebugPorts& ports);
+  void OpenQueued(Track track, uint64_t cycle, const DebugPorts& ports);
+  void CloseQueued(Track track, uint64_t cycle);
   void Close(Track track, uint64_t cycle);
   void ArrayRow(uint64_t cycle);
   void EndProgram(uint64_t cycle);
@@ -103,8 +106,11 @@ class Timeline {
   uint64_t origin_;
   std::vector<Span> spans_;
   std::array<std::optional<Span>, kNumTracks> open_;
-  std::deque<PendingMatmul> matmuls_;   // dispatched, rows still to enter the array
-  std::deque<Span> weight_tiles_;       // LOAD WEIGHTS dispatched, shift not started
+  std::deque<PendingMatmul> matmuls_;  // dispatched, rows still to enter the array
+  std::deque<Span> weight_tiles_;      // LOAD WEIGHTS dispatched, shift not started
+  // LOADs dispatched behind the one open on their track (a load engine queues up to four and
+  // completes them in order): each opens when its predecessor is done.
+  std::array<std::deque<Span>, kNumTracks> queued_;
   std::optional<size_t> compute_span_;  // the last compute span, in spans_
   bool busy_ = false;
   uint32_t programs_ = 0;

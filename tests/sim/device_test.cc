@@ -612,6 +612,59 @@ TEST_F(DeviceTest, HazardsWithSeveralLoadsInFlight) {
   EXPECT_LT(Counter(out, csr::Counter::kCycles) + 150, Counter(slow, csr::Counter::kCycles));
 }
 
+// A STORE holds its buffer rows only until it has read them: the MATMUL that overwrites the
+// accumulator rows it stores (WAR) starts before the STORE's write responses are back, and the
+// stored values are still those of the first MATMUL.
+TEST_F(DeviceTest, StoreReleasesItsRowsOnceRead) {
+  const int m = 64, k = static_cast<int>(config_.rows), n = static_cast<int>(config_.cols);
+  BitSource bits(25);
+  golden::Bf16Matrix a[2], b{k, n, RandomBf16(static_cast<size_t>(k) * n, bits)};
+  const uint64_t a_addr[2] = {0x100000, 0x110000}, b_addr = 0x130000,
+                 c_addr[2] = {0x200000, 0x210000};
+  for (int i = 0; i < 2; ++i) {
+    a[i] = {m, k, RandomBf16(static_cast<size_t>(m) * k, bits)};
+    WriteHost(a_addr[i], a[i].data.data(), a[i].data.size() * 2);
+  }
+  WriteHost(b_addr, b.data.data(), b.data.size() * 2);
+  auto program = [&](bool sync) {
+    std::vector<Instruction> p = {isa::Load(Buffer::kWeights, k, n, 0, b_addr, n),
+                                  isa::Load(Buffer::kUb, m, k, 0, a_addr[0], k),
+                                  isa::Load(Buffer::kUb, m, k, m, a_addr[1], k),
+                                  isa::Matmul(m, k, 0, 0, false, true),
+                                  isa::Store(Buffer::kAcc, m, n, 0, c_addr[0], n)};
+    if (sync) p.push_back(isa::Sync());
+    p.push_back(isa::Matmul(m, k, m, 0, false, false));  // overwrites the stored rows
+    p.push_back(isa::Store(Buffer::kAcc, m, n, 0, c_addr[1], n));
+    p.push_back(isa::Halt());
+    return p;
+  };
+  const Subnormals mode = csr::FeaturesFlushSubnormals(Dut().ReadCsr(csr::kFeatures))
+                              ? Subnormals::kFlush
+                              : Subnormals::kIeee;
+  uint64_t cycles[2];
+  for (const bool sync : {false, true}) {
+    const Outcome out = RunProgram(program(sync));
+    ExpectDone(out);
+    cycles[sync] = Counter(out, csr::Counter::kCycles);
+    int mismatches = 0;
+    for (int i = 0; i < 2; ++i) {
+      const golden::Fp32Matrix want = golden::Gemm(a[i], b, k, mode);
+      const auto got = ReadHost<uint32_t>(c_addr[i], static_cast<size_t>(m) * n);
+      for (int r = 0; r < m; ++r) {
+        for (int c = 0; c < n; ++c) {
+          mismatches += got[static_cast<size_t>(r) * n + c] != golden::FloatBits(want.at(r, c));
+        }
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << "sync: " << sync;
+  }
+  std::printf("store then overwrite: %llu cycles, with a SYNC between them: %llu\n",
+              static_cast<unsigned long long>(cycles[0]),
+              static_cast<unsigned long long>(cycles[1]));
+  // The SYNC waits for the write responses too: one memory latency (100) more.
+  EXPECT_LT(cycles[0] + 80, cycles[1]);
+}
+
 // An error in the second of two queued loads names that LOAD and its burst, also while the first
 // (transposed) is still being written out, and in the weight engine.
 TEST_F(DeviceTest, ErrorInSecondQueuedLoadNamesIt) {

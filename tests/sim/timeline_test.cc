@@ -49,6 +49,30 @@ std::vector<Timeline::Span> OnTrack(const Timeline& t, Track track) {
   return out;
 }
 
+// A load engine queues LOADs and completes them in order: a LOAD dispatched while an earlier one
+// is still open on its track starts there when the earlier one is done, so the spans of one
+// track never overlap and each ends at its own done.
+TEST(Timeline, QueuedLoadsFollowEachOther) {
+  Script s;
+  s.Idle(1);                                                             // 100
+  s.Step(s.Dispatch(0, isa::Load(isa::Buffer::kUb, 4, 16, 0, 0, 16)));   // 101
+  s.Step(s.Dispatch(1, isa::Load(isa::Buffer::kUb, 4, 16, 4, 64, 16)));  // 102: queued
+  s.Idle(2);                                                             // 103, 104
+  DebugPorts p = s.Busy();
+  p.load_done = true;  // 105: LOAD #0 done
+  s.Step(p);
+  s.Idle(1);  // 106
+  s.Step(p);  // 107: LOAD #1 done
+  const auto loads = OnTrack(s.timeline, Track::kDmaLoad);
+  ASSERT_EQ(loads.size(), 2u);
+  EXPECT_EQ(loads[0].index, 0u);
+  EXPECT_EQ(loads[0].start, 101u);
+  EXPECT_EQ(loads[0].end, 106u);
+  EXPECT_EQ(loads[1].index, 1u);
+  EXPECT_EQ(loads[1].start, 106u);
+  EXPECT_EQ(loads[1].end, 108u);
+}
+
 TEST(Timeline, SpansFollowThePorts) {
   Script s;
   s.Idle(1);                                                            // 100: program starts
