@@ -190,6 +190,8 @@ class Planner {
     plan_.blocking = b_;
     for (size_t s = 0; s < steps_.size(); ++s) {
       const Step& st = steps_[s];
+      // This step's A tile, then its weights (what the MATMUL needs first), then the next A
+      // tiles: a MATMUL waits at dispatch for its A tile, and nothing behind it moves meanwhile.
       while (!g_.a_in_ub() && next_load_ <= st.a_instance) {
         LoadA(next_load_++, slots, static_cast<int>(s));
       }
@@ -197,6 +199,7 @@ class Planner {
       if (st.first_of_group) StartGroup(st);
       if (st.kt == 0 && !(spec_.c0 || spec_.bias)) FlushReaders(acc, acc + st.rows);
       LoadWeightsUpTo(std::min<int>(static_cast<int>(s) + kWeightLead, steps_.size() - 1));
+      if (!g_.a_in_ub()) Prefetch(slots, static_cast<int>(s) - 1);
       Matmul(st, acc);
       cycles_ += StepCycles(g_, st.rows);
       if (st.kt == g_.k_tiles - 1) Finish(st, acc);
@@ -278,11 +281,14 @@ class Planner {
     a_slot_row_[inst] = ub_row;
   }
 
-  void Prefetch(int slots, int step) {
-    while (next_load_ < static_cast<int>(a_.size()) && SlotFree(next_load_, slots, step) &&
-           (next_load_ <= steps_[step].a_instance + 1 ||
-            step_start_[a_[next_load_].first_use] - step_start_[step + 1] <= kLoadLookahead)) {
-      LoadA(next_load_++, slots, step + 1);
+  // Loads A tiles ahead, once steps up to `emitted` are in the program: at least the next
+  // step's tile and one more, and whatever is first needed within the lookahead.
+  void Prefetch(int slots, int emitted) {
+    const int next = std::min<int>(emitted + 1, static_cast<int>(steps_.size()) - 1);
+    while (next_load_ < static_cast<int>(a_.size()) && SlotFree(next_load_, slots, emitted) &&
+           (next_load_ <= steps_[next].a_instance + 1 ||
+            step_start_[a_[next_load_].first_use] - step_start_[emitted + 1] <= kLoadLookahead)) {
+      LoadA(next_load_++, slots, emitted + 1);
     }
   }
 
