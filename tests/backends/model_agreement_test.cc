@@ -30,7 +30,8 @@ using isa::Buffer;
 using isa::Instruction;
 using testing::Outcome;
 
-// Measured on the bench's quick shapes: within 2.5% except square 64 (docs/architecture.md).
+// Measured on the bench's quick shapes: within 3% except 64 x 64 x 64 (-7.5%;
+// docs/architecture.md).
 constexpr double kCycleTolerance = 0.10;
 
 driver::Device* g_rtl = nullptr;
@@ -202,7 +203,7 @@ TEST(ModelAgreesWithRtl, RawPrograms) {
     if (p.error_inject) {
       EXPECT_TRUE(m.error);
       EXPECT_EQ(m.code, static_cast<uint32_t>(csr::ErrorCode::kMemWrite));
-      EXPECT_EQ(m.error_addr, p.error_inject);
+      EXPECT_EQ(m.error_addr, p.error_inject + 32);  // row 1's burst, the first to fail
       continue;
     }
     const Outcome r = testing::RunProgram(*g_rtl, p.code, p.addr, p.count);
