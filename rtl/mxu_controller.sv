@@ -66,7 +66,7 @@ module mxu_controller #(
   logic                 ins_valid, dispatch, restart, run, conflict, fetch_failed;
   logic [mxu_pkg::MemAddrWidth-1:0] cmd_addr, fetch_fail_addr;
   logic [31:0]          count, pc, ld_pc, wld_pc, st_pc;
-  logic                 ld_busy, wld_busy, st_busy, ac_busy, mm_full, in_flight;
+  logic                 ld_full, wld_full, st_busy, ac_busy, mm_full, in_flight;
   logic [2:0]           tiles;
 
   mxu_ctrl_fetch #(.IbufBeats(8)) u_fetch (
@@ -109,8 +109,10 @@ module mxu_controller #(
     .mm_done_i,
     .ac_done_i,
     .conflict_o (conflict),
-    .ld_busy_o  (ld_busy),
-    .wld_busy_o (wld_busy),
+    .ld_skip_i  (ld_status_i.error_skip),
+    .wld_skip_i (wld_status_i.error_skip),
+    .ld_full_o  (ld_full),
+    .wld_full_o (wld_full),
     .st_busy_o  (st_busy),
     .ac_busy_o  (ac_busy),
     .mm_full_o  (mm_full),
@@ -141,8 +143,8 @@ module mxu_controller #(
     .conflict_i       (conflict),
     .fetch_failed_i   (fetch_failed),
     .fetch_fail_addr_i(fetch_fail_addr),
-    .ld_busy_i        (ld_busy),
-    .wld_busy_i       (wld_busy),
+    .ld_full_i        (ld_full),
+    .wld_full_i       (wld_full),
     .st_busy_i        (st_busy),
     .ac_busy_i        (ac_busy),
     .mm_full_i        (mm_full),

@@ -1,6 +1,6 @@
 // Controller, dispatch: the program state machine. It starts a program on the CSRs' doorbell,
 // hands the decoded head instruction to its engine when it is legal, conflicts with nothing in
-// flight and its engine is free, and stops on the first error (an illegal instruction, a memory
+// flight and its engine can take it (a load engine: while its queue has room), and stops on the first error (an illegal instruction, a memory
 // error of an engine or of the fetch, running past the program's end). After HALT, an error or
 // a soft reset it holds the engines in reset (clear_o, from a flop, so the reset is glitch-free)
 // until every memory transaction is back, and only then reports done or the error.
@@ -31,8 +31,8 @@ module mxu_ctrl_dispatch #(
   input  logic                 conflict_i,
   input  logic                 fetch_failed_i,
   input  logic [AddrWidth-1:0] fetch_fail_addr_i,
-  input  logic                 ld_busy_i,
-  input  logic                 wld_busy_i,
+  input  logic                 ld_full_i,     // every LOAD slot of the engine taken
+  input  logic                 wld_full_i,
   input  logic                 st_busy_i,
   input  logic                 ac_busy_i,
   input  logic                 mm_full_i,
@@ -76,8 +76,8 @@ module mxu_ctrl_dispatch #(
 
   always_comb begin
     run        = state_q == mxu_pkg::CtrlRun;
-    structural = (dec_i.is_load && !dec_i.is_wload && (!ld_ready_i || ld_busy_i)) ||
-                 (dec_i.is_wload && (!wld_ready_i || wld_busy_i || wl_full)) ||
+    structural = (dec_i.is_load && !dec_i.is_wload && (!ld_ready_i || ld_full_i)) ||
+                 (dec_i.is_wload && (!wld_ready_i || wld_full_i || wl_full)) ||
                  (dec_i.is_store && (!st_ready_i || st_busy_i)) ||
                  (dec_i.is_mm && (!mm_ready_i || mm_full_i)) ||
                  (dec_i.is_ac && (!ac_ready_i || ac_busy_i)) ||

@@ -1,14 +1,18 @@
 // Controller, scoreboard: what is in flight in each engine, and whether the decoded instruction
-// conflicts with it. It records the buffer rows of the load engine's, the store engine's and
-// ACTIVATE's instruction and of up to MmSlots MATMULs (a queue: they complete in order), and
-// compares the new instruction's rows with them: it waits while an instruction in flight writes
-// rows it reads or writes, or reads rows it writes. MATMULs among themselves, and weight tiles,
-// keep their order in the datapath; the scoreboard counts loaded weight tiles no MATMUL has
-// claimed. It also keeps the program index of each DMA instruction, for error reports.
+// conflicts with it. It records the buffer rows of up to LdSlots LOADs of the load engine (a
+// queue: the engine completes them in order), of the store engine's and ACTIVATE's instruction
+// and of up to MmSlots MATMULs (a queue too), and compares the new instruction's rows with all of
+// them: it waits while an instruction in flight writes rows it reads or writes, or reads rows it
+// writes. MATMULs among themselves, and weight tiles, keep their order in the datapath; the
+// scoreboard counts loaded weight tiles no MATMUL has claimed and keeps up to LdSlots LOAD
+// WEIGHTS in flight. It also keeps the program index of each DMA instruction, for error reports:
+// a load engine's error names the oldest LOAD in flight, or a later one where the engine says
+// that older ones are still completing (status error_skip).
 `include "mxu_assert.svh"
 
 module mxu_ctrl_scoreboard #(
-  parameter int unsigned MmSlots = 4  // MATMULs tracked in flight
+  parameter int unsigned MmSlots = 4,                       // MATMULs tracked in flight
+  parameter int unsigned LdSlots = mxu_pkg::DmaQueueDepth   // LOADs per load engine
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -18,31 +22,40 @@ module mxu_ctrl_scoreboard #(
   input  logic [31:0]        pc_i,        // ... its index in the program
   input  logic               ld_done_i,
   input  logic               wld_done_i,
+  input  logic [1:0]         ld_skip_i,   // an error: older LOADs still completing ahead of it
+  input  logic [1:0]         wld_skip_i,
   input  logic               st_done_i,
   input  logic               mm_done_i,
   input  logic               ac_done_i,
   output logic               conflict_o,  // dec_i conflicts with an instruction in flight
-  output logic               ld_busy_o,
-  output logic               wld_busy_o,
+  output logic               ld_full_o,   // every LOAD slot of the engine taken
+  output logic               wld_full_o,
   output logic               st_busy_o,
   output logic               ac_busy_o,
   output logic               mm_full_o,   // every MATMUL slot taken
   output logic               in_flight_o, // anything at all in flight
   output logic [2:0]         tiles_o,     // loaded weight tiles not yet claimed
-  output logic [31:0]        ld_pc_o,
+  output logic [31:0]        ld_pc_o,     // the LOAD an error of the engine belongs to
   output logic [31:0]        wld_pc_o,
   output logic [31:0]        st_pc_o,
   output logic [2:0]         retired_o    // instructions completed this cycle
 );
 
   localparam int unsigned SlotWidth = (MmSlots > 1) ? $clog2(MmSlots) : 1;
+  localparam int unsigned LdWidth   = (LdSlots > 1) ? $clog2(LdSlots) : 1;
 
-  logic                 ld_busy_d, ld_busy_q, st_busy_d, st_busy_q, ac_busy_d, ac_busy_q;
-  logic                 wld_busy_d, wld_busy_q;
-  logic [31:0]          wld_pc_d, wld_pc_q;
-  logic [1:0]           ld_buf_d, ld_buf_q, st_buf_d, st_buf_q;
-  logic [16:0]          ld_lo_d, ld_lo_q, ld_hi_d, ld_hi_q, st_lo_d, st_lo_q, st_hi_d, st_hi_q;
-  logic [31:0]          ld_pc_d, ld_pc_q, st_pc_d, st_pc_q;
+  logic                 st_busy_d, st_busy_q, ac_busy_d, ac_busy_q;
+  // LOADs in flight per load engine: a queue each (UB / ACC loads: rows and buffer too).
+  logic [LdSlots-1:0]   ld_valid_d, ld_valid_q, wld_valid_d, wld_valid_q;
+  logic [LdSlots*2-1:0] ld_buf_d, ld_buf_q;
+  logic [LdSlots*17-1:0] ld_lo_d, ld_lo_q, ld_hi_d, ld_hi_q;
+  logic [LdSlots*32-1:0] ld_pc_d, ld_pc_q, wld_pc_d, wld_pc_q;
+  logic [LdWidth-1:0]   ld_head_d, ld_head_q, ld_tail_d, ld_tail_q;
+  logic [LdWidth-1:0]   wld_head_d, wld_head_q, wld_tail_d, wld_tail_q;
+  logic [LdWidth-1:0]   ld_err_slot, wld_err_slot;
+  logic [1:0]           st_buf_d, st_buf_q;
+  logic [16:0]          st_lo_d, st_lo_q, st_hi_d, st_hi_q;
+  logic [31:0]          st_pc_d, st_pc_q;
   logic [16:0]          ac_acc_lo_d, ac_acc_lo_q, ac_acc_hi_d, ac_acc_hi_q;
   logic [16:0]          ac_bias_d, ac_bias_q, ac_ub_lo_d, ac_ub_lo_q, ac_ub_hi_d, ac_ub_hi_q;
   logic                 ac_has_bias_d, ac_has_bias_q;
@@ -62,16 +75,24 @@ module mxu_ctrl_scoreboard #(
   // ----- Conflicts with instructions in flight: reads and writes of UB and ACC rows.
   always_comb begin
     conflict_o = 1'b0;
-    // Against the load engine (writes UB or ACC).
-    if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufUb &&
-        ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ld_lo_q, ld_hi_q)) ||
-         (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ld_lo_q, ld_hi_q)))) begin
-      conflict_o = 1'b1;
-    end
-    if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufAcc &&
-        ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, ld_lo_q, ld_hi_q)) ||
-         (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ld_lo_q, ld_hi_q)))) begin
-      conflict_o = 1'b1;
+    // Against every LOAD of the load engine in flight (writes UB or ACC). A new LOAD of the same
+    // engine writing the same rows waits too (WAW), although the engine would keep the order: the
+    // check is the same for every instruction.
+    for (int unsigned s = 0; s < LdSlots; s++) begin
+      if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufUb &&
+          ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ld_lo_q[s*17 +: 17],
+                                   ld_hi_q[s*17 +: 17])) ||
+           (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ld_lo_q[s*17 +: 17],
+                                   ld_hi_q[s*17 +: 17])))) begin
+        conflict_o = 1'b1;
+      end
+      if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
+          ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, ld_lo_q[s*17 +: 17],
+                                    ld_hi_q[s*17 +: 17])) ||
+           (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ld_lo_q[s*17 +: 17],
+                                    ld_hi_q[s*17 +: 17])))) begin
+        conflict_o = 1'b1;
+      end
     end
     // Against the store engine (reads UB or ACC).
     if (st_busy_q && st_buf_q == mxu_isa_pkg::BufUb && dec_i.w_ub &&
@@ -106,8 +127,13 @@ module mxu_ctrl_scoreboard #(
       end
     end
     if (dec_i.r_bias) begin  // the bias row is read too
-      if (ld_busy_q && ld_buf_q == mxu_isa_pkg::BufAcc &&
-          overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1, ld_lo_q, ld_hi_q)) conflict_o = 1'b1;
+      for (int unsigned s = 0; s < LdSlots; s++) begin
+        if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
+            overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1, ld_lo_q[s*17 +: 17],
+                     ld_hi_q[s*17 +: 17])) begin
+          conflict_o = 1'b1;
+        end
+      end
       for (int unsigned s = 0; s < MmSlots; s++) begin
         if (mm_valid_q[s] && overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1,
                                       mm_acc_lo_q[s*17 +: 17], mm_acc_hi_q[s*17 +: 17])) begin
@@ -124,18 +150,37 @@ module mxu_ctrl_scoreboard #(
     disp_st    = dispatch_i && dec_i.is_store;
     disp_mm    = dispatch_i && dec_i.is_mm;
     disp_ac    = dispatch_i && dec_i.is_ac;
-    ld_busy_d  = (ld_busy_q && !ld_done_i) || disp_ld;
-    wld_busy_d = (wld_busy_q && !wld_done_i) || disp_wld;
-    wld_pc_d   = disp_wld ? pc_i : wld_pc_q;
     st_busy_d  = (st_busy_q && !st_done_i) || disp_st;
     ac_busy_d  = (ac_busy_q && !ac_done_i) || disp_ac;
-    ld_buf_d = ld_buf_q; ld_lo_d = ld_lo_q; ld_hi_d = ld_hi_q; ld_pc_d = ld_pc_q;
+    // LOAD queues: completed at the head (in order), dispatched at the tail.
+    ld_valid_d = ld_valid_q; ld_buf_d = ld_buf_q; ld_lo_d = ld_lo_q; ld_hi_d = ld_hi_q;
+    ld_pc_d = ld_pc_q; ld_head_d = ld_head_q; ld_tail_d = ld_tail_q;
+    wld_valid_d = wld_valid_q; wld_pc_d = wld_pc_q; wld_head_d = wld_head_q;
+    wld_tail_d = wld_tail_q;
+    if (ld_done_i) begin
+      ld_valid_d[ld_head_q] = 1'b0;
+      ld_head_d = ld_head_q + 1'b1;
+    end
+    if (disp_ld) begin
+      ld_valid_d[ld_tail_q]        = 1'b1;
+      ld_buf_d[ld_tail_q*2 +: 2]   = dec_i.buf_sel;
+      ld_lo_d[ld_tail_q*17 +: 17]  = dec_i.buf_lo;
+      ld_hi_d[ld_tail_q*17 +: 17]  = dec_i.buf_hi;
+      ld_pc_d[ld_tail_q*32 +: 32]  = pc_i;
+      ld_tail_d = ld_tail_q + 1'b1;
+    end
+    if (wld_done_i) begin
+      wld_valid_d[wld_head_q] = 1'b0;
+      wld_head_d = wld_head_q + 1'b1;
+    end
+    if (disp_wld) begin
+      wld_valid_d[wld_tail_q]       = 1'b1;
+      wld_pc_d[wld_tail_q*32 +: 32] = pc_i;
+      wld_tail_d = wld_tail_q + 1'b1;
+    end
     st_buf_d = st_buf_q; st_lo_d = st_lo_q; st_hi_d = st_hi_q; st_pc_d = st_pc_q;
     ac_acc_lo_d = ac_acc_lo_q; ac_acc_hi_d = ac_acc_hi_q; ac_bias_d = ac_bias_q;
     ac_has_bias_d = ac_has_bias_q; ac_ub_lo_d = ac_ub_lo_q; ac_ub_hi_d = ac_ub_hi_q;
-    if (disp_ld) begin
-      ld_buf_d = dec_i.buf_sel; ld_lo_d = dec_i.buf_lo; ld_hi_d = dec_i.buf_hi; ld_pc_d = pc_i;
-    end
     if (disp_st) begin
       st_buf_d = dec_i.buf_sel; st_lo_d = dec_i.buf_lo; st_hi_d = dec_i.buf_hi; st_pc_d = pc_i;
     end
@@ -169,15 +214,19 @@ module mxu_ctrl_scoreboard #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      ld_busy_q     <= 1'b0;
-      wld_busy_q    <= 1'b0;
-      wld_pc_q      <= '0;
-      st_busy_q     <= 1'b0;
-      ac_busy_q     <= 1'b0;
+      ld_valid_q    <= '0;
       ld_buf_q      <= '0;
       ld_lo_q       <= '0;
       ld_hi_q       <= '0;
       ld_pc_q       <= '0;
+      ld_head_q     <= '0;
+      ld_tail_q     <= '0;
+      wld_valid_q   <= '0;
+      wld_pc_q      <= '0;
+      wld_head_q    <= '0;
+      wld_tail_q    <= '0;
+      st_busy_q     <= 1'b0;
+      ac_busy_q     <= 1'b0;
       st_buf_q      <= '0;
       st_lo_q       <= '0;
       st_hi_q       <= '0;
@@ -197,8 +246,12 @@ module mxu_ctrl_scoreboard #(
       mm_tail_q     <= '0;
       tiles_q       <= '0;
     end else if (restart_i) begin
-      ld_busy_q     <= 1'b0;
-      wld_busy_q    <= 1'b0;
+      ld_valid_q    <= '0;
+      ld_head_q     <= '0;
+      ld_tail_q     <= '0;
+      wld_valid_q   <= '0;
+      wld_head_q    <= '0;
+      wld_tail_q    <= '0;
       st_busy_q     <= 1'b0;
       ac_busy_q     <= 1'b0;
       mm_valid_q    <= '0;
@@ -206,15 +259,19 @@ module mxu_ctrl_scoreboard #(
       mm_tail_q     <= '0;
       tiles_q       <= '0;
     end else begin
-      ld_busy_q     <= ld_busy_d;
-      wld_busy_q    <= wld_busy_d;
-      wld_pc_q      <= wld_pc_d;
-      st_busy_q     <= st_busy_d;
-      ac_busy_q     <= ac_busy_d;
+      ld_valid_q    <= ld_valid_d;
       ld_buf_q      <= ld_buf_d;
       ld_lo_q       <= ld_lo_d;
       ld_hi_q       <= ld_hi_d;
       ld_pc_q       <= ld_pc_d;
+      ld_head_q     <= ld_head_d;
+      ld_tail_q     <= ld_tail_d;
+      wld_valid_q   <= wld_valid_d;
+      wld_pc_q      <= wld_pc_d;
+      wld_head_q    <= wld_head_d;
+      wld_tail_q    <= wld_tail_d;
+      st_busy_q     <= st_busy_d;
+      ac_busy_q     <= ac_busy_d;
       st_buf_q      <= st_buf_d;
       st_lo_q       <= st_lo_d;
       st_hi_q       <= st_hi_d;
@@ -236,15 +293,18 @@ module mxu_ctrl_scoreboard #(
     end
   end
 
-  assign ld_busy_o   = ld_busy_q;
-  assign wld_busy_o  = wld_busy_q;
+  assign ld_err_slot  = ld_head_q + LdWidth'(ld_skip_i);
+  assign wld_err_slot = wld_head_q + LdWidth'(wld_skip_i);
+  assign ld_full_o   = ld_valid_q[ld_tail_q];
+  assign wld_full_o  = wld_valid_q[wld_tail_q];
   assign st_busy_o   = st_busy_q;
   assign ac_busy_o   = ac_busy_q;
   assign mm_full_o   = mm_valid_q[mm_tail_q];
-  assign in_flight_o = ld_busy_q || wld_busy_q || st_busy_q || ac_busy_q || (mm_valid_q != '0);
+  assign in_flight_o = (ld_valid_q != '0) || (wld_valid_q != '0) || st_busy_q || ac_busy_q ||
+                       (mm_valid_q != '0);
   assign tiles_o     = tiles_q;
-  assign ld_pc_o     = ld_pc_q;
-  assign wld_pc_o    = wld_pc_q;
+  assign ld_pc_o     = ld_pc_q[ld_err_slot*32 +: 32];
+  assign wld_pc_o    = wld_pc_q[wld_err_slot*32 +: 32];
   assign st_pc_o     = st_pc_q;
 
   // The MATMUL queue's head and tail wrap by themselves only at a power of two.
@@ -254,8 +314,13 @@ module mxu_ctrl_scoreboard #(
   `MXU_ASSERT_NEVER(MmOverflow, dispatch_i && dec_i.is_mm && mm_valid_q[mm_tail_q], clk_i,
                     rst_ni)
   `MXU_ASSERT_NEVER(MmUnderflow, mm_done_i && !mm_valid_q[mm_head_q], clk_i, rst_ni)
-  `MXU_ASSERT_NEVER(LdDoneIdle, ld_done_i && !ld_busy_q, clk_i, rst_ni)
-  `MXU_ASSERT_NEVER(WldDoneIdle, wld_done_i && !wld_busy_q, clk_i, rst_ni)
+  `MXU_ASSERT_STATIC(gen_ld_slots_pow2, LdSlots >= 2 && LdSlots <= 4 &&
+                     (LdSlots & (LdSlots - 1)) == 0,
+                     "mxu_ctrl_scoreboard: LdSlots must be 2 or 4")
+  `MXU_ASSERT_NEVER(LdOverflow, disp_ld && ld_valid_q[ld_tail_q], clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(WldOverflow, disp_wld && wld_valid_q[wld_tail_q], clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(LdDoneIdle, ld_done_i && !ld_valid_q[ld_head_q], clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(WldDoneIdle, wld_done_i && !wld_valid_q[wld_head_q], clk_i, rst_ni)
   `MXU_ASSERT_NEVER(StDoneIdle, st_done_i && !st_busy_q, clk_i, rst_ni)
   `MXU_ASSERT_NEVER(AcDoneIdle, ac_done_i && !ac_busy_q, clk_i, rst_ni)
   `MXU_ASSERT(TilesInRange, tiles_q <= 3'd3, clk_i, rst_ni)

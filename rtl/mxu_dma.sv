@@ -141,8 +141,10 @@ module mxu_dma #(
   logic [UbLanes*16-1:0] unused_wld_ub_data;
   logic [Cols*32-1:0]    unused_wld_acc_data;
 
+  // A weight tile has at most UbLanes rows: transposed blocks that tall do.
   mxu_dma_load #(
-    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth), .ArId(IdWeights)
+    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
+    .TransposeRows(UbLanes), .ArId(IdWeights)
   ) u_weights (
     .clk_i,
     .rst_ni,

@@ -314,6 +314,7 @@ module mxu_dma_store #(
   assign status_o.done       = done;
   assign status_o.error      = b_fire && wr_rsp_i.b.resp != 2'b00 && !error_q;
   assign status_o.error_addr = bq_head;
+  assign status_o.error_skip = 2'd0;  // one command at a time
   assign busy_o       = active_q;
   assign stall_o      = active_q && !w_fire && !rd_pending_q && (cur_valid_q || !bq_empty);
 

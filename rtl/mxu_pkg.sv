@@ -22,6 +22,14 @@ package mxu_pkg;
   parameter int unsigned MemIdWidth     = 2;
   parameter int unsigned MemBusBits     = MemBusBytes * 8;
 
+  // DMA load engines: LOADs in flight per engine (its command queue; the controller's scoreboard
+  // tracks as many), and the buffer rows of one transposed block: a transposed segment is a run of
+  // up to TransposeRows elements of one host row (one 16-beat burst on a 32-byte bus; one beat's
+  // elements fewer when the host rows are not bus aligned, so that it still fits 16 beats),
+  // collected in a double-buffered transpose buffer of 2 x TransposeRows x UbLanes bf16 elements.
+  parameter int unsigned DmaQueueDepth = 4;
+  parameter int unsigned TransposeRows = 16 * MemBusBytes / 2;
+
   // ---- Typed interfaces ----
   // The host-memory port, AXI4-like, as one request and one response struct per direction of
   // each half: the read half (AR, R) and the write half (AW, W, B). A channel's payload is its
@@ -131,12 +139,26 @@ package mxu_pkg;
     logic [15:0] bias_addr;
   } activate_cmd_t;
 
-  // What a DMA engine reports back: an instruction done (pulse), the first error (pulse) and
-  // the address of the burst it belongs to.
+  // A load engine's command as its consumer sees it (the head of its command queue).
+  typedef struct packed {
+    logic [1:0]  target;
+    logic        transpose;
+    logic        linear;      // plain rows of whole aligned beats packed back to back
+    logic        short_blk;   // transposed, host rows not bus aligned: blocks one beat shorter
+    logic [7:0]  row_beats;   // linear: beats per row
+    logic [15:0] rows;
+    logic [15:0] lanes;
+    logic [15:0] buf_addr;
+  } dma_load_q_t;
+
+  // What a DMA engine reports back: an instruction done (pulse, in command order), the first
+  // error (pulse), the address of the burst it belongs to and how many older commands of the same
+  // engine are still completing ahead of the failing one (the scoreboard names its instruction).
   typedef struct packed {
     logic                    done;
     logic                    error;
     logic [MemAddrWidth-1:0] error_addr;
+    logic [1:0]              error_skip;  // earlier commands of the engine still completing
   } dma_status_t;
 
   // Register port.

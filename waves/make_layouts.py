@@ -56,7 +56,7 @@ save("overview.gtkw", "mxu device overview: control, instructions, engines, stal
       ("instructions", [(DEC, CD + "pc_q[31:0]"), (OPCODE, CC + "op[7:0]"),
                         (DEC, CC + "f_rows[15:0]"), (BIT, T + "dbg_dispatch_o"),
                         (DEC, T + "dbg_dispatch_pc_o[31:0]")]),
-      ("engines busy", [(BIT, CS + "ld_busy_q"), (BIT, CS + "wld_busy_q"),
+      ("engines busy", [(BIT, CS + "ld_valid_q[3:0]"), (BIT, CS + "wld_valid_q[3:0]"),
                         (BIT, T + "dbg_wshift_start_o"), (BIT, T + "dbg_wshift_busy_o"), (BIT, CS + "mm_valid_q[3:0]"),
                         (BIT, T + "dbg_array_row_o"), (BIT, CS + "ac_busy_q"),
                         (BIT, CS + "st_busy_q")]),
