@@ -81,6 +81,7 @@ struct Burst {
 // The read bursts of a LOAD and how their beats form segments, as mxu_dma_load cuts them.
 struct LoadPlan {
   std::vector<Burst> bursts;
+  uint32_t trows = 0;               // transposed: buffer rows of a block
   std::vector<uint32_t> seg_beats;  // non-linear: beats of each segment in order
   bool linear = false;
   uint32_t row_beats = 0;  // linear: beats per row
@@ -111,7 +112,9 @@ void LinearBursts(uint64_t addr, uint64_t total_beats, std::vector<Burst>& out) 
   }
 }
 
-LoadPlan PlanLoad(const Decoded& d, uint32_t block_rows_max) {
+// Transposed: runs of up to 256 elements of one host row (one 16-beat burst), 240 when host rows
+// are not all bus aligned.
+LoadPlan PlanLoad(const Decoded& d) {
   LoadPlan plan;
   const bool wide = d.buf == static_cast<uint32_t>(isa::Buffer::kAcc);
   const uint64_t size = wide ? 4 : 2;
@@ -126,6 +129,9 @@ LoadPlan PlanLoad(const Decoded& d, uint32_t block_rows_max) {
   } else if (!transpose) {
     for (uint32_t i = 0; i < d.rows; ++i) SplitSegment(d.host + i * stride_bytes, row_bytes, plan);
   } else {
+    const bool aligned = d.host % kBeat == 0 && stride_bytes % kBeat == 0;
+    const uint32_t block_rows_max = aligned ? 256 : 240;
+    plan.trows = block_rows_max;
     for (uint32_t i0 = 0; i0 < d.rows; i0 += block_rows_max) {
       const uint32_t block_rows = std::min(block_rows_max, d.rows - i0);
       for (uint32_t j = 0; j < d.lanes; ++j) {
@@ -242,20 +248,27 @@ struct Core::Impl {
   bool weights_turn = false;
 
   // engines
-  struct LoadEngine {
-    bool busy = false;  // from dispatch to done (scoreboard)
+  // A load engine: a queue of up to kQueue LOADs; the generator requests the bursts of each in
+  // turn, the consumer takes their beats in order and writes rows one per cycle.
+  struct LoadCmd {
     uint32_t pc = 0;
     Decoded d;
     LoadPlan plan;
     size_t next_burst = 0;
-    uint32_t bursts_out = 0, segs_out = 0;
     size_t seg = 0;
-    uint32_t beat = 0;
-    bool pending = false, emitting = false;
-    uint32_t emit_left = 0, cols_done = 0, block_i = 0;
+    uint32_t beat = 0, cols_done = 0, block_i = 0;
+    uint32_t ready_rows = 0;  // rows ready to be written
     uint32_t written = 0;
+    uint64_t beats_total = 0, beats_got = 0;
+  };
+  struct LoadEngine {
+    std::deque<LoadCmd> q;
+    uint32_t bursts_out = 0, segs_out = 0;
     bool weights = false;
+    bool busy() const { return q.size() >= kQueue; }
+    bool any() const { return !q.empty(); }
   } ld, wld;
+  static constexpr size_t kQueue = 4;
 
   struct StoreEngine {
     bool busy = false;
@@ -627,65 +640,85 @@ struct Core::Impl {
   }
 
   // Load engine: read-data consumption and row writes for this cycle.
-  bool LoadReady(const LoadEngine& e) const {
-    if (!e.busy) return false;
-    const bool row_valid = e.pending || e.emitting;
+  static uint32_t Owed(const LoadEngine& e) {
+    uint32_t owed = 0;
+    for (const LoadCmd& c : e.q) owed += c.ready_rows - c.written;
+    return owed;
+  }
+  LoadCmd* Consuming(LoadEngine& e) {
+    for (LoadCmd& c : e.q) {
+      if (c.beats_got < c.beats_total) return &c;
+    }
+    return nullptr;
+  }
+  bool LoadReady(LoadEngine& e) {
+    const LoadCmd* c = Consuming(e);
+    if (c == nullptr) return false;
     const bool target_ready = !e.weights || wfifo < cfg.wfifo_depth;
-    const bool row_fire = row_valid && target_ready;
-    return (e.plan.linear || e.segs_out > 0) && !e.emitting && (!e.pending || row_fire);
+    const uint32_t owed = Owed(e);
+    // Plain rows: one row register; transposed: the other half of the double buffer.
+    const uint32_t room = c->d.flag ? c->plan.trows : 1;
+    return owed < room || (owed == room && target_ready);
   }
 
   void LoadRows(LoadEngine& e) {
-    if (!e.busy) return;
-    const bool row_valid = e.pending || e.emitting;
     const bool target_ready = !e.weights || wfifo < cfg.wfifo_depth;
-    if (row_valid && target_ready) {
-      ++e.written;
-      if (e.weights) ++wfifo;
-      if (e.emitting) {
-        if (--e.emit_left == 0) e.emitting = false;
-      } else {
-        e.pending = false;
+    if (!target_ready) return;
+    for (LoadCmd& c : e.q) {
+      if (c.written < c.ready_rows) {
+        ++c.written;
+        if (e.weights) ++wfifo;
+        return;
       }
     }
   }
 
-  void LoadBeat(LoadEngine& e, const ReadBurst& b, bool last_of_burst) {
+  void LoadBeat(LoadEngine& e, bool last_of_burst) {
     if (last_of_burst) --e.bursts_out;
-    const uint32_t seg_beats = e.plan.linear ? e.plan.row_beats : e.plan.seg_beats[e.seg];
-    if (++e.beat < seg_beats) return;
-    e.beat = 0;
-    if (!e.plan.linear) {
+    LoadCmd& c = *Consuming(e);
+    ++c.beats_got;
+    const uint32_t seg_beats = c.plan.linear ? c.plan.row_beats : c.plan.seg_beats[c.seg];
+    if (++c.beat < seg_beats) return;
+    c.beat = 0;
+    if (!c.plan.linear) {
       --e.segs_out;
-      ++e.seg;
+      ++c.seg;
     }
-    if (!e.d.flag) {
-      e.pending = true;
-    } else if (++e.cols_done == e.d.lanes) {
-      e.cols_done = 0;
-      e.emitting = true;
-      e.emit_left = std::min(L, e.d.rows - e.block_i);
-      e.block_i += L;
+    if (!c.d.flag) {
+      ++c.ready_rows;
+    } else if (++c.cols_done == c.d.lanes) {
+      c.cols_done = 0;
+      c.ready_rows += std::min(c.plan.trows, c.d.rows - c.block_i);
+      c.block_i += c.plan.trows;
     }
-    (void)b;
   }
 
-  bool LoadWants(const LoadEngine& e) const {
-    if (!e.busy || e.next_burst >= e.plan.bursts.size()) return false;
-    if (e.bursts_out >= cfg.max_in_flight) return false;
-    const Burst& b = e.plan.bursts[e.next_burst];
-    return e.plan.linear || !b.seg_start || e.segs_out < cfg.max_in_flight;
+  LoadCmd* Generating(LoadEngine& e) {
+    for (LoadCmd& c : e.q) {
+      if (c.next_burst < c.plan.bursts.size()) return &c;
+    }
+    return nullptr;
+  }
+
+  bool LoadWants(LoadEngine& e) {
+    LoadCmd* c = Generating(e);
+    if (c == nullptr || e.bursts_out >= cfg.max_in_flight) return false;
+    const Burst& b = c->plan.bursts[c->next_burst];
+    return c->plan.linear || !b.seg_start || e.segs_out < cfg.max_in_flight;
   }
 
   void LoadIssue(LoadEngine& e, int owner) {
-    const Burst& b = e.plan.bursts[e.next_burst++];
+    LoadCmd& c = *Generating(e);
+    const Burst& b = c.plan.bursts[c.next_burst++];
     ++e.bursts_out;
-    if (b.seg_start) ++e.segs_out;
+    if (b.seg_start && !c.plan.linear) ++e.segs_out;
     IssueRead(owner, b.addr, b.beats);
   }
 
+  // The oldest LOAD is done once all its rows are written.
   bool LoadDone(const LoadEngine& e) const {
-    return e.busy && e.written == e.d.rows && e.next_burst >= e.plan.bursts.size();
+    return !e.q.empty() && e.q.front().written == e.q.front().d.rows &&
+           e.q.front().next_burst >= e.q.front().plan.bursts.size();
   }
 
   // Store engine, one cycle.
@@ -821,12 +854,13 @@ struct Core::Impl {
 
   void Step() {
     // ---- snapshot of the scoreboard (registered state)
-    const bool ld_busy = ld.busy, wld_busy = wld.busy, st_busy = st.busy, ac_busy = ac.busy;
+    const bool ld_busy = ld.busy(), wld_busy = wld.busy(), st_busy = st.busy, ac_busy = ac.busy;
+    const bool ld_any = ld.any(), wld_any = wld.any();
     const bool mm_full = mms.size() >= 4;
     const bool ld_done = LoadDone(ld), wld_done = LoadDone(wld), st_done = StoreDone();
     bool ld_moved = false, wld_moved = false, st_moved = false;
-    ld_moved = ld.pending || ld.emitting;
-    wld_moved = (wld.pending || wld.emitting) && wfifo < cfg.wfifo_depth;
+    ld_moved = Owed(ld) > 0;
+    wld_moved = Owed(wld) > 0 && wfifo < cfg.wfifo_depth;
     st_moved =
         st.rd_pending || (st.cur.valid && (st.burst_left != 0 || st.bq.size() < cfg.max_in_flight));
 
@@ -899,8 +933,8 @@ struct Core::Impl {
         } else {
           LoadEngine& e = b.owner == kLd ? ld : wld;
           (b.owner == kLd ? ld_moved : wld_moved) = true;
-          if (b.error) Error(ErrorCode::kMemRead, e.pc, b.addr);
-          LoadBeat(e, b, last);
+          if (b.error) Error(ErrorCode::kMemRead, Consuming(e)->pc, b.addr);
+          LoadBeat(e, last);
         }
         if (++b.next == b.beats) rq.pop_front();
       }
@@ -929,7 +963,7 @@ struct Core::Impl {
         return Overlap(d.r_ub, w_ub) || Overlap(d.w_ub, w_ub) || Overlap(d.w_ub, r_ub) ||
                Overlap(d.r_acc, w_acc) || Overlap(d.w_acc, w_acc) || Overlap(d.w_acc, r_acc);
       };
-      if (ld_busy) conflict |= conflicts(ld.d.r_ub, ld.d.w_ub, ld.d.r_acc, ld.d.w_acc);
+      for (const LoadCmd& c : ld.q) conflict |= conflicts(c.d.r_ub, c.d.w_ub, c.d.r_acc, c.d.w_acc);
       if (st_busy) conflict |= conflicts(st.d.r_ub, st.d.w_ub, st.d.r_acc, st.d.w_acc);
       if (ac_busy) {
         Range bias;
@@ -939,7 +973,7 @@ struct Core::Impl {
       }
       if (d.kind == Kind::kActivate && d.bias) {
         const Range bias{true, d.bias_addr, d.bias_addr + 1};
-        if (ld_busy) conflict |= Overlap(bias, ld.d.w_acc);
+        for (const LoadCmd& c : ld.q) conflict |= Overlap(bias, c.d.w_acc);
         for (const Matmul& m : mms) conflict |= Overlap(bias, m.w_acc);
       }
       if (d.kind != Kind::kMatmul) {
@@ -947,7 +981,7 @@ struct Core::Impl {
       } else {
         // MATMULs keep their order in the datapath; other engines' ranges still count.
       }
-      const bool in_flight = ld_busy || wld_busy || st_busy || ac_busy || !mms.empty() || mm_active;
+      const bool in_flight = ld_any || wld_any || st_busy || ac_busy || !mms.empty() || mm_active;
       bool structural = false;
       switch (d.kind) {
         case Kind::kLoad:
@@ -1005,17 +1039,17 @@ struct Core::Impl {
       }
     }
     // A DMA engine busy with nothing requested, arriving or written: waiting on memory.
-    if ((ld_busy && !ld_moved) || (wld_busy && !wld_moved) || (st_busy && !st_moved)) {
+    if ((ld_any && !ld_moved) || (wld_any && !wld_moved) || (st_busy && !st_moved)) {
       ++Ctr(csr::Counter::kStallMemory);
     }
 
     // ---- completions: the scoreboard frees an engine the cycle after its done
     if (ld_done) {
-      ld.busy = false;
+      ld.q.pop_front();
       ++Ctr(csr::Counter::kInstructions);
     }
     if (wld_done) {
-      wld.busy = false;
+      wld.q.pop_front();
       ++Ctr(csr::Counter::kInstructions);
     }
     if (st_done) {
@@ -1037,17 +1071,18 @@ struct Core::Impl {
       case Kind::kLoad:
       case Kind::kWload: {
         LoadEngine& e = d.kind == Kind::kLoad ? ld : wld;
-        e = LoadEngine();
-        e.weights = d.kind == Kind::kWload;
-        e.busy = true;
-        e.pc = i;
-        e.d = d;
-        e.plan = PlanLoad(d, L);
-        ExecLoad(d, !AnyFails(e.plan.bursts));
+        LoadCmd c;
+        c.pc = i;
+        c.d = d;
+        c.plan = PlanLoad(d);
+        for (const Burst& b : c.plan.bursts) c.beats_total += b.beats;
+        e.q.push_back(std::move(c));
+        const LoadCmd& cmd = e.q.back();
+        ExecLoad(d, !AnyFails(cmd.plan.bursts));
         if (e.weights) {
           ++unclaimed;
           wlq.push_back(d.rows);
-          if (AnyFails(e.plan.bursts)) tiles.push_back(std::vector<uint16_t>(size_t{R} * C, 0));
+          if (AnyFails(cmd.plan.bursts)) tiles.push_back(std::vector<uint16_t>(size_t{R} * C, 0));
         }
         break;
       }
