@@ -15,9 +15,6 @@ void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& 
 }
 
 std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options) {
-  if (options.backend == "model") {
-    throw UsageError("--backend model is not available yet (only 'rtl')");
-  }
   try {
     return backends::OpenDevice({options.backend, options.timing});
   } catch (const std::invalid_argument& error) {

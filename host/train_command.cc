@@ -369,7 +369,9 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
   cmd->add_option("--plot", a.plot, "loss and accuracy curves")->type_name("FILE.png");
   cmd->add_flag("--json", a.json, "the summary as one JSON object on stdout (non-finite: null)");
   cmd->add_flag("--quiet", a.quiet, "no progress or per-epoch lines");
-  AddDeviceOptions(cmd, &a.device, "rtl (the verilated RTL platform) or host (plain fp32)");
+  AddDeviceOptions(
+      cmd, &a.device,
+      "rtl (the verilated RTL platform), model (the fast C++ model) or host (plain fp32)");
   AddTraceOptions(cmd, &a.trace);
   return [cmd, args] { return RunTrain(*cmd, *args); };
 }

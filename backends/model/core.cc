@@ -1,0 +1,1142 @@
+#include "backends/model/core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "common/bf16.h"
+#include "common/isa.h"
+#include "driver/golden/numerics.h"
+
+namespace mxu::backends::model {
+namespace {
+
+using csr::ErrorCode;
+constexpr uint32_t kNan = 0x7FC00000u;
+constexpr uint64_t kBeat = 32;      // bus bytes (the burst arithmetic below)
+constexpr uint64_t kPage = 4096;    // bursts never cross 4 KiB
+constexpr uint32_t kMaxBurst = 16;  // beats
+
+uint32_t Bits(const isa::Words& w, int lsb, int width) {
+  uint64_t value = 0;
+  for (int i = 0; i < width; ++i) {
+    const int bit = lsb + i;
+    value |= uint64_t{(w[bit / 32] >> (bit % 32)) & 1u} << i;
+  }
+  return static_cast<uint32_t>(value);
+}
+uint64_t Bits64(const isa::Words& w, int lsb, int width) {
+  uint64_t value = 0;
+  for (int i = 0; i < width; ++i) {
+    const int bit = lsb + i;
+    value |= uint64_t{(w[bit / 32] >> (bit % 32)) & 1u} << i;
+  }
+  return value;
+}
+
+float F(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+uint32_t U(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+bool IsNan(uint32_t b) { return (b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu) != 0; }
+uint32_t Canon(float f) { return f != f ? kNan : U(f); }
+// ReLU as the RTL applies it to raw fp32 bits: NaN -> canonical NaN, sign set -> +0.
+uint32_t ReluBits(uint32_t b) { return IsNan(b) ? kNan : ((b >> 31) ? 0u : b); }
+
+struct Range {
+  bool on = false;
+  uint32_t lo = 0, hi = 0;  // [lo, hi)
+};
+bool Overlap(const Range& a, const Range& b) { return a.on && b.on && a.lo < b.hi && b.lo < a.hi; }
+
+enum class Kind { kLoad, kWload, kStore, kMatmul, kActivate, kSync, kHalt, kIllegal };
+
+struct Decoded {
+  Kind kind = Kind::kIllegal;
+  uint32_t err = 0;
+  uint32_t buf = 0, flag = 0, rows = 0, lanes = 0, buf_addr = 0, stride = 0;
+  uint64_t host = 0;
+  // MATMUL
+  bool accumulate = false, new_weights = false;
+  uint32_t k_rows = 0, ub_addr = 0, acc_addr = 0;
+  // ACTIVATE
+  bool relu = false, bias = false;
+  uint32_t bias_addr = 0;
+  Range r_ub, w_ub, r_acc, w_acc;
+};
+
+struct Burst {
+  uint64_t addr;
+  uint32_t beats;
+  bool seg_start;  // first burst of a segment (non-linear loads)
+};
+
+// The read bursts of a LOAD and how their beats form segments, as mxu_dma_load cuts them.
+struct LoadPlan {
+  std::vector<Burst> bursts;
+  uint32_t trows = 0;               // transposed: buffer rows of a block
+  std::vector<uint32_t> seg_beats;  // non-linear: beats of each segment in order
+  bool linear = false;
+  uint32_t row_beats = 0;  // linear: beats per row
+};
+
+void SplitSegment(uint64_t seg_addr, uint64_t seg_bytes, LoadPlan& plan) {
+  uint64_t addr = seg_addr & ~(kBeat - 1);
+  uint32_t left = static_cast<uint32_t>((seg_addr % kBeat + seg_bytes + kBeat - 1) / kBeat);
+  plan.seg_beats.push_back(left);
+  bool first = true;
+  while (left > 0) {
+    const uint32_t to4k = static_cast<uint32_t>((kPage - addr % kPage) / kBeat);
+    const uint32_t beats = std::min({left, to4k, kMaxBurst});
+    plan.bursts.push_back({addr, beats, first});
+    first = false;
+    addr += beats * kBeat;
+    left -= beats;
+  }
+}
+
+void LinearBursts(uint64_t addr, uint64_t total_beats, std::vector<Burst>& out) {
+  while (total_beats > 0) {
+    const uint64_t to4k = (kPage - addr % kPage) / kBeat;
+    const uint32_t beats = static_cast<uint32_t>(std::min<uint64_t>({total_beats, to4k, 16}));
+    out.push_back({addr, beats, false});
+    addr += beats * kBeat;
+    total_beats -= beats;
+  }
+}
+
+// Transposed: runs of up to 256 elements of one host row (one 16-beat burst), 240 when host rows
+// are not all bus aligned.
+LoadPlan PlanLoad(const Decoded& d) {
+  LoadPlan plan;
+  const bool wide = d.buf == static_cast<uint32_t>(isa::Buffer::kAcc);
+  const uint64_t size = wide ? 4 : 2;
+  const uint64_t stride_bytes = uint64_t{d.stride} * size;
+  const uint64_t row_bytes = d.lanes * size;
+  const bool transpose = d.flag != 0;
+  plan.linear =
+      !transpose && d.host % kBeat == 0 && row_bytes % kBeat == 0 && row_bytes == stride_bytes;
+  if (plan.linear) {
+    plan.row_beats = static_cast<uint32_t>(row_bytes / kBeat);
+    LinearBursts(d.host, uint64_t{d.rows} * plan.row_beats, plan.bursts);
+  } else if (!transpose) {
+    for (uint32_t i = 0; i < d.rows; ++i) SplitSegment(d.host + i * stride_bytes, row_bytes, plan);
+  } else {
+    const bool aligned = d.host % kBeat == 0 && stride_bytes % kBeat == 0;
+    const uint32_t block_rows_max = aligned ? 256 : 240;
+    plan.trows = block_rows_max;
+    for (uint32_t i0 = 0; i0 < d.rows; i0 += block_rows_max) {
+      const uint32_t block_rows = std::min(block_rows_max, d.rows - i0);
+      for (uint32_t j = 0; j < d.lanes; ++j) {
+        SplitSegment(d.host + 2ull * i0 + j * stride_bytes, 2ull * block_rows, plan);
+      }
+    }
+  }
+  return plan;
+}
+
+// The write bursts of a STORE and the beats of each row, as mxu_dma_store cuts them.
+struct StorePlan {
+  bool linear = false;
+  std::vector<uint32_t> row_beats;
+  std::vector<uint64_t> row_base;
+  uint64_t lin_addr = 0;
+  uint64_t lin_beats = 0;
+};
+
+StorePlan PlanStore(const Decoded& d) {
+  StorePlan plan;
+  const uint64_t size = d.buf == static_cast<uint32_t>(isa::Buffer::kAcc) ? 4 : 2;
+  const uint64_t stride_bytes = uint64_t{d.stride} * size;
+  const uint64_t row_bytes = d.lanes * size;
+  plan.linear = d.host % kBeat == 0 && row_bytes % kBeat == 0 && row_bytes == stride_bytes;
+  plan.row_beats.resize(d.rows);
+  plan.row_base.resize(d.rows);
+  for (uint32_t i = 0; i < d.rows; ++i) {
+    const uint64_t a = d.host + i * stride_bytes;
+    plan.row_base[i] = a & ~(kBeat - 1);
+    plan.row_beats[i] = static_cast<uint32_t>((a % kBeat + row_bytes + kBeat - 1) / kBeat);
+  }
+  plan.lin_addr = d.host;
+  plan.lin_beats = plan.linear ? uint64_t{d.rows} * (row_bytes / kBeat) : 0;
+  return plan;
+}
+
+// --------------------------------------------------------------------------- memory timing
+// The platform's host memory (sim/host_memory.h) and transactor, burst by burst.
+struct MemoryModel {
+  MemoryTiming t;
+  uint64_t channel_free = 0;
+  std::deque<uint64_t> in_flight;  // completion cycles, non-decreasing
+
+  uint64_t Schedule(uint64_t issue, uint64_t len) {
+    while (!in_flight.empty() && in_flight.front() <= issue) in_flight.pop_front();
+    if (in_flight.size() >= t.max_in_flight) {
+      issue = in_flight.front();
+      while (!in_flight.empty() && in_flight.front() <= issue) in_flight.pop_front();
+    }
+    const uint64_t start = std::max(issue + t.latency_cycles, channel_free);
+    const uint64_t completion = start + (len + t.bytes_per_cycle - 1) / t.bytes_per_cycle;
+    channel_free = completion;
+    in_flight.push_back(completion);
+    return completion;
+  }
+};
+
+enum Owner { kFetch = 0, kLd = 1, kWld = 2 };
+
+struct ReadBurst {
+  uint64_t due;
+  uint64_t addr;
+  uint32_t beats;
+  uint32_t next = 0;
+  int owner;
+  bool error;
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------------- the run
+struct Core::Impl {
+  Core& core;
+  const Config& cfg;
+  SparseMemory& mem;
+  const uint32_t R, C, L;  // rows, cols, UB lanes
+
+  explicit Impl(Core& c)
+      : core(c), cfg(c.config_), mem(c.memory_), R(cfg.rows), C(cfg.cols), L(cfg.ub_lanes()) {}
+
+  // ---- functional state
+  std::deque<std::vector<uint16_t>> tiles;  // loaded weight tiles not yet used (R x C)
+  std::vector<float> weights;               // the current tile, widened (R x C)
+  std::vector<uint8_t> weights_nonfinite;   // per (r, c): Inf or NaN weight
+  bool have_weights = false;
+  uint32_t unclaimed = 0;  // LOAD WEIGHTS dispatched, not yet claimed by new_weights
+
+  // ---- timing state
+  uint64_t now = 0;
+  MemoryModel memm;
+  std::deque<ReadBurst> rq;  // the read-data channel, in acceptance order
+  uint64_t outstanding_writes = 0;
+  RunResult res;
+  bool stop = false;  // an error or HALT: draining
+  bool failed = false;
+
+  // fetch
+  uint64_t first_slot = 0, end_slot = 0, fetch_slot = 0;
+  uint32_t beats_out = 0;
+  bool fetch_err = false;
+  uint64_t fetch_err_addr = 0;
+  struct IbufBeat {
+    uint64_t slot_lo;
+    uint64_t pushed;
+  };
+  std::deque<IbufBeat> ibuf;
+  bool half = false;
+  std::vector<isa::Words> program;  // fetched words by instruction index
+  std::vector<uint8_t> fetched;
+
+  // dispatch
+  uint32_t pc = 0, count = 0;
+  bool weights_turn = false;
+
+  // engines
+  // A load engine: a queue of up to kQueue LOADs; the generator requests the bursts of each in
+  // turn, the consumer takes their beats in order and writes rows one per cycle.
+  struct LoadCmd {
+    uint32_t pc = 0;
+    Decoded d;
+    LoadPlan plan;
+    size_t next_burst = 0;
+    size_t seg = 0;
+    uint32_t beat = 0, cols_done = 0, block_i = 0;
+    uint32_t ready_rows = 0;  // rows ready to be written
+    uint32_t written = 0;
+    uint64_t beats_total = 0, beats_got = 0;
+  };
+  struct LoadEngine {
+    std::deque<LoadCmd> q;
+    uint32_t bursts_out = 0, segs_out = 0;
+    bool weights = false;
+    bool busy() const { return q.size() >= kQueue; }
+    bool any() const { return !q.empty(); }
+  } ld, wld;
+  static constexpr size_t kQueue = 4;
+
+  struct StoreEngine {
+    bool busy = false;
+    uint32_t pc = 0;
+    Decoded d;
+    StorePlan plan;
+    uint32_t rd_row = 0;
+    bool rd_pending = false;
+    uint32_t pending_row = 0;
+    struct Row {
+      bool valid = false;
+      uint32_t row = 0;
+    } cur, nxt;
+    uint32_t beat = 0, burst_left = 0;
+    uint64_t burst_addr = 0;
+    uint32_t burst_beats = 0;
+    uint64_t lin_addr = 0, lin_left = 0;
+    uint32_t rows_done = 0;
+    std::deque<std::pair<uint64_t, uint64_t>> bq;  // (burst address, response due); due 0: not sent
+    std::deque<bool> bq_error;
+    uint64_t last_due = 0;
+  } st;
+
+  struct Matmul {
+    uint32_t pc;
+    Range r_ub, w_acc;
+    uint64_t done_at;  // 0 while rows are still issuing
+  };
+  std::deque<Matmul> mms;  // in flight, oldest first (at most 4)
+  bool mm_active = false;
+  uint32_t mm_left = 0;
+  bool mm_need_commit = false;
+
+  uint32_t wfifo = 0;        // rows in the weight FIFO
+  std::deque<uint32_t> wlq;  // LOAD WEIGHTS waiting for the shadow (k_rows)
+  bool wl_active = false;
+  uint32_t wl_slot = 0, wl_k = 0;
+  bool shadow_pending = false;
+
+  struct Activate {
+    bool busy = false;
+    uint32_t pc = 0;
+    Decoded d;
+    uint64_t done_at = 0;
+  } ac;
+
+  uint64_t& Ctr(csr::Counter c) { return res.counters[static_cast<uint32_t>(c)]; }
+
+  // ------------------------------------------------------------------------ decode
+  Decoded Decode(const isa::Words& w) const {
+    Decoded d;
+    const uint32_t op = w[0] & 0xFF;
+    const uint32_t flags = (w[0] >> 8) & 0xFF;
+    const uint32_t f_rows = Bits(w, 16, 16), f_b = Bits(w, 32, 16), f_c = Bits(w, 48, 16),
+                   f_d = Bits(w, 64, 16);
+    const uint64_t f_host = Bits64(w, 64, 48);
+    const uint32_t f_stride = Bits(w, 112, 16);
+    const bool reserved_hi = (w[2] >> 16) != 0 || w[3] != 0;  // bits [127:80]
+    const uint32_t buf = flags & 3, flag = (flags >> 2) & 1;
+    uint32_t err = 0;
+    const auto E = [](ErrorCode e) { return static_cast<uint32_t>(e); };
+    const uint32_t kUb = 0, kWeights = 1, kAcc = 2;
+    if (op == 0x01 || op == 0x02) {
+      const bool is_store = op == 0x02;
+      d.kind = is_store ? Kind::kStore : (buf == kWeights ? Kind::kWload : Kind::kLoad);
+      if ((flags >> 3) != 0 || (is_store && flag && buf != kAcc) || buf == 3 ||
+          (is_store && buf == kWeights) || (!is_store && flag && buf == kAcc) || f_rows == 0 ||
+          f_b == 0 || (buf == kUb && f_b > L) || (buf != kUb && f_b > C) ||
+          (buf == kWeights && (f_rows > R || f_c != 0))) {
+        err = E(ErrorCode::kIllegalField);
+      } else if (buf == kUb && f_c + f_rows > cfg.ub_depth) {
+        err = E(ErrorCode::kUbRange);
+      } else if (buf == kAcc && f_c + f_rows > cfg.acc_depth) {
+        err = E(ErrorCode::kAccRange);
+      } else if ((f_host & 1) || (buf == kAcc && (f_host & 2))) {
+        err = E(ErrorCode::kMisaligned);
+      } else if (!is_store && buf == kWeights && unclaimed == 3) {
+        err = E(ErrorCode::kWeightsFull);
+      }
+      d.buf = buf;
+      d.flag = flag;
+      d.rows = f_rows;
+      d.lanes = f_b;
+      d.buf_addr = f_c;
+      d.host = f_host;
+      d.stride = f_stride;
+      const Range r{true, f_c, f_c + f_rows};
+      if (!is_store && buf == kUb) d.w_ub = r;
+      if (!is_store && buf == kAcc) d.w_acc = r;
+      if (is_store && buf == kUb) d.r_ub = r;
+      if (is_store && buf == kAcc) d.r_acc = r;
+    } else if (op == 0x10) {
+      d.kind = Kind::kMatmul;
+      if ((flags >> 2) != 0 || reserved_hi || f_rows == 0 || f_b == 0 || f_b > R) {
+        err = E(ErrorCode::kIllegalField);
+      } else if (f_c + f_rows > cfg.ub_depth) {
+        err = E(ErrorCode::kUbRange);
+      } else if (f_d + f_rows > cfg.acc_depth) {
+        err = E(ErrorCode::kAccRange);
+      } else if ((flags & 2) && unclaimed == 0) {
+        err = E(ErrorCode::kNoWeights);
+      }
+      d.rows = f_rows;
+      d.k_rows = f_b;
+      d.ub_addr = f_c;
+      d.acc_addr = f_d;
+      d.accumulate = flags & 1;
+      d.new_weights = (flags >> 1) & 1;
+      d.r_ub = {true, f_c, f_c + f_rows};
+      d.w_acc = {true, f_d, f_d + f_rows};
+    } else if (op == 0x20) {
+      d.kind = Kind::kActivate;
+      if ((flags >> 2) != 0 || reserved_hi || f_rows == 0 || (!(flags & 2) && f_d != 0)) {
+        err = E(ErrorCode::kIllegalField);
+      } else if (f_c + f_rows > cfg.ub_depth) {
+        err = E(ErrorCode::kUbRange);
+      } else if (f_b + f_rows > cfg.acc_depth || f_d >= cfg.acc_depth) {
+        err = E(ErrorCode::kAccRange);
+      }
+      d.rows = f_rows;
+      d.acc_addr = f_b;
+      d.ub_addr = f_c;
+      d.bias_addr = f_d;
+      d.relu = flags & 1;
+      d.bias = (flags >> 1) & 1;
+      d.r_acc = {true, f_b, f_b + f_rows};
+      d.w_ub = {true, f_c, f_c + f_rows};
+    } else if (op == 0x30 || op == 0x3F) {
+      d.kind = op == 0x30 ? Kind::kSync : Kind::kHalt;
+      if ((w[0] >> 8) != 0 || w[1] != 0 || w[2] != 0 || w[3] != 0) {
+        err = E(ErrorCode::kIllegalField);
+      }
+    } else {
+      err = E(ErrorCode::kIllegalOpcode);
+    }
+    d.err = err;
+    return d;
+  }
+
+  // ------------------------------------------------------------------- functional
+  bool AnyFails(const std::vector<Burst>& bursts) const {
+    for (const Burst& b : bursts) {
+      if (mem.Fails(b.addr, b.beats * kBeat)) return true;
+    }
+    return false;
+  }
+
+  void ExecLoad(const Decoded& d, bool ok) {
+    if (!ok) return;  // the device stops at the error; what was written is not specified
+    const uint32_t kAcc = 2;
+    if (d.kind == Kind::kWload) {
+      std::vector<uint16_t> tile(size_t{R} * C, 0);
+      for (uint32_t r = 0; r < d.rows; ++r) {
+        for (uint32_t n = 0; n < d.lanes; ++n) {
+          const uint64_t e = d.flag ? uint64_t{n} * d.stride + r : uint64_t{r} * d.stride + n;
+          tile[size_t{r} * C + n] = mem.Load16(d.host + 2 * e);
+        }
+      }
+      tiles.push_back(std::move(tile));
+      return;
+    }
+    if (d.buf == kAcc) {
+      for (uint32_t i = 0; i < d.rows; ++i) {
+        uint32_t* row = &core.acc_[size_t{d.buf_addr + i} * C];
+        std::fill(row, row + C, 0u);
+        mem.Read(d.host + 4ull * i * d.stride, row, 4ull * d.lanes);
+      }
+      return;
+    }
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      uint16_t* row = &core.ub_[size_t{d.buf_addr + i} * L];
+      std::fill(row, row + L, uint16_t{0});
+      if (!d.flag) {
+        mem.Read(d.host + 2ull * i * d.stride, row, 2ull * d.lanes);
+      } else {
+        for (uint32_t j = 0; j < d.lanes; ++j) {
+          row[j] = mem.Load16(d.host + 2 * (uint64_t{j} * d.stride + i));
+        }
+      }
+    }
+  }
+
+  void ExecStore(const Decoded& d) {
+    const bool from_acc = d.buf == 2;
+    const uint64_t size = from_acc ? 4 : 2;
+    const uint64_t row_bytes = d.lanes * size;
+    // Bursts that fail write nothing: collect the failing beat ranges first (rare).
+    const StorePlan& plan = st.plan;
+    std::vector<std::pair<uint64_t, uint64_t>> bad;
+    {
+      std::vector<Burst> bursts;
+      if (plan.linear) {
+        LinearBursts(plan.lin_addr, plan.lin_beats, bursts);
+      } else {
+        for (uint32_t i = 0; i < d.rows; ++i) {
+          uint64_t a = plan.row_base[i];
+          uint32_t left = plan.row_beats[i];
+          while (left > 0) {
+            const uint32_t b = std::min<uint32_t>(
+                {left, static_cast<uint32_t>((kPage - a % kPage) / kBeat), kMaxBurst});
+            bursts.push_back({a, b, false});
+            a += b * kBeat;
+            left -= b;
+          }
+        }
+      }
+      for (const Burst& b : bursts) {
+        if (mem.Fails(b.addr, b.beats * kBeat)) bad.push_back({b.addr, b.addr + b.beats * kBeat});
+      }
+    }
+    std::vector<uint8_t> bytes(row_bytes);
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      const uint64_t host = d.host + i * uint64_t{d.stride} * size;
+      if (from_acc) {
+        const uint32_t* row = &core.acc_[size_t{d.buf_addr + i} * C];
+        for (uint32_t j = 0; j < d.lanes; ++j) {
+          const uint32_t v = d.flag ? ReluBits(row[j]) : row[j];
+          std::memcpy(&bytes[4 * j], &v, 4);
+        }
+      } else {
+        std::memcpy(bytes.data(), &core.ub_[size_t{d.buf_addr + i} * L], row_bytes);
+      }
+      if (bad.empty()) {
+        mem.Write(host, bytes.data(), row_bytes);
+      } else {
+        for (uint64_t k = 0; k < row_bytes; ++k) {
+          const uint64_t a = host + k;
+          bool skip = false;
+          for (const auto& [lo, hi] : bad) skip = skip || (a >= lo && a < hi);
+          if (!skip) mem.Write(a, &bytes[k], 1);
+        }
+      }
+    }
+  }
+
+  void ExecMatmul(const Decoded& d) {
+    if (d.new_weights) {
+      const std::vector<uint16_t>& t = tiles.front();
+      weights.resize(size_t{R} * C);
+      weights_nonfinite.resize(size_t{R} * C);
+      for (size_t i = 0; i < t.size(); ++i) {
+        weights[i] = Bf16ToFloat(t[i]);
+        weights_nonfinite[i] = (t[i] & 0x7F80) == 0x7F80;
+      }
+      tiles.pop_front();
+      have_weights = true;
+    }
+    if (!have_weights) {  // never loaded: the banks hold zeros after reset
+      weights.assign(size_t{R} * C, 0.0f);
+      weights_nonfinite.assign(size_t{R} * C, 0);
+      have_weights = true;
+    }
+    const uint32_t k = d.k_rows;
+    // Lanes k .. R-1 enter as +0: they add +-0 to a partial sum (never -0) unless the weight is
+    // Inf or NaN, which makes the column NaN.
+    std::vector<uint8_t> nan_col(C, 0);
+    for (uint32_t r = k; r < R; ++r) {
+      for (uint32_t c = 0; c < C; ++c) nan_col[c] |= weights_nonfinite[size_t{r} * C + c];
+    }
+    const float* w = weights.data();
+    std::vector<float> psum(C);
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      const uint16_t* a = &core.ub_[size_t{d.ub_addr + i} * L];
+      uint32_t* acc = &core.acc_[size_t{d.acc_addr + i} * C];
+      if (C == 16) {
+        float p[16] = {};
+        for (uint32_t r = 0; r < k; ++r) {
+          const float av = Bf16ToFloat(a[r]);
+          const float* wr = w + size_t{r} * 16;
+          for (int c = 0; c < 16; ++c) p[c] = p[c] + av * wr[c];
+        }
+        std::copy(p, p + 16, psum.begin());
+      } else {
+        std::fill(psum.begin(), psum.end(), 0.0f);
+        for (uint32_t r = 0; r < k; ++r) {
+          const float av = Bf16ToFloat(a[r]);
+          const float* wr = w + size_t{r} * C;
+          for (uint32_t c = 0; c < C; ++c) psum[c] = psum[c] + av * wr[c];
+        }
+      }
+      for (uint32_t c = 0; c < C; ++c) {
+        float v = psum[c];
+        if (d.accumulate) v = F(acc[c]) + v;
+        acc[c] = nan_col[c] ? kNan : Canon(v);
+      }
+    }
+  }
+
+  void ExecActivate(const Decoded& d) {
+    std::vector<uint32_t> bias(C, 0);
+    if (d.bias) std::copy_n(&core.acc_[size_t{d.bias_addr} * C], C, bias.begin());
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      const uint32_t* acc = &core.acc_[size_t{d.acc_addr + i} * C];
+      uint16_t* out = &core.ub_[size_t{d.ub_addr + i} * L];
+      for (uint32_t c = 0; c < C; ++c) {
+        uint32_t v = acc[c];
+        if (d.bias) v = Canon(F(v) + F(bias[c]));
+        if (d.relu) v = ReluBits(v);
+        out[c] = FloatToBf16(F(v), cfg.subnormals);
+      }
+      for (uint32_t c = C; c < L; ++c) out[c] = 0;
+    }
+  }
+
+  // ------------------------------------------------------------------------ timing
+  void IssueRead(int owner, uint64_t addr, uint32_t beats) {
+    const bool error = mem.Fails(addr, beats * kBeat);
+    const uint64_t completion = error ? now : memm.Schedule(now, beats * kBeat);
+    rq.push_back({std::max(completion, now + 1), addr, beats, 0, owner, error});
+  }
+
+  // Fetch: bursts of up to four beats while the 8-beat buffer has room.
+  bool FetchWants(uint32_t* burst) const {
+    if (stop || fetch_err || fetch_slot >= end_slot) return false;
+    const uint64_t beat_slot = fetch_slot & ~uint64_t{1};
+    uint32_t b = 4;
+    if (beat_slot + 8 > end_slot) b = static_cast<uint32_t>((end_slot - beat_slot + 1) >> 1);
+    const uint32_t in_page = static_cast<uint32_t>((fetch_slot >> 1) & 127);
+    if (in_page + b > 128) b = 128 - in_page;
+    if (ibuf.size() + beats_out + b > 8) return false;
+    *burst = b;
+    return true;
+  }
+
+  void FetchIssue(uint32_t b) {
+    const uint64_t beat_slot = fetch_slot & ~uint64_t{1};
+    const uint64_t addr = beat_slot * 16;
+    IssueRead(kFetch, addr, b);
+    // The words are read when the request is made (the platform's memory is loosely timed).
+    if (!mem.Fails(addr, b * kBeat)) {
+      for (uint64_t s = beat_slot; s < beat_slot + 2 * b; ++s) {
+        if (s >= first_slot && s < end_slot) {
+          const size_t i = static_cast<size_t>(s - first_slot);
+          uint32_t words[4];
+          mem.Read(s * 16, words, 16);
+          program[i] = {words[0], words[1], words[2], words[3]};
+        }
+      }
+    }
+    fetch_slot = beat_slot + 2 * b;
+    beats_out += b;
+  }
+
+  bool SlotValid(uint64_t s) const { return s >= first_slot && s < end_slot; }
+
+  // The instruction at the head of the fetch buffer this cycle, if any.
+  bool HeadValid(uint64_t* slot) const {
+    if (ibuf.empty() || ibuf.front().pushed >= now) return false;
+    const uint64_t s = ibuf.front().slot_lo + (half ? 1 : 0);
+    *slot = s;
+    return SlotValid(s);
+  }
+  void AdvanceHead() {
+    if (!half && SlotValid(ibuf.front().slot_lo + 1)) {
+      half = true;
+    } else {
+      ibuf.pop_front();
+      half = false;
+    }
+  }
+
+  void Error(ErrorCode code, uint32_t epc, uint64_t addr = 0) {
+    if (stop) return;
+    stop = failed = true;
+    res.error = true;
+    res.error_code = static_cast<uint32_t>(code);
+    res.error_pc = epc;
+    res.error_addr = addr;
+  }
+
+  // Load engine: read-data consumption and row writes for this cycle.
+  static uint32_t Owed(const LoadEngine& e) {
+    uint32_t owed = 0;
+    for (const LoadCmd& c : e.q) owed += c.ready_rows - c.written;
+    return owed;
+  }
+  LoadCmd* Consuming(LoadEngine& e) {
+    for (LoadCmd& c : e.q) {
+      if (c.beats_got < c.beats_total) return &c;
+    }
+    return nullptr;
+  }
+  bool LoadReady(LoadEngine& e) {
+    const LoadCmd* c = Consuming(e);
+    if (c == nullptr) return false;
+    const bool target_ready = !e.weights || wfifo < cfg.wfifo_depth;
+    const uint32_t owed = Owed(e);
+    // Plain rows: one row register; transposed: the other half of the double buffer.
+    const uint32_t room = c->d.flag ? c->plan.trows : 1;
+    return owed < room || (owed == room && target_ready);
+  }
+
+  void LoadRows(LoadEngine& e) {
+    const bool target_ready = !e.weights || wfifo < cfg.wfifo_depth;
+    if (!target_ready) return;
+    for (LoadCmd& c : e.q) {
+      if (c.written < c.ready_rows) {
+        ++c.written;
+        if (e.weights) ++wfifo;
+        return;
+      }
+    }
+  }
+
+  void LoadBeat(LoadEngine& e, bool last_of_burst) {
+    if (last_of_burst) --e.bursts_out;
+    LoadCmd& c = *Consuming(e);
+    ++c.beats_got;
+    const uint32_t seg_beats = c.plan.linear ? c.plan.row_beats : c.plan.seg_beats[c.seg];
+    if (++c.beat < seg_beats) return;
+    c.beat = 0;
+    if (!c.plan.linear) {
+      --e.segs_out;
+      ++c.seg;
+    }
+    if (!c.d.flag) {
+      ++c.ready_rows;
+    } else if (++c.cols_done == c.d.lanes) {
+      c.cols_done = 0;
+      c.ready_rows += std::min(c.plan.trows, c.d.rows - c.block_i);
+      c.block_i += c.plan.trows;
+    }
+  }
+
+  LoadCmd* Generating(LoadEngine& e) {
+    for (LoadCmd& c : e.q) {
+      if (c.next_burst < c.plan.bursts.size()) return &c;
+    }
+    return nullptr;
+  }
+
+  bool LoadWants(LoadEngine& e) {
+    LoadCmd* c = Generating(e);
+    if (c == nullptr || e.bursts_out >= cfg.max_in_flight) return false;
+    const Burst& b = c->plan.bursts[c->next_burst];
+    return c->plan.linear || !b.seg_start || e.segs_out < cfg.max_in_flight;
+  }
+
+  void LoadIssue(LoadEngine& e, int owner) {
+    LoadCmd& c = *Generating(e);
+    const Burst& b = c.plan.bursts[c.next_burst++];
+    ++e.bursts_out;
+    if (b.seg_start && !c.plan.linear) ++e.segs_out;
+    IssueRead(owner, b.addr, b.beats);
+  }
+
+  // The oldest LOAD is done once all its rows are written.
+  bool LoadDone(const LoadEngine& e) const {
+    return !e.q.empty() && e.q.front().written == e.q.front().d.rows &&
+           e.q.front().next_burst >= e.q.front().plan.bursts.size();
+  }
+
+  // Store engine, one cycle.
+  void StoreCycle() {
+    StoreEngine& s = st;
+    if (!s.busy) return;
+    // Write responses, in order.
+    if (!s.bq.empty() && s.bq.front().second != 0 && s.bq.front().second <= now) {
+      if (s.bq_error.front()) Error(ErrorCode::kMemWrite, s.pc, s.bq.front().first);
+      s.bq.pop_front();
+      s.bq_error.pop_front();
+      --outstanding_writes;
+    }
+    // Emission.
+    bool row_done = false;
+    if (s.cur.valid) {
+      bool aw_fire = false;
+      if (s.burst_left == 0 && s.bq.size() < cfg.max_in_flight) {
+        uint64_t addr;
+        uint64_t beats;
+        if (s.plan.linear) {
+          addr = s.lin_addr;
+          beats = std::min<uint64_t>(s.lin_left, 16);
+        } else {
+          addr = s.plan.row_base[s.cur.row] + uint64_t{s.beat} * kBeat;
+          beats = s.plan.row_beats[s.cur.row] - s.beat;
+        }
+        beats = std::min<uint64_t>({beats, (kPage - addr % kPage) / kBeat, 16});
+        aw_fire = true;
+        s.burst_left = static_cast<uint32_t>(beats);
+        s.burst_addr = addr;
+        s.burst_beats = static_cast<uint32_t>(beats);
+        if (s.plan.linear) {
+          s.lin_addr += beats * kBeat;
+          s.lin_left -= beats;
+        }
+        s.bq.push_back({addr, 0});
+        s.bq_error.push_back(false);
+        ++outstanding_writes;
+      }
+      if (s.burst_left != 0 || aw_fire) {
+        --s.burst_left;
+        if (s.burst_left == 0) {
+          // The last beat: the platform performs the write now.
+          const uint64_t len = uint64_t{s.burst_beats} * kBeat;
+          const bool error = mem.Fails(s.burst_addr, len);
+          const uint64_t completion = error ? now : memm.Schedule(now, len);
+          uint64_t due = std::max({completion, now + 1, s.last_due});
+          s.last_due = due;
+          s.bq.back().second = due;  // one burst is open at a time: the newest
+          s.bq_error.back() = error;
+        }
+        if (++s.beat == s.plan.row_beats[s.cur.row]) {
+          row_done = true;
+          s.beat = 0;
+          ++s.rows_done;
+        }
+      }
+    }
+    // Row registers: current and next.
+    bool cur_valid = s.cur.valid && !row_done;
+    if (!cur_valid && s.nxt.valid) {
+      s.cur = s.nxt;
+      s.nxt.valid = false;
+      cur_valid = true;
+    }
+    s.cur.valid = cur_valid;
+    const bool was_pending = s.rd_pending;
+    const uint32_t pending_row = s.pending_row;
+    // Reader.
+    const bool rd_en = s.rd_row != s.d.rows && !s.rd_pending && !s.nxt.valid;
+    s.rd_pending = rd_en;
+    if (rd_en) s.pending_row = s.rd_row++;
+    if (was_pending) {
+      if (!s.cur.valid) {
+        s.cur = {true, pending_row};
+      } else {
+        s.nxt = {true, pending_row};
+      }
+    }
+  }
+
+  bool StoreDone() const { return st.busy && st.rows_done == st.d.rows && st.bq.empty(); }
+
+  // ------------------------------------------------------------------------ the loop
+  RunResult Run(uint64_t cmd_addr, uint32_t n) {
+    golden::ScopedFpMode fp_mode(cfg.subnormals);
+    memm.t = cfg.timing;
+    count = n;
+    program.assign(n, isa::Words{});
+    first_slot = cmd_addr / 16;
+    end_slot = first_slot + n;
+    fetch_slot = first_slot;
+    wld.weights = true;
+    // Cycle 0: the clear state (the start is checked there).
+    now = 0;
+    if (cmd_addr % 16 != 0) {
+      Error(ErrorCode::kMisaligned, 0, cmd_addr);
+    } else if (n == 0) {
+      Error(ErrorCode::kCmdOverrun, 0);
+    }
+    uint64_t end = 0;
+    const uint64_t kLimit = ~uint64_t{0};
+    for (now = 1; now < kLimit; ++now) {
+      if (stop) {
+        // Drain: every read response and write response still on its way.
+        while (!rq.empty() && rq.front().due <= now) {
+          ReadBurst& b = rq.front();
+          if (++b.next == b.beats) rq.pop_front();
+          break;
+        }
+        if (!st.bq.empty() && st.bq.front().second != 0 && st.bq.front().second <= now) {
+          st.bq.pop_front();
+          st.bq_error.pop_front();
+          --outstanding_writes;
+        }
+        if (rq.empty() && st.bq.empty()) {
+          end = now;
+          break;
+        }
+        continue;
+      }
+      Step();
+      if (stop && rq.empty() && st.bq.empty()) {
+        end = now + 1;
+        break;
+      }
+    }
+    Ctr(csr::Counter::kCycles) = end + 1;
+    res.pc = pc;
+    return res;
+  }
+
+  void Step() {
+    // ---- snapshot of the scoreboard (registered state)
+    const bool ld_busy = ld.busy(), wld_busy = wld.busy(), st_busy = st.busy, ac_busy = ac.busy;
+    const bool ld_any = ld.any(), wld_any = wld.any();
+    const bool mm_full = mms.size() >= 4;
+    const bool ld_done = LoadDone(ld), wld_done = LoadDone(wld), st_done = StoreDone();
+    bool ld_moved = false, wld_moved = false, st_moved = false;
+    ld_moved = Owed(ld) > 0;
+    wld_moved = Owed(wld) > 0 && wfifo < cfg.wfifo_depth;
+    st_moved =
+        st.rd_pending || (st.cur.valid && (st.burst_left != 0 || st.bq.size() < cfg.max_in_flight));
+
+    // ---- datapath: weight shift, MATMUL issue, ACTIVATE
+    const bool shadow_ready = shadow_pending && !wl_active;
+    const bool mm_issue = mm_active && (!mm_need_commit || shadow_ready);
+    const bool commit = mm_issue && mm_need_commit;
+    const bool mm_last_issue = mm_issue && mm_left == 1;
+    const bool mm_ready = !mm_active || mm_last_issue;
+    if (mm_active && mm_need_commit && !shadow_ready) ++Ctr(csr::Counter::kStallWeights);
+    // WLOAD start (may coincide with a commit) and shift.
+    const bool wl_ready = !wl_active && (!shadow_pending || commit);
+    bool wl_start = false;
+    if (!wlq.empty() && wl_ready) {
+      wl_start = true;
+      wl_k = wlq.front();
+      wlq.pop_front();
+      wl_slot = 0;
+    }
+    const bool wl_act = wl_active || wl_start;
+    if (wl_act) {
+      const bool need_pop = wl_slot < wl_k;
+      if (!need_pop || wfifo > 0) {
+        if (need_pop) --wfifo;
+        if (wl_slot == R - 1) {
+          wl_active = false;
+        } else {
+          wl_active = true;
+        }
+        ++wl_slot;
+      } else {
+        wl_active = true;
+      }
+    }
+    shadow_pending = (shadow_pending && !commit) || wl_start;
+    if (mm_issue) {
+      ++Ctr(csr::Counter::kArrayBusy);
+      Ctr(csr::Counter::kMacs) += uint64_t{R} * C;
+      mm_need_commit = false;
+      if (--mm_left == 0) {
+        mm_active = false;
+        for (Matmul& m : mms) {
+          if (m.done_at == 0) {
+            m.done_at = now + R + C + 1;
+            break;
+          }
+        }
+      }
+    }
+
+    // ---- read data: one beat per cycle, in order
+    if (!rq.empty() && rq.front().due <= now) {
+      ReadBurst& b = rq.front();
+      bool ready = true;
+      if (b.owner == kLd) ready = LoadReady(ld);
+      if (b.owner == kWld) ready = LoadReady(wld);
+      LoadRows(ld);
+      LoadRows(wld);
+      if (ready) {
+        Ctr(csr::Counter::kDmaReadBytes) += kBeat;
+        const bool last = b.next + 1 == b.beats;
+        if (b.owner == kFetch) {
+          if (b.error) {
+            if (!fetch_err) fetch_err_addr = b.addr + uint64_t{b.next} * kBeat;
+            fetch_err = true;
+          } else {
+            ibuf.push_back({b.addr / 16 + 0 * 0 + uint64_t{b.next} * 2, now});
+          }
+          --beats_out;
+        } else {
+          LoadEngine& e = b.owner == kLd ? ld : wld;
+          (b.owner == kLd ? ld_moved : wld_moved) = true;
+          if (b.error) Error(ErrorCode::kMemRead, Consuming(e)->pc, b.addr);
+          LoadBeat(e, last);
+        }
+        if (++b.next == b.beats) rq.pop_front();
+      }
+    } else {
+      LoadRows(ld);
+      LoadRows(wld);
+    }
+    StoreCycle();
+    if (stop) return;
+
+    // ---- dispatch
+    uint64_t slot = 0;
+    const bool valid = HeadValid(&slot);
+    if (!ibuf.empty() && ibuf.front().pushed < now && !valid) {
+      AdvanceHead();  // a slot outside the program
+    } else if (valid) {
+      const uint32_t i = static_cast<uint32_t>(slot - first_slot);
+      const Decoded d = Decode(program[i]);
+      if (d.err != 0) {
+        Error(static_cast<ErrorCode>(d.err), pc);
+        return;
+      }
+      bool conflict = false;
+      const auto conflicts = [&](const Range& r_ub, const Range& w_ub, const Range& r_acc,
+                                 const Range& w_acc) {
+        return Overlap(d.r_ub, w_ub) || Overlap(d.w_ub, w_ub) || Overlap(d.w_ub, r_ub) ||
+               Overlap(d.r_acc, w_acc) || Overlap(d.w_acc, w_acc) || Overlap(d.w_acc, r_acc);
+      };
+      for (const LoadCmd& c : ld.q) conflict |= conflicts(c.d.r_ub, c.d.w_ub, c.d.r_acc, c.d.w_acc);
+      if (st_busy) conflict |= conflicts(st.d.r_ub, st.d.w_ub, st.d.r_acc, st.d.w_acc);
+      if (ac_busy) {
+        Range bias;
+        if (ac.d.bias) bias = {true, ac.d.bias_addr, ac.d.bias_addr + 1};
+        conflict |=
+            conflicts(ac.d.r_ub, ac.d.w_ub, ac.d.r_acc, ac.d.w_acc) || Overlap(d.w_acc, bias);
+      }
+      if (d.kind == Kind::kActivate && d.bias) {
+        const Range bias{true, d.bias_addr, d.bias_addr + 1};
+        for (const LoadCmd& c : ld.q) conflict |= Overlap(bias, c.d.w_acc);
+        for (const Matmul& m : mms) conflict |= Overlap(bias, m.w_acc);
+      }
+      if (d.kind != Kind::kMatmul) {
+        for (const Matmul& m : mms) conflict |= conflicts(m.r_ub, Range{}, Range{}, m.w_acc);
+      } else {
+        // MATMULs keep their order in the datapath; other engines' ranges still count.
+      }
+      const bool in_flight = ld_any || wld_any || st_busy || ac_busy || !mms.empty() || mm_active;
+      bool structural = false;
+      switch (d.kind) {
+        case Kind::kLoad:
+          structural = ld_busy;
+          break;
+        case Kind::kWload:
+          structural = wld_busy || wlq.size() >= 4;
+          break;
+        case Kind::kStore:
+          structural = st_busy;
+          break;
+        case Kind::kMatmul:
+          structural = !mm_ready || mm_full;
+          break;
+        case Kind::kActivate:
+          structural = ac_busy;
+          break;
+        default:
+          structural = in_flight;
+          break;
+      }
+      if (conflict || structural) {
+        ++Ctr(csr::Counter::kStallDependency);
+      } else {
+        Dispatch(d, i);
+        AdvanceHead();
+        ++pc;
+        if (stop) return;
+      }
+    } else if (pc == count) {
+      Error(ErrorCode::kCmdOverrun, pc);
+      return;
+    } else if (fetch_err && ibuf.empty() && beats_out == 0) {
+      Error(ErrorCode::kMemRead, pc, fetch_err_addr);
+      return;
+    } else {
+      ++Ctr(csr::Counter::kStallFetch);
+    }
+
+    // ---- read requests: fetch first, then loads and weights in turn
+    uint32_t fb = 0;
+    if (FetchWants(&fb)) {
+      FetchIssue(fb);
+    } else {
+      const bool lw = LoadWants(ld), ww = LoadWants(wld);
+      const bool pick_w = ww && (!lw || weights_turn);
+      if (pick_w) {
+        LoadIssue(wld, kWld);
+        weights_turn = false;
+        wld_moved = true;
+      } else if (lw) {
+        LoadIssue(ld, kLd);
+        weights_turn = true;
+        ld_moved = true;
+      }
+    }
+    // A DMA engine busy with nothing requested, arriving or written: waiting on memory.
+    if ((ld_any && !ld_moved) || (wld_any && !wld_moved) || (st_busy && !st_moved)) {
+      ++Ctr(csr::Counter::kStallMemory);
+    }
+
+    // ---- completions: the scoreboard frees an engine the cycle after its done
+    if (ld_done) {
+      ld.q.pop_front();
+      ++Ctr(csr::Counter::kInstructions);
+    }
+    if (wld_done) {
+      wld.q.pop_front();
+      ++Ctr(csr::Counter::kInstructions);
+    }
+    if (st_done) {
+      st.busy = false;
+      ++Ctr(csr::Counter::kInstructions);
+    }
+    while (!mms.empty() && mms.front().done_at != 0 && mms.front().done_at <= now) {
+      mms.pop_front();
+      ++Ctr(csr::Counter::kInstructions);
+    }
+    if (ac.busy && ac.done_at <= now) {
+      ac.busy = false;
+      ++Ctr(csr::Counter::kInstructions);
+    }
+  }
+
+  void Dispatch(const Decoded& d, uint32_t i) {
+    switch (d.kind) {
+      case Kind::kLoad:
+      case Kind::kWload: {
+        LoadEngine& e = d.kind == Kind::kLoad ? ld : wld;
+        LoadCmd c;
+        c.pc = i;
+        c.d = d;
+        c.plan = PlanLoad(d);
+        for (const Burst& b : c.plan.bursts) c.beats_total += b.beats;
+        e.q.push_back(std::move(c));
+        const LoadCmd& cmd = e.q.back();
+        ExecLoad(d, !AnyFails(cmd.plan.bursts));
+        if (e.weights) {
+          ++unclaimed;
+          wlq.push_back(d.rows);
+          if (AnyFails(cmd.plan.bursts)) tiles.push_back(std::vector<uint16_t>(size_t{R} * C, 0));
+        }
+        break;
+      }
+      case Kind::kStore:
+        st = StoreEngine();
+        st.busy = true;
+        st.pc = i;
+        st.d = d;
+        st.plan = PlanStore(d);
+        st.lin_addr = st.plan.lin_addr;
+        st.lin_left = st.plan.lin_beats;
+        ExecStore(d);
+        Ctr(csr::Counter::kDmaWriteBytes) += uint64_t{d.rows} * d.lanes * (d.buf == 2 ? 4 : 2);
+        break;
+      case Kind::kMatmul:
+        if (d.new_weights) --unclaimed;
+        ExecMatmul(d);
+        mms.push_back({i, d.r_ub, d.w_acc, 0});
+        mm_active = true;
+        mm_left = d.rows;
+        mm_need_commit = d.new_weights;
+        break;
+      case Kind::kActivate:
+        ExecActivate(d);
+        ac.busy = true;
+        ac.pc = i;
+        ac.d = d;
+        ac.done_at = now + d.rows + (d.bias ? 1 : 0) + 3;
+        break;
+      case Kind::kSync:
+        ++Ctr(csr::Counter::kInstructions);
+        break;
+      case Kind::kHalt:
+        ++Ctr(csr::Counter::kInstructions);
+        stop = true;
+        break;
+      default:
+        break;
+    }
+  }
+};
+
+Core::Core(const Config& config) : config_(config), memory_(config.memory_bytes) {
+  if (config.bus_bytes != 32) throw std::invalid_argument("model: the bus must be 32 bytes");
+  if (config.rows < 1 || config.cols < 1) throw std::invalid_argument("model: empty array");
+  ub_.assign(size_t{config.ub_depth} * config.ub_lanes(), 0);
+  acc_.assign(size_t{config.acc_depth} * config.cols, 0);
+}
+
+Core::~Core() = default;
+
+RunResult Core::Run(uint64_t cmd_addr, uint32_t count) {
+  Impl impl(*this);
+  return impl.Run(cmd_addr, count);
+}
+
+}  // namespace mxu::backends::model

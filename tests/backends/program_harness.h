@@ -1,0 +1,59 @@
+// Runs raw instruction programs on any driver::Device and reads back how they ended: the shared
+// harness of the model backend's tests and the model-vs-RTL agreement test.
+#ifndef MXU_TESTS_BACKENDS_PROGRAM_HARNESS_H_
+#define MXU_TESTS_BACKENDS_PROGRAM_HARNESS_H_
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "common/csr_map.h"
+#include "common/isa.h"
+#include "driver/device.h"
+
+namespace mxu::testing {
+
+struct Outcome {
+  bool completed = false;  // the interrupt came before the watchdog
+  bool done = false;
+  bool error = false;
+  uint32_t code = 0;
+  uint32_t pc = 0;
+  uint64_t error_addr = 0;
+  std::array<uint64_t, csr::kNumCounters> counters{};
+  uint64_t counter(csr::Counter c) const { return counters[static_cast<uint32_t>(c)]; }
+};
+
+inline constexpr uint64_t kProgramAddr = 0x1000;
+
+inline Outcome RunProgram(driver::Device& dev, const std::vector<isa::Instruction>& program,
+                          uint64_t program_addr = kProgramAddr, uint32_t count = UINT32_MAX,
+                          uint64_t watchdog = 2'000'000) {
+  std::vector<uint8_t> bytes;
+  for (const isa::Instruction& ins : program) isa::AppendBytes(ins, bytes);
+  if (!bytes.empty() && program_addr + bytes.size() <= dev.memory_size()) {
+    dev.WriteMemory(program_addr, bytes.data(), bytes.size());
+  }
+  dev.WriteCsr(csr::kCmdAddrLo, static_cast<uint32_t>(program_addr));
+  dev.WriteCsr(csr::kCmdAddrHi, static_cast<uint32_t>(program_addr >> 32));
+  dev.WriteCsr(csr::kCmdCount, count == UINT32_MAX ? static_cast<uint32_t>(program.size()) : count);
+  dev.WriteCsr(csr::kCtrl, csr::kCtrlStart | csr::kCtrlIrqEnable);
+  Outcome out;
+  out.completed = dev.RunUntilInterrupt(watchdog);
+  const uint32_t status = dev.ReadCsr(csr::kStatus);
+  out.done = status & csr::kStatusDone;
+  out.error = status & csr::kStatusError;
+  out.code = dev.ReadCsr(csr::kErrorCode);
+  out.pc = dev.ReadCsr(csr::kErrorPc);
+  out.error_addr = dev.ReadCsr(csr::kErrorAddrLo) | uint64_t{dev.ReadCsr(csr::kErrorAddrHi)} << 32;
+  for (uint32_t i = 0; i < csr::kNumCounters; ++i) {
+    out.counters[i] = dev.ReadCsr(csr::CounterLo(i)) | uint64_t{dev.ReadCsr(csr::CounterHi(i))}
+                                                           << 32;
+  }
+  dev.WriteCsr(csr::kIrqClear, csr::kIrqClearPending);
+  return out;
+}
+
+}  // namespace mxu::testing
+
+#endif  // MXU_TESTS_BACKENDS_PROGRAM_HARNESS_H_
