@@ -20,6 +20,9 @@
 // Linear mode: when the rows are whole, bus-aligned beats packed back to back in host memory
 // (stride = row length), the transfer is one stream of bursts of up to 16 beats that ignore row
 // boundaries, so short rows still move at full bandwidth.
+//
+// Broadcast: a plain LOAD with stride 0 (every row the same host row, e.g. a bias) reads that row
+// once and writes it `rows` times.
 `include "mxu_assert.svh"
 
 module mxu_dma_load #(
@@ -59,7 +62,7 @@ module mxu_dma_load #(
   localparam int unsigned BeatsWidth  = $clog2(BeatsMax + 1),
   localparam int unsigned QCntW       = $clog2(QueueDepth + 1),
   // Bits of mxu_pkg::dma_load_q_t (Yosys 0.23 takes no $bits of a type; checked below).
-  localparam int unsigned QW          = 61
+  localparam int unsigned QW          = 62
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -112,6 +115,7 @@ module mxu_dma_load #(
   logic [12:0]          beats_to_4k;
   logic                 ar_fire, seg_last_burst;
   logic                 linear_d, linear_q;
+  logic                 bcast_d, bcast_q;  // stride 0: one segment for every row
   logic [19:0]          lin_left_d, lin_left_q, lin_left_n;  // beats still to request
   logic [AddrWidth-1:0] burst_addr_n, burst_addr_sel;
   logic [17:0]          cmd_row_bytes;
@@ -239,7 +243,7 @@ module mxu_dma_load #(
         if (!transpose_q) begin
           seg_addr_n = seg_addr_q + AddrWidth'(stride_bytes_q);
           gen_i_n    = gen_i_q + 1'b1;
-          if (gen_i_q + 1'b1 == rows_q) gen_active_n = 1'b0;
+          if (gen_i_q + 1'b1 == rows_q || bcast_q) gen_active_n = 1'b0;
         end else if (gen_j_q + 1'b1 != lanes_q) begin
           gen_j_n    = gen_j_q + 1'b1;
           seg_addr_n = seg_addr_q + AddrWidth'(stride_bytes_q);
@@ -277,6 +281,7 @@ module mxu_dma_load #(
     cmd_short       = cmd_i.host_addr[BeatShift-1:0] != '0 ||
                       stride_bytes_d[BeatShift-1:0] != '0;
     trows_d         = accept ? (cmd_short ? 16'(ShortRows) : 16'(TransposeRows)) : trows_q;
+    bcast_d         = accept ? (!cmd_i.transpose && cmd_i.stride == '0) : bcast_q;
     lin_left_d      = accept ? 20'(cmd_i.rows) * 20'(cmd_row_bytes[17:BeatShift]) : lin_left_n;
     burst_addr_sel  = accept ? cmd_i.host_addr : burst_addr_n;
     gen_active_d   = accept ? 1'b1 : gen_active_n;
@@ -290,6 +295,7 @@ module mxu_dma_load #(
     q_in.transpose = cmd_i.transpose;
     q_in.linear    = linear_d;
     q_in.short_blk = cmd_short;
+    q_in.broadcast = bcast_d;
     q_in.row_beats = 8'(cmd_row_bytes[17:BeatShift]);
     q_in.rows      = cmd_i.rows;
     q_in.lanes     = cmd_i.lanes;
@@ -377,7 +383,9 @@ module mxu_dma_load #(
       t_wr_en[j] = r_fire && head.transpose && con_j_q == 16'(j);
     end
 
-    pending_d      = pending_q && !row_fire_plain;
+    // A broadcast row stays pending until it has been written as every row of the command.
+    pending_d      = pending_q && !(row_fire_plain &&
+                                    (!head.broadcast || written_q + 1'b1 == head.rows));
     pending_data_d = pending_data_q;
     written_d      = written_q;
     rcvd_d         = rcvd_q;
@@ -397,7 +405,7 @@ module mxu_dma_load #(
     if (seg_done && !head.transpose) begin
       pending_d      = 1'b1;
       pending_data_d = seg_data;
-      rcvd_d         = rcvd_q + 1'b1;
+      rcvd_d         = head.broadcast ? head.rows : rcvd_q + 1'b1;
     end
     if (plain_done) begin
       q_pop     = 1'b1;
@@ -537,6 +545,7 @@ module mxu_dma_load #(
       seg_started_q  <= 1'b0;
       burst_addr_q   <= '0;
       linear_q       <= 1'b0;
+      bcast_q        <= 1'b0;
       lin_left_q     <= '0;
       beats_left_q   <= '0;
       inflight_q     <= '0;
@@ -584,6 +593,7 @@ module mxu_dma_load #(
       seg_started_q  <= seg_started_d;
       burst_addr_q   <= burst_addr_sel;
       linear_q       <= linear_d;
+      bcast_q        <= bcast_d;
       lin_left_q     <= lin_left_d;
       beats_left_q   <= beats_left_d;
       inflight_q     <= inflight_d;

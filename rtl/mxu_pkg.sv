@@ -149,6 +149,7 @@ package mxu_pkg;
     logic        transpose;
     logic        linear;      // plain rows of whole aligned beats packed back to back
     logic        short_blk;   // transposed, host rows not bus aligned: blocks one beat shorter
+    logic        broadcast;   // plain with stride 0: one row read, written `rows` times
     logic [7:0]  row_beats;   // linear: beats per row
     logic [15:0] rows;
     logic [15:0] lanes;

@@ -126,6 +126,8 @@ LoadPlan PlanLoad(const Decoded& d) {
   if (plan.linear) {
     plan.row_beats = static_cast<uint32_t>(row_bytes / kBeat);
     LinearBursts(d.host, uint64_t{d.rows} * plan.row_beats, plan.bursts);
+  } else if (!transpose && d.stride == 0) {  // broadcast: the one row is read once
+    SplitSegment(d.host, row_bytes, plan);
   } else if (!transpose) {
     for (uint32_t i = 0; i < d.rows; ++i) SplitSegment(d.host + i * stride_bytes, row_bytes, plan);
   } else {
@@ -657,7 +659,7 @@ struct Core::Impl {
     const bool target_ready = !e.weights || wfifo < cfg.wfifo_depth;
     const uint32_t owed = Owed(e);
     // Plain rows: one row register; transposed: the other half of the double buffer.
-    const uint32_t room = c->d.flag ? c->plan.trows : 1;
+    const uint32_t room = c->d.flag ? c->plan.trows : (c->d.stride == 0 ? c->d.rows : 1);
     return owed < room || (owed == room && target_ready);
   }
 
@@ -684,7 +686,9 @@ struct Core::Impl {
       --e.segs_out;
       ++c.seg;
     }
-    if (!c.d.flag) {
+    if (!c.d.flag && c.d.stride == 0) {
+      c.ready_rows = c.d.rows;  // broadcast: the one row serves every row
+    } else if (!c.d.flag) {
       ++c.ready_rows;
     } else if (++c.cols_done == c.d.lanes) {
       c.cols_done = 0;
