@@ -64,6 +64,70 @@ GemmSpec MakeSpec(const GemmRequest& request, int a_rows, int a_cols) {
 
 int CeilDiv(int a, int b) { return (a + b - 1) / b; }
 
+// Buffer rows an instruction writes: {buffer, first, end}; buffer -1 when it writes none.
+struct Rows {
+  int buffer = -1;
+  uint64_t lo = 0, hi = 0;
+};
+
+Rows WrittenRows(const isa::Instruction& in) {
+  switch (static_cast<isa::Opcode>(in.opcode())) {
+    case isa::Opcode::kLoad: {
+      const auto target = static_cast<int>(in.Get(isa::kTransferBuffer));
+      if (target == static_cast<int>(isa::Buffer::kWeights)) return {};
+      const uint64_t lo = in.Get(isa::kTransferBufferAddr);
+      return {target, lo, lo + in.Get(isa::kTransferRows)};
+    }
+    case isa::Opcode::kMatmul: {
+      const uint64_t lo = in.Get(isa::kMatmulAccAddr);
+      return {static_cast<int>(isa::Buffer::kAcc), lo, lo + in.Get(isa::kMatmulRows)};
+    }
+    case isa::Opcode::kActivate: {
+      const uint64_t lo = in.Get(isa::kActivateUbAddr);
+      return {static_cast<int>(isa::Buffer::kUb), lo, lo + in.Get(isa::kActivateRows)};
+    }
+    default:
+      return {};
+  }
+}
+
+// Moves the STOREs that end `done` (the previous GEMM's last results) into `next` (the next
+// GEMM's instructions), spread out behind its MATMULs: back to back they would stop the in-order
+// dispatcher at each one while the store engine finishes the one before. A STORE never moves
+// past an instruction that writes the rows it reads; host memory is no hazard (each GEMM of a
+// program has its own operands and result buffers).
+void SinkTrailingStores(std::vector<isa::Instruction>& done, std::vector<isa::Instruction>& next,
+                        int bus_bytes) {
+  std::vector<isa::Instruction> stores;
+  while (!done.empty() && static_cast<isa::Opcode>(done.back().opcode()) == isa::Opcode::kStore) {
+    stores.insert(stores.begin(), done.back());
+    done.pop_back();
+  }
+  size_t at = 0;
+  uint64_t rows_since = 0;
+  for (const isa::Instruction& store : stores) {
+    const int source = static_cast<int>(store.Get(isa::kTransferBuffer));
+    const uint64_t lo = store.Get(isa::kTransferBufferAddr),
+                   hi = lo + store.Get(isa::kTransferRows);
+    const uint64_t bytes = (hi - lo) * store.Get(isa::kTransferLanes) *
+                           (source == static_cast<int>(isa::Buffer::kAcc) ? 4 : 2);
+    const uint64_t spacing = kPlannerMemoryLatency + bytes / std::max(1, bus_bytes);
+    // Behind enough MATMUL rows to cover the store before it, but before any writer of its rows.
+    while (at < next.size()) {
+      const Rows w = WrittenRows(next[at]);
+      if (w.buffer == source && w.lo < hi && lo < w.hi) break;
+      const bool matmul = static_cast<isa::Opcode>(next[at].opcode()) == isa::Opcode::kMatmul;
+      ++at;
+      if (matmul) {
+        rows_since += next[at - 1].Get(isa::kMatmulRows);
+        if (rows_since >= spacing) break;
+      }
+    }
+    next.insert(next.begin() + static_cast<std::ptrdiff_t>(at++), store);
+    rows_since = 0;
+  }
+}
+
 }  // namespace
 
 GemmProgram::GemmProgram(Device& device, const DeviceConfig& config)
@@ -114,6 +178,7 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
   }
 
   HostArena arena(0x100000, device_.memory_size());
+  int groups_so_far = 0;
   std::vector<isa::Instruction> program;
   std::vector<GemmPlan> plans;
   std::vector<GemmAddresses> addrs(entries_.size());
@@ -152,9 +217,14 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
     place.a_ub_row = e.producer >= 0 ? resident[e.producer] : -1;
     place.out_ub_row = resident[i];
     place.store = e.returned;
+    place.acc_group_offset = groups_so_far;
     if (!e.returned && !e.feeds_next) place.store = true;  // a result must go somewhere
     plans.push_back(PlanGemm(config_, spec, addr, place));
-    program.insert(program.end(), plans.back().program.begin(), plans.back().program.end() - 1);
+    groups_so_far += plans.back().groups;
+    std::vector<isa::Instruction> body(plans.back().program.begin(),
+                                       plans.back().program.end() - 1);
+    if (i > 0) SinkTrailingStores(program, body, static_cast<int>(config_.bus_bytes));
+    program.insert(program.end(), body.begin(), body.end());
   }
   program.push_back(isa::Halt());
   const uint64_t program_addr = arena.Allocate(program.size() * isa::kInstructionBytes);

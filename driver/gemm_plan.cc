@@ -196,7 +196,16 @@ class Planner {
         LoadA(next_load_++, slots, static_cast<int>(s));
       }
       const int acc = AccRow(st);
-      if (st.first_of_group) StartGroup(st);
+      // A group's accumulator start (C0 or bias) is loaded a group ahead, so that its first
+      // MATMUL does not wait a memory latency for it.
+      if (st.first_of_group) {
+        const int group_index = static_cast<int>(group_starts_.size());
+        if (group_index == 0) StartGroup(st);
+        group_starts_.push_back(static_cast<int>(s));
+        if (group_index + 1 < static_cast<int>(group_first_.size())) {
+          StartGroup(steps_[group_first_[group_index + 1]]);
+        }
+      }
       if (st.kt == 0 && !(spec_.c0 || spec_.bias)) FlushReaders(acc, acc + st.rows);
       LoadWeightsUpTo(std::min<int>(static_cast<int>(s) + kWeightLead, steps_.size() - 1));
       if (!g_.a_in_ub()) Prefetch(slots, static_cast<int>(s) - 1);
@@ -221,7 +230,8 @@ class Planner {
   int AccRow(const Step& st) const {
     const int region_rows = b_.n_group * b_.m_block;
     const int per_half = g_.acc_half / region_rows;
-    const int region = (st.m0 / b_.m_block * groups_ + st.group) % (2 * per_half);
+    const int region =
+        (st.m0 / b_.m_block * groups_ + st.group + g_.place.acc_group_offset) % (2 * per_half);
     return (region % 2) * g_.acc_half + (region / 2) * region_rows +
            (st.n - st.group * b_.n_group) * b_.m_block;
   }
@@ -246,6 +256,10 @@ class Planner {
         }
       }
     }
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      if (steps_[s].first_of_group) group_first_.push_back(static_cast<int>(s));
+    }
+    plan_.groups = static_cast<int>(group_first_.size());
     a_slot_row_.assign(a_.size(), 0);
     step_start_.assign(steps_.size() + 1, 0);
     for (size_t s = 0; s < steps_.size(); ++s) {
@@ -450,9 +464,11 @@ class Planner {
   std::vector<AInstance> a_;
   std::vector<int> a_slot_row_;
   int next_load_ = 0;
-  int next_weights_ = 0;   // the next step whose weight tile is to be loaded
-  double cycles_ = 0;      // compute cycles of the MATMULs emitted so far
-  double next_store_ = 0;  // when the store engine is expected free
+  std::vector<int> group_first_;   // the first step of each group
+  std::vector<int> group_starts_;  // groups begun so far
+  int next_weights_ = 0;           // the next step whose weight tile is to be loaded
+  double cycles_ = 0;              // compute cycles of the MATMULs emitted so far
+  double next_store_ = 0;          // when the store engine is expected free
   int out_count_ = 0;
   uint64_t out_offset_ = 0;
   std::deque<Epilogue> pending_;

@@ -83,6 +83,7 @@ struct GemmPlan {
   std::vector<isa::Instruction> program;  // ends with HALT
   std::vector<OutputBlock> outputs;       // covering M x N exactly once
   GemmBlocking blocking;
+  int groups = 0;                // output groups (accumulator regions used in turn)
   uint64_t matmul_rows = 0;      // rows streamed through the array in all
   uint64_t output_elements = 0;  // the output buffer's size, padding included
 };
@@ -99,6 +100,9 @@ struct GemmPlacement {
   int a_ub_row = -1;    // A is resident at this row (not loaded); -1: from host memory
   int out_ub_row = -1;  // C is also activated (ReLU if spec.relu) into bf16 rows here; -1: no
   bool store = true;    // C goes to host memory (fp32 or bf16 as spec.output says)
+  // Where the accumulator regions' ring starts: a program's next GEMM continues after the
+  // groups of the one before, so its first accumulators are not the ones still being stored.
+  int acc_group_offset = 0;
 };
 
 // The memory the cost model assumes: the device reports its bus width and requests in flight,

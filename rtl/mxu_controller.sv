@@ -66,7 +66,7 @@ module mxu_controller #(
   logic                 ins_valid, dispatch, restart, run, conflict, fetch_failed;
   logic [mxu_pkg::MemAddrWidth-1:0] cmd_addr, fetch_fail_addr;
   logic [31:0]          count, pc, ld_pc, wld_pc, st_pc;
-  logic                 ld_full, wld_full, st_busy, ac_busy, mm_full, in_flight;
+  logic                 ld_full, wld_full, st_full, ac_busy, mm_full, in_flight;
   logic [2:0]           tiles;
 
   mxu_ctrl_fetch #(.IbufBeats(8)) u_fetch (
@@ -114,7 +114,7 @@ module mxu_controller #(
     .wld_skip_i (wld_status_i.error_skip),
     .ld_full_o  (ld_full),
     .wld_full_o (wld_full),
-    .st_busy_o  (st_busy),
+    .st_full_o  (st_full),
     .ac_busy_o  (ac_busy),
     .mm_full_o  (mm_full),
     .in_flight_o(in_flight),
@@ -146,7 +146,7 @@ module mxu_controller #(
     .fetch_fail_addr_i(fetch_fail_addr),
     .ld_full_i        (ld_full),
     .wld_full_i       (wld_full),
-    .st_busy_i        (st_busy),
+    .st_full_i        (st_full),
     .ac_busy_i        (ac_busy),
     .mm_full_i        (mm_full),
     .in_flight_i      (in_flight),

@@ -33,7 +33,7 @@ module mxu_ctrl_dispatch #(
   input  logic [AddrWidth-1:0] fetch_fail_addr_i,
   input  logic                 ld_full_i,     // every LOAD slot of the engine taken
   input  logic                 wld_full_i,
-  input  logic                 st_busy_i,
+  input  logic                 st_full_i,  // no room for another STORE
   input  logic                 ac_busy_i,
   input  logic                 mm_full_i,
   input  logic                 in_flight_i,
@@ -78,7 +78,7 @@ module mxu_ctrl_dispatch #(
     run        = state_q == mxu_pkg::CtrlRun;
     structural = (dec_i.is_load && !dec_i.is_wload && (!ld_ready_i || ld_full_i)) ||
                  (dec_i.is_wload && (!wld_ready_i || wld_full_i || wl_full)) ||
-                 (dec_i.is_store && (!st_ready_i || st_busy_i)) ||
+                 (dec_i.is_store && (!st_ready_i || st_full_i)) ||
                  (dec_i.is_mm && (!mm_ready_i || mm_full_i)) ||
                  (dec_i.is_ac && (!ac_ready_i || ac_busy_i)) ||
                  ((dec_i.is_sync || dec_i.is_halt) && in_flight_i);

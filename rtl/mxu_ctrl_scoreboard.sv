@@ -31,7 +31,7 @@ module mxu_ctrl_scoreboard #(
   output logic               conflict_o,  // dec_i conflicts with an instruction in flight
   output logic               ld_full_o,   // every LOAD slot of the engine taken
   output logic               wld_full_o,
-  output logic               st_busy_o,
+  output logic               st_full_o,   // two STOREs in flight (one still writing, one waiting for responses)
   output logic               ac_busy_o,
   output logic               mm_full_o,   // every MATMUL slot taken
   output logic               in_flight_o, // anything at all in flight
@@ -45,7 +45,9 @@ module mxu_ctrl_scoreboard #(
   localparam int unsigned SlotWidth = (MmSlots > 1) ? $clog2(MmSlots) : 1;
   localparam int unsigned LdWidth   = (LdSlots > 1) ? $clog2(LdSlots) : 1;
 
-  logic                 st_busy_d, st_busy_q, ac_busy_d, ac_busy_q;
+  logic                 ac_busy_d, ac_busy_q;
+  logic [1:0]           st_cnt_d, st_cnt_q;      // STOREs in flight: at most two
+  logic [31:0]          st_old_pc_d, st_old_pc_q; // the older one's index when there are two
   logic                 st_rows_d, st_rows_q;  // the STORE's rows not all read yet
   // LOADs in flight per load engine: a queue each (UB / ACC loads: rows and buffer too).
   logic [LdSlots-1:0]   ld_valid_d, ld_valid_q, wld_valid_d, wld_valid_q;
@@ -153,7 +155,7 @@ module mxu_ctrl_scoreboard #(
     disp_st    = dispatch_i && dec_i.is_store;
     disp_mm    = dispatch_i && dec_i.is_mm;
     disp_ac    = dispatch_i && dec_i.is_ac;
-    st_busy_d  = (st_busy_q && !st_done_i) || disp_st;
+    st_cnt_d   = st_cnt_q + 2'(disp_st) - 2'(st_done_i);
     st_rows_d  = (st_rows_q && !st_release_i) || disp_st;
     ac_busy_d  = (ac_busy_q && !ac_done_i) || disp_ac;
     // LOAD queues: completed at the head (in order), dispatched at the tail.
@@ -185,8 +187,11 @@ module mxu_ctrl_scoreboard #(
     st_buf_d = st_buf_q; st_lo_d = st_lo_q; st_hi_d = st_hi_q; st_pc_d = st_pc_q;
     ac_acc_lo_d = ac_acc_lo_q; ac_acc_hi_d = ac_acc_hi_q; ac_bias_d = ac_bias_q;
     ac_has_bias_d = ac_has_bias_q; ac_ub_lo_d = ac_ub_lo_q; ac_ub_hi_d = ac_ub_hi_q;
+    // The store engine completes its STOREs in order: the older first.
+    st_old_pc_d = (st_done_i || st_cnt_q == 2'd0) ? st_pc_q : st_old_pc_q;
     if (disp_st) begin
       st_buf_d = dec_i.buf_sel; st_lo_d = dec_i.buf_lo; st_hi_d = dec_i.buf_hi; st_pc_d = pc_i;
+      if (st_cnt_q == 2'd1 && !st_done_i) st_old_pc_d = st_pc_q;
     end
     if (disp_ac) begin
       ac_acc_lo_d = dec_i.r_acc_lo; ac_acc_hi_d = dec_i.r_acc_hi; ac_bias_d = dec_i.bias_row;
@@ -229,7 +234,8 @@ module mxu_ctrl_scoreboard #(
       wld_pc_q      <= '0;
       wld_head_q    <= '0;
       wld_tail_q    <= '0;
-      st_busy_q     <= 1'b0;
+      st_cnt_q      <= '0;
+      st_old_pc_q   <= '0;
       st_rows_q     <= 1'b0;
       ac_busy_q     <= 1'b0;
       st_buf_q      <= '0;
@@ -257,7 +263,7 @@ module mxu_ctrl_scoreboard #(
       wld_valid_q   <= '0;
       wld_head_q    <= '0;
       wld_tail_q    <= '0;
-      st_busy_q     <= 1'b0;
+      st_cnt_q      <= '0;
       st_rows_q     <= 1'b0;
       ac_busy_q     <= 1'b0;
       mm_valid_q    <= '0;
@@ -276,7 +282,8 @@ module mxu_ctrl_scoreboard #(
       wld_pc_q      <= wld_pc_d;
       wld_head_q    <= wld_head_d;
       wld_tail_q    <= wld_tail_d;
-      st_busy_q     <= st_busy_d;
+      st_cnt_q      <= st_cnt_d;
+      st_old_pc_q   <= st_old_pc_d;
       st_rows_q     <= st_rows_d;
       ac_busy_q     <= ac_busy_d;
       st_buf_q      <= st_buf_d;
@@ -304,15 +311,15 @@ module mxu_ctrl_scoreboard #(
   assign wld_err_slot = wld_head_q + LdWidth'(wld_skip_i);
   assign ld_full_o   = ld_valid_q[ld_tail_q];
   assign wld_full_o  = wld_valid_q[wld_tail_q];
-  assign st_busy_o   = st_busy_q;
+  assign st_full_o   = st_cnt_q == 2'd2;
   assign ac_busy_o   = ac_busy_q;
   assign mm_full_o   = mm_valid_q[mm_tail_q];
-  assign in_flight_o = (ld_valid_q != '0) || (wld_valid_q != '0) || st_busy_q || ac_busy_q ||
+  assign in_flight_o = (ld_valid_q != '0) || (wld_valid_q != '0) || (st_cnt_q != '0) || ac_busy_q ||
                        (mm_valid_q != '0);
   assign tiles_o     = tiles_q;
   assign ld_pc_o     = ld_pc_q[ld_err_slot*32 +: 32];
   assign wld_pc_o    = wld_pc_q[wld_err_slot*32 +: 32];
-  assign st_pc_o     = st_pc_q;
+  assign st_pc_o     = (st_cnt_q == 2'd2) ? st_old_pc_q : st_pc_q;  // the oldest: its responses come first
 
   // The MATMUL queue's head and tail wrap by themselves only at a power of two.
   `MXU_ASSERT_STATIC(gen_mm_slots_pow2, MmSlots >= 2 && (MmSlots & (MmSlots - 1)) == 0,
@@ -328,7 +335,8 @@ module mxu_ctrl_scoreboard #(
   `MXU_ASSERT_NEVER(WldOverflow, disp_wld && wld_valid_q[wld_tail_q], clk_i, rst_ni)
   `MXU_ASSERT_NEVER(LdDoneIdle, ld_done_i && !ld_valid_q[ld_head_q], clk_i, rst_ni)
   `MXU_ASSERT_NEVER(WldDoneIdle, wld_done_i && !wld_valid_q[wld_head_q], clk_i, rst_ni)
-  `MXU_ASSERT_NEVER(StDoneIdle, st_done_i && !st_busy_q, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(StDoneIdle, st_done_i && st_cnt_q == '0, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(StOverflow, disp_st && st_cnt_q == 2'd2, clk_i, rst_ni)
   `MXU_ASSERT_NEVER(StReleaseIdle, st_release_i && !st_rows_q, clk_i, rst_ni)
   `MXU_ASSERT_NEVER(AcDoneIdle, ac_done_i && !ac_busy_q, clk_i, rst_ni)
   `MXU_ASSERT(TilesInRange, tiles_q <= 3'd3, clk_i, rst_ni)

@@ -77,6 +77,10 @@ module mxu_dma_store #(
   logic [AddrWidth-1:0] burst_addr;
   logic [12:0]          beats_to_4k;
   logic                 aw_fire, w_fire, b_fire, row_done, done;
+  // The last command's write responses, waited for while the next command starts (the tail).
+  localparam int unsigned OwedW = $clog2(MaxInFlight + 1);
+  logic [OwedW-1:0]     front_owed_d, front_owed_q, tail_owed_d, tail_owed_q;
+  logic                 tail_d, tail_q, front_written, front_done, to_tail, tail_done;
   logic [15:0]          rows_done_d, rows_done_q;
   // Bursts waiting for their write response.
   logic                 bq_full, bq_empty;
@@ -203,8 +207,22 @@ module mxu_dma_store #(
     b_fire      = wr_rsp_i.b_valid;
     error_d     = error_q || (b_fire && wr_rsp_i.b.resp != 2'b00);
     rows_done_d = row_done ? rows_done_q + 1'b1 : rows_done_q;
-    done        = active_q && rows_done_q == rows_q && bq_empty;
-    active_d    = active_q && !done;
+    // Responses come in order: the tail's first. A command whose beats are all out but whose
+    // responses are not all back becomes the tail, and the next command may start.
+    front_written = active_q && rows_done_q == rows_q;
+    front_done    = front_written && !tail_q && front_owed_q == '0;
+    to_tail       = front_written && !tail_q && front_owed_q != '0 &&
+                    !(b_fire && front_owed_q == OwedW'(1));
+    tail_done     = tail_q && b_fire && tail_owed_q == OwedW'(1);
+    done          = front_done || tail_done;
+    front_owed_d  = front_owed_q + OwedW'(aw_fire) - OwedW'(b_fire && !tail_q);
+    tail_owed_d   = tail_q ? tail_owed_q - OwedW'(b_fire) : tail_owed_q;
+    tail_d        = tail_q ? !tail_done : to_tail;
+    if (to_tail) begin
+      tail_owed_d  = front_owed_q - OwedW'(b_fire);
+      front_owed_d = '0;
+    end
+    active_d    = active_q && !front_done && !to_tail;
     from_acc_d  = from_acc_q;
     relu_d      = relu_q;
     rows_d      = rows_q;
@@ -275,6 +293,9 @@ module mxu_dma_store #(
       beat_q         <= '0;
       burst_left_q   <= '0;
       rows_done_q    <= '0;
+      front_owed_q   <= '0;
+      tail_owed_q    <= '0;
+      tail_q         <= 1'b0;
       error_q        <= 1'b0;
       linear_q       <= 1'b0;
       lin_addr_q     <= '0;
@@ -304,6 +325,9 @@ module mxu_dma_store #(
       beat_q         <= beat_d;
       burst_left_q   <= burst_left_d;
       rows_done_q    <= rows_done_d;
+      front_owed_q   <= front_owed_d;
+      tail_owed_q    <= tail_owed_d;
+      tail_q         <= tail_d;
       error_q        <= error_d;
       linear_q       <= linear_d;
       lin_addr_q     <= lin_addr_d;
@@ -314,11 +338,12 @@ module mxu_dma_store #(
   assign status_o.done       = done;
   assign status_o.error      = b_fire && wr_rsp_i.b.resp != 2'b00 && !error_q;
   assign status_o.error_addr = bq_head;
-  assign status_o.error_skip = 2'd0;  // one command at a time
+  assign status_o.error_skip = 2'd0;  // a response belongs to the oldest command in flight
   // The last buffer row is read in the cycle its read is granted (the SRAM samples the address).
   assign status_o.released   = rd_en && rd_gnt && rd_row_q + 1'b1 == rows_q;
-  assign busy_o       = active_q;
-  assign stall_o      = active_q && !w_fire && !rd_pending_q && (cur_valid_q || !bq_empty);
+  assign busy_o       = active_q || tail_q;
+  assign stall_o      = (active_q && !w_fire && !rd_pending_q && (cur_valid_q || !bq_empty)) ||
+                        (tail_q && !active_q);
 
   `MXU_ASSERT_STATIC(gen_bus_bytes, BusBytes >= 2 && BusBytes <= 128 &&
                      (BusBytes & (BusBytes - 1)) == 0,
@@ -336,6 +361,7 @@ module mxu_dma_store #(
   `MXU_ASSERT(Aw4k, wr_req_o.aw_valid |-> 32'(wr_req_o.aw.addr[11:0]) +
               (32'(burst_beats) << BeatShift) <= 32'd4096, clk_i, rst_ni)
   `MXU_ASSERT_NEVER(ResponseWithoutBurst, b_fire && bq_empty, clk_i, rst_ni)
+  `MXU_ASSERT_NEVER(TailWithoutResponses, tail_q && tail_owed_q == '0, clk_i, rst_ni)
 
   logic unused_signals;
   assign unused_signals = ^{bq_count};

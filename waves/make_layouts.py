@@ -59,7 +59,7 @@ save("overview.gtkw", "mxu device overview: control, instructions, engines, stal
       ("engines busy", [(BIT, CS + "ld_valid_q[3:0]"), (BIT, CS + "wld_valid_q[3:0]"),
                         (BIT, T + "dbg_wshift_start_o"), (BIT, T + "dbg_wshift_busy_o"), (BIT, CS + "mm_valid_q[3:0]"),
                         (BIT, T + "dbg_array_row_o"), (BIT, CS + "ac_busy_q"),
-                        (BIT, CS + "st_busy_q")]),
+                        (DEC, CS + "st_cnt_q[1:0]", "st_cnt_q (STOREs in flight)")]),
       ("engines done", [(BIT, T + "dbg_load_done_o"), (BIT, T + "dbg_wload_done_o"),
                         (BIT, T + "dbg_matmul_done_o"), (BIT, T + "dbg_activate_done_o"),
                         (BIT, T + "dbg_store_done_o")]),

@@ -291,8 +291,16 @@ struct Core::Impl {
     uint32_t rows_done = 0;
     std::deque<std::pair<uint64_t, uint64_t>> bq;  // (burst address, response due); due 0: not sent
     std::deque<bool> bq_error;
-    uint64_t last_due = 0;
   } st;
+  // A STORE whose beats are all out and whose write responses are not all back: the store engine
+  // takes the next STORE meanwhile (responses come in order, the tail's first).
+  struct StoreTail {
+    bool valid = false;
+    uint32_t pc = 0;
+    std::deque<std::pair<uint64_t, uint64_t>> bq;
+    std::deque<bool> bq_error;
+  } st_tail;
+  uint64_t st_last_due = 0;  // write responses are due in order
 
   struct Matmul {
     uint32_t pc;
@@ -728,9 +736,22 @@ struct Core::Impl {
   // Store engine, one cycle.
   void StoreCycle() {
     StoreEngine& s = st;
+    // Write responses, in order: the tail's first.
+    if (st_tail.valid) {
+      if (st_tail.bq.front().second <= now) {
+        if (st_tail.bq_error.front())
+          Error(ErrorCode::kMemWrite, st_tail.pc, st_tail.bq.front().first);
+        st_tail.bq.pop_front();
+        st_tail.bq_error.pop_front();
+        --outstanding_writes;
+        if (st_tail.bq.empty()) {
+          st_tail.valid = false;
+          ++Ctr(csr::Counter::kInstructions);
+        }
+      }
+    }
     if (!s.busy) return;
-    // Write responses, in order.
-    if (!s.bq.empty() && s.bq.front().second != 0 && s.bq.front().second <= now) {
+    if (!st_tail.valid && !s.bq.empty() && s.bq.front().second != 0 && s.bq.front().second <= now) {
       if (s.bq_error.front()) Error(ErrorCode::kMemWrite, s.pc, s.bq.front().first);
       s.bq.pop_front();
       s.bq_error.pop_front();
@@ -770,8 +791,8 @@ struct Core::Impl {
           const uint64_t len = uint64_t{s.burst_beats} * kBeat;
           const bool error = mem.Fails(s.burst_addr, len);
           const uint64_t completion = error ? now : memm.Schedule(now, len);
-          uint64_t due = std::max({completion, now + 1, s.last_due});
-          s.last_due = due;
+          uint64_t due = std::max({completion, now + 1, st_last_due});
+          st_last_due = due;
           s.bq.back().second = due;  // one burst is open at a time: the newest
           s.bq_error.back() = error;
         }
@@ -802,6 +823,14 @@ struct Core::Impl {
       } else {
         s.nxt = {true, pending_row};
       }
+    }
+    // Every beat out, responses still to come: this STORE becomes the tail.
+    if (s.rows_done == s.d.rows && !s.bq.empty() && !st_tail.valid) {
+      st_tail.valid = true;
+      st_tail.pc = s.pc;
+      st_tail.bq.swap(s.bq);
+      st_tail.bq_error.swap(s.bq_error);
+      s.busy = false;
     }
   }
 
@@ -985,7 +1014,8 @@ struct Core::Impl {
       } else {
         // MATMULs keep their order in the datapath; other engines' ranges still count.
       }
-      const bool in_flight = ld_any || wld_any || st_busy || ac_busy || !mms.empty() || mm_active;
+      const bool in_flight =
+          ld_any || wld_any || st_busy || st_tail.valid || ac_busy || !mms.empty() || mm_active;
       bool structural = false;
       switch (d.kind) {
         case Kind::kLoad:

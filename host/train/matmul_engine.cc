@@ -39,6 +39,16 @@ driver::Bf16Matrix ToBf16(const Fp32Matrix& m, Subnormals mode) {
   return out;
 }
 
+// The mixed-precision cast writes the operand in the layout the device streams best (layout
+// assignment, as XLA does it): transposed as it is rounded, so the device loads it plainly.
+driver::Bf16Matrix ToBf16Transposed(const Fp32Matrix& m, Subnormals mode) {
+  driver::Bf16Matrix out(m.cols, m.rows);
+  for (int r = 0; r < m.rows; ++r) {
+    for (int c = 0; c < m.cols; ++c) out.at(c, r) = FloatToBf16(m.at(r, c), mode);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Fp32Matrix> MatmulEngine::RunProgram(const std::vector<MatmulOp>& ops) {
@@ -107,13 +117,13 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunProgram(const std::vector<MatmulO
     dims.push_back(CheckShapes(shaped));
     driver::GemmRequest& request = requests[i];
     if (op.chain_from < 0) {
-      operands.push_back(ToBf16(*op.a, config_.subnormals));
+      operands.push_back(op.trans_a ? ToBf16Transposed(*op.a, config_.subnormals)
+                                    : ToBf16(*op.a, config_.subnormals));
       request.a = &operands.back();
     }
-    operands.push_back(ToBf16(*op.b, config_.subnormals));
+    operands.push_back(op.trans_b ? ToBf16Transposed(*op.b, config_.subnormals)
+                                  : ToBf16(*op.b, config_.subnormals));
     request.b = &operands.back();
-    request.trans_a = op.trans_a;
-    request.trans_b = op.trans_b;
     request.bias = op.bias;
     request.relu = op.relu;
     request.output = driver::OutputType::kFp32;

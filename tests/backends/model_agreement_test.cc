@@ -30,9 +30,8 @@ using isa::Buffer;
 using isa::Instruction;
 using testing::Outcome;
 
-// Measured on the bench's quick shapes: within 3% except 64 x 64 x 64 (-7.5%;
-// docs/architecture.md).
-constexpr double kCycleTolerance = 0.10;
+// Measured on these GEMMs and programs: within 4.5% (docs/architecture.md, the model backend).
+constexpr double kCycleTolerance = 0.05;
 
 driver::Device* g_rtl = nullptr;
 

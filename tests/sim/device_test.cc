@@ -32,7 +32,7 @@ constexpr uint64_t kWatchdog = 300'000;
 // measured on the RTL with per-engine load queues (branch dma-queue); see the test for how each
 // splits up.
 constexpr uint64_t kHaltCycles = 105;
-constexpr uint64_t kLoadStoreCycles = 323;
+constexpr uint64_t kLoadStoreCycles = 322;
 constexpr uint64_t kWeightsCycles = 484;
 constexpr uint64_t kTransposedCycles = 416;
 
@@ -434,7 +434,7 @@ TEST_F(DeviceTest, ExactCyclesOfSmallPrograms) {
       // 105 = the fetch's 100-cycle latency + 5: START to the clear cycle and the fetch request,
       // the beat into the instruction buffer, HALT's dispatch, the drain and the done.
       {"halt", {isa::Halt()}, kHaltCycles},
-      // 323 = 105 (as HALT) + about 104 for the LOAD (one latency, 2 beats, the row writes and
+      // 322 = 105 (as HALT) + about 104 for the LOAD (one latency, 2 beats, the row writes and
       // its done) + about 114 for the STORE after the SYNC (rows read, one 2-beat write burst,
       // its response after one more latency).
       {"load+store",
