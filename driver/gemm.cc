@@ -103,8 +103,7 @@ void SinkTrailingStores(std::vector<isa::Instruction>& done, std::vector<isa::In
     stores.insert(stores.begin(), done.back());
     done.pop_back();
   }
-  size_t at = 0;
-  uint64_t rows_since = 0;
+  size_t at = 0;  // where the last store went
   for (const isa::Instruction& store : stores) {
     const int source = static_cast<int>(store.Get(isa::kTransferBuffer));
     const uint64_t lo = store.Get(isa::kTransferBufferAddr),
@@ -112,19 +111,25 @@ void SinkTrailingStores(std::vector<isa::Instruction>& done, std::vector<isa::In
     const uint64_t bytes = (hi - lo) * store.Get(isa::kTransferLanes) *
                            (source == static_cast<int>(isa::Buffer::kAcc) ? 4 : 2);
     const uint64_t spacing = kPlannerMemoryLatency + bytes / std::max(1, bus_bytes);
-    // Behind enough MATMUL rows to cover the store before it, but before any writer of its rows.
-    while (at < next.size()) {
-      const Rows w = WrittenRows(next[at]);
+    // The first writer of its rows bounds how far it may go, from the start of `next`.
+    size_t limit = 0;
+    while (limit < next.size()) {
+      const Rows w = WrittenRows(next[limit]);
       if (w.buffer == source && w.lo < hi && lo < w.hi) break;
-      const bool matmul = static_cast<isa::Opcode>(next[at].opcode()) == isa::Opcode::kMatmul;
-      ++at;
-      if (matmul) {
-        rows_since += next[at - 1].Get(isa::kMatmulRows);
-        if (rows_since >= spacing) break;
-      }
+      ++limit;
     }
-    next.insert(next.begin() + static_cast<std::ptrdiff_t>(at++), store);
-    rows_since = 0;
+    // Behind enough MATMUL rows after the store before it to cover that one's transfer.
+    uint64_t rows_since = 0;
+    size_t want = at;
+    while (want < limit && rows_since < spacing) {
+      if (static_cast<isa::Opcode>(next[want].opcode()) == isa::Opcode::kMatmul) {
+        rows_since += next[want].Get(isa::kMatmulRows);
+      }
+      ++want;
+    }
+    at = std::min(want, limit);
+    next.insert(next.begin() + static_cast<std::ptrdiff_t>(at), store);
+    ++at;
   }
 }
 

@@ -61,6 +61,7 @@ std::vector<Fp32Matrix> MatmulEngine::RunProgram(const std::vector<MatmulOp>& op
         throw std::invalid_argument("a chained matmul takes A from an earlier op only");
       }
       resolved.a = &results[op.chain_from];
+      resolved.chain_from = -1;
     }
     results.push_back(Run(resolved));
   }

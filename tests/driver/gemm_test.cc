@@ -194,6 +194,41 @@ TEST(DriverGemm, ProgramsOfSeveralGemmsAreBitExact) {
   EXPECT_LT(results[0].stats.counter(csr::Counter::kCycles), separate);
 }
 
+// Programs of two or three random GEMMs, as the training loop builds them: the driver moves one
+// GEMM's last stores into the next GEMM's instructions and continues the accumulator regions;
+// no reordering may let a GEMM overwrite rows a store still has to read.
+TEST(DriverGemm, RandomProgramsOfSeveralGemmsAreBitExact) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  golden::BitSource bits(24);
+  for (int program_index = 0; program_index < 8; ++program_index) {
+    const int count = 2 + static_cast<int>(bits.Below(2));
+    std::vector<Bf16Matrix> as, bs;
+    std::vector<std::vector<float>> biases;
+    as.reserve(count), bs.reserve(count), biases.reserve(count);
+    std::vector<GemmRequest> requests(count);
+    for (int i = 0; i < count; ++i) {
+      const int m = Dimension(bits, 70), k = Dimension(bits, 70), n = Dimension(bits, 70);
+      const Options o{bits.Below(2) == 1, bits.Below(2) == 1, bits.Below(2) == 1, 0,
+                      bits.Below(4) == 0 ? OutputType::kBf16 : OutputType::kFp32};
+      as.push_back(o.ta ? RandomMatrix(k, m, bits) : RandomMatrix(m, k, bits));
+      bs.push_back(o.tb ? RandomMatrix(n, k, bits) : RandomMatrix(k, n, bits));
+      biases.emplace_back(n);
+      for (float& x : biases.back()) x = golden::Bf16ToFloat(Operand(bits));
+      requests[i].a = &as.back(), requests[i].b = &bs.back();
+      requests[i].trans_a = o.ta, requests[i].trans_b = o.tb, requests[i].relu = o.relu;
+      requests[i].output = o.output;
+      if (bits.Below(2) == 1) requests[i].bias = &biases.back();
+    }
+    GemmProgram program(*g_device, config);
+    for (const GemmRequest& r : requests) program.Add(r);
+    const std::vector<GemmResult> results = program.Run(kWatchdog);
+    for (int i = 0; i < count; ++i) {
+      EXPECT_EQ(Mismatches(requests[i], results[i], config), 0)
+          << "program " << program_index << ", GEMM " << i;
+    }
+  }
+}
+
 TEST(DriverGemm, ChainedLayersKeepActivationsOnChip) {
   const DeviceConfig config = ReadDeviceConfig(*g_device);
   golden::BitSource bits(22);
