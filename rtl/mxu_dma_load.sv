@@ -162,10 +162,9 @@ module mxu_dma_load #(
   logic [UbLanes-1:0]   t_wr_en;
   logic [TAw-1:0]       t_wr_addr;
   logic [UbLanes*TAw-1:0] t_rd_addr;
-  logic [UbLanes*BusBits-1:0] t_rd_data;
+  logic [UbLanes*16-1:0] t_elem;                  // each lane's element of the row read
   logic                 t_rd_en;
   logic [UbLanes*PosW-1:0] pos;
-  logic [BusBits-1:0]   t_word;
 
   // Emitter: issue a row read (stage 0), present the row (stage 1).
   logic                 ib_d, ib_q;                // half being read
@@ -308,11 +307,9 @@ module mxu_dma_load #(
     emit_idle = full_q == 2'b00 && !s1_v_q;
     row_valid = s1_v_q || (pending_q && emit_idle);
     row_bytes = '0;
-    t_word    = '0;
     if (s1_v_q) begin
       for (int unsigned j = 0; j < UbLanes; j++) begin
-        t_word = t_rd_data[j*BusBits +: BusBits];
-        if (16'(j) < s1_lanes_q) row_bytes[j*16 +: 16] = t_word[16*s1_elem_q[j*ElemW +: ElemW] +: 16];
+        if (16'(j) < s1_lanes_q) row_bytes[j*16 +: 16] = t_elem[j*16 +: 16];
       end
       out_target = s1_target_q;
       out_addr   = s1_addr_q;
@@ -473,16 +470,20 @@ module mxu_dma_load #(
     emit_cmds_d = emit_cmds_q + 2'(q_pop && head.transpose) - 2'(tdone_q);
   end
 
+  // Each lane picks its element out of the beat it read, next to its SRAM (no 4096-bit vector of
+  // all the beats: cheaper to simulate, and what the hardware would do).
   for (genvar j = 0; j < UbLanes; j++) begin : gen_tbuf
+    logic [BusBits-1:0] rd_word;
     mxu_sram_1r1w #(.Width(BusBits), .Depth(TDepth)) u_lane (
       .clk_i,
       .rd_en_i  (t_rd_en),
       .rd_addr_i(t_rd_addr[j*TAw +: TAw]),
-      .rd_data_o(t_rd_data[j*BusBits +: BusBits]),
+      .rd_data_o(rd_word),
       .wr_en_i  (t_wr_en[j]),
       .wr_addr_i(t_wr_addr),
       .wr_data_i(rd_rsp_i.r.data)
     );
+    assign t_elem[j*16 +: 16] = rd_word[16*s1_elem_q[j*ElemW +: ElemW] +: 16];
   end
 
   // ----- Completion: plain commands when their last row is written, transposed ones when the
