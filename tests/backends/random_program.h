@@ -1,0 +1,117 @@
+// Random legal programs for co-simulation of two backends (the model against the RTL), as
+// processor teams run generated programs against an instruction-set simulator: loads (plain,
+// strided, broadcast, transposed; UB, ACC, weights), MATMULs (new or kept weights, overwrite or
+// accumulate, partial K tiles), ACTIVATEs (bias, ReLU), stores and SYNCs over a small, heavily
+// overlapping part of the buffers. Every buffer row a program reads was written earlier in the
+// same program (the backends need not agree on what earlier programs left), and every STORE gets
+// host memory of its own (host memory is not ordered without SYNC, docs/isa.md).
+#ifndef MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
+#define MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "common/isa.h"
+
+namespace mxu::testing {
+
+struct RandomProgramSpace {
+  uint64_t input = 0x20000;  // random data the program reads
+  uint64_t input_bytes = 0x10000;
+  uint64_t output = 0x100000;  // where its STOREs go, each to a range of its own
+  uint64_t output_bytes = 0x40000;
+  int ub_rows = 256, acc_rows = 128;  // the buffer rows used (a corner of each)
+  int rows = 16, cols = 16;           // the array
+};
+
+inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomProgramSpace& s,
+                                                   int instructions = 24) {
+  std::mt19937_64 rng(seed);
+  const auto pick = [&](int lo, int hi) {  // [lo, hi]
+    return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  std::vector<bool> ub_written(s.ub_rows, false), acc_written(s.acc_rows, false);
+  const auto written = [](const std::vector<bool>& w, int lo, int rows) {
+    return std::all_of(w.begin() + lo, w.begin() + lo + rows, [](bool b) { return b; });
+  };
+  const auto mark = [](std::vector<bool>& w, int lo, int rows) {
+    std::fill(w.begin() + lo, w.begin() + lo + rows, true);
+  };
+  int unclaimed = 0;  // weight tiles loaded and not yet taken by a MATMUL
+  bool have_weights = false;
+  uint64_t out_next = s.output;
+  std::vector<isa::Instruction> p;
+  for (int n = 0; n < instructions; ++n) {
+    const int kind = pick(0, 9);
+    if (kind <= 1) {  // LOAD UB: plain, strided, broadcast or transposed
+      const int rows = pick(1, 48), lanes = pick(1, s.rows), buf = pick(0, s.ub_rows - rows);
+      const int mode = pick(0, 3);
+      const bool trans = mode == 3;
+      const uint32_t stride = mode == 0   ? lanes
+                              : mode == 1 ? pick(lanes, 80)
+                              : mode == 2 ? 0
+                                          : pick(rows, rows + 40);
+      const uint64_t span =
+          trans ? uint64_t(lanes - 1) * stride + rows : uint64_t(rows - 1) * stride + lanes;
+      const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 2 - span));
+      p.push_back(isa::Load(isa::Buffer::kUb, rows, lanes, buf, s.input + 2 * elem, stride, trans));
+      mark(ub_written, buf, rows);
+    } else if (kind == 2) {  // LOAD ACC (fp32 from the same random bytes)
+      const int rows = pick(1, 32), lanes = pick(1, s.cols), buf = pick(0, s.acc_rows - rows);
+      const uint32_t stride = pick(0, 2) == 0 ? 0 : pick(lanes, 40);
+      const uint64_t span = uint64_t(rows - 1) * stride + lanes;
+      const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 4 - span));
+      p.push_back(isa::Load(isa::Buffer::kAcc, rows, lanes, buf, s.input + 4 * elem, stride));
+      mark(acc_written, buf, rows);
+    } else if (kind <= 4 && unclaimed < 3) {  // LOAD WEIGHTS, plain or transposed
+      const int rows = pick(1, s.rows), lanes = pick(1, s.cols);
+      const bool trans = pick(0, 2) == 0;
+      const uint32_t stride = trans ? pick(rows, rows + 30) : pick(lanes, lanes + 30);
+      const uint64_t span =
+          trans ? uint64_t(lanes - 1) * stride + rows : uint64_t(rows - 1) * stride + lanes;
+      const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 2 - span));
+      p.push_back(
+          isa::Load(isa::Buffer::kWeights, rows, lanes, 0, s.input + 2 * elem, stride, trans));
+      ++unclaimed;
+    } else if (kind <= 6 && (unclaimed > 0 || have_weights)) {  // MATMUL
+      const int rows = pick(1, 40), k_rows = pick(1, s.rows);
+      const int ub = pick(0, s.ub_rows - rows), acc = pick(0, s.acc_rows - rows);
+      if (!written(ub_written, ub, rows)) continue;
+      const bool accumulate = written(acc_written, acc, rows) && pick(0, 1) == 1;
+      const bool new_weights = unclaimed > 0 && (!have_weights || pick(0, 1) == 1);
+      p.push_back(isa::Matmul(rows, k_rows, ub, acc, accumulate, new_weights));
+      if (new_weights) --unclaimed, have_weights = true;
+      mark(acc_written, acc, rows);
+    } else if (kind == 7) {  // ACTIVATE
+      const int rows = pick(1, 32), acc = pick(0, s.acc_rows - rows),
+                ub = pick(0, s.ub_rows - rows);
+      const int bias_row = pick(0, s.acc_rows - 1);
+      const bool bias = acc_written[bias_row] && pick(0, 1) == 1;
+      if (!written(acc_written, acc, rows)) continue;
+      p.push_back(isa::Activate(rows, acc, ub, pick(0, 1) == 1, bias, bias ? bias_row : 0));
+      mark(ub_written, ub, rows);
+    } else if (kind == 8) {  // STORE, from UB or ACC, to host memory of its own
+      const bool from_acc = pick(0, 1) == 1;
+      const int rows = pick(1, 32), lanes = pick(1, from_acc ? s.cols : s.rows);
+      const int buf = pick(0, (from_acc ? s.acc_rows : s.ub_rows) - rows);
+      if (!written(from_acc ? acc_written : ub_written, buf, rows)) continue;
+      const uint32_t stride = pick(lanes, lanes + 20);
+      const uint64_t size = from_acc ? 4 : 2;
+      const uint64_t bytes = (uint64_t(rows - 1) * stride + lanes) * size;
+      if (out_next + bytes > s.output + s.output_bytes) continue;
+      p.push_back(isa::Store(from_acc ? isa::Buffer::kAcc : isa::Buffer::kUb, rows, lanes, buf,
+                             out_next, stride, from_acc && pick(0, 1) == 1));
+      out_next = (out_next + bytes + 63) & ~uint64_t{63};
+    } else {
+      p.push_back(isa::Sync());
+    }
+  }
+  p.push_back(isa::Halt());
+  return p;
+}
+
+}  // namespace mxu::testing
+
+#endif  // MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
