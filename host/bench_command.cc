@@ -28,6 +28,7 @@
 #include "host/cli.h"
 #include "host/device_options.h"
 #include "host/plot/plot.h"
+#include "host/random_operands.h"
 #include "host/train/dataset.h"
 #include "host/train/trainer.h"
 
@@ -180,19 +181,6 @@ std::vector<Shape> BuiltInTable() {
   AddTrainingStep("train", widths, defaults.batch_size, &table);
   AddTrainingStep("mlp784", {784, 128, 10}, 64, &table);
   return table;
-}
-
-// Random bf16 operands as `mxu gemm` draws them: values of moderate size, with a sprinkle of
-// every special class.
-Bf16Matrix RandomMatrix(int rows, int cols, golden::BitSource& bits) {
-  static const std::vector<uint16_t> specials = golden::SpecialBf16();
-  Bf16Matrix m(rows, cols);
-  for (uint16_t& x : m.data) {
-    x = bits.Below(1000) == 0 ? specials[bits.Below(specials.size())]
-                              : static_cast<uint16_t>((golden::RandomBf16(bits) & 0x807F) |
-                                                      (120 + bits.Below(12)) << 7);
-  }
-  return m;
 }
 
 Json TimingJson(const MemoryTiming& t) {

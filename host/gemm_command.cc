@@ -18,6 +18,7 @@
 #include "host/cli.h"
 #include "host/device_options.h"
 #include "host/npy.h"
+#include "host/random_operands.h"
 #include "host/trace_options.h"
 
 namespace mxu::host {
@@ -74,18 +75,6 @@ std::vector<float> ReadFloat32(const std::string& path, size_t rank_max) {
     throw UsageError(path + ": unexpected rank " + std::to_string(array.shape.size()));
   }
   return array.AsFloat32();
-}
-
-// Random bf16 operands: values of moderate size, with a sprinkle of every special class.
-Bf16Matrix RandomMatrix(int rows, int cols, golden::BitSource& bits) {
-  static const std::vector<uint16_t> specials = golden::SpecialBf16();
-  Bf16Matrix m(rows, cols);
-  for (uint16_t& x : m.data) {
-    x = bits.Below(1000) == 0 ? specials[bits.Below(specials.size())]
-                              : static_cast<uint16_t>((golden::RandomBf16(bits) & 0x807F) |
-                                                      (120 + bits.Below(12)) << 7);
-  }
-  return m;
 }
 
 struct CheckResult {
