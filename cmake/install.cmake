@@ -13,7 +13,7 @@ set(MXU_INSTALL_CMAKEDIR lib/cmake/mxu)
 # and the RTL device, whose platform, verilated model and Verilator runtime come with it),
 # mxu::driver and mxu::golden.
 set(MXU_EXPORTED_LIBRARIES
-  mxu_common mxu_golden mxu_driver mxu_model mxu_backends mxu_wave_layouts mxu_platform mxu_host_memory
+  mxu_common mxu_golden mxu_driver mxu_model mxu_cross mxu_backends mxu_wave_layouts mxu_platform mxu_host_memory
   mxu_timeline)
 foreach(target ${MXU_EXPORTED_LIBRARIES})
   string(REGEX REPLACE "^mxu_" "" export_name ${target})

@@ -508,8 +508,7 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
                   "bar chart of utilization per shape (vs ideal, vs bound), a panel per memory "
                   "setting, as PNG")
       ->type_name("FILE.png");
-  AddDeviceOptions(cmd, &a.device,
-                   "the device: rtl (the verilated RTL platform) or model (the fast C++ model)");
+  AddDeviceOptions(cmd, &a.device, kDeviceBackendsHelp);
   for (const char* option : {"--mem-latency", "--mem-bytes-per-cycle", "--mem-in-flight"}) {
     mem->excludes(cmd->get_option(option));
   }

@@ -1,5 +1,9 @@
 #include "host/device_options.h"
 
+#include <cstdio>
+
+#include "backends/cross_device.h"
+
 namespace mxu::host {
 
 void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help) {
@@ -16,7 +20,14 @@ void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& 
 
 std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options) {
   try {
-    return backends::OpenDevice({options.backend, options.timing});
+    auto device = backends::OpenDevice({options.backend, options.timing});
+    if (auto* cross = dynamic_cast<backends::CrossDevice*>(device.get())) {
+      cross->on_close = [](const std::string& summary) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "%s\n", summary.c_str());
+      };
+    }
+    return device;
   } catch (const std::invalid_argument& error) {
     throw UsageError(error.what());
   }

@@ -19,12 +19,17 @@ struct DeviceOptions {
   uint64_t watchdog_cycles = 200'000'000;
 };
 
+// The --backend help of the commands that take a device.
+inline constexpr const char* kDeviceBackendsHelp =
+    "the device: rtl (the verilated RTL platform), model (the fast C++ model) or cross (both, "
+    "compared after every program: stops at the first divergence with a report)";
+
 // Adds --backend, --mem-latency, --mem-bytes-per-cycle, --mem-in-flight, --watchdog to app;
 // backends_help lists the backends the command takes.
 void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help);
 
 // Opens the device through the backend factory. Throws UsageError for a backend that is not
-// available.
+// available. The cross backend prints its summary line to stderr when it is closed.
 std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options);
 
 }  // namespace mxu::host

@@ -236,8 +236,7 @@ std::function<int()> AddGemmCommand(CLI::App& app) {
   cmd->add_flag("--check", a.check,
                 "compare every output bit with the golden model (exit 1 on a mismatch)");
   cmd->add_flag("--json", a.json, "statistics as one JSON object on stdout");
-  AddDeviceOptions(cmd, &a.device,
-                   "the device: rtl (the verilated RTL platform) or model (the fast C++ model)");
+  AddDeviceOptions(cmd, &a.device, kDeviceBackendsHelp);
   AddTraceOptions(cmd, &a.trace);
   return [cmd, args] { return RunGemm(*cmd, *args); };
 }

@@ -55,8 +55,7 @@ std::function<int()> AddInfoCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("info", "The device configuration read from its CSRs.");
   cmd->footer(kExitCodesHelp);
   cmd->add_flag("--json", args->json, "one JSON object on stdout");
-  AddDeviceOptions(cmd, &args->device,
-                   "the device: rtl (the verilated RTL platform) or model (the fast C++ model)");
+  AddDeviceOptions(cmd, &args->device, kDeviceBackendsHelp);
   return [args] { return RunInfo(*args); };
 }
 

@@ -5,14 +5,21 @@
 // overlapping part of the buffers. Every buffer row a program reads was written earlier in the
 // same program (the backends need not agree on what earlier programs left), and every STORE gets
 // host memory of its own (host memory is not ordered without SYNC, docs/isa.md).
+//
+// By request (`error`), one instruction at a random place is made illegal so that the program
+// stops with that error code: every code of docs/isa.md's table, each in several forms (a
+// reserved bit, rows = 0, a range one row too long, an odd host address, an address beyond host
+// memory, MATMUL with no weights, a fourth weight tile, no HALT).
 #ifndef MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
 #define MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <vector>
 
+#include "common/csr_map.h"
 #include "common/isa.h"
 
 namespace mxu::testing {
@@ -24,10 +31,152 @@ struct RandomProgramSpace {
   uint64_t output_bytes = 0x40000;
   int ub_rows = 256, acc_rows = 128;  // the buffer rows used (a corner of each)
   int rows = 16, cols = 16;           // the array
+  // The whole buffers and host memory, for the illegal programs' out-of-range addresses.
+  int ub_depth = 8192, acc_depth = 1024, ub_lanes = 16;
+  uint64_t memory_bytes = 1ull << 32;
 };
 
+// Appends instructions whose last one fails with `error` (the ones before it are legal: they
+// take or fill weight tiles as the error needs). unclaimed: weight tiles waiting for a MATMUL.
+inline void AppendIllegal(csr::ErrorCode error, const RandomProgramSpace& s, std::mt19937_64& rng,
+                          int unclaimed, std::vector<isa::Instruction>& p) {
+  using isa::Buffer;
+  const auto pick = [&](int lo, int hi) {
+    return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng));
+  };
+  const uint64_t in = s.input;
+  switch (error) {
+    case csr::ErrorCode::kIllegalOpcode: {
+      static constexpr uint32_t kIllegal[] = {0x00, 0x03, 0x04, 0x0F, 0x11, 0x1F,
+                                              0x21, 0x2F, 0x31, 0x3E, 0x40, 0xFF};
+      const uint32_t op = kIllegal[pick(0, std::size(kIllegal) - 1)];
+      p.push_back(isa::Raw({op | uint32_t(pick(0, 0xFFFF)) << 16, 0, 0, 0}));
+      return;
+    }
+    case csr::ErrorCode::kIllegalField: {
+      switch (pick(0, 7)) {
+        case 0: {  // a reserved bit of an otherwise legal instruction
+          const isa::Instruction legal[] = {isa::Load(Buffer::kUb, 1, 1, 0, in, 1),
+                                            isa::Store(Buffer::kUb, 1, 1, 0, in, 1),
+                                            isa::Matmul(1, 1, 0, 0, false, false),
+                                            isa::Activate(1, 0, 0, false, false),
+                                            isa::Sync(),
+                                            isa::Halt()};
+          isa::Instruction ins = legal[pick(0, std::size(legal) - 1)];
+          const isa::Words named = isa::NamedBits(ins.opcode());
+          int bit;
+          do bit = pick(0, 127);
+          while (named[bit / 32] >> (bit % 32) & 1);
+          ins.words[bit / 32] |= 1u << (bit % 32);
+          p.push_back(ins);
+          return;
+        }
+        case 1:
+          p.push_back(isa::Load(Buffer::kUb, 0, 4, 0, in, 4));  // rows = 0
+          return;
+        case 2:
+          p.push_back(isa::Load(Buffer::kUb, 2, s.ub_lanes + pick(1, 4), 0, in, 32));
+          return;
+        case 3:
+          p.push_back(isa::Load(Buffer::kAcc, 2, 4, 0, in, 4, true));  // transpose on ACC
+          return;
+        case 4:
+          p.push_back(isa::Store(Buffer::kUb, 2, 4, 0, s.output, 4, true));  // relu on UB
+          return;
+        case 5:
+          p.push_back(isa::Matmul(4, s.rows + pick(1, 4), 0, 0, false, false));  // k_rows
+          return;
+        case 6:
+          p.push_back(isa::Load(Buffer::kWeights, 1, 1, 1, in, 1));  // weights at row 1
+          return;
+        default:
+          p.push_back(isa::Store(Buffer::kWeights, 1, 1, 0, s.output, 1));  // no such source
+          return;
+      }
+    }
+    case csr::ErrorCode::kUbRange: {
+      const int rows = pick(1, 40), start = s.ub_depth - rows + pick(1, 8);
+      switch (pick(0, 3)) {
+        case 0:
+          p.push_back(isa::Load(Buffer::kUb, rows, 4, start, in, 4));
+          return;
+        case 1:
+          p.push_back(isa::Store(Buffer::kUb, rows, 4, start, s.output, 4));
+          return;
+        case 2:
+          p.push_back(isa::Matmul(rows, 1, start, 0, false, false));
+          return;
+        default:
+          p.push_back(isa::Activate(rows, 0, start, false, false));
+          return;
+      }
+    }
+    case csr::ErrorCode::kAccRange: {
+      const int rows = pick(1, 40), start = s.acc_depth - rows + pick(1, 8);
+      switch (pick(0, 4)) {
+        case 0:
+          p.push_back(isa::Load(Buffer::kAcc, rows, 4, start, in, 4));
+          return;
+        case 1:
+          p.push_back(isa::Store(Buffer::kAcc, rows, 4, start, s.output, 4));
+          return;
+        case 2:
+          p.push_back(isa::Matmul(rows, 1, 0, start, false, false));
+          return;
+        case 3:
+          p.push_back(isa::Activate(rows, start, 0, false, false));
+          return;
+        default:  // the bias row
+          p.push_back(isa::Activate(1, 0, 0, false, true, s.acc_depth + pick(0, 8)));
+          return;
+      }
+    }
+    case csr::ErrorCode::kMisaligned:
+      switch (pick(0, 2)) {
+        case 0:
+          p.push_back(isa::Load(Buffer::kUb, 2, 4, 0, in + 1, 4));
+          return;
+        case 1:
+          p.push_back(isa::Load(Buffer::kAcc, 2, 4, 0, in + 2, 4));
+          return;
+        default:
+          p.push_back(isa::Store(Buffer::kAcc, 2, 4, 0, s.output + 2 * pick(0, 1) + 1, 4));
+          return;
+      }
+    case csr::ErrorCode::kMemRead: {
+      const uint64_t beyond = s.memory_bytes + 64 * uint64_t(pick(0, 1000));
+      if (pick(0, 1) == 0) {
+        p.push_back(isa::Load(Buffer::kUb, pick(1, 8), 4, 0, beyond, 4));
+      } else {  // starts inside host memory and runs past its end
+        p.push_back(isa::Load(Buffer::kUb, 8, 16, 0, s.memory_bytes - 64, 16));
+      }
+      return;
+    }
+    case csr::ErrorCode::kMemWrite:
+      p.push_back(isa::Store(Buffer::kUb, pick(1, 8), 4, 0,
+                             s.memory_bytes + 64 * uint64_t(pick(0, 1000)), 4));
+      return;
+    case csr::ErrorCode::kNoWeights:
+      // Take the waiting tiles first (rows 0 of the UB hold whatever earlier programs left:
+      // the outcome does not depend on it, and no result of this program is compared).
+      for (; unclaimed > 0; --unclaimed) p.push_back(isa::Matmul(1, 1, 0, 0, false, true));
+      p.push_back(isa::Matmul(pick(1, 8), 1, 0, 0, false, true));
+      return;
+    case csr::ErrorCode::kWeightsFull:
+      for (; unclaimed < 3; ++unclaimed) {
+        p.push_back(isa::Load(Buffer::kWeights, 1, 1, 0, in, 1));
+      }
+      p.push_back(isa::Load(Buffer::kWeights, 1, 1, 0, in, 1));
+      return;
+    case csr::ErrorCode::kCmdOverrun:  // no HALT: RandomProgram leaves it out
+    case csr::ErrorCode::kNone:
+      return;
+  }
+}
+
 inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomProgramSpace& s,
-                                                   int instructions = 24) {
+                                                   int instructions = 24,
+                                                   csr::ErrorCode error = csr::ErrorCode::kNone) {
   std::mt19937_64 rng(seed);
   const auto pick = [&](int lo, int hi) {  // [lo, hi]
     return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng));
@@ -43,7 +192,12 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
   bool have_weights = false;
   uint64_t out_next = s.output;
   std::vector<isa::Instruction> p;
+  const int error_at = error == csr::ErrorCode::kNone ? -1 : pick(0, instructions - 1);
   for (int n = 0; n < instructions; ++n) {
+    if (n == error_at) {
+      AppendIllegal(error, s, rng, unclaimed, p);
+      continue;
+    }
     const int kind = pick(0, 9);
     if (kind <= 1) {  // LOAD UB: plain, strided, broadcast or transposed
       const int rows = pick(1, 48), lanes = pick(1, s.rows), buf = pick(0, s.ub_rows - rows);
@@ -108,7 +262,7 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       p.push_back(isa::Sync());
     }
   }
-  p.push_back(isa::Halt());
+  if (error != csr::ErrorCode::kCmdOverrun) p.push_back(isa::Halt());
   return p;
 }
 

@@ -1,18 +1,21 @@
-// Driver regressions on the RTL device: random GEMM shapes (every dimension from 1 to
-// 3 x array + 1, primes and edges included) across every option combination, with special
-// values mixed in; every output bit compared with the golden model. Plus large shapes and the
-// driver's error paths. One RtlDevice per process (SystemC elaborates once).
+// Driver regressions: random GEMM shapes across every option combination, with special values
+// mixed in, every output bit compared with the golden model; large shapes, programs of several
+// GEMMs, and the driver's error paths. The same binary runs on either backend, named by
+// MXU_TEST_BACKEND (default rtl): on the RTL, a representative sweep (200 shapes, every dimension
+// from 1 to 3 x array + 1, edges and primes included); on the model, the broad one (1,200 shapes
+// up to 8 x array + 1). One RTL device per process (SystemC elaborates once).
 #include "driver/gemm.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
 
-#include "backends/rtl_device.h"
+#include "backends/device_factory.h"
 #include "common/csr_map.h"
 #include "driver/device_config.h"
 #include "driver/golden/float_vectors.h"
@@ -24,7 +27,9 @@
 namespace mxu::driver {
 namespace {
 
-backends::RtlDevice* g_device = nullptr;
+Device* g_device = nullptr;
+// The broad sweep's size, set from the backend in sc_main: parts of 50 shapes, largest dimension.
+int g_sweep_parts = 4, g_sweep_limit_arrays = 3;
 constexpr uint64_t kWatchdog = 20'000'000;
 
 struct Options {
@@ -111,7 +116,7 @@ int RunAndCheck(int m, int k, int n, const Options& o, uint64_t seed) {
   return mismatches;
 }
 
-// Dimensions from 1 to 3 x array + 1: edges and primes first, then random ones.
+// Dimensions from 1 to `limit`: edges and primes first, then random ones.
 int Dimension(golden::BitSource& bits, int limit) {
   static const int kEdges[] = {1, 2, 3, 5, 7, 13, 15, 16, 17, 31, 32, 33, 47, 48, 49};
   if (bits.Below(2) == 0) {
@@ -124,7 +129,7 @@ int Dimension(golden::BitSource& bits, int limit) {
 // 50 random shapes per part, each with the next of the 48 option combinations.
 void RandomShapes(int part) {
   const DeviceConfig config = ReadDeviceConfig(*g_device);
-  const int limit = 3 * static_cast<int>(std::max(config.rows, config.cols)) + 1;
+  const int limit = g_sweep_limit_arrays * static_cast<int>(std::max(config.rows, config.cols)) + 1;
   golden::BitSource bits(1000 + part);
   int failures = 0;
   for (int i = 0; i < 50; ++i) {
@@ -138,10 +143,14 @@ void RandomShapes(int part) {
   std::printf("part %d: 50 random shapes, %d with mismatches\n", part, failures);
 }
 
-TEST(DriverGemm, RandomShapesPart0) { RandomShapes(0); }
-TEST(DriverGemm, RandomShapesPart1) { RandomShapes(1); }
-TEST(DriverGemm, RandomShapesPart2) { RandomShapes(2); }
-TEST(DriverGemm, RandomShapesPart3) { RandomShapes(3); }
+// Parts of the sweep, so that ctest spreads them over the cores; parts beyond the backend's
+// sweep are skipped.
+class RandomShapesPart : public ::testing::TestWithParam<int> {};
+TEST_P(RandomShapesPart, AreBitExact) {
+  if (GetParam() >= g_sweep_parts) GTEST_SKIP() << "beyond this backend's sweep";
+  RandomShapes(GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(DriverGemm, RandomShapesPart, ::testing::Range(0, 24));
 
 TEST(DriverGemm, LargeShape) {
   EXPECT_EQ(RunAndCheck(300, 500, 200, {false, false, false, 0, OutputType::kFp32}, 1), 0);
@@ -367,7 +376,12 @@ TEST(DriverGemm, DeviceErrorsNameTheInstruction) {
 
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  auto device = std::make_unique<mxu::backends::RtlDevice>();
+  const char* backend = std::getenv("MXU_TEST_BACKEND");
+  auto device = mxu::backends::OpenDevice({backend ? backend : "rtl", mxu::MemoryTiming()});
+  if (std::string(device->name()) == "model") {
+    mxu::driver::g_sweep_parts = 24;
+    mxu::driver::g_sweep_limit_arrays = 8;
+  }
   mxu::driver::g_device = device.get();
   const int result = RUN_ALL_TESTS();
   mxu::driver::g_device = nullptr;

@@ -312,6 +312,14 @@ TEST(MxuCli, GoodRunsExitZero) {
   EXPECT_EQ(info["array_rows"], 16);
   EXPECT_EQ(info["backend"], "rtl");
 
+  // Both backends, compared after the program; the summary on stderr, the JSON alone on stdout.
+  const Result cross = RunMxu("gemm --m 33 --k 20 --n 40 --tb --relu --backend cross --json");
+  const json crossed = ParseJson(cross);
+  EXPECT_EQ(crossed["macs"], 33 * 20 * 40);
+  EXPECT_NE(cross.err.find("cross: 1 programs compared, 6336 stored bytes, no divergence"),
+            std::string::npos)
+      << cross.err;
+
   const json selfcheck = ParseJson(RunMxu("selfcheck --vectors 100 --json"));
   EXPECT_EQ(selfcheck["mismatches"], 0);
   ASSERT_EQ(selfcheck["units"].size(), 6u);
