@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -262,6 +264,7 @@ struct Core::Impl {
     uint32_t ready_rows = 0;  // rows ready to be written
     uint32_t written = 0;
     uint64_t beats_total = 0, beats_got = 0;
+    uint64_t accepted = 0;  // dispatch cycle: the generator starts the cycle after
   };
   struct LoadEngine {
     std::deque<LoadCmd> q;
@@ -306,6 +309,8 @@ struct Core::Impl {
     uint32_t pc;
     Range r_ub, w_acc;
     uint64_t done_at;  // 0 while rows are still issuing
+    uint32_t rows_total;
+    bool accumulate;
   };
   std::deque<Matmul> mms;  // in flight, oldest first (at most 4)
   bool mm_active = false;
@@ -322,8 +327,46 @@ struct Core::Impl {
     bool busy = false;
     uint32_t pc = 0;
     Decoded d;
-    uint64_t done_at = 0;
+    uint32_t reads_left = 0;  // the bias row, then one accumulator row per granted read
+    uint64_t done_at = 0;     // 0 while rows are still read
   } ac;
+  bool ac_writes_ub = false;          // the activation unit writes a UB row this cycle
+  bool ac_reads_acc = false;          // ... reads an accumulator row
+  bool mm_reads_ub = false;           // a MATMUL row enters the array (reads the UB)
+  std::deque<uint64_t> ac_ub_writes;  // the cycles it will write its rows read so far
+
+  // Result rows reaching the accumulators, per cycle: the banks an accumulating row reads
+  // (arrival) and the banks a row is written to (the cycle after). The read port (ACTIVATE,
+  // STORE) and the DMA's write port lose those banks in those cycles.
+  struct ResSlot {
+    uint64_t cycle = ~uint64_t{0};
+    uint32_t rd = 0, wr = 0;  // bank masks
+  };
+  std::vector<ResSlot> res_ring;
+  ResSlot& ResAt(uint64_t cycle) {
+    ResSlot& slot = res_ring[cycle % res_ring.size()];
+    if (slot.cycle != cycle) slot = {cycle, 0, 0};
+    return slot;
+  }
+  uint32_t ResReads() const {
+    const ResSlot& slot = res_ring[now % res_ring.size()];
+    return slot.cycle == now ? slot.rd : 0;
+  }
+  uint32_t ResWrites() const {
+    const ResSlot& slot = res_ring[now % res_ring.size()];
+    return slot.cycle == now ? slot.wr : 0;
+  }
+  uint32_t BankBit(uint32_t acc_row) const {
+    return 1u << (acc_row / (cfg.acc_depth / cfg.acc_banks));
+  }
+
+  // MXU_MODEL_TRACE=1: each instruction's dispatch and done cycle on stderr (for comparing
+  // with the RTL's --timeline).
+  const bool trace = std::getenv("MXU_MODEL_TRACE") != nullptr;
+  void Trace(const char* what, uint32_t i) const {
+    if (trace)
+      std::fprintf(stderr, "model %6llu %s #%u\n", static_cast<unsigned long long>(now), what, i);
+  }
 
   uint64_t& Ctr(csr::Counter c) { return res.counters[static_cast<uint32_t>(c)]; }
 
@@ -661,19 +704,45 @@ struct Core::Impl {
     }
     return nullptr;
   }
+  // Whether the row the engine writes next may be written this cycle: room in the weight FIFO;
+  // the DMA has the lowest priority on the UB's write port (the activation unit's) and on an
+  // accumulator bank's (the array's results).
+  bool TargetReady(const LoadEngine& e) const {
+    if (e.weights) return wfifo < cfg.wfifo_depth;
+    for (const LoadCmd& c : e.q) {
+      if (c.written < c.ready_rows) {
+        if (c.d.buf == static_cast<uint32_t>(isa::Buffer::kAcc)) {
+          return (ResWrites() & BankBit(c.d.buf_addr + c.written)) == 0;
+        }
+        return !ac_writes_ub;
+      }
+    }
+    return true;
+  }
+
   bool LoadReady(LoadEngine& e) {
     const LoadCmd* c = Consuming(e);
     if (c == nullptr) return false;
-    const bool target_ready = !e.weights || wfifo < cfg.wfifo_depth;
-    const uint32_t owed = Owed(e);
-    // Plain rows: one row register; transposed: the other half of the double buffer.
-    const uint32_t room = c->d.flag ? c->plan.trows : (c->d.stride == 0 ? c->d.rows : 1);
-    return owed < room || (owed == room && target_ready);
+    const bool target_ready = TargetReady(e);
+    uint32_t earlier = 0;
+    for (const LoadCmd& q : e.q) {
+      if (&q == c) break;
+      // The engine's queue hands a plain LOAD on only when its last row is written: the next
+      // one's beats wait (and, the read channel being in order, whatever is behind them).
+      if (!q.d.flag) return false;
+      earlier += q.ready_rows - q.written;
+    }
+    const uint32_t own = c->ready_rows - c->written;
+    if (c->d.flag) {  // transposed: the other half of the double buffer
+      const uint32_t owed = earlier + own;
+      return owed < c->plan.trows || (owed == c->plan.trows && target_ready);
+    }
+    // Plain: one row register, written once the transposed rows ahead are out.
+    return own == 0 || (own == 1 && earlier == 0 && target_ready);
   }
 
   void LoadRows(LoadEngine& e) {
-    const bool target_ready = !e.weights || wfifo < cfg.wfifo_depth;
-    if (!target_ready) return;
+    if (!TargetReady(e)) return;
     for (LoadCmd& c : e.q) {
       if (c.written < c.ready_rows) {
         ++c.written;
@@ -714,7 +783,7 @@ struct Core::Impl {
 
   bool LoadWants(LoadEngine& e) {
     LoadCmd* c = Generating(e);
-    if (c == nullptr || e.bursts_out >= cfg.max_in_flight) return false;
+    if (c == nullptr || c->accepted >= now || e.bursts_out >= cfg.max_in_flight) return false;
     const Burst& b = c->plan.bursts[c->next_burst];
     return c->plan.linear || !b.seg_start || e.segs_out < cfg.max_in_flight;
   }
@@ -745,6 +814,7 @@ struct Core::Impl {
         st_tail.bq_error.pop_front();
         --outstanding_writes;
         if (st_tail.bq.empty()) {
+          Trace("done store tail", st_tail.pc);
           st_tail.valid = false;
           ++Ctr(csr::Counter::kInstructions);
         }
@@ -814,7 +884,14 @@ struct Core::Impl {
     const bool was_pending = s.rd_pending;
     const uint32_t pending_row = s.pending_row;
     // Reader.
-    const bool rd_en = s.rd_row != s.d.rows && !s.rd_pending && !s.nxt.valid;
+    bool rd_en = s.rd_row != s.d.rows && !s.rd_pending && !s.nxt.valid;
+    // The store path has the lowest priority on the buffers' read ports: the array's stream (UB),
+    // the activation unit and accumulating results (ACC).
+    if (s.d.buf == static_cast<uint32_t>(isa::Buffer::kAcc)) {
+      rd_en = rd_en && !ac_reads_acc && (ResReads() & BankBit(s.d.buf_addr + s.rd_row)) == 0;
+    } else {
+      rd_en = rd_en && !mm_reads_ub;
+    }
     s.rd_pending = rd_en;
     if (rd_en) s.pending_row = s.rd_row++;
     if (was_pending) {
@@ -846,6 +923,9 @@ struct Core::Impl {
     end_slot = first_slot + n;
     fetch_slot = first_slot;
     wld.weights = true;
+    size_t ring = 8;
+    while (ring < R + C + 2) ring *= 2;
+    res_ring.assign(ring, ResSlot{});
     // Cycle 0: the clear state (the start is checked there).
     now = 0;
     if (cmd_addr % 16 != 0) {
@@ -887,7 +967,10 @@ struct Core::Impl {
 
   void Step() {
     // ---- snapshot of the scoreboard (registered state)
-    const bool ld_busy = ld.busy(), wld_busy = wld.busy(), st_busy = st.busy, ac_busy = ac.busy;
+    // A load engine takes a command only once it has requested every burst of the last one.
+    const bool ld_busy = ld.busy() || Generating(ld) != nullptr;
+    const bool wld_busy = wld.busy() || Generating(wld) != nullptr;
+    const bool st_busy = st.busy, ac_busy = ac.busy;
     const bool ld_any = ld.any(), wld_any = wld.any();
     const bool mm_full = mms.size() >= 4;
     const bool ld_done = LoadDone(ld), wld_done = LoadDone(wld), st_done = StoreDone();
@@ -929,7 +1012,14 @@ struct Core::Impl {
       }
     }
     shadow_pending = (shadow_pending && !commit) || wl_start;
+    mm_reads_ub = mm_issue;
     if (mm_issue) {
+      const Matmul& m = mms.back();  // the newest MATMUL is the one issuing
+      if (mm_left == m.rows_total) Trace("mm first row", m.pc);
+      // Its result row reaches the accumulators R + C - 1 cycles later, is written the next.
+      const uint32_t bank = BankBit(m.w_acc.lo + m.rows_total - mm_left);
+      if (m.accumulate) ResAt(now + R + C - 1).rd |= bank;
+      ResAt(now + R + C).wr |= bank;
       ++Ctr(csr::Counter::kArrayBusy);
       Ctr(csr::Counter::kMacs) += uint64_t{R} * C;
       mm_need_commit = false;
@@ -941,6 +1031,21 @@ struct Core::Impl {
             break;
           }
         }
+      }
+    }
+
+    // ---- ACTIVATE: the bias row, then one accumulator row per cycle the read port is granted
+    ac_writes_ub = !ac_ub_writes.empty() && ac_ub_writes.front() == now;
+    if (ac_writes_ub) ac_ub_writes.pop_front();
+    ac_reads_acc = ac.busy && ac.reads_left > 0;
+    if (ac_reads_acc) {
+      const uint32_t bias = ac.d.bias ? 1 : 0;
+      const uint32_t reads_done = ac.d.rows + bias - ac.reads_left;
+      const bool bias_phase = reads_done < bias;
+      const uint32_t row = bias_phase ? ac.d.bias_addr : ac.d.acc_addr + reads_done - bias;
+      if ((ResReads() & BankBit(row)) == 0) {
+        if (!bias_phase) ac_ub_writes.push_back(now + 2);
+        if (--ac.reads_left == 0) ac.done_at = now + 3;
       }
     }
 
@@ -1079,34 +1184,41 @@ struct Core::Impl {
 
     // ---- completions: the scoreboard frees an engine the cycle after its done
     if (ld_done) {
+      Trace("done load", ld.q.front().pc);
       ld.q.pop_front();
       ++Ctr(csr::Counter::kInstructions);
     }
     if (wld_done) {
+      Trace("done wload", wld.q.front().pc);
       wld.q.pop_front();
       ++Ctr(csr::Counter::kInstructions);
     }
     if (st_done) {
+      Trace("done store", st.pc);
       st.busy = false;
       ++Ctr(csr::Counter::kInstructions);
     }
     while (!mms.empty() && mms.front().done_at != 0 && mms.front().done_at <= now) {
+      Trace("done matmul", mms.front().pc);
       mms.pop_front();
       ++Ctr(csr::Counter::kInstructions);
     }
-    if (ac.busy && ac.done_at <= now) {
+    if (ac.busy && ac.reads_left == 0 && ac.done_at <= now) {
+      Trace("done activate", ac.pc);
       ac.busy = false;
       ++Ctr(csr::Counter::kInstructions);
     }
   }
 
   void Dispatch(const Decoded& d, uint32_t i) {
+    Trace("dispatch", i);
     switch (d.kind) {
       case Kind::kLoad:
       case Kind::kWload: {
         LoadEngine& e = d.kind == Kind::kLoad ? ld : wld;
         LoadCmd c;
         c.pc = i;
+        c.accepted = now;
         c.d = d;
         c.plan = PlanLoad(d);
         for (const Burst& b : c.plan.bursts) c.beats_total += b.beats;
@@ -1134,7 +1246,7 @@ struct Core::Impl {
       case Kind::kMatmul:
         if (d.new_weights) --unclaimed;
         ExecMatmul(d);
-        mms.push_back({i, d.r_ub, d.w_acc, 0});
+        mms.push_back({i, d.r_ub, d.w_acc, 0, d.rows, d.accumulate});
         mm_active = true;
         mm_left = d.rows;
         mm_need_commit = d.new_weights;
@@ -1144,7 +1256,8 @@ struct Core::Impl {
         ac.busy = true;
         ac.pc = i;
         ac.d = d;
-        ac.done_at = now + d.rows + (d.bias ? 1 : 0) + 3;
+        ac.reads_left = d.rows + (d.bias ? 1 : 0);
+        ac.done_at = 0;
         break;
       case Kind::kSync:
         ++Ctr(csr::Counter::kInstructions);
@@ -1162,6 +1275,9 @@ struct Core::Impl {
 Core::Core(const Config& config) : config_(config), memory_(config.memory_bytes) {
   if (config.bus_bytes != 32) throw std::invalid_argument("model: the bus must be 32 bytes");
   if (config.rows < 1 || config.cols < 1) throw std::invalid_argument("model: empty array");
+  if (config.acc_banks < 1 || config.acc_banks > 32 || config.acc_depth % config.acc_banks != 0) {
+    throw std::invalid_argument("model: the accumulator banks must divide its rows (at most 32)");
+  }
   ub_.assign(size_t{config.ub_depth} * config.ub_lanes(), 0);
   acc_.assign(size_t{config.acc_depth} * config.cols, 0);
 }

@@ -27,6 +27,7 @@ struct Config {
   uint32_t cols = 16;          // ArrayCols
   uint32_t ub_depth = 8192;    // unified-buffer rows
   uint32_t acc_depth = 1024;   // accumulator rows
+  uint32_t acc_banks = 2;      // accumulator banks (AccBanks: the top address bits)
   uint32_t wfifo_depth = 32;   // weight-FIFO rows (2 x rows)
   uint32_t bus_bytes = 32;     // memory bus width (the model's burst arithmetic assumes 32)
   uint32_t max_in_flight = 8;  // the DMA's bursts in flight per engine (FEATURES)
