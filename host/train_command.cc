@@ -17,6 +17,7 @@
 #include "host/train/dataset.h"
 #include "host/train/idx.h"
 #include "host/train/matmul_engine.h"
+#include "host/train/mpi_collective.h"
 #include "host/train/trainer.h"
 
 namespace mxu::host {
@@ -68,18 +69,19 @@ class ProgressBar {
 
 std::string CsvHeader() {
   return "epoch,train_loss,train_accuracy,test_loss,test_accuracy,loss_scale,steps,"
-         "skipped_steps,gemms,device_cycles,array_busy_cycles\n";
+         "skipped_steps,gemms,device_cycles,array_busy_cycles,communication_cycles,weights_hash\n";
 }
 
 // Everything in a row is deterministic for a seed (no wall times): two runs give equal logs.
 std::string CsvRow(const EpochRecord& r) {
-  char line[256];
-  std::snprintf(line, sizeof line, "%d,%.9g,%.9g,%.9g,%.9g,%.9g,%llu,%llu,%llu,%llu,%llu\n",
-                r.epoch, r.train_loss, r.train_accuracy, r.test_loss, r.test_accuracy,
-                static_cast<double>(r.loss_scale), (unsigned long long)r.steps,
-                (unsigned long long)r.skipped_steps, (unsigned long long)r.engine.gemms,
-                (unsigned long long)r.engine.device_cycles,
-                (unsigned long long)r.engine.array_busy_cycles);
+  char line[320];
+  std::snprintf(
+      line, sizeof line, "%d,%.9g,%.9g,%.9g,%.9g,%.9g,%llu,%llu,%llu,%llu,%llu,%llu,%016llx\n",
+      r.epoch, r.train_loss, r.train_accuracy, r.test_loss, r.test_accuracy,
+      static_cast<double>(r.loss_scale), (unsigned long long)r.steps,
+      (unsigned long long)r.skipped_steps, (unsigned long long)r.engine.gemms,
+      (unsigned long long)r.engine.device_cycles, (unsigned long long)r.engine.array_busy_cycles,
+      (unsigned long long)r.communication_cycles, (unsigned long long)r.weights_hash);
   return line;
 }
 
@@ -128,9 +130,13 @@ TrainingData LoadData(const CLI::App& cli, const TrainArgs& args, uint64_t seed)
   return data;
 }
 
-int RunTrain(const CLI::App& cli, TrainArgs& args) {
+int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
   const DeviceOptions& options = args.device;
-  const TraceOptions& trace = args.trace;
+  // Rank 0 alone prints, logs, plots and traces; the others train in silence.
+  const bool lead = ranks.rank() == 0;
+  TraceOptions trace = args.trace;
+  if (!lead) trace = TraceOptions();
+  if (!lead) args.quiet = true, args.json = false;
   train::TrainConfig& config_in = args.config;
   if (Given(cli, "--hidden")) config_in.hidden = ParseWidths(args.hidden);
   if (config_in.optimizer.kind != "adam" && config_in.optimizer.kind != "sgd") {
@@ -146,7 +152,9 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   }
   std::vector<PathArg> outputs;
   for (const char* option : {"--log", "--plot", "--trace", "--timeline"}) {
-    if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
+    if (Given(cli, option) && lead) {
+      outputs.push_back({option, cli.get_option(option)->as<std::string>()});
+    }
   }
   CheckOutputPaths(outputs, {});
   const bool json = args.json;
@@ -154,8 +162,9 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   const TrainingData loaded = LoadData(cli, args, config.seed);
   const train::Split& data = loaded.split;
   const std::string& data_name = loaded.name;
+  const uint64_t global_batch = static_cast<uint64_t>(config.batch_size) * ranks.size();
   const uint64_t steps_per_epoch =
-      (static_cast<uint64_t>(data.train.size()) + config.batch_size - 1) / config.batch_size;
+      (static_cast<uint64_t>(data.train.size()) + global_batch - 1) / global_batch;
   const uint64_t total_steps = steps_per_epoch * static_cast<uint64_t>(config.epochs);
   if (Given(cli, "--inject-overflow") &&
       (config.inject_overflow_step < 1 || config.inject_overflow_step > total_steps)) {
@@ -183,7 +192,12 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
     engine = std::move(device_engine);
   }
 
-  train::Trainer trainer(config, data.train, data.test, *engine);
+  if (Given(cli, "--inject-failure") &&
+      (config.inject_failure_step < 1 || config.inject_failure_step > total_steps)) {
+    throw UsageError("--inject-failure must be a step in [1, " + std::to_string(total_steps) +
+                     "], got " + std::to_string(config.inject_failure_step));
+  }
+  train::Trainer trainer(config, data.train, data.test, *engine, &ranks);
   std::vector<int> widths = {data.train.features};
   widths.insert(widths.end(), config.hidden.begin(), config.hidden.end());
   widths.push_back(data.train.classes);
@@ -200,6 +214,17 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
                  config.optimizer.kind.c_str(), config.optimizer.learning_rate, config.batch_size,
                  config.epochs, (unsigned long long)config.seed);
     std::fprintf(text, "GEMMs on %s\n", engine_text.c_str());
+    if (ranks.size() > 1) {
+      const uint64_t bytes = trainer.model().parameter_count() * sizeof(float);
+      std::fprintf(text,
+                   "data parallel: %d ranks (one chip each), %llu samples per step; gradient "
+                   "all-reduce of %llu bytes on a ring: %llu cycles per step (link %llu B/cycle, "
+                   "latency %llu cycles)\n",
+                   ranks.size(), (unsigned long long)global_batch, (unsigned long long)bytes,
+                   (unsigned long long)config.interconnect.AllReduceCycles(bytes, ranks.size()),
+                   (unsigned long long)config.interconnect.link_bytes_per_cycle,
+                   (unsigned long long)config.interconnect.link_latency_cycles);
+    }
   }
   trainer.on_skip = [&](const train::SkippedStep& skip) {
     std::fprintf(stderr, "step %llu: gradient holds Inf/NaN: step skipped, loss scale %g -> %g\n",
@@ -208,7 +233,7 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   };
 
   std::ofstream log;
-  if (Given(cli, "--log")) {
+  if (Given(cli, "--log") && lead) {
     log.open(args.log);
     if (!log) throw UsageError("cannot write the log " + args.log);
     log << CsvHeader();
@@ -236,6 +261,10 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
       if (device) {
         std::fprintf(text, "  cycles %llu", (unsigned long long)record.engine.device_cycles);
       }
+      if (ranks.size() > 1) {
+        std::fprintf(text, "  all-reduce cycles %llu",
+                     (unsigned long long)record.communication_cycles);
+      }
       std::fprintf(text, "\n");
       std::fflush(text);
     }
@@ -244,7 +273,7 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (device) recorder.Finish(*device);
 
-  if (Given(cli, "--plot")) {
+  if (Given(cli, "--plot") && lead) {
     std::vector<train::Series> loss(2), accuracy(2);
     loss[0].label = "train loss";
     loss[1].label = "test loss";
@@ -275,6 +304,13 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
           : 0;
   const double cycles_per_step = last.steps ? double(steps_only.device_cycles) / last.steps : 0.0;
   const double steps_per_second = wall > 0 ? last.steps / wall : 0;
+  const double samples_per_second =
+      wall > 0 ? double(last.steps) * double(global_batch) / wall : 0.0;
+  // Data parallelism: a step's simulated time is this chip's compute plus the all-reduce.
+  const double comm_per_step = last.steps ? double(last.communication_cycles) / last.steps : 0.0;
+  const double scaling_efficiency = cycles_per_step + comm_per_step > 0
+                                        ? cycles_per_step / (cycles_per_step + comm_per_step)
+                                        : 1.0;
   if (json) {
     // Non-finite numbers (a diverged loss) are written as null.
     nlohmann::ordered_json j;
@@ -304,6 +340,15 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
     j["utilization"] = utilization;
     j["wall_seconds"] = wall;
     j["steps_per_second"] = steps_per_second;
+    j["ranks"] = ranks.size();
+    j["samples_per_step"] = global_batch;
+    j["samples_per_second"] = samples_per_second;
+    j["communication_cycles"] = last.communication_cycles;
+    j["communication_cycles_per_step"] = comm_per_step;
+    j["scaling_efficiency"] = scaling_efficiency;
+    char hash[24];
+    std::snprintf(hash, sizeof hash, "%016llx", (unsigned long long)last.weights_hash);
+    j["weights_hash"] = hash;
     std::printf("%s\n", j.dump().c_str());
   } else if (!quiet) {
     std::printf("test accuracy %.1f%% after %llu steps (%llu skipped), %.1f s, %.2f steps/s",
@@ -314,8 +359,31 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
                   (unsigned long long)stats.gemms, cycles_per_step, 100 * utilization);
     }
     std::printf("\n");
+    if (ranks.size() > 1) {
+      std::printf(
+          "%d ranks: %.0f samples/s; per step %.0f compute + %.0f all-reduce cycles, simulated "
+          "scaling efficiency %.1f%%\n",
+          ranks.size(), samples_per_second, cycles_per_step, comm_per_step,
+          100 * scaling_efficiency);
+    }
   }
   return 0;
+}
+
+// Under mpirun every rank runs this with the same arguments; a rank that fails stops the whole
+// job (the others may be waiting for its gradients).
+int RunTrain(const CLI::App& cli, TrainArgs& args) {
+  if (!train::LaunchedByMpi()) {
+    train::SingleProcess single;
+    return Train(cli, args, single);
+  }
+  train::MpiCollective ranks;
+  if (ranks.size() == 1) return Train(cli, args, ranks);
+  try {
+    return Train(cli, args, ranks);
+  } catch (const std::exception& error) {
+    ranks.Abort(error.what());
+  }
 }
 
 }  // namespace
@@ -328,7 +396,9 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
       "train",
       "Mixed-precision training of an MLP classifier, every GEMM on the device (bf16 operands, "
       "fp32 accumulation, dynamic loss scaling); the generated spirals, or MNIST-style IDX files "
-      "with --data. --backend host: the same loop in plain fp32 on the host.");
+      "with --data. --backend host: the same loop in plain fp32 on the host. Under mpirun -np N, "
+      "data parallel: each rank one chip, --batch samples per rank, gradients summed in rank "
+      "order.");
   cmd->footer(kExitCodesHelp);
   CLI::Option* data =
       cmd->add_option("--data", a.data,
@@ -365,6 +435,13 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
   AddInteger(cmd, "--inject-overflow", &c.inject_overflow_step, 1, UINT64_MAX,
              "test hook: poison this step's gradient with Inf (1..total steps); it is skipped")
       ->default_str("");
+  AddInteger(cmd, "--inject-failure", &c.inject_failure_step, 1, UINT64_MAX,
+             "test hook: the last rank fails at this step (1..total steps)")
+      ->default_str("");
+  AddInteger(cmd, "--link-bytes-per-cycle", &c.interconnect.link_bytes_per_cycle, 1, 1 << 20,
+             "under mpirun: inter-chip link bandwidth, bytes per device cycle (TPU v2 ICI)");
+  AddInteger(cmd, "--link-latency", &c.interconnect.link_latency_cycles, 0, 1 << 30,
+             "under mpirun: inter-chip link latency in device cycles");
   cmd->add_option("--log", a.log, "per-epoch CSV log")->type_name("FILE.csv");
   cmd->add_option("--plot", a.plot, "loss and accuracy curves")->type_name("FILE.png");
   cmd->add_flag("--json", a.json, "the summary as one JSON object on stdout (non-finite: null)");

@@ -74,6 +74,15 @@ ForwardPass Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x) const {
   return pass;
 }
 
+Gradients Mlp::ZeroGradients() const {
+  Gradients grads;
+  for (const DenseLayer& layer : layers_) {
+    grads.w.emplace_back(layer.w.rows, layer.w.cols);
+    grads.b.emplace_back(layer.b.size(), 0.0f);
+  }
+  return grads;
+}
+
 Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass,
                         const Fp32Matrix& d_logits) const {
   const size_t n = layers_.size();

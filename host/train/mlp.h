@@ -43,6 +43,9 @@ class Mlp {
   Gradients Backward(MatmulEngine& engine, const ForwardPass& pass,
                      const Fp32Matrix& d_logits) const;
 
+  // Zeros in the layout of the layers (a rank with no samples in a step contributes these).
+  Gradients ZeroGradients() const;
+
   std::vector<std::vector<float>*> Parameters();
   const std::vector<DenseLayer>& layers() const { return layers_; }
   size_t parameter_count() const;

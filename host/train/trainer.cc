@@ -4,6 +4,8 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "host/train/softmax_loss.h"
 
@@ -23,7 +25,7 @@ constexpr uint64_t kShuffleStream = 0x9E3779B97F4A7C15ull;
 }  // namespace
 
 Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset& test,
-                 MatmulEngine& engine)
+                 MatmulEngine& engine, Collective* collective)
     : config_(config),
       train_(train),
       test_(test),
@@ -31,7 +33,8 @@ Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset&
       model_(Widths(config, train), config.seed),
       optimizer_(MakeOptimizer(config.optimizer)),
       scaler_(config.loss_scaling),
-      shuffle_rng_(config.seed ^ kShuffleStream) {
+      shuffle_rng_(config.seed ^ kShuffleStream),
+      collective_(collective ? *collective : single_) {
   ValidateDataset(train);
   ValidateDataset(test);
   if (train.size() == 0 || test.size() == 0) {
@@ -45,7 +48,40 @@ Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset&
 }
 
 int Trainer::steps_per_epoch() const {
-  return (train_.size() + config_.batch_size - 1) / config_.batch_size;
+  const int global_batch = config_.batch_size * collective_.size();
+  return (train_.size() + global_batch - 1) / global_batch;
+}
+
+std::pair<size_t, size_t> Trainer::Shard(size_t count) const {
+  const size_t ranks = static_cast<size_t>(collective_.size());
+  const size_t rank = static_cast<size_t>(collective_.rank());
+  return {count * rank / ranks, count * (rank + 1) / ranks};
+}
+
+void Trainer::AllReduce(Gradients& grads) {
+  if (collective_.size() == 1) return;
+  const std::vector<std::vector<float>*> tensors = grads.Tensors();
+  std::vector<float> flat;
+  for (const std::vector<float>* t : tensors) flat.insert(flat.end(), t->begin(), t->end());
+  collective_.SumInRankOrder(flat);
+  size_t at = 0;
+  for (std::vector<float>* t : tensors) {
+    std::copy_n(flat.begin() + static_cast<std::ptrdiff_t>(at), t->size(), t->begin());
+    at += t->size();
+  }
+  communication_cycles_ +=
+      config_.interconnect.AllReduceCycles(flat.size() * sizeof(float), collective_.size());
+}
+
+uint64_t Trainer::WeightsHash() {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (const std::vector<float>* v : model_.Parameters()) {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(v->data());
+    for (size_t i = 0; i < v->size() * sizeof(float); ++i) {
+      hash = (hash ^ bytes[i]) * 0x100000001b3ull;
+    }
+  }
+  return hash;
 }
 
 Fp32Matrix Trainer::Rows(const Dataset& data, const std::vector<int>& order, size_t begin,
@@ -62,14 +98,21 @@ Fp32Matrix Trainer::Rows(const Dataset& data, const std::vector<int>& order, siz
 }
 
 Trainer::Evaluation Trainer::Evaluate(const Dataset& data) {
-  // One pass over the whole set: the larger the GEMM, the better the array is used.
+  // One pass over this rank's share of the set: the larger the GEMM, the better the array is
+  // used.
   std::vector<int> order(static_cast<size_t>(data.size()));
   std::iota(order.begin(), order.end(), 0);
   std::vector<int> labels;
-  const Fp32Matrix x = Rows(data, order, 0, order.size(), &labels);
-  const ForwardPass pass = model_.Forward(engine_, x);
-  const LossResult loss = SoftmaxCrossEntropy(pass.logits, labels, 1.0f, nullptr);
-  return {loss.loss_sum / data.size(), static_cast<double>(loss.correct) / data.size()};
+  const auto [begin, end] = Shard(order.size());
+  std::vector<double> sums = {0, 0};  // loss, correct
+  if (end > begin) {
+    const Fp32Matrix x = Rows(data, order, begin, end, &labels);
+    const ForwardPass pass = model_.Forward(engine_, x);
+    const LossResult loss = SoftmaxCrossEntropy(pass.logits, labels, 1.0f, nullptr);
+    sums = {loss.loss_sum, static_cast<double>(loss.correct)};
+  }
+  collective_.SumInRankOrder(sums);
+  return {sums[0] / data.size(), sums[1] / data.size()};
 }
 
 EpochRecord Trainer::RunEpoch(const Progress& progress) {
@@ -83,23 +126,36 @@ EpochRecord Trainer::RunEpoch(const Progress& progress) {
   const int steps = steps_per_epoch();
   std::vector<int> labels;
   const EngineStats before = engine_.stats();
+  const size_t global_batch = static_cast<size_t>(config_.batch_size) * collective_.size();
   for (int s = 0; s < steps; ++s) {
     ++step_;
-    const size_t begin = static_cast<size_t>(s) * config_.batch_size;
-    const size_t end = std::min(order.size(), begin + config_.batch_size);
-    const Fp32Matrix x = Rows(train_, order, begin, end, &labels);
-    const ForwardPass pass = model_.Forward(engine_, x);
-    Fp32Matrix d_logits;
-    const float scale = scaler_.scale();
-    const LossResult loss = SoftmaxCrossEntropy(pass.logits, labels, scale, &d_logits);
-    loss_sum += loss.loss_sum;
-    correct += loss.correct;
-    seen += static_cast<int>(end - begin);
-    if (step_ == config_.inject_overflow_step) {
-      d_logits.data[0] = std::numeric_limits<float>::infinity();
+    if (step_ == config_.inject_failure_step && collective_.rank() == collective_.size() - 1) {
+      throw std::runtime_error("injected failure at step " + std::to_string(step_) +
+                               " (test hook --inject-failure)");
     }
-
-    Gradients grads = model_.Backward(engine_, pass, d_logits);
+    // The step's samples [begin, end) of the order, and this rank's shard of them.
+    const size_t begin = static_cast<size_t>(s) * global_batch;
+    const size_t end = std::min(order.size(), begin + global_batch);
+    const auto [first, last] = Shard(end - begin);
+    const float scale = scaler_.scale();
+    Gradients grads = model_.ZeroGradients();
+    if (last > first) {
+      const Fp32Matrix x = Rows(train_, order, begin + first, begin + last, &labels);
+      const ForwardPass pass = model_.Forward(engine_, x);
+      Fp32Matrix d_logits;
+      // The loss is the mean over the whole step's samples: a shard's gradient is weighted by
+      // its share (1 with one rank, so a lone process computes exactly what it always did).
+      const float share = static_cast<float>(last - first) / static_cast<float>(end - begin);
+      const LossResult loss = SoftmaxCrossEntropy(pass.logits, labels, scale * share, &d_logits);
+      loss_sum += loss.loss_sum;
+      correct += loss.correct;
+      seen += static_cast<int>(last - first);
+      if (step_ == config_.inject_overflow_step) {
+        d_logits.data[0] = std::numeric_limits<float>::infinity();
+      }
+      grads = model_.Backward(engine_, pass, d_logits);
+    }
+    AllReduce(grads);
     // Unscaling by a power of two is exact; Inf and NaN survive it and are caught here.
     grads.Scale(1.0f / scale);
     if (scaler_.Update(grads.AllFinite())) {
@@ -108,7 +164,7 @@ EpochRecord Trainer::RunEpoch(const Progress& progress) {
       skipped_.push_back({step_, epoch_, scale, scaler_.scale()});
       if (on_skip) on_skip(skipped_.back());
     }
-    if (progress) progress(s + 1, steps, loss_sum / seen);
+    if (progress) progress(s + 1, steps, seen ? loss_sum / seen : 0.0);
   }
 
   const EngineStats& after = engine_.stats();
@@ -118,10 +174,12 @@ EpochRecord Trainer::RunEpoch(const Progress& progress) {
   training_stats_.array_busy_cycles += after.array_busy_cycles - before.array_busy_cycles;
   training_stats_.device_wall_seconds += after.device_wall_seconds - before.device_wall_seconds;
 
+  std::vector<double> totals = {loss_sum, static_cast<double>(correct), static_cast<double>(seen)};
+  collective_.SumInRankOrder(totals);
   EpochRecord record;
   record.epoch = epoch_;
-  record.train_loss = loss_sum / seen;
-  record.train_accuracy = static_cast<double>(correct) / seen;
+  record.train_loss = totals[0] / totals[2];
+  record.train_accuracy = totals[1] / totals[2];
   const Evaluation test = Evaluate(test_);
   record.test_loss = test.loss;
   record.test_accuracy = test.accuracy;
@@ -130,6 +188,15 @@ EpochRecord Trainer::RunEpoch(const Progress& progress) {
   record.skipped_steps = scaler_.skipped_steps();
   record.engine = engine_.stats();
   record.training = training_stats_;
+  record.communication_cycles = communication_cycles_;
+  record.weights_hash = WeightsHash();
+  const std::vector<uint64_t> hashes = collective_.AllGather(record.weights_hash);
+  for (size_t r = 1; r < hashes.size(); ++r) {
+    if (hashes[r] != hashes[0]) {
+      throw std::runtime_error("the master weights of rank " + std::to_string(r) +
+                               " differ from rank 0's after epoch " + std::to_string(epoch_));
+    }
+  }
   return record;
 }
 

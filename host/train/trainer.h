@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "host/train/collective.h"
 #include "host/train/dataset.h"
+#include "host/train/interconnect.h"
 #include "host/train/loss_scaler.h"
 #include "host/train/matmul_engine.h"
 #include "host/train/mlp.h"
@@ -22,13 +24,17 @@ namespace mxu::train {
 struct TrainConfig {
   std::vector<int> hidden = {32, 32};
   int epochs = 20;
-  int batch_size = 64;
+  int batch_size = 64;  // per rank: a step takes batch_size x ranks samples in all
   uint64_t seed = 1;
   OptimizerConfig optimizer;
   LossScalerConfig loss_scaling;
   // Test hook: poisons one logit gradient of this step (1-based) with +Inf before the backward
   // GEMMs, as an fp16-style overflow would. 0: never.
   uint64_t inject_overflow_step = 0;
+  // Test hook: the last rank throws at this step (1-based), as a failing chip would. 0: never.
+  uint64_t inject_failure_step = 0;
+  // The chips' ring, for the all-reduce's simulated cycles.
+  RingInterconnect interconnect;
 };
 
 struct EpochRecord {
@@ -41,7 +47,11 @@ struct EpochRecord {
   uint64_t steps = 0;    // steps so far, skipped ones included
   uint64_t skipped_steps = 0;
   EngineStats engine;    // cumulative, evaluation included
-  EngineStats training;  // cumulative, training steps only
+  EngineStats training;  // cumulative, training steps only (this rank's device)
+  // Cumulative simulated cycles of the gradient all-reduces on the ring (0 on one rank).
+  uint64_t communication_cycles = 0;
+  // FNV-1a of the fp32 master weights' bytes after the epoch: equal on every rank (checked).
+  uint64_t weights_hash = 0;
 };
 
 struct SkippedStep {
@@ -55,9 +65,13 @@ class Trainer {
   // progress(step_in_epoch, steps_in_epoch, running mean loss) after every step.
   using Progress = std::function<void(int, int, double)>;
 
-  // Throws std::invalid_argument for a bad configuration or data.
+  // Throws std::invalid_argument for a bad configuration or data. With a collective of N ranks
+  // (data parallelism: every rank constructs its Trainer alike), each step's batch of
+  // batch_size x N samples is cut into N shards, rank r computes the gradients of shard r on its
+  // engine, and the gradients are summed in rank order, so every rank applies the same update;
+  // the evaluation is sharded too. nullptr: one process.
   Trainer(const TrainConfig& config, const Dataset& train, const Dataset& test,
-          MatmulEngine& engine);
+          MatmulEngine& engine, Collective* collective = nullptr);
 
   EpochRecord RunEpoch(const Progress& progress = nullptr);
   const std::vector<SkippedStep>& skipped() const { return skipped_; }
@@ -74,6 +88,11 @@ class Trainer {
   Evaluation Evaluate(const Dataset& data);
   Fp32Matrix Rows(const Dataset& data, const std::vector<int>& order, size_t begin, size_t end,
                   std::vector<int>* labels) const;
+  // This rank's part [begin, end) of the samples [0, count).
+  std::pair<size_t, size_t> Shard(size_t count) const;
+  // Sums the gradients over the ranks; adds the all-reduce's cycles.
+  void AllReduce(Gradients& grads);
+  uint64_t WeightsHash();
 
   TrainConfig config_;
   const Dataset& train_;
@@ -87,6 +106,9 @@ class Trainer {
   uint64_t step_ = 0;
   std::vector<SkippedStep> skipped_;
   EngineStats training_stats_;
+  SingleProcess single_;
+  Collective& collective_;
+  uint64_t communication_cycles_ = 0;
 };
 
 }  // namespace mxu::train

@@ -1,0 +1,65 @@
+#include "host/train/mpi_collective.h"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace mxu::train {
+namespace {
+
+template <typename T>
+void GatherAndSum(std::vector<T>& values, MPI_Datatype type, int size) {
+  std::vector<T> all(values.size() * static_cast<size_t>(size));
+  if (MPI_Allgather(values.data(), static_cast<int>(values.size()), type, all.data(),
+                    static_cast<int>(values.size()), type, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    throw std::runtime_error("MPI_Allgather failed");
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    T sum = all[i];
+    for (int r = 1; r < size; ++r) sum += all[static_cast<size_t>(r) * values.size() + i];
+    values[i] = sum;
+  }
+}
+
+}  // namespace
+
+bool LaunchedByMpi() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
+}
+
+MpiCollective::MpiCollective() {
+  if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS) throw std::runtime_error("MPI_Init failed");
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+MpiCollective::~MpiCollective() { MPI_Finalize(); }
+
+void MpiCollective::SumInRankOrder(std::vector<float>& values) {
+  if (size_ > 1) GatherAndSum(values, MPI_FLOAT, size_);
+}
+
+void MpiCollective::SumInRankOrder(std::vector<double>& values) {
+  if (size_ > 1) GatherAndSum(values, MPI_DOUBLE, size_);
+}
+
+std::vector<uint64_t> MpiCollective::AllGather(uint64_t value) {
+  std::vector<uint64_t> all(static_cast<size_t>(size_));
+  if (MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD) !=
+      MPI_SUCCESS) {
+    throw std::runtime_error("MPI_Allgather failed");
+  }
+  return all;
+}
+
+void MpiCollective::Abort(const std::string& message) const {
+  std::fflush(stdout);
+  std::fprintf(stderr, "mxu train: rank %d of %d: %s\n", rank_, size_, message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::exit(1);  // MPI_Abort does not return; this satisfies [[noreturn]]
+}
+
+}  // namespace mxu::train
