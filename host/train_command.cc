@@ -112,11 +112,12 @@ TrainingData LoadData(const CLI::App& cli, const TrainArgs& args, uint64_t seed)
   TrainingData data;
   if (Given(cli, "--data")) {
     try {
-      data.split = train::LoadIdxDataset(args.data, args.train_samples, args.test_samples);
+      data.split = train::LoadIdxDataset(train::DataDirectory(args.data), args.train_samples,
+                                         args.test_samples);
     } catch (const std::runtime_error& error) {
       throw UsageError(error.what());  // a missing or malformed file is bad input
     }
-    data.name = "IDX " + args.data;
+    data.name = args.data == train::kFashionMnistName ? "Fashion-MNIST" : "IDX " + args.data;
     return data;
   }
   const int classes = args.classes;

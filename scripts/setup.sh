@@ -8,10 +8,13 @@ cd "$(dirname "$0")/.."
 # zlib1g-dev: Verilator's FST tracing links zlib. libcairo2-dev: the plots (host/plot);
 # libpng-dev: the tests read the pictures back; nlohmann-json3-dev, libcli11-dev: header-only,
 # JSON everywhere and mxu's command line. pybind11-dev, python3-dev, python3-numpy,
-# python3-pytest: the Python module and its tests.
+# python3-pytest: the Python module and its tests. dataset-fashion-mnist: the real data of
+# `mxu train --data fashion-mnist` (/usr/share/datasets/fashion-mnist, .gz IDX files); zlib1g-dev
+# also reads those.
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
           gtkwave xvfb zlib1g-dev libcairo2-dev libpng-dev nlohmann-json3-dev libcli11-dev
-          clang-format python3 pybind11-dev python3-dev python3-numpy python3-pytest)
+          clang-format python3 pybind11-dev python3-dev python3-numpy python3-pytest
+          dataset-fashion-mnist)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
