@@ -26,7 +26,7 @@ using train::EpochRecord;
 
 // "64,32" -> {64, 32}; "none" -> no hidden layer. Every item a decimal width in [1, 4096]: an
 // empty item ("8,", ",8", "8,,8") is refused.
-std::vector<int> ParseWidths(const std::string& text) {
+std::vector<int> ParseWidths(const std::string& text, const std::string& option) {
   std::vector<int> widths;
   if (text == "none") return widths;
   const CLI::Validator width = DecimalRange(1, 4096);
@@ -35,7 +35,7 @@ std::vector<int> ParseWidths(const std::string& text) {
     const size_t comma = text.find(',', start);
     std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
     if (!width(item).empty()) {
-      throw UsageError("--hidden: '" + text +
+      throw UsageError(option + ": '" + text +
                        "' is not a comma-separated list of widths 1..4096 (or 'none')");
     }
     widths.push_back(std::stoi(item));
@@ -94,6 +94,7 @@ struct TrainArgs {
   TraceOptions trace;
   train::TrainConfig config;
   std::string hidden = "32,32";
+  std::string channels = "16,32";
   std::string data;
   int train_samples = 0, test_samples = 0;
   int classes = train::kSpiralClasses;
@@ -133,7 +134,19 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   const DeviceOptions& options = args.device;
   const TraceOptions& trace = args.trace;
   train::TrainConfig& config_in = args.config;
-  if (Given(cli, "--hidden")) config_in.hidden = ParseWidths(args.hidden);
+  if (config_in.model != "mlp" && config_in.model != "cnn") {
+    throw UsageError("unknown model '" + config_in.model + "' (expected mlp or cnn)");
+  }
+  const bool cnn = config_in.model == "cnn";
+  if (Given(cli, "--channels") && !cnn)
+    throw UsageError("--channels is the CNN's: give --model cnn");
+  if (cnn) {
+    if (!Given(cli, "--data")) throw UsageError("--model cnn needs image data: give --data");
+    config_in.channels = ParseWidths(args.channels, "--channels");
+    if (config_in.channels.empty()) throw UsageError("--channels: the CNN needs a conv layer");
+    config_in.hidden = {128};  // the CNN's dense head, unless --hidden says otherwise
+  }
+  if (Given(cli, "--hidden")) config_in.hidden = ParseWidths(args.hidden, "--hidden");
   if (config_in.optimizer.kind != "adam" && config_in.optimizer.kind != "sgd") {
     throw UsageError("unknown optimizer '" + config_in.optimizer.kind + "' (expected adam or sgd)");
   }
@@ -155,6 +168,17 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   const TrainingData loaded = LoadData(cli, args, config.seed);
   const train::Split& data = loaded.split;
   const std::string& data_name = loaded.name;
+  if (cnn) {
+    // A conv layer's weight gradient sums over batch x pixels products: one K of the device.
+    const int64_t pixels = int64_t{data.train.image_rows} * data.train.image_cols;
+    if (pixels == 0) throw UsageError("--model cnn needs image data; " + data_name + " is not");
+    if (pixels * config.batch_size > train::DeviceMatmulEngine::kMaxRows) {
+      throw UsageError("--batch " + std::to_string(config.batch_size) + " with " +
+                       std::to_string(pixels) + "-pixel images is above the CNN's limit of " +
+                       std::to_string(train::DeviceMatmulEngine::kMaxRows / pixels) +
+                       " (batch x pixels must be at most 65535)");
+    }
+  }
   const uint64_t steps_per_epoch =
       (static_cast<uint64_t>(data.train.size()) + config.batch_size - 1) / config.batch_size;
   const uint64_t total_steps = steps_per_epoch * static_cast<uint64_t>(config.epochs);
@@ -196,8 +220,8 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
     std::fprintf(text, "training %s: %d train / %d test samples, %d features, %d classes\n",
                  data_name.c_str(), data.train.size(), data.test.size(), data.train.features,
                  data.train.classes);
-    std::fprintf(text, "model MLP %s (%zu parameters), %s lr %g, batch %d, %d epochs, seed %llu\n",
-                 JoinWidths(widths).c_str(), trainer.model().parameter_count(),
+    std::fprintf(text, "model %s (%zu parameters), %s lr %g, batch %d, %d epochs, seed %llu\n",
+                 trainer.model().Describe().c_str(), trainer.model().parameter_count(),
                  config.optimizer.kind.c_str(), config.optimizer.learning_rate, config.batch_size,
                  config.epochs, (unsigned long long)config.seed);
     std::fprintf(text, "GEMMs on %s\n", engine_text.c_str());
@@ -258,8 +282,8 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
       accuracy[1].y.push_back(r.test_accuracy);
     }
     train::WriteCurvesPng(args.plot,
-                          "mxu train: MLP " + JoinWidths(widths) + " on " + engine->name(), loss,
-                          accuracy);
+                          "mxu train: " + trainer.model().Describe() + " on " + engine->name(),
+                          loss, accuracy);
   }
 
   const EpochRecord& last = records.back();
@@ -283,7 +307,8 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
     j["data"] = data_name;
     j["train_samples"] = data.train.size();
     j["test_samples"] = data.test.size();
-    j["layers"] = JoinWidths(widths);
+    j["model"] = trainer.model().Describe();
+    if (!cnn) j["layers"] = JoinWidths(widths);
     j["parameters"] = trainer.model().parameter_count();
     j["optimizer"] = config.optimizer.kind;
     j["learning_rate"] = config.optimizer.learning_rate;
@@ -305,6 +330,7 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
     j["utilization"] = utilization;
     j["wall_seconds"] = wall;
     j["steps_per_second"] = steps_per_second;
+    j["confusion"] = last.confusion;  // test set: rows true class, columns predicted
     std::printf("%s\n", j.dump().c_str());
   } else if (!quiet) {
     std::printf("test accuracy %.1f%% after %llu steps (%llu skipped), %.1f s, %.2f steps/s",
@@ -327,15 +353,18 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
   train::TrainConfig& c = a.config;
   CLI::App* cmd = app.add_subcommand(
       "train",
-      "Mixed-precision training of an MLP classifier, every GEMM on the device (bf16 operands, "
+      "Mixed-precision training of an MLP or CNN classifier, every GEMM on the device (bf16 "
+      "operands, "
       "fp32 accumulation, dynamic loss scaling); the generated spirals, or MNIST-style IDX files "
-      "with --data. --backend host: the same loop in plain fp32 on the host.");
+      "with --data (--data fashion-mnist). --backend host: the same loop in plain fp32 on the "
+      "host.");
   cmd->footer(kExitCodesHelp);
   CLI::Option* data =
       cmd->add_option("--data", a.data,
                       "directory of IDX files: train-images-idx3-ubyte, train-labels-idx1-ubyte "
-                      "(t10k-*: the test set; without them an 80/20 split). Labels 0..L-1, every "
-                      "class present in the training labels")
+                      "(t10k-*: the test set; without them an 80/20 split), plain or .gz. Labels "
+                      "0..L-1, every class present in the training labels. fashion-mnist: the "
+                      "installed Fashion-MNIST (package dataset-fashion-mnist)")
           ->type_name("DIR");
   AddInteger(cmd, "--train-samples", &a.train_samples, 0, 1 << 30,
              "keep the first N training samples of --data (0: all)")
@@ -347,9 +376,17 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
              "spiral points per class")
       ->excludes(data);
   AddInteger(cmd, "--classes", &a.classes, 2, 16, "spiral arms (classes)")->excludes(data);
+  cmd->add_option("--model", c.model,
+                  "mlp, or cnn: conv 3x3 + ReLU + 2x2 max pooling per --channels, then the "
+                  "dense --hidden layers (needs image data, --data)")
+      ->type_name("NAME");
   cmd->add_option("--hidden", a.hidden,
-                  "hidden layer widths, comma-separated, each in [1, 4096]; none: no hidden layer")
+                  "hidden dense layer widths, comma-separated, each in [1, 4096]; none: no hidden "
+                  "layer (default 32,32; 128 for the CNN)")
       ->type_name("W,W,...");
+  cmd->add_option("--channels", a.channels,
+                  "the CNN's conv layers' output channels, comma-separated (default 16,32)")
+      ->type_name("C,C,...");
   AddInteger(cmd, "--epochs", &c.epochs, 1, 100000, "passes over the training set");
   AddInteger(cmd, "--batch", &c.batch_size, 1, 65535, "samples per step");
   cmd->add_option("--optimizer", c.optimizer.kind, "adam or sgd (with momentum)")

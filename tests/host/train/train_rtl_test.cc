@@ -30,9 +30,8 @@ std::vector<EpochRecord> Train(MatmulEngine& engine, const TrainConfig& config, 
   std::vector<EpochRecord> records;
   for (int e = 0; e < config.epochs; ++e) records.push_back(trainer.RunEpoch());
   if (final_weights) {
-    for (const DenseLayer& layer : trainer.model().layers()) {
-      final_weights->insert(final_weights->end(), layer.w.data.begin(), layer.w.data.end());
-      final_weights->insert(final_weights->end(), layer.b.begin(), layer.b.end());
+    for (const std::vector<float>* p : trainer.model().Parameters()) {
+      final_weights->insert(final_weights->end(), p->begin(), p->end());
     }
   }
   return records;
