@@ -153,8 +153,15 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   if (Given(cli, "--momentum") && config_in.optimizer.kind != "sgd") {
     throw UsageError("--momentum is SGD's: give --optimizer sgd with it, or leave it out");
   }
-  if (!Given(cli, "--lr") && config_in.optimizer.kind == "sgd")
-    config_in.optimizer.learning_rate = 0.05f;
+  // Adam's step suits the data: 0.01 on the 2-feature spirals, 0.001 on images (at 0.01 a
+  // 784-128-10 MLP stalls near 85% on Fashion-MNIST; at 0.001 it reaches 87.5% in 5 epochs).
+  if (!Given(cli, "--lr")) {
+    if (config_in.optimizer.kind == "sgd") {
+      config_in.optimizer.learning_rate = 0.05f;
+    } else if (Given(cli, "--data")) {
+      config_in.optimizer.learning_rate = 0.001f;
+    }
+  }
   if (options.backend == "host" && (Given(cli, "--trace") || Given(cli, "--timeline"))) {
     throw UsageError("--trace and --timeline record the device: not with --backend host");
   }
@@ -392,7 +399,7 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
   cmd->add_option("--optimizer", c.optimizer.kind, "adam or sgd (with momentum)")
       ->type_name("NAME");
   AddFloat(cmd, "--lr", &c.optimizer.learning_rate, 1e-9, 1e6, false,
-           "learning rate (default 0.01 for adam, 0.05 for sgd)")
+           "learning rate (default: adam 0.01 on the spirals, 0.001 with --data; sgd 0.05)")
       ->default_str("");
   AddFloat(cmd, "--momentum", &c.optimizer.momentum, 0, 1, true, "SGD momentum (sgd only)");
   AddFloat(cmd, "--loss-scale", &c.loss_scaling.initial_scale, 1, 16777216, false,
