@@ -12,9 +12,7 @@
 namespace mxu::train {
 namespace {
 
-struct Dims {
-  int m, k, n;
-};
+using Dims = MatmulShape;
 
 // The product's shape; the same checks for both engines so a shape bug fails alike on both.
 Dims CheckShapes(const MatmulOp& op) {
@@ -150,6 +148,12 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunProgram(const std::vector<MatmulO
     ++stats_.gemms;
     stats_.macs += uint64_t(d.m) * d.k * d.n;
   }
+  return RunChunked(ops, dims, chained);
+}
+
+std::vector<Fp32Matrix> DeviceMatmulEngine::RunChunked(const std::vector<MatmulOp>& ops,
+                                                       const std::vector<MatmulShape>& dims,
+                                                       bool chained) {
   // Output rows are independent, so a program whose products share M runs in row chunks with
   // bit-identical results: chunks keep M within the instruction fields and the chained
   // results within half the unified buffer (the planners share the rest).
@@ -181,10 +185,7 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunProgram(const std::vector<MatmulO
         alone.a = &results[op.chain_from];
         alone.chain_from = -1;
       }
-      const uint64_t gemms = stats_.gemms, macs = stats_.macs;
-      results.push_back(std::move(RunProgram({alone})[0]));
-      stats_.gemms = gemms;  // counted above
-      stats_.macs = macs;
+      results.push_back(std::move(RunChunked({alone}, {CheckShapes(alone)}, false)[0]));
     }
     return results;
   }

@@ -36,6 +36,11 @@ struct MatmulOp {
   std::string label;
 };
 
+// A product's shape: op(A) is m x k, op(B) k x n.
+struct MatmulShape {
+  int m, k, n;
+};
+
 // What the engine's GEMMs cost, summed over its life.
 struct EngineStats {
   uint64_t gemms = 0;
@@ -79,6 +84,9 @@ class DeviceMatmulEngine : public MatmulEngine {
   const driver::DeviceConfig& config() const { return config_; }
 
  private:
+  // ops (of shapes dims, already counted in the stats) as one or more device programs.
+  std::vector<Fp32Matrix> RunChunked(const std::vector<MatmulOp>& ops,
+                                     const std::vector<MatmulShape>& dims, bool chained);
   // One device program for all of ops (no splitting).
   std::vector<Fp32Matrix> RunWhole(const std::vector<MatmulOp>& ops);
 
