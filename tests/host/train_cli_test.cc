@@ -121,11 +121,13 @@ TEST(MxuTrainCli, FashionMnistTrainsOnTheModelBackend) {
   EXPECT_GT(a["test_accuracy"].get<double>(), 0.5) << mlp.out;  // chance is 0.1
   ExpectConfusionOfTheTestSet(a, 10);
 
-  const CliResult cnn = RunMxu(flags + "--epochs 1 --model cnn --channels 4,8 --hidden 16");
+  // Eight steps: Adam's larger step of the spirals (0.01) gets somewhere in them.
+  const CliResult cnn =
+      RunMxu(flags + "--epochs 1 --model cnn --channels 4,8 --hidden 16 --lr 0.01");
   ASSERT_EQ(cnn.exit_code, 0) << cnn.err;
   const json b = json::parse(cnn.out);
   EXPECT_EQ(b["model"], "CNN 28x28 conv3x3-4 pool2 conv3x3-8 pool2 dense 392-16-10");
-  EXPECT_GT(b["test_accuracy"].get<double>(), 0.3) << cnn.out;
+  EXPECT_GT(b["test_accuracy"].get<double>(), 0.35) << cnn.out;  // 51%
   ExpectConfusionOfTheTestSet(b, 10);
   // One conv layer's weight gradient sums batch x 784 pixels: the batch is capped.
   ExpectUsageError("train --data fashion-mnist --backend model --model cnn --batch 84",
