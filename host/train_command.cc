@@ -389,10 +389,10 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
       ->type_name("NAME");
   cmd->add_option("--hidden", a.hidden,
                   "hidden dense layer widths, comma-separated, each in [1, 4096]; none: no hidden "
-                  "layer (default 32,32; 128 for the CNN)")
+                  "layer (the CNN's default: 128)")
       ->type_name("W,W,...");
   cmd->add_option("--channels", a.channels,
-                  "the CNN's conv layers' output channels, comma-separated (default 16,32)")
+                  "the CNN's conv layers' output channels, comma-separated, each in [1, 4096]")
       ->type_name("C,C,...");
   AddInteger(cmd, "--epochs", &c.epochs, 1, 100000, "passes over the training set");
   AddInteger(cmd, "--batch", &c.batch_size, 1, 65535, "samples per step");
