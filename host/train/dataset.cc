@@ -22,6 +22,8 @@ Dataset Subset(const Dataset& data, const std::vector<size_t>& indices, const st
   Dataset subset;
   subset.features = data.features;
   subset.classes = data.classes;
+  subset.image_rows = data.image_rows;
+  subset.image_cols = data.image_cols;
   subset.name = name;
   const size_t features = static_cast<size_t>(data.features);
   subset.x.reserve(indices.size() * features);

@@ -17,6 +17,9 @@ struct Dataset {
   // One label per sample, in [0, classes).
   std::vector<int> labels;
   int size() const { return static_cast<int>(labels.size()); }
+  // Images (IDX data): features = image_rows * image_cols pixels, row-major, one channel. 0 for
+  // data that are not images (the spirals); the CNN needs images.
+  int image_rows = 0, image_cols = 0;
   // For logs and plot titles, e.g. "spirals" or "idx:data/mnist (train)".
   std::string name;
 };

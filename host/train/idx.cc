@@ -13,6 +13,8 @@
 #include <system_error>
 #include <vector>
 
+#include "host/train/gunzip.h"
+
 namespace mxu::train {
 namespace {
 
@@ -74,8 +76,8 @@ struct ImageSet {
   size_t pixels() const { return images.dims[1] * images.dims[2]; }
 };
 
-// The first of names that exists in dir, or "" if none does. A gzip-compressed copy (name.gz) of
-// a wanted file is an error, since the usual mistake is forgetting to unpack the download.
+// The first of names that exists in dir, else the first name.gz that does (the download as it
+// comes), or "" if none does.
 std::string FindFile(const fs::path& dir, const std::vector<std::string>& names) {
   std::error_code error;
   for (const std::string& name : names) {
@@ -83,9 +85,15 @@ std::string FindFile(const fs::path& dir, const std::vector<std::string>& names)
   }
   for (const std::string& name : names) {
     const fs::path gz = dir / (name + ".gz");
-    if (fs::exists(gz, error)) Fail(gz.string(), "is gzip-compressed: gunzip it first");
+    if (fs::exists(gz, error)) return gz.string();
   }
   return "";
+}
+
+std::vector<std::string> WithGz(const std::vector<std::string>& names) {
+  std::vector<std::string> all = names;
+  for (const std::string& name : names) all.push_back(name + ".gz");
+  return all;
 }
 
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -128,6 +136,8 @@ Dataset ToDataset(const ImageSet& set, int max_samples, const std::string& name)
   const size_t pixels = set.pixels();
   Dataset data;
   data.features = static_cast<int>(pixels);
+  data.image_rows = static_cast<int>(set.images.dims[1]);
+  data.image_cols = static_cast<int>(set.images.dims[2]);
   data.name = name;
   data.x.resize(count * pixels);
   for (size_t i = 0; i < count * pixels; ++i) data.x[i] = set.images.data[i] / 255.0f;
@@ -169,13 +179,8 @@ void KeepFirst(Dataset& data, int max_samples) {
   data.x.resize(static_cast<size_t>(max_samples) * static_cast<size_t>(data.features));
 }
 
-}  // namespace
-
-IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& name_for_errors) {
-  const std::string& name = name_for_errors;
-  if (bytes.size() >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B) {
-    Fail(name, "is gzip-compressed: gunzip it first");
-  }
+// An uncompressed IDX file.
+IdxArray ParseRawIdx(const std::vector<uint8_t>& bytes, const std::string& name) {
   if (bytes.size() < 4) {
     Fail(name, "too short for an IDX header: " + std::to_string(bytes.size()) + " bytes");
   }
@@ -233,7 +238,25 @@ IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& name_for
   return array;
 }
 
+}  // namespace
+
+IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& name_for_errors) {
+  // A gzip file (by its magic, whatever its name) is unpacked first, once.
+  if (IsGzip(bytes)) return ParseRawIdx(Gunzip(bytes, name_for_errors), name_for_errors);
+  return ParseRawIdx(bytes, name_for_errors);
+}
+
 IdxArray ReadIdx(const std::string& path) { return ParseIdx(ReadFileBytes(path), path); }
+
+std::string DataDirectory(const std::string& name) {
+  if (name != kFashionMnistName) return name;
+  std::error_code error;
+  if (!fs::is_directory(kFashionMnistDir, error)) {
+    Fail(name, std::string("not installed: ") + kFashionMnistDir + " is missing (apt-get install " +
+                   kFashionMnistPackage + ", or run scripts/setup.sh)");
+  }
+  return kFashionMnistDir;
+}
 
 Split LoadIdxDataset(const std::string& dir_name, int max_train, int max_test) {
   const fs::path dir(dir_name);
@@ -253,16 +276,16 @@ Split LoadIdxDataset(const std::string& dir_name, int max_train, int max_test) {
   const std::string test_images = FindFile(dir, test_images_names);
   const std::string test_labels = FindFile(dir, test_labels_names);
   if (train_images.empty()) {
-    Fail(dir_name, "missing training images: looked for " + JoinNames(train_images_names));
+    Fail(dir_name, "missing training images: looked for " + JoinNames(WithGz(train_images_names)));
   }
   if (train_labels.empty()) {
-    Fail(dir_name, "missing training labels: looked for " + JoinNames(train_labels_names));
+    Fail(dir_name, "missing training labels: looked for " + JoinNames(WithGz(train_labels_names)));
   }
   if (test_images.empty() != test_labels.empty()) {
-    Fail(dir_name,
-         test_images.empty()
-             ? "test labels without test images: looked for " + JoinNames(test_images_names)
-             : "test images without test labels: looked for " + JoinNames(test_labels_names));
+    Fail(dir_name, test_images.empty() ? "test labels without test images: looked for " +
+                                             JoinNames(WithGz(test_images_names))
+                                       : "test images without test labels: looked for " +
+                                             JoinNames(WithGz(test_labels_names)));
   }
 
   const ImageSet train_set = LoadPair(train_images, train_labels);

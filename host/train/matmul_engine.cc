@@ -1,5 +1,6 @@
 #include "host/train/matmul_engine.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -11,9 +12,7 @@
 namespace mxu::train {
 namespace {
 
-struct Dims {
-  int m, k, n;
-};
+using Dims = MatmulShape;
 
 // The product's shape; the same checks for both engines so a shape bug fails alike on both.
 Dims CheckShapes(const MatmulOp& op) {
@@ -49,6 +48,32 @@ driver::Bf16Matrix ToBf16Transposed(const Fp32Matrix& m, Subnormals mode) {
   return out;
 }
 
+Fp32Matrix Transposed(const Fp32Matrix& m) {
+  Fp32Matrix t(m.cols, m.rows);
+  for (int r = 0; r < m.rows; ++r) {
+    for (int c = 0; c < m.cols; ++c) t.at(c, r) = m.at(r, c);
+  }
+  return t;
+}
+
+// Rows [begin, end) of op(A), stored plainly: what the device loads for those output rows (the
+// cast writes a transposed A transposed anyway).
+Fp32Matrix OpARows(const MatmulOp& op, int begin, int end) {
+  const Fp32Matrix& a = *op.a;
+  const int k = op.trans_a ? a.rows : a.cols;
+  Fp32Matrix rows(end - begin, k);
+  for (int i = begin; i < end; ++i) {
+    for (int p = 0; p < k; ++p) rows.at(i - begin, p) = op.trans_a ? a.at(p, i) : a.at(i, p);
+  }
+  return rows;
+}
+
+void AppendRows(Fp32Matrix& all, const Fp32Matrix& part) {
+  if (all.rows == 0) all.cols = part.cols;
+  all.rows += part.rows;
+  all.data.insert(all.data.end(), part.data.begin(), part.data.end());
+}
+
 }  // namespace
 
 std::vector<Fp32Matrix> MatmulEngine::RunProgram(const std::vector<MatmulOp>& ops) {
@@ -70,6 +95,10 @@ std::vector<Fp32Matrix> MatmulEngine::RunProgram(const std::vector<MatmulOp>& op
 
 Fp32Matrix HostMatmulEngine::Run(const MatmulOp& op) {
   const Dims d = CheckShapes(op);
+  // op(B) stored K x N, so the inner loop runs over contiguous memory and vectorizes; the sums
+  // are formed in the same order (p ascending, one product at a time) as before.
+  const Fp32Matrix b_kn = op.trans_b ? Transposed(*op.b) : Fp32Matrix();
+  const Fp32Matrix& b = op.trans_b ? b_kn : *op.b;
   Fp32Matrix c(d.m, d.n);
   for (int i = 0; i < d.m; ++i) {
     float* row = &c.data[static_cast<size_t>(i) * d.n];
@@ -78,7 +107,8 @@ Fp32Matrix HostMatmulEngine::Run(const MatmulOp& op) {
     }
     for (int p = 0; p < d.k; ++p) {
       const float a = op.trans_a ? op.a->at(p, i) : op.a->at(i, p);
-      for (int j = 0; j < d.n; ++j) row[j] += a * (op.trans_b ? op.b->at(j, p) : op.b->at(p, j));
+      const float* b_row = &b.data[static_cast<size_t>(p) * d.n];
+      for (int j = 0; j < d.n; ++j) row[j] += a * b_row[j];
     }
     if (op.relu) {
       for (int j = 0; j < d.n; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
@@ -97,6 +127,86 @@ DeviceMatmulEngine::DeviceMatmulEngine(driver::Device& device, uint64_t watchdog
 Fp32Matrix DeviceMatmulEngine::Run(const MatmulOp& op) { return std::move(RunProgram({op})[0]); }
 
 std::vector<Fp32Matrix> DeviceMatmulEngine::RunProgram(const std::vector<MatmulOp>& ops) {
+  // The shapes, checked as the host engine checks them, a chained A standing in by its shape.
+  std::vector<Dims> dims;
+  bool chained = false;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    MatmulOp shaped = ops[i];
+    Fp32Matrix stand_in;
+    if (ops[i].chain_from >= 0) {
+      if (ops[i].chain_from >= static_cast<int>(i) || ops[i].a || ops[i].trans_a) {
+        throw std::invalid_argument("a chained matmul takes A from an earlier op only");
+      }
+      stand_in.rows = dims[ops[i].chain_from].m;
+      stand_in.cols = dims[ops[i].chain_from].n;
+      shaped.a = &stand_in;
+      chained = true;
+    }
+    dims.push_back(CheckShapes(shaped));
+  }
+  for (const Dims& d : dims) {
+    ++stats_.gemms;
+    stats_.macs += uint64_t(d.m) * d.k * d.n;
+  }
+  return RunChunked(ops, dims, chained);
+}
+
+std::vector<Fp32Matrix> DeviceMatmulEngine::RunChunked(const std::vector<MatmulOp>& ops,
+                                                       const std::vector<MatmulShape>& dims,
+                                                       bool chained) {
+  // Output rows are independent, so a program whose products share M runs in row chunks with
+  // bit-identical results: chunks keep M within the instruction fields and the chained
+  // results within half the unified buffer (the planners share the rest).
+  int chunk = kMaxRows;
+  if (chained) {
+    int resident_tiles = 0;
+    for (const MatmulOp& op : ops) {
+      if (op.chain_from >= 0) {
+        resident_tiles += (dims[op.chain_from].n + config_.cols - 1) / config_.cols;
+      }
+    }
+    chunk = std::min<int>(chunk, static_cast<int>(config_.ub_depth / 2) / resident_tiles);
+  }
+  chunk = std::max<int>(static_cast<int>(config_.rows), chunk / config_.rows * config_.rows);
+  int max_m = 0;
+  bool same_m = true;
+  for (const Dims& d : dims) {
+    max_m = std::max(max_m, d.m);
+    same_m = same_m && d.m == dims[0].m;
+  }
+  if (max_m <= chunk) return RunWhole(ops);
+  if (!same_m) {
+    // Products of different heights (dW and dX): each on its own, chained A's from the host
+    // copy of their producer's result (the device would keep the same bf16 values on chip).
+    std::vector<Fp32Matrix> results;
+    for (const MatmulOp& op : ops) {
+      MatmulOp alone = op;
+      if (op.chain_from >= 0) {
+        alone.a = &results[op.chain_from];
+        alone.chain_from = -1;
+      }
+      results.push_back(std::move(RunChunked({alone}, {CheckShapes(alone)}, false)[0]));
+    }
+    return results;
+  }
+  std::vector<Fp32Matrix> results(ops.size());
+  for (int begin = 0; begin < max_m; begin += chunk) {
+    const int end = std::min(max_m, begin + chunk);
+    std::vector<Fp32Matrix> a_rows(ops.size());
+    std::vector<MatmulOp> part = ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].chain_from >= 0) continue;
+      a_rows[i] = OpARows(ops[i], begin, end);
+      part[i].a = &a_rows[i];
+      part[i].trans_a = false;
+    }
+    std::vector<Fp32Matrix> outputs = RunWhole(part);
+    for (size_t i = 0; i < ops.size(); ++i) AppendRows(results[i], outputs[i]);
+  }
+  return results;
+}
+
+std::vector<Fp32Matrix> DeviceMatmulEngine::RunWhole(const std::vector<MatmulOp>& ops) {
   // Shapes are checked as the host engine checks them, a chained A standing in by its shape.
   std::vector<Dims> dims;
   std::vector<driver::Bf16Matrix> operands;
@@ -144,10 +254,6 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunProgram(const std::vector<MatmulO
   driver::Tracing* tracing = device_.tracing();
   if (tracing && !label.empty()) tracing->SetProgramLabel(label);
   std::vector<driver::GemmResult> results = program.Run(watchdog_cycles_);
-  for (const Dims& d : dims) {
-    ++stats_.gemms;
-    stats_.macs += uint64_t(d.m) * d.k * d.n;
-  }
   const driver::RunStats& run = results[0].stats;  // the program's
   stats_.device_cycles += run.counter(csr::Counter::kCycles);
   stats_.array_busy_cycles += run.counter(csr::Counter::kArrayBusy);

@@ -36,6 +36,11 @@ struct MatmulOp {
   std::string label;
 };
 
+// A product's shape: op(A) is m x k, op(B) k x n.
+struct MatmulShape {
+  int m, k, n;
+};
+
 // What the engine's GEMMs cost, summed over its life.
 struct EngineStats {
   uint64_t gemms = 0;
@@ -65,8 +70,13 @@ class HostMatmulEngine : public MatmulEngine {
   const char* name() const override { return "host"; }
 };
 
+// Runs products of any height: a program whose products are taller than the driver's limit
+// (65535 rows) or whose chained results would crowd the unified buffer runs in row chunks (rows
+// are independent: the results are bit-identical), so no caller meets those limits.
 class DeviceMatmulEngine : public MatmulEngine {
  public:
+  static constexpr int kMaxRows = 65535;
+
   DeviceMatmulEngine(driver::Device& device, uint64_t watchdog_cycles);
   Fp32Matrix Run(const MatmulOp& op) override;
   std::vector<Fp32Matrix> RunProgram(const std::vector<MatmulOp>& ops) override;
@@ -74,6 +84,12 @@ class DeviceMatmulEngine : public MatmulEngine {
   const driver::DeviceConfig& config() const { return config_; }
 
  private:
+  // ops (of shapes dims, already counted in the stats) as one or more device programs.
+  std::vector<Fp32Matrix> RunChunked(const std::vector<MatmulOp>& ops,
+                                     const std::vector<MatmulShape>& dims, bool chained);
+  // One device program for all of ops (no splitting).
+  std::vector<Fp32Matrix> RunWhole(const std::vector<MatmulOp>& ops);
+
   driver::Device& device_;
   driver::DeviceConfig config_;
   uint64_t watchdog_cycles_;

@@ -8,33 +8,6 @@
 
 namespace mxu::train {
 
-std::vector<std::vector<float>*> Gradients::Tensors() {
-  std::vector<std::vector<float>*> tensors;
-  for (size_t l = 0; l < w.size(); ++l) {
-    tensors.push_back(&w[l].data);
-    tensors.push_back(&b[l]);
-  }
-  return tensors;
-}
-
-bool Gradients::AllFinite() const {
-  for (size_t l = 0; l < w.size(); ++l) {
-    for (float g : w[l].data) {
-      if (!std::isfinite(g)) return false;
-    }
-    for (float g : b[l]) {
-      if (!std::isfinite(g)) return false;
-    }
-  }
-  return true;
-}
-
-void Gradients::Scale(float factor) {
-  for (std::vector<float>* tensor : Tensors()) {
-    for (float& g : *tensor) g *= factor;
-  }
-}
-
 Mlp::Mlp(const std::vector<int>& widths, uint64_t seed) {
   if (widths.size() < 2) throw std::invalid_argument("an MLP needs at least inputs and outputs");
   for (int width : widths) {
@@ -74,17 +47,8 @@ ForwardPass Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x) const {
   return pass;
 }
 
-Gradients Mlp::ZeroGradients() const {
-  Gradients grads;
-  for (const DenseLayer& layer : layers_) {
-    grads.w.emplace_back(layer.w.rows, layer.w.cols);
-    grads.b.emplace_back(layer.b.size(), 0.0f);
-  }
-  return grads;
-}
-
-Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass,
-                        const Fp32Matrix& d_logits) const {
+Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass, const Fp32Matrix& d_logits,
+                        Fp32Matrix* d_input) const {
   const size_t n = layers_.size();
   Gradients grads;
   grads.w.resize(n);
@@ -92,13 +56,14 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass,
   Fp32Matrix d_out = d_logits;  // dLoss/d(pre-activation) of layer l
   for (size_t l = n; l-- > 0;) {
     // dW = X^T dY (the device transposes X as it loads it) and dX = dY W^T: one program.
-    std::vector<MatmulOp> ops(l == 0 ? 1 : 2);
+    const bool want_dx = l > 0 || d_input;
+    std::vector<MatmulOp> ops(want_dx ? 2 : 1);
     MatmulOp& dw = ops[0];
     dw.a = &pass.inputs[l];
     dw.trans_a = true;
     dw.b = &d_out;
     dw.label = "layer " + std::to_string(l + 1) + " dW";
-    if (l > 0) {
+    if (want_dx) {
       MatmulOp& dx = ops[1];
       dx.a = &d_out;
       dx.b = &layers_[l].w;
@@ -111,7 +76,10 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass,
     for (int r = 0; r < d_out.rows; ++r) {
       for (int c = 0; c < d_out.cols; ++c) grads.b[l][c] += d_out.at(r, c);
     }
-    if (l == 0) break;
+    if (l == 0) {
+      if (d_input) *d_input = std::move(outputs[1]);
+      break;
+    }
     // dX through the ReLU that produced X: its gradient is 1 where X > 0.
     Fp32Matrix d_in = std::move(outputs[1]);
     const Fp32Matrix& x = pass.inputs[l];
@@ -130,6 +98,27 @@ std::vector<std::vector<float>*> Mlp::Parameters() {
     params.push_back(&layer.b);
   }
   return params;
+}
+
+std::string Mlp::Describe() const {
+  std::string text = "MLP " + std::to_string(layers_[0].w.rows);
+  for (const DenseLayer& layer : layers_) text += "-" + std::to_string(layer.w.cols);
+  return text;
+}
+
+Fp32Matrix Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) {
+  ForwardPass pass = Forward(engine, x);
+  Fp32Matrix logits = std::move(pass.logits);
+  if (for_backward) {
+    last_pass_ = std::move(pass);
+  } else {
+    last_pass_ = ForwardPass();
+  }
+  return logits;
+}
+
+Gradients Mlp::Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) {
+  return Backward(engine, last_pass_, d_logits);
 }
 
 size_t Mlp::parameter_count() const {

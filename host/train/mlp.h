@@ -5,9 +5,11 @@
 #define MXU_HOST_TRAIN_MLP_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "host/train/matmul_engine.h"
+#include "host/train/model.h"
 
 namespace mxu::train {
 
@@ -16,42 +18,36 @@ struct DenseLayer {
   std::vector<float> b;  // outputs
 };
 
-// Gradients with the layout of the layers.
-struct Gradients {
-  std::vector<Fp32Matrix> w;
-  std::vector<std::vector<float>> b;
-  // W0, b0, W1, b1, ...: the order of Mlp::Parameters().
-  std::vector<std::vector<float>*> Tensors();
-  bool AllFinite() const;
-  void Scale(float factor);
-};
-
 // The inputs of every layer, kept for the backward pass, and the logits.
 struct ForwardPass {
   std::vector<Fp32Matrix> inputs;
   Fp32Matrix logits;
 };
 
-class Mlp {
+class Mlp : public Model {
  public:
   // widths: input features, hidden widths..., classes. He-normal weights, zero biases.
   Mlp(const std::vector<int>& widths, uint64_t seed);
 
+  // The forward pass as one device program, the layers chained on chip.
   ForwardPass Forward(MatmulEngine& engine, const Fp32Matrix& x) const;
   // d_logits: dLoss/dlogits (already multiplied by the loss scale). Bias gradients are column
-  // sums on the host; the input layer's dX is never formed.
-  Gradients Backward(MatmulEngine& engine, const ForwardPass& pass,
-                     const Fp32Matrix& d_logits) const;
+  // sums on the host. The input layer's dX is formed only for d_input (a CNN's dense head).
+  Gradients Backward(MatmulEngine& engine, const ForwardPass& pass, const Fp32Matrix& d_logits,
+                     Fp32Matrix* d_input = nullptr) const;
 
-  // Zeros in the layout of the layers (a rank with no samples in a step contributes these).
-  Gradients ZeroGradients() const;
+  // Model.
+  Fp32Matrix Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) override;
+  Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) override;
+  std::vector<std::vector<float>*> Parameters() override;
+  size_t parameter_count() const override;
+  std::string Describe() const override;
 
-  std::vector<std::vector<float>*> Parameters();
   const std::vector<DenseLayer>& layers() const { return layers_; }
-  size_t parameter_count() const;
 
  private:
   std::vector<DenseLayer> layers_;
+  ForwardPass last_pass_;
 };
 
 }  // namespace mxu::train

@@ -1,5 +1,6 @@
 #include "host/train/trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -7,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "host/train/cnn.h"
+#include "host/train/mlp.h"
 #include "host/train/softmax_loss.h"
 
 namespace mxu::train {
@@ -19,8 +22,39 @@ std::vector<int> Widths(const TrainConfig& config, const Dataset& train) {
   return widths;
 }
 
+std::unique_ptr<Model> MakeModel(const TrainConfig& config, const Dataset& train) {
+  if (config.model == "mlp") return std::make_unique<Mlp>(Widths(config, train), config.seed);
+  if (config.model != "cnn") {
+    throw std::invalid_argument("unknown model '" + config.model + "' (expected mlp or cnn)");
+  }
+  if (train.image_rows * train.image_cols != train.features || train.features == 0) {
+    throw std::invalid_argument("the CNN needs image data (" + train.name + " is not images)");
+  }
+  CnnConfig cnn;
+  cnn.image_rows = train.image_rows;
+  cnn.image_cols = train.image_cols;
+  cnn.channels = config.channels;
+  cnn.hidden = config.hidden;
+  cnn.classes = train.classes;
+  return std::make_unique<Cnn>(cnn, config.seed);
+}
+
 // Separate streams for the weights and the batch order, both from the one seed.
 constexpr uint64_t kShuffleStream = 0x9E3779B97F4A7C15ull;
+
+// Zero gradients in the layout of the model's parameters, which come in (weights, bias) pairs:
+// weights inputs x outputs (a convolution's patch x filters), one bias per output. A rank with no
+// samples in a step contributes these to the all-reduce.
+Gradients ZeroGradientsLike(Model& model) {
+  const std::vector<std::vector<float>*> params = model.Parameters();
+  Gradients grads;
+  for (size_t i = 0; i + 1 < params.size(); i += 2) {
+    const int outputs = static_cast<int>(params[i + 1]->size());
+    grads.w.emplace_back(static_cast<int>(params[i]->size()) / outputs, outputs);
+    grads.b.emplace_back(params[i + 1]->size(), 0.0f);
+  }
+  return grads;
+}
 
 }  // namespace
 
@@ -30,7 +64,7 @@ Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset&
       train_(train),
       test_(test),
       engine_(engine),
-      model_(Widths(config, train), config.seed),
+      model_(MakeModel(config, train)),
       optimizer_(MakeOptimizer(config.optimizer)),
       scaler_(config.loss_scaling),
       shuffle_rng_(config.seed ^ kShuffleStream),
@@ -45,6 +79,7 @@ Trainer::Trainer(const TrainConfig& config, const Dataset& train, const Dataset&
   }
   if (config.batch_size < 1) throw std::invalid_argument("the batch size must be >= 1");
   if (config.epochs < 1) throw std::invalid_argument("the number of epochs must be >= 1");
+  if (config.eval_batch < 1) throw std::invalid_argument("the evaluation batch must be >= 1");
 }
 
 int Trainer::steps_per_epoch() const {
@@ -75,7 +110,7 @@ void Trainer::AllReduce(Gradients& grads) {
 
 uint64_t Trainer::WeightsHash() {
   uint64_t hash = 0xcbf29ce484222325ull;
-  for (const std::vector<float>* v : model_.Parameters()) {
+  for (const std::vector<float>* v : model_->Parameters()) {
     const auto* bytes = reinterpret_cast<const unsigned char*>(v->data());
     for (size_t i = 0; i < v->size() * sizeof(float); ++i) {
       hash = (hash ^ bytes[i]) * 0x100000001b3ull;
@@ -98,21 +133,50 @@ Fp32Matrix Trainer::Rows(const Dataset& data, const std::vector<int>& order, siz
 }
 
 Trainer::Evaluation Trainer::Evaluate(const Dataset& data) {
-  // One pass over this rank's share of the set: the larger the GEMM, the better the array is
-  // used.
+  // In batches over this rank's share of the set: the products stay within the device's limits
+  // and the host's memory (a CNN's patches), and are still large enough to keep the array busy.
   std::vector<int> order(static_cast<size_t>(data.size()));
   std::iota(order.begin(), order.end(), 0);
+  Evaluation result;
+  result.confusion.assign(static_cast<size_t>(data.classes),
+                          std::vector<int>(static_cast<size_t>(data.classes), 0));
+  double loss_sum = 0;
+  int correct = 0;
   std::vector<int> labels;
-  const auto [begin, end] = Shard(order.size());
-  std::vector<double> sums = {0, 0};  // loss, correct
-  if (end > begin) {
+  const auto [shard_begin, shard_end] = Shard(order.size());
+  for (size_t begin = shard_begin; begin < shard_end; begin += config_.eval_batch) {
+    const size_t end = std::min(shard_end, begin + config_.eval_batch);
     const Fp32Matrix x = Rows(data, order, begin, end, &labels);
-    const ForwardPass pass = model_.Forward(engine_, x);
-    const LossResult loss = SoftmaxCrossEntropy(pass.logits, labels, 1.0f, nullptr);
-    sums = {loss.loss_sum, static_cast<double>(loss.correct)};
+    const Fp32Matrix logits = model_->Forward(engine_, x, /*for_backward=*/false);
+    const LossResult loss = SoftmaxCrossEntropy(logits, labels, 1.0f, nullptr);
+    loss_sum += loss.loss_sum;
+    correct += loss.correct;
+    for (int r = 0; r < logits.rows; ++r) {
+      // The first largest logit, as SoftmaxCrossEntropy counts a correct row.
+      const float* row = &logits.data[static_cast<size_t>(r) * logits.cols];
+      float max = -std::numeric_limits<float>::infinity();
+      int predicted = 0;
+      for (int c = 0; c < logits.cols; ++c) {
+        if (row[c] > max) {
+          max = row[c];
+          predicted = c;
+        }
+      }
+      ++result.confusion[labels[r]][predicted];
+    }
   }
+  // The ranks' sums, in rank order: loss, correct, then the confusion matrix.
+  std::vector<double> sums = {loss_sum, static_cast<double>(correct)};
+  for (const std::vector<int>& row : result.confusion)
+    sums.insert(sums.end(), row.begin(), row.end());
   collective_.SumInRankOrder(sums);
-  return {sums[0] / data.size(), sums[1] / data.size()};
+  size_t at = 2;
+  for (std::vector<int>& row : result.confusion) {
+    for (int& count : row) count = static_cast<int>(sums[at++]);
+  }
+  result.loss = sums[0] / data.size();
+  result.accuracy = sums[1] / data.size();
+  return result;
 }
 
 EpochRecord Trainer::RunEpoch(const Progress& progress) {
@@ -138,28 +202,28 @@ EpochRecord Trainer::RunEpoch(const Progress& progress) {
     const size_t end = std::min(order.size(), begin + global_batch);
     const auto [first, last] = Shard(end - begin);
     const float scale = scaler_.scale();
-    Gradients grads = model_.ZeroGradients();
+    Gradients grads = ZeroGradientsLike(*model_);
     if (last > first) {
       const Fp32Matrix x = Rows(train_, order, begin + first, begin + last, &labels);
-      const ForwardPass pass = model_.Forward(engine_, x);
+      const Fp32Matrix logits = model_->Forward(engine_, x, /*for_backward=*/true);
       Fp32Matrix d_logits;
       // The loss is the mean over the whole step's samples: a shard's gradient is weighted by
       // its share (1 with one rank, so a lone process computes exactly what it always did).
       const float share = static_cast<float>(last - first) / static_cast<float>(end - begin);
-      const LossResult loss = SoftmaxCrossEntropy(pass.logits, labels, scale * share, &d_logits);
+      const LossResult loss = SoftmaxCrossEntropy(logits, labels, scale * share, &d_logits);
       loss_sum += loss.loss_sum;
       correct += loss.correct;
       seen += static_cast<int>(last - first);
       if (step_ == config_.inject_overflow_step) {
         d_logits.data[0] = std::numeric_limits<float>::infinity();
       }
-      grads = model_.Backward(engine_, pass, d_logits);
+      grads = model_->Backward(engine_, d_logits);
     }
     AllReduce(grads);
     // Unscaling by a power of two is exact; Inf and NaN survive it and are caught here.
     grads.Scale(1.0f / scale);
     if (scaler_.Update(grads.AllFinite())) {
-      optimizer_->Step(model_.Parameters(), grads.Tensors());
+      optimizer_->Step(model_->Parameters(), grads.Tensors());
     } else {
       skipped_.push_back({step_, epoch_, scale, scaler_.scale()});
       if (on_skip) on_skip(skipped_.back());
@@ -183,6 +247,7 @@ EpochRecord Trainer::RunEpoch(const Progress& progress) {
   const Evaluation test = Evaluate(test_);
   record.test_loss = test.loss;
   record.test_accuracy = test.accuracy;
+  record.confusion = test.confusion;
   record.loss_scale = scaler_.scale();
   record.steps = step_;
   record.skipped_steps = scaler_.skipped_steps();

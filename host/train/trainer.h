@@ -1,6 +1,6 @@
-// The training loop: epochs of shuffled mini-batches through the MLP, every GEMM on the matmul
-// engine, softmax cross-entropy, loss-scaled gradients checked for Inf/NaN, an optimizer step
-// on the fp32 master weights, and an evaluation of the held-out set after each epoch.
+// The training loop: epochs of shuffled mini-batches through the model (MLP or CNN), every GEMM on
+// the matmul engine, softmax cross-entropy, loss-scaled gradients checked for Inf/NaN, an optimizer
+// step on the fp32 master weights, and an evaluation of the held-out set after each epoch.
 #ifndef MXU_HOST_TRAIN_TRAINER_H_
 #define MXU_HOST_TRAIN_TRAINER_H_
 
@@ -15,14 +15,21 @@
 #include "host/train/interconnect.h"
 #include "host/train/loss_scaler.h"
 #include "host/train/matmul_engine.h"
-#include "host/train/mlp.h"
+#include "host/train/model.h"
 #include "host/train/optimizer.h"
 #include "host/train/rng.h"
 
 namespace mxu::train {
 
 struct TrainConfig {
+  // "mlp" (dense layers only) or "cnn" (conv layers on image data, then dense layers).
+  std::string model = "mlp";
+  // The hidden dense layers (the CNN's head).
   std::vector<int> hidden = {32, 32};
+  // The CNN's conv layers (3x3, each followed by 2x2 max pooling).
+  std::vector<int> channels = {16, 32};
+  // Evaluation runs the held-out set in batches of this many samples.
+  int eval_batch = 1024;
   int epochs = 20;
   int batch_size = 64;  // per rank: a step takes batch_size x ranks samples in all
   uint64_t seed = 1;
@@ -43,6 +50,8 @@ struct EpochRecord {
   double train_accuracy = 0;  // fraction, same passes
   double test_loss = 0;
   double test_accuracy = 0;
+  // Test-set counts after this epoch: confusion[true class][predicted class].
+  std::vector<std::vector<int>> confusion;
   float loss_scale = 0;  // at the end of the epoch
   uint64_t steps = 0;    // steps so far, skipped ones included
   uint64_t skipped_steps = 0;
@@ -78,12 +87,14 @@ class Trainer {
   // Called for every skipped step, as it happens (for the log).
   std::function<void(const SkippedStep&)> on_skip;
 
-  const Mlp& model() const { return model_; }
+  const Model& model() const { return *model_; }
+  Model& model() { return *model_; }
   int steps_per_epoch() const;
 
  private:
   struct Evaluation {
     double loss = 0, accuracy = 0;
+    std::vector<std::vector<int>> confusion;
   };
   Evaluation Evaluate(const Dataset& data);
   Fp32Matrix Rows(const Dataset& data, const std::vector<int>& order, size_t begin, size_t end,
@@ -98,7 +109,7 @@ class Trainer {
   const Dataset& train_;
   const Dataset& test_;
   MatmulEngine& engine_;
-  Mlp model_;
+  std::unique_ptr<Model> model_;
   std::unique_ptr<Optimizer> optimizer_;
   LossScaler scaler_;
   Rng shuffle_rng_;

@@ -57,7 +57,7 @@ TEST(MxuTrainCli, BadDataFilesGiveOneLineErrors) {
   const std::string gzipped = MakeDir("idx_gzip");
   WriteBytes(gzipped + "/train-images-idx3-ubyte", "\x1f\x8b\x08\x00 compressed");
   WriteBytes(gzipped + "/train-labels-idx1-ubyte", Idx(0x08, {4}, 4));
-  ExpectUsageError("train --data " + gzipped, "gunzip");
+  ExpectUsageError("train --data " + gzipped, "train-images-idx3-ubyte: truncated gzip data");
 }
 
 TEST(MxuTrainCli, BadFlagsGiveOneLineErrors) {
@@ -84,6 +84,54 @@ TEST(MxuTrainCli, BadFlagsGiveOneLineErrors) {
   ExpectUsageError("train --backend host --lr nan", "--lr expects a decimal number");
   ExpectUsageError("train --backend host --epochs 08 --epochs 8", "--epochs given twice");
   ExpectUsageError("train --backend host --classes 4 --data x", "excludes --classes");
+  ExpectUsageError("train --backend host --model rnn", "unknown model 'rnn' (expected mlp or cnn)");
+  ExpectUsageError("train --backend host --model cnn", "--model cnn needs image data");
+  ExpectUsageError("train --backend host --channels 4", "--channels is the CNN's");
+  ExpectUsageError("train --backend host --model cnn --data x --channels 4,", "--channels: '4,'");
+}
+
+// The confusion matrix of a JSON summary: classes x classes counts of the test set, rows the
+// true classes; its diagonal is the accuracy.
+void ExpectConfusionOfTheTestSet(const json& summary, size_t classes) {
+  const json& confusion = summary["confusion"];
+  ASSERT_EQ(confusion.size(), classes) << summary;
+  int total = 0, diagonal = 0;
+  for (size_t r = 0; r < classes; ++r) {
+    ASSERT_EQ(confusion[r].size(), classes);
+    for (size_t c = 0; c < classes; ++c) total += confusion[r][c].get<int>();
+    diagonal += confusion[r][r].get<int>();
+  }
+  const int samples = summary["test_samples"].get<int>();
+  EXPECT_EQ(total, samples);
+  EXPECT_NEAR(diagonal, summary["test_accuracy"].get<double>() * samples, 1e-6);
+}
+
+// The installed Fashion-MNIST (scripts/setup.sh installs it), read from its .gz files, trains
+// on the model backend: an MLP and a small CNN, a few steps each.
+TEST(MxuTrainCli, FashionMnistTrainsOnTheModelBackend) {
+  const std::string flags =
+      "train --data fashion-mnist --backend model --train-samples 512 --test-samples 300 --json ";
+  const CliResult mlp = RunMxu(flags + "--epochs 2 --hidden 32");
+  ASSERT_EQ(mlp.exit_code, 0) << mlp.err;
+  const json a = json::parse(mlp.out);
+  EXPECT_EQ(a["data"], "Fashion-MNIST");
+  EXPECT_EQ(a["layers"], "784-32-10");
+  EXPECT_EQ(a["test_samples"], 300);
+  EXPECT_EQ(a["steps"], 16);
+  EXPECT_GT(a["test_accuracy"].get<double>(), 0.5) << mlp.out;  // chance is 0.1
+  ExpectConfusionOfTheTestSet(a, 10);
+
+  // Eight steps: Adam's larger step of the spirals (0.01) gets somewhere in them.
+  const CliResult cnn =
+      RunMxu(flags + "--epochs 1 --model cnn --channels 4,8 --hidden 16 --lr 0.01");
+  ASSERT_EQ(cnn.exit_code, 0) << cnn.err;
+  const json b = json::parse(cnn.out);
+  EXPECT_EQ(b["model"], "CNN 28x28 conv3x3-4 pool2 conv3x3-8 pool2 dense 392-16-10");
+  EXPECT_GT(b["test_accuracy"].get<double>(), 0.35) << cnn.out;  // 51%
+  ExpectConfusionOfTheTestSet(b, 10);
+  // One conv layer's weight gradient sums batch x 784 pixels: the batch is capped.
+  ExpectUsageError("train --data fashion-mnist --backend model --model cnn --batch 84",
+                   "--batch 84 with 784-pixel images is above the CNN's limit of 83");
 }
 
 // Output files are checked before training starts: a missing directory, one file for two

@@ -3,6 +3,7 @@
 #include "host/train/idx.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "host/train/gunzip.h"
 #include "host/train/rng.h"
 
 namespace mxu::train {
@@ -45,6 +47,21 @@ Bytes MakeLabels(uint32_t count, int classes, int offset = 0) {
   Bytes labels(count);
   for (uint32_t i = 0; i < count; ++i) labels[i] = static_cast<uint8_t>((i + offset) % classes);
   return MakeIdx({count}, labels);
+}
+
+// bytes as a gzip file (zlib's deflate with a gzip wrapper, as gzip -9 writes it).
+Bytes Gzip(const Bytes& bytes) {
+  z_stream stream{};
+  EXPECT_EQ(deflateInit2(&stream, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  Bytes out(deflateBound(&stream, bytes.size()) + 32);
+  stream.next_in = const_cast<Bytef*>(bytes.data());
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  stream.next_out = out.data();
+  stream.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&stream, Z_FINISH), Z_STREAM_END);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
 }
 
 // Scratch files live in a per-test folder under the build tree (CMake defines the root), so
@@ -226,14 +243,82 @@ TEST_F(IdxTest, MissingDirectoryOrFile) {
   }
 }
 
-TEST_F(IdxTest, GzipCompressedFiles) {
+// The data sets come as .gz downloads: read as they are, giving what the plain files give.
+TEST_F(IdxTest, ReadsGzipCompressedFiles) {
   WriteValidSet();
-  // Under the plain name, recognised by its magic bytes.
-  Write("train-labels-idx1-ubyte", {0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00});
-  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte: is gzip-compressed: gunzip it first");
-  // Only the .gz download present.
-  fs::rename(Path("train-labels-idx1-ubyte"), Path("train-labels-idx1-ubyte.gz"));
-  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte.gz: is gzip-compressed: gunzip it first");
+  const Split plain = LoadIdxDataset(Dir());
+  for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                           "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+    const IdxArray array = ReadIdx(Path(name));
+    Bytes file = MakeIdx(std::vector<uint32_t>(array.dims.begin(), array.dims.end()), array.data);
+    Write(std::string(name) + ".gz", Gzip(file));
+    fs::remove(Path(name));
+  }
+  const Split gz = LoadIdxDataset(Dir());
+  EXPECT_EQ(gz.train.x, plain.train.x);
+  EXPECT_EQ(gz.train.labels, plain.train.labels);
+  EXPECT_EQ(gz.test.x, plain.test.x);
+  EXPECT_EQ(gz.test.labels, plain.test.labels);
+  EXPECT_EQ(gz.train.image_rows, 3);
+  EXPECT_EQ(gz.train.image_cols, 4);
+  // A plain file wins over its .gz; gzip data under a plain name is recognised by its magic.
+  Write("train-labels-idx1-ubyte", Gzip(MakeLabels(20, 4, 2)));
+  EXPECT_EQ(LoadIdxDataset(Dir()).train.labels[0], 2);
+  // Two concatenated members are one file, as gunzip reads them.
+  const Bytes labels = MakeLabels(20, 4, 3);
+  Bytes two = Gzip(Bytes(labels.begin(), labels.begin() + 10));
+  const Bytes second = Gzip(Bytes(labels.begin() + 10, labels.end()));
+  two.insert(two.end(), second.begin(), second.end());
+  Write("train-labels-idx1-ubyte", two);
+  EXPECT_EQ(LoadIdxDataset(Dir()).train.labels[0], 3);
+}
+
+TEST_F(IdxTest, BadGzipFilesGiveOneLineErrors) {
+  WriteValidSet();
+  fs::remove(Path("train-labels-idx1-ubyte"));
+  const Bytes good = Gzip(MakeLabels(20, 4));
+  // Cut short: inside the deflate data, and inside the 8-byte trailer.
+  Write("train-labels-idx1-ubyte.gz", Bytes(good.begin(), good.begin() + good.size() / 2));
+  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte.gz: truncated gzip data");
+  Write("train-labels-idx1-ubyte.gz", Bytes(good.begin(), good.end() - 3));
+  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte.gz: truncated gzip data");
+  // A flipped payload byte fails the CRC or the deflate stream.
+  Bytes flipped = good;
+  flipped[flipped.size() - 12] ^= 0x55;
+  Write("train-labels-idx1-ubyte.gz", flipped);
+  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte.gz: corrupt gzip data");
+  Write("train-labels-idx1-ubyte.gz", {0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00});
+  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte.gz: truncated gzip data");
+  Bytes garbage = good;
+  garbage.push_back(0x42);
+  garbage.push_back(0x42);
+  Write("train-labels-idx1-ubyte.gz", garbage);
+  EXPECT_CONTAINS(LoadError(), "trailing garbage after the gzip data");
+  // A sound gzip of a bad IDX file: the IDX error, named after the .gz file.
+  Write("train-labels-idx1-ubyte.gz", Gzip({0x50, 0x4B, 0x03, 0x04, 0, 0, 0, 0}));
+  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte.gz: bad magic 0x50 0x4B");
+  Write("train-labels-idx1-ubyte.gz", Gzip(MakeIdx({20}, Bytes(19, 1))));
+  EXPECT_CONTAINS(LoadError(), "truncated payload: expected 20 bytes, found 19");
+  // Decompression is bounded.
+  EXPECT_THROW(Gunzip(Gzip(Bytes(100000, 0)), "bomb", 1000), std::runtime_error);
+  try {
+    Gunzip(Gzip(Bytes(100000, 0)), "bomb", 1000);
+  } catch (const std::runtime_error& error) {
+    EXPECT_CONTAINS(error.what(), "bomb: decompresses to more than 1000 bytes");
+  }
+}
+
+TEST_F(IdxTest, NamedDataSet) {
+  EXPECT_EQ(DataDirectory("some/dir"), "some/dir");
+  // fashion-mnist is the installed package's directory, or a one-line error naming the package.
+  try {
+    EXPECT_EQ(DataDirectory("fashion-mnist"), kFashionMnistDir);
+    EXPECT_TRUE(fs::is_directory(kFashionMnistDir));
+  } catch (const std::runtime_error& error) {
+    EXPECT_FALSE(fs::is_directory(kFashionMnistDir));
+    EXPECT_CONTAINS(error.what(), "fashion-mnist: not installed");
+    EXPECT_CONTAINS(error.what(), kFashionMnistPackage);
+  }
 }
 
 TEST_F(IdxTest, BadMagicAndType) {
@@ -311,6 +396,16 @@ TEST_F(IdxTest, FuzzedBytesNeverCrash) {
   // Every truncation of a valid file.
   for (size_t length = 0; length <= valid.size(); ++length) {
     ParseMustNotCrash(Bytes(valid.begin(), valid.begin() + length));
+  }
+  // Every truncation and some byte flips of a gzip-compressed valid file.
+  const Bytes gz = Gzip(valid);
+  for (size_t length = 0; length <= gz.size(); ++length) {
+    ParseMustNotCrash(Bytes(gz.begin(), gz.begin() + length));
+  }
+  for (int round = 0; round < 2000; ++round) {
+    Bytes bytes = gz;
+    bytes[rng.Below(bytes.size())] = static_cast<uint8_t>(rng.Below(256));
+    ParseMustNotCrash(bytes);
   }
   // Random bytes behind a valid magic and type (so the dims parsing is reached), and pure noise.
   for (int round = 0; round < 5000; ++round) {
