@@ -935,13 +935,33 @@ struct Core::Impl {
     }
     uint64_t end = 0;
     const uint64_t kLimit = ~uint64_t{0};
+    // A watchdog for the model itself: the device's engines never wait on each other for long,
+    // so a stretch with no progress is a model bug. It stops with an error instead of a hang.
+    const uint64_t stuck_limit = 100'000 + 4 * uint64_t{cfg.timing.latency_cycles};
+    uint64_t last_signature = ~uint64_t{0}, last_progress = 0;
     for (now = 1; now < kLimit; ++now) {
+      if ((now & 1023) == 0) {
+        const uint64_t signature = ProgressSignature();
+        if (signature != last_signature) {
+          last_signature = signature;
+          last_progress = now;
+        } else if (now - last_progress > stuck_limit) {
+          throw std::logic_error("model: no progress for " + std::to_string(now - last_progress) +
+                                 " cycles at instruction " + std::to_string(pc) +
+                                 " (a bug in the model backend; the RTL backend runs the program)");
+        }
+      }
       if (stop) {
         // Drain: every read response and write response still on its way.
         while (!rq.empty() && rq.front().due <= now) {
           ReadBurst& b = rq.front();
           if (++b.next == b.beats) rq.pop_front();
           break;
+        }
+        if (!st.bq.empty() && st.bq.front().second == 0) {
+          // The burst whose data was going out when the error came: the drain sends its last
+          // beats (nothing more is written) and waits for its response, as the RTL does.
+          st.bq.front().second = now + st.burst_left + 1;
         }
         if (!st.bq.empty() && st.bq.front().second != 0 && st.bq.front().second <= now) {
           st.bq.pop_front();
@@ -963,6 +983,22 @@ struct Core::Impl {
     Ctr(csr::Counter::kCycles) = end + 1;
     res.pc = pc;
     return res;
+  }
+
+  // Changes whenever an engine moves: instructions dispatched, read beats taken, rows written,
+  // store rows read and write responses.
+  uint64_t ProgressSignature() const {
+    uint64_t sig = pc * 0x9E3779B97F4A7C15ull + rq.size() * 0x100000001B3ull + st.rows_done * 31 +
+                   st.bq.size() * 131 + ibuf.size() * 7 + wfifo * 13;
+    for (const LoadEngine* e : {&ld, &wld}) {
+      for (const LoadCmd& c : e->q) sig = sig * 1099511628211ull + c.beats_got * 3 + c.written;
+    }
+    if (!rq.empty()) sig += rq.front().next * 17;
+    for (uint32_t c = 0; c < csr::kNumCounters; ++c) {
+      if (c != static_cast<uint32_t>(csr::Counter::kCycles) && c < 6)
+        sig += res.counters[c] * (c + 3);
+    }
+    return sig;
   }
 
   void Step() {

@@ -18,6 +18,7 @@
 #include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
 #include "tests/backends/program_harness.h"
+#include "tests/backends/random_program.h"
 
 namespace mxu {
 namespace {
@@ -494,6 +495,28 @@ TEST(ModelDeviceGemm, SeveralDevicesInOneProcess) {
   EXPECT_EQ(GemmMismatches(one, 40, 33, 20, o, 1), 0);
   EXPECT_EQ(GemmMismatches(two, 17, 70, 50, o, 2), 0);
   EXPECT_EQ(GemmMismatches(one, 64, 64, 64, o, 3), 0);
+}
+
+// Found by the random illegal programs: an error while a STORE's write burst was still sending
+// its data left the model draining forever (the RTL finishes the burst and stops). Every seed of
+// every error code here must stop with its code.
+TEST(ModelDevice, RandomIllegalProgramsStopWithTheirCode) {
+  ModelDevice dev;
+  testing::RandomProgramSpace space;
+  space.memory_bytes = dev.memory_size();
+  // The program that hung: UB_RANGE at instruction 7 behind a STORE of ACC rows.
+  const auto hung = testing::RandomProgram(5352, space, 16, csr::ErrorCode::kUbRange);
+  ExpectError(RunProgram(dev, hung), csr::ErrorCode::kUbRange, 7);
+  for (uint32_t code = 1; code <= 10; ++code) {
+    for (int i = 0; i < 300; ++i) {
+      const auto program = testing::RandomProgram(5000 + 100 * code + i, space, 16,
+                                                  static_cast<csr::ErrorCode>(code));
+      const Outcome out = RunProgram(dev, program);
+      ASSERT_TRUE(out.completed && out.error) << csr::ErrorName(code) << " seed " << i;
+      ASSERT_EQ(out.code, code) << "seed " << i << ": " << csr::ErrorName(out.code);
+      dev.WriteCsr(csr::kCtrl, csr::kCtrlSoftReset);
+    }
+  }
 }
 
 }  // namespace
