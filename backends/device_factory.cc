@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "backends/built_devices.h"
 #include "backends/cross_device.h"
 #include "backends/model_device.h"
 #include "backends/rtl_device.h"
@@ -15,10 +16,12 @@ const std::vector<std::string>& AvailableBackends() {
 
 std::unique_ptr<driver::Device> OpenDevice(const BackendOptions& options) {
   if (options.backend == "rtl") return std::make_unique<RtlDevice>(options.timing);
-  if (options.backend == "model") return std::make_unique<ModelDevice>(options.timing);
+  // The model stands for this binary's device (its array, buffers and subnormal mode).
+  const model::Config model = ModelConfig(ThisDevice(), options.timing);
+  if (options.backend == "model") return std::make_unique<ModelDevice>(model);
   if (options.backend == "cross") {
     return std::make_unique<CrossDevice>(std::make_unique<RtlDevice>(options.timing),
-                                         std::make_unique<ModelDevice>(options.timing));
+                                         std::make_unique<ModelDevice>(model));
   }
   std::string available;
   for (const std::string& name : AvailableBackends()) {

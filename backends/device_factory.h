@@ -20,8 +20,10 @@ struct BackendOptions {
 // The backends this build can open, the default first.
 const std::vector<std::string>& AvailableBackends();
 
-// Opens the named backend. Throws std::invalid_argument naming the backend and the available
-// ones when it is unknown. The RTL backend elaborates SystemC: once per process, from sc_main.
+// Opens the named backend, for the device this binary was built for (backends/built_devices.h:
+// the model backend takes that device's parameters). Throws std::invalid_argument naming the
+// backend and the available ones when it is unknown. The RTL backend elaborates SystemC: once per
+// process, from sc_main.
 std::unique_ptr<driver::Device> OpenDevice(const BackendOptions& options);
 
 }  // namespace mxu::backends

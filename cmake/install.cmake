@@ -49,8 +49,10 @@ foreach(dir common driver backends)
           FILES_MATCHING PATTERN "*.h")
 endforeach()
 
-# The mxu tool.
-install(TARGETS mxu RUNTIME DESTINATION bin)
+# The mxu tool: one executable per device of MXU_DEVICES, side by side (--device runs them).
+foreach(id IN LISTS MXU_DEVICE_IDS)
+  install(TARGETS ${MXU_DEVICE_${id}_binary} RUNTIME DESTINATION bin)
+endforeach()
 
 configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/mxuConfig.cmake.in
   ${CMAKE_BINARY_DIR}/cmake/mxuConfig.cmake INSTALL_DESTINATION ${MXU_INSTALL_CMAKEDIR})

@@ -153,9 +153,6 @@ size_t GemmProgram::AddChained(size_t producer, const GemmRequest& request) {
   if (request.a || request.trans_a) {
     throw std::invalid_argument("a chained GEMM takes A from its producer, untransposed");
   }
-  if (config_.rows != config_.cols) {
-    throw std::invalid_argument("chaining GEMMs through the unified buffer needs a square array");
-  }
   const GemmSpec& p = entries_[producer].spec;
   Entry e{request, MakeSpec(request, p.m, p.n)};
   e.producer = static_cast<int>(producer);
@@ -168,6 +165,11 @@ void GemmProgram::SetReturned(size_t i, bool returned) { entries_.at(i).returned
 
 std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
   if (entries_.empty()) throw std::invalid_argument("a GEMM program needs a GEMM");
+  if (config_.rows != config_.cols) {
+    for (const Entry& e : entries_) {
+      if (e.feeds_next) return RunThroughHost(watchdog_cycles);
+    }
+  }
   // Resident results are placed from the top of the unified buffer down; the planners of all
   // GEMMs share the rows below.
   int ub_limit = static_cast<int>(config_.ub_depth);
@@ -270,6 +272,35 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
       unpack(result.c_bf16);
     } else {
       unpack(result.c);
+    }
+  }
+  return results;
+}
+
+std::vector<GemmResult> GemmProgram::RunThroughHost(uint64_t watchdog_cycles) {
+  std::vector<GemmResult> results(entries_.size());
+  std::vector<Bf16Matrix> activations(entries_.size());  // the bf16 results that feed a GEMM
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    GemmRequest request = e.request;
+    if (e.producer >= 0) request.a = &activations[static_cast<size_t>(e.producer)];
+    const bool returned = e.returned || !e.feeds_next;
+    GemmProgram program(device_, config_);
+    if (returned) program.Add(request);
+    // The next layer's input: this result after its bias and ReLU, rounded to bf16 by the
+    // activation unit, as the chained GEMM would have found it in the unified buffer.
+    const bool extra = e.feeds_next && !(returned && request.output == OutputType::kBf16);
+    if (extra) {
+      GemmRequest bf16 = request;
+      bf16.output = OutputType::kBf16;
+      program.Add(bf16);
+    }
+    std::vector<GemmResult> ran = program.Run(watchdog_cycles);
+    if (e.feeds_next) activations[i] = ran.back().c_bf16;
+    results[i] = std::move(ran.front());
+    if (!returned) {
+      results[i].c = Fp32Matrix();
+      results[i].c_bf16 = Bf16Matrix();
     }
   }
   return results;

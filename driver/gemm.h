@@ -55,17 +55,25 @@ class GemmProgram {
   size_t Add(const GemmRequest& request);
   // Adds a GEMM whose A is the result of GEMM `producer` (after its bias and ReLU, rounded to
   // bf16, as ACTIVATE does), kept in the unified buffer; request.a must be null and trans_a
-  // false. Needs a square array (a result tile's columns are then a K tile of the next layer).
+  // false. On a square array a result tile's columns are a K tile of the next layer, and the
+  // result stays on chip; on a non-square one Run() re-tiles it through host memory instead.
   size_t AddChained(size_t producer, const GemmRequest& request);
   // Whether GEMM i's result is copied to host memory and returned (default: yes). A result that
   // only feeds the next layer need not leave the chip.
   void SetReturned(size_t i, bool returned);
 
   // Runs every GEMM added as one program. Each result's stats are the program's; its utilization
-  // is the program's (all MACs over all cycles).
+  // is the program's (all MACs over all cycles). On a non-square array with chained GEMMs, each
+  // GEMM is its own program instead (RunThroughHost), and its stats are that program's.
   std::vector<GemmResult> Run(uint64_t watchdog_cycles);
 
  private:
+  // Chained GEMMs on a non-square array: an activated result tile is Cols lanes wide and a K tile
+  // Rows, so a result cannot feed the next layer from the unified buffer. Each GEMM runs as its
+  // own program; a result that feeds another is also produced as bf16 (bias, ReLU and rounding by
+  // the activation unit, as on chip), read back and given to the next as its A.
+  std::vector<GemmResult> RunThroughHost(uint64_t watchdog_cycles);
+
   struct Entry {
     GemmRequest request;
     GemmSpec spec;

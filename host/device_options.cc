@@ -1,12 +1,37 @@
 #include "host/device_options.h"
 
-#include <cstdio>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "backends/built_devices.h"
 #include "backends/cross_device.h"
 
 namespace mxu::host {
 
+std::string DeviceOptionHelp() {
+  std::string names;
+  for (const backends::BuiltDevice& device : backends::BuiltDevices()) {
+    names += (names.empty() ? "" : ", ") + std::string(device.name);
+    if (&device == &backends::BuiltDevices().front()) names += " (default)";
+  }
+  return "the device, by the name it was built as: " + names + " ('mxu info --list' shows them)";
+}
+
 void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help) {
+  app->add_option("--device", options->device, DeviceOptionHelp())
+      ->type_name("NAME")
+      ->check(CLI::Validator(
+          [](std::string& name) -> std::string {
+            if (backends::FindBuiltDevice(name) != nullptr) return "";
+            return "names no device of this build: '" + name +
+                   "' (built: " + backends::BuiltDeviceNames() + ")";
+          },
+          "", "device"));
   app->add_option("--backend", options->backend, backends_help)->type_name("NAME");
   AddInteger(app, "--mem-latency", &options->timing.latency_cycles, 0, 100000,
              "host-memory latency in device cycles");
@@ -19,6 +44,11 @@ void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& 
 }
 
 std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options) {
+  const backends::BuiltDevice& own = backends::ThisDevice();
+  if (!options.device.empty() && options.device != own.name) {
+    throw UsageError("--device " + options.device + ": this executable simulates device '" +
+                     own.name + "' only");
+  }
   try {
     auto device = backends::OpenDevice({options.backend, options.timing});
     if (auto* cross = dynamic_cast<backends::CrossDevice*>(device.get())) {
@@ -31,6 +61,39 @@ std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options) {
   } catch (const std::invalid_argument& error) {
     throw UsageError(error.what());
   }
+}
+
+void RunDeviceExecutable(int argc, char** argv) {
+  std::string name;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "--device" && i + 1 < argc) {
+      name = argv[i + 1];
+      break;
+    }
+    if (arg.rfind("--device=", 0) == 0) {
+      name = arg.substr(9);
+      break;
+    }
+  }
+  const backends::BuiltDevice* device = backends::FindBuiltDevice(name);
+  if (device == nullptr || device == &backends::ThisDevice()) return;
+  // The sibling executable lies beside this one (build/bin, or the install prefix's bin).
+  std::string path = device->binary;
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n > 0) {
+    const std::string dir(self, static_cast<size_t>(n));
+    path = dir.substr(0, dir.rfind('/') + 1) + device->binary;
+  }
+  execv(path.c_str(), argv);
+  const std::string command = argc > 1 ? argv[1] : "";
+  std::fprintf(stderr,
+               "mxu %s: --device %s: cannot run its executable %s: %s (build it: cmake --build "
+               "build --target %s)\n",
+               command.c_str(), name.c_str(), path.c_str(), std::strerror(errno), device->binary);
+  std::exit(2);
 }
 
 }  // namespace mxu::host

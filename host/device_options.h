@@ -14,6 +14,7 @@
 namespace mxu::host {
 
 struct DeviceOptions {
+  std::string device;  // --device: empty for this executable's own device
   std::string backend = "rtl";
   MemoryTiming timing;
   uint64_t watchdog_cycles = 200'000'000;
@@ -24,13 +25,27 @@ inline constexpr const char* kDeviceBackendsHelp =
     "the device: rtl (the verilated RTL platform), model (the fast C++ model) or cross (both, "
     "compared after every program: stops at the first divergence with a report)";
 
-// Adds --backend, --mem-latency, --mem-bytes-per-cycle, --mem-in-flight, --watchdog to app;
-// backends_help lists the backends the command takes.
+// Adds --device, --backend, --mem-latency, --mem-bytes-per-cycle, --mem-in-flight, --watchdog to
+// app; backends_help lists the backends the command takes.
 void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help);
 
 // Opens the device through the backend factory. Throws UsageError for a backend that is not
-// available. The cross backend prints its summary line to stderr when it is closed.
+// available, or for a --device other than this executable's own (RunDeviceExecutable runs the
+// right one before the command line is parsed). The cross backend prints its summary line to stderr
+// when it is closed.
 std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options);
+
+// --device NAME: every device of the build has its own executable (one verilated device per
+// process; backends/built_devices.h). When argv's command (argv[1]) is given --device NAME (or
+// --device=NAME) for a built device other than this executable's own, runs that device's
+// executable, from this one's directory, with the same arguments (execv: does not return).
+// Returns normally when there is nothing to run, also for a NAME that names no built device (the
+// command line's check reports that). When the executable cannot be run, prints one line and
+// exits with status 2.
+void RunDeviceExecutable(int argc, char** argv);
+
+// The --device help: the built devices, the default marked.
+std::string DeviceOptionHelp();
 
 }  // namespace mxu::host
 

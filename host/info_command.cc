@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "backends/built_devices.h"
 #include "driver/device_config.h"
 #include "host/device_options.h"
 
@@ -14,15 +15,52 @@ namespace {
 struct InfoArgs {
   DeviceOptions device;
   bool json = false;
+  bool list = false;
 };
 
+// The devices of the build (MXU_DEVICES), from the generated table: no device is opened.
+int ListDevices(bool json) {
+  const auto& devices = backends::BuiltDevices();
+  if (json) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const backends::BuiltDevice& d : devices) {
+      nlohmann::ordered_json j;
+      j["name"] = d.name;
+      j["array_rows"] = d.rows;
+      j["array_cols"] = d.cols;
+      j["ub_depth"] = d.ub_depth;
+      j["acc_depth"] = d.acc_depth;
+      j["weight_fifo_depth"] = d.wfifo_depth;
+      j["subnormals"] = d.flush_subnormals ? "flush" : "ieee";
+      j["default"] = &d == &devices.front();
+      j["binary"] = d.binary;
+      list.push_back(j);
+    }
+    std::printf("%s\n", list.dump().c_str());
+    return 0;
+  }
+  std::printf("Devices of this build (MXU_DEVICES; 'mxu COMMAND --device NAME' picks one):\n");
+  std::printf("  %-16s %-9s %8s %8s %6s  %-10s %s\n", "NAME", "ARRAY", "UB ROWS", "ACC ROWS",
+              "WFIFO", "SUBNORMALS", "EXECUTABLE");
+  for (const backends::BuiltDevice& d : devices) {
+    const std::string array = std::to_string(d.rows) + " x " + std::to_string(d.cols);
+    const std::string name = std::string(d.name) + (&d == &devices.front() ? " *" : "");
+    std::printf("  %-16s %-9s %8u %8u %6u  %-10s %s\n", name.c_str(), array.c_str(), d.ub_depth,
+                d.acc_depth, d.wfifo_depth, d.flush_subnormals ? "flush" : "ieee", d.binary);
+  }
+  std::printf("  * the default device (no --device)\n");
+  return 0;
+}
+
 int RunInfo(const InfoArgs& args) {
+  if (args.list) return ListDevices(args.json);
   auto device = OpenDevice(args.device);
   const driver::DeviceConfig c = driver::ReadDeviceConfig(*device);
   const char* mode = c.subnormals == Subnormals::kFlush ? "flush" : "ieee";
   if (args.json) {
     nlohmann::ordered_json j;
     j["backend"] = device->name();
+    j["device"] = backends::ThisDevice().name;
     j["version"] = std::to_string(c.version >> 16) + "." + std::to_string(c.version & 0xFFFF);
     j["array_rows"] = c.rows;
     j["array_cols"] = c.cols;
@@ -38,6 +76,8 @@ int RunInfo(const InfoArgs& args) {
   }
   std::printf("MXU device (%s backend), version %u.%u\n", device->name(), c.version >> 16,
               c.version & 0xFFFF);
+  std::printf("  device              %s (of this build: 'mxu info --list')\n",
+              backends::ThisDevice().name);
   std::printf("  systolic array      %u x %u PEs (bf16 x bf16 -> fp32)\n", c.rows, c.cols);
   std::printf("  unified buffer      %u rows x %u bf16 lanes\n", c.ub_depth, c.ub_lanes);
   std::printf("  accumulators        %u rows x %u fp32 lanes\n", c.acc_depth, c.cols);
@@ -54,7 +94,10 @@ std::function<int()> AddInfoCommand(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
   CLI::App* cmd = app.add_subcommand("info", "The device configuration read from its CSRs.");
   cmd->footer(kExitCodesHelp);
-  cmd->add_flag("--json", args->json, "one JSON object on stdout");
+  cmd->add_flag("--json", args->json, "one JSON object on stdout (--list: an array)");
+  cmd->add_flag("--list", args->list,
+                "list the devices of this build (name, array, buffer depths, subnormal mode, "
+                "executable; the default marked) instead of reading one");
   AddDeviceOptions(cmd, &args->device, kDeviceBackendsHelp);
   return [args] { return RunInfo(*args); };
 }

@@ -13,6 +13,7 @@
 #include "driver/device.h"
 #include "host/bench_command.h"
 #include "host/cli.h"
+#include "host/device_options.h"
 #include "host/gemm_command.h"
 #include "host/info_command.h"
 #include "host/selfcheck.h"
@@ -103,7 +104,9 @@ int sc_main(int argc, char** argv) {
 }
 
 // The SystemC banner would land in front of --json output.
+// --device of another device of the build runs that device's executable instead.
 int main(int argc, char** argv) {
+  mxu::host::RunDeviceExecutable(argc, argv);
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   return sc_core::sc_elab_and_sim(argc, argv);
 }

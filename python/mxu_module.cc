@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/built_devices.h"
 #include "backends/device_factory.h"
 #include "common/bf16.h"
 #include "common/csr_map.h"
@@ -280,6 +281,7 @@ class Device {
   py::dict Info() const {
     py::dict info;
     info["backend"] = device_->name();
+    info["device"] = backends::ThisDevice().name;  // the build's default device (MXU_DEVICES)
     info["version"] =
         std::to_string(config_.version >> 16) + "." + std::to_string(config_.version & 0xFFFF);
     info["array_rows"] = config_.rows;

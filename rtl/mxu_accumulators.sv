@@ -120,7 +120,9 @@ module mxu_accumulators #(
       s2_data_q       <= '0;
       last_wr_valid_q <= '0;
       last_wr_addr_q  <= '0;
-      last_wr_data_q  <= '0;
+      for (int unsigned i = 0; i < Banks * Lanes; i++) begin  // by lane: no '0 over 8k bits
+        last_wr_data_q[i*32 +: 32] <= '0;
+      end
       rd_bank_q       <= '0;
     end else begin
       s2_valid_q      <= res_valid_i;

@@ -550,7 +550,11 @@ module mxu_dma_load #(
       lin_left_q     <= '0;
       beats_left_q   <= '0;
       inflight_q     <= '0;
-      seg_buf_q      <= '0;
+      // Beat by beat: one '0 of the whole buffer is a replication of over 8k bits on arrays with
+      // 256 or more lanes (Verilator's WIDTHCONCAT).
+      for (int unsigned b = 0; b < SegBeatsMax; b++) begin
+        seg_buf_q[b*BusBits +: BusBits] <= '0;
+      end
       beat_q         <= '0;
       pending_q      <= 1'b0;
       pending_data_q <= '0;

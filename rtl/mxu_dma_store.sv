@@ -281,12 +281,16 @@ module mxu_dma_store #(
       rd_pending_q   <= 1'b0;
       pending_host_q <= '0;
       cur_valid_q    <= 1'b0;
-      cur_data_q     <= '0;
+      for (int unsigned i = 0; i < WinBytes; i++) begin  // bytewise: no '0 over 8k bits
+        cur_data_q[i*8 +: 8] <= '0;
+      end
       cur_strb_q     <= '0;
       cur_base_q     <= '0;
       cur_beats_q    <= '0;
       nxt_valid_q    <= 1'b0;
-      nxt_data_q     <= '0;
+      for (int unsigned i = 0; i < WinBytes; i++) begin  // bytewise: no '0 over 8k bits
+        nxt_data_q[i*8 +: 8] <= '0;
+      end
       nxt_strb_q     <= '0;
       nxt_base_q     <= '0;
       nxt_beats_q    <= '0;

@@ -9,4 +9,18 @@ sources=$(ls "$rtl"/*.sv | grep -v '_pkg\.sv$')
 verilator --lint-only --assert -F "$rtl/mxu.vc" $sources -Wno-MULTITOP
 # The flush-mode build must be as clean as the default one.
 verilator --lint-only --assert -F "$rtl/mxu.vc" $sources -Wno-MULTITOP -GFlushSubnormals=1\'b1
-echo "lint clean: $(echo "$sources" | wc -l) files"
+# Other array sizes (docs/architecture.md, "Devices"): the CI's second device, 32 x 32, and the
+# wide blocks at the largest array the CSRs describe (255 lanes, FEATURES.UB_LANES is 8 bits;
+# one block alone leaves most of mxu_pkg unused, hence -Wno-UNUSEDPARAM there).
+top=(verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module mxu_top "$rtl/mxu_top.sv")
+"${top[@]}" -GRows=8 -GCols=4 -GUbDepth=1024 -GAccDepth=256 -GFlushSubnormals=1\'b1
+"${top[@]}" -GRows=32 -GCols=32
+for module in mxu_dma_load:UbLanes:Cols mxu_dma_store:UbLanes:Cols mxu_accumulators:Lanes \
+              mxu_activation_unit:Lanes mxu_unified_buffer:Lanes mxu_weight_fifo:Lanes; do
+  IFS=: read -r name params <<<"${module/:/:}"
+  args=()
+  for param in ${params//:/ }; do args+=("-G$param=255"); done
+  verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
+    -Wno-UNUSEDPARAM "${args[@]}"
+done
+echo "lint clean: $(echo "$sources" | wc -l) files; mxu_top at 8 x 4 and 32 x 32; 255 lanes"

@@ -326,5 +326,41 @@ TEST(MxuCli, GoodRunsExitZero) {
   EXPECT_EQ(selfcheck["units"][0]["unit"], "bf16_mul");
 }
 
+// The devices of the build (MXU_DEVICES): `info --list` names them, the default first; --device
+// runs each one's executable, on the RTL and on the model, which both report that device's
+// parameters; a GEMM on each is bit-exact on both backends at once (cross).
+TEST(MxuCli, EveryBuiltDeviceIsReachableWithDevice) {
+  const CliResult list = RunMxu("info --list --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  const json devices = json::parse(list.out);
+  ASSERT_GE(devices.size(), 1u);
+  EXPECT_TRUE(devices[0]["default"]);
+  const CliResult plain = RunMxu("info --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(json::parse(plain.out)["device"], devices[0]["name"]);
+  for (const json& device : devices) {
+    const std::string name = device["name"];
+    for (const char* backend : {"rtl", "model"}) {
+      const CliResult r =
+          RunMxu("info --json --backend " + std::string(backend) + " --device " + name);
+      ASSERT_EQ(r.exit_code, 0) << name << " " << backend << "\n" << r.err;
+      const json info = json::parse(r.out);
+      EXPECT_EQ(info["device"], name);
+      EXPECT_EQ(info["backend"], backend);
+      for (const char* key : {"array_rows", "array_cols", "ub_depth", "acc_depth",
+                              "weight_fifo_depth", "subnormals"}) {
+        EXPECT_EQ(info[key], device[key]) << name << " " << backend << " " << key;
+      }
+    }
+    const CliResult gemm =
+        RunMxu("gemm --device=" + name + " --backend cross --m 21 --k 19 --n 11 --relu --check");
+    EXPECT_EQ(gemm.exit_code, 0) << name << "\n" << gemm.err;
+  }
+  ExpectUsageError("info --device 3x3-nonesuch", "names no device of this build");
+  const CliResult text = RunMxu("info --list");
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find(std::string(devices[0]["name"]) + " *"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace mxu::host

@@ -1,0 +1,47 @@
+// Compiled once per device of the build (backends/CMakeLists.txt), with MXU_THIS_DEVICE the
+// index of that device in the generated table.
+#include "backends/built_devices.h"
+
+#ifndef MXU_THIS_DEVICE
+#error "MXU_THIS_DEVICE (the index of this library's device in MXU_DEVICES) is not defined"
+#endif
+
+namespace mxu::backends {
+
+const std::vector<BuiltDevice>& BuiltDevices() {
+  static const std::vector<BuiltDevice> devices = {
+#include "mxu_built_devices.inc"
+  };
+  return devices;
+}
+
+const BuiltDevice& ThisDevice() { return BuiltDevices().at(MXU_THIS_DEVICE); }
+
+const BuiltDevice* FindBuiltDevice(const std::string& name) {
+  for (const BuiltDevice& device : BuiltDevices()) {
+    if (name == device.name) return &device;
+  }
+  return nullptr;
+}
+
+std::string BuiltDeviceNames() {
+  std::string names;
+  for (const BuiltDevice& device : BuiltDevices()) {
+    names += (names.empty() ? "'" : ", '") + std::string(device.name) + "'";
+  }
+  return names;
+}
+
+model::Config ModelConfig(const BuiltDevice& device, const MemoryTiming& timing) {
+  model::Config config;
+  config.rows = device.rows;
+  config.cols = device.cols;
+  config.ub_depth = device.ub_depth;
+  config.acc_depth = device.acc_depth;
+  config.wfifo_depth = device.wfifo_depth;
+  config.subnormals = device.flush_subnormals ? Subnormals::kFlush : Subnormals::kIeee;
+  config.timing = timing;
+  return config;
+}
+
+}  // namespace mxu::backends

@@ -1,0 +1,125 @@
+# The devices this build makes (docs/architecture.md, "Devices: array sizes chosen at build
+# time"). Each entry of MXU_DEVICES is one verilated mxu_top with its own parameters, and gets its
+# own platform library, backends library and `mxu` executable (SystemC elaborates once per
+# process, and a verilated class is one parameter set: one device per process). The first entry
+# is the default device: its targets keep the plain names (mxu_platform, mxu_backends, mxu).
+#
+# An entry: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N]
+#   ROWSxCOLS   the systolic array, 1 to 255 each (FEATURES.UB_LANES is 8 bits)
+#   -flush      subnormals flushed to zero (FlushSubnormals=1); IEEE subnormals otherwise
+#   ub=N        unified-buffer rows (power of two, 16 to 65536); default 8192
+#   acc=N       accumulator rows (power of two, 16 to 65536); default 1024
+#   wfifo=N     weight-FIFO rows (at least ROWS); default 2 x ROWS (two weight tiles)
+# The device's name is the entry up to its first ':' ("8x4-flush"); names must differ.
+#
+# The depth rule: unless given, every size keeps the default device's buffer depths in rows (UB
+# 8192, ACC 1024; so a lane's share of each buffer stays the same and the buffers grow with the
+# array's width), and a weight FIFO of two tiles. The array streams one buffer row per cycle, so
+# constant depths keep what a tile may hold in cycles (and the planner's blocking in rows) the
+# same at every size; the buffers' bytes grow with the lanes, like the array's bandwidth.
+#
+# CI builds the default device and one small, non-square, flush-mode device with small buffers
+# (8x4-flush:ub=1024:acc=256): a planner or driver that assumes a square array, a buffer size or
+# IEEE mode fails its tests there.
+set(MXU_DEVICES "16x16;8x4-flush:ub=1024:acc=256" CACHE STRING
+    "Devices to build: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N] entries, the first the default")
+
+function(mxu_device_fail spec message)
+  message(FATAL_ERROR "MXU_DEVICES: entry '${spec}': ${message}")
+endfunction()
+
+function(mxu_check_depth spec key value)
+  math(EXPR low_bits "${value} & (${value} - 1)")
+  if(value LESS 16 OR value GREATER 65536 OR NOT low_bits EQUAL 0)
+    mxu_device_fail("${spec}" "${key}=${value} must be a power of two from 16 to 65536")
+  endif()
+endfunction()
+
+set(MXU_DEVICE_IDS "")
+set(table "")
+set(index 0)
+if(NOT MXU_DEVICES)
+  message(FATAL_ERROR "MXU_DEVICES is empty: name at least one device, e.g. 16x16")
+endif()
+foreach(spec IN LISTS MXU_DEVICES)
+  if(NOT spec MATCHES "^([0-9]+)x([0-9]+)(-flush)?((:[a-z]+=[0-9]+)*)$")
+    mxu_device_fail("${spec}" "expected ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N]")
+  endif()
+  set(rows ${CMAKE_MATCH_1})
+  set(cols ${CMAKE_MATCH_2})
+  set(flush 0)
+  if(CMAKE_MATCH_3)
+    set(flush 1)
+  endif()
+  set(options "${CMAKE_MATCH_4}")
+  string(REGEX REPLACE ":.*" "" name "${spec}")
+  foreach(extent ${rows} ${cols})
+    if(extent LESS 1 OR extent GREATER 255)
+      mxu_device_fail("${spec}" "rows and columns must be 1 to 255")
+    endif()
+  endforeach()
+  set(ub 8192)
+  set(acc 1024)
+  math(EXPR wfifo "2 * ${rows}")
+  string(REPLACE ":" ";" options "${options}")
+  set(seen "")
+  foreach(option IN LISTS options)
+    if(option STREQUAL "")
+      continue()
+    endif()
+    string(REGEX REPLACE "=.*" "" key "${option}")
+    string(REGEX REPLACE ".*=" "" value "${option}")
+    if(key IN_LIST seen)
+      mxu_device_fail("${spec}" "${key} given twice")
+    endif()
+    list(APPEND seen ${key})
+    if(key STREQUAL "ub")
+      mxu_check_depth("${spec}" ub ${value})
+      set(ub ${value})
+    elseif(key STREQUAL "acc")
+      mxu_check_depth("${spec}" acc ${value})
+      set(acc ${value})
+    elseif(key STREQUAL "wfifo")
+      if(value LESS rows OR value GREATER 65535)
+        mxu_device_fail("${spec}" "wfifo=${value} must be ${rows} (one tile) to 65535")
+      endif()
+      set(wfifo ${value})
+    else()
+      mxu_device_fail("${spec}" "unknown option '${key}' (ub, acc, wfifo)")
+    endif()
+  endforeach()
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "_" id "${name}")
+  if(id IN_LIST MXU_DEVICE_IDS)
+    mxu_device_fail("${spec}" "a device named '${name}' is already listed")
+  endif()
+  list(APPEND MXU_DEVICE_IDS ${id})
+  if(index EQUAL 0)
+    set(suffix "")
+    set(binary mxu)
+  else()
+    set(suffix _${id})
+    set(binary mxu-${name})
+  endif()
+  foreach(field name rows cols ub acc wfifo flush suffix binary index)
+    set(MXU_DEVICE_${id}_${field} "${${field}}")
+  endforeach()
+  set(MXU_DEVICE_${id}_VERILATOR_ARGS
+      -GRows=${rows} -GCols=${cols} -GUbDepth=${ub} -GAccDepth=${acc}
+      -GWeightFifoDepth=${wfifo} -GFlushSubnormals=1'b${flush})
+  if(flush)
+    set(flush_text true)
+  else()
+    set(flush_text false)
+  endif()
+  string(APPEND table
+         "    {\"${name}\", ${rows}, ${cols}, ${ub}, ${acc}, ${wfifo}, ${flush_text}, \"${binary}\"},\n")
+  math(EXPR index "${index} + 1")
+endforeach()
+list(GET MXU_DEVICE_IDS 0 MXU_DEFAULT_DEVICE_ID)
+message(STATUS "mxu devices: ${MXU_DEVICES} (default ${MXU_DEVICE_${MXU_DEFAULT_DEVICE_ID}_name})")
+
+# The table every backends library compiles in (backends/built_devices.cc): written only when it
+# changes, so a reconfigure rebuilds nothing.
+set(MXU_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
+file(CONFIGURE OUTPUT ${MXU_GENERATED_DIR}/mxu_built_devices.inc
+     CONTENT "// Generated by cmake/devices.cmake from MXU_DEVICES (${MXU_DEVICES}): do not edit.\n// name, rows, cols, ub_depth, acc_depth, wfifo_depth, flush_subnormals, binary\n${table}" @ONLY)
