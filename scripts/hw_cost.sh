@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# What the arithmetic costs in hardware, from Yosys 0.23: the processing element and the systolic
+# array at the sizes given, mapped to two-input gates (AND, NAND, OR, NOR, XOR, XNOR, MUX), with
+# their flip-flops and the longest combinational path in gates (`ltp -noff`). A benchmark for
+# docs/performance.md, not a test: the array's synthesis time grows faster than its PEs.
+# Usage: scripts/hw_cost.sh [ROWSxCOLS ...]   (default: 2x2 4x4; 4x4 takes about 5 minutes)
+set -euo pipefail
+rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
+sources="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'mxu_sram_1r1w\.sv$' | tr '\n' ' ')"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(2x2 4x4)
+
+# cost MODULE LABEL [chparam commands]: one table row.
+cost() {
+  local module=$1 label=$2 params=${3:-}
+  local log start
+  log=$(mktemp)
+  start=$(date +%s)
+  yosys -q -l "$log" -p "
+      read_verilog -sv $sources
+      read_verilog -sv -lib $rtl/mxu_sram_1r1w.sv
+      $params
+      synth -top $module -flatten
+      abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX
+      opt_clean
+      ltp -noff
+      stat" >/dev/null
+  local cells flops depth
+  cells=$(grep -E '^ +Number of cells' "$log" | tail -1 | awk '{print $NF}')
+  # The last statistics block is the mapped netlist's (synth prints one of its own before).
+  flops=$(awk '/Printing statistics/ {n = 0; delete f} /\$_(S?DFFE?|ALDFF|DFFSRE?)_/ {f[n++] = $NF}
+               END {s = 0; for (i in f) s += f[i]; print s}' "$log")
+  depth=$(grep -oE 'Longest topological path in [^ ]+ \(length=[0-9]+\)' "$log" | tail -1 |
+          grep -oE '[0-9]+\)$' | tr -d ')')
+  printf '| %s | %s | %s | %s | %s s |\n' "$label" "$cells" "$flops" "$depth" \
+         "$(($(date +%s) - start))"
+  rm -f "$log"
+}
+
+echo "| block | cells (2-input gates and flip-flops) | flip-flops | longest path (gates) | Yosys time |"
+echo "|---|---|---|---|---|"
+cost mxu_pe "PE (bf16 x bf16 + fp32, IEEE)"
+cost mxu_pe "PE, flush to zero" "chparam -set FlushSubnormals 1 mxu_pe;"
+for size in "${sizes[@]}"; do
+  rows=${size%x*}
+  cols=${size#*x}
+  cost mxu_systolic_array "systolic array $size" \
+       "chparam -set Rows $rows -set Cols $cols mxu_systolic_array;"
+done
