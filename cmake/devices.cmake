@@ -24,6 +24,9 @@
 set(MXU_DEVICES "16x16;8x4-flush:ub=1024:acc=256" CACHE STRING
     "Devices to build: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N] entries, the first the default")
 
+set(MXU_HIER_MIN_PES 1024 CACHE STRING
+    "Devices with at least this many PEs verilate each array row once (hier=1 unless given)")
+
 function(mxu_device_fail spec message)
   message(FATAL_ERROR "MXU_DEVICES: entry '${spec}': ${message}")
 endfunction()
@@ -36,6 +39,7 @@ function(mxu_check_depth spec key value)
 endfunction()
 
 set(MXU_DEVICE_IDS "")
+set(hier_device "")
 set(table "")
 set(index 0)
 if(NOT MXU_DEVICES)
@@ -61,6 +65,12 @@ foreach(spec IN LISTS MXU_DEVICES)
   set(ub 8192)
   set(acc 1024)
   math(EXPR wfifo "2 * ${rows}")
+  math(EXPR pes "${rows} * ${cols}")
+  if(pes LESS MXU_HIER_MIN_PES)
+    set(hier 0)
+  else()
+    set(hier 1)
+  endif()
   string(REPLACE ":" ";" options "${options}")
   set(seen "")
   foreach(option IN LISTS options)
@@ -84,8 +94,13 @@ foreach(spec IN LISTS MXU_DEVICES)
         mxu_device_fail("${spec}" "wfifo=${value} must be ${rows} (one tile) to 65535")
       endif()
       set(wfifo ${value})
+    elseif(key STREQUAL "hier")
+      if(NOT value MATCHES "^[01]$")
+        mxu_device_fail("${spec}" "hier=${value} must be 0 or 1")
+      endif()
+      set(hier ${value})
     else()
-      mxu_device_fail("${spec}" "unknown option '${key}' (ub, acc, wfifo)")
+      mxu_device_fail("${spec}" "unknown option '${key}' (ub, acc, wfifo, hier)")
     endif()
   endforeach()
   string(REGEX REPLACE "[^A-Za-z0-9_]" "_" id "${name}")
@@ -103,9 +118,30 @@ foreach(spec IN LISTS MXU_DEVICES)
   foreach(field name rows cols ub acc wfifo flush suffix binary index)
     set(MXU_DEVICE_${id}_${field} "${${field}}")
   endforeach()
+  # The device's values reach rtl/mxu_pkg.sv as defines (see there why not as -G of mxu_top).
   set(MXU_DEVICE_${id}_VERILATOR_ARGS
-      -GRows=${rows} -GCols=${cols} -GUbDepth=${ub} -GAccDepth=${acc}
-      -GWeightFifoDepth=${wfifo} -GFlushSubnormals=1'b${flush})
+      +define+MXU_ARRAY_ROWS=${rows} +define+MXU_ARRAY_COLS=${cols} +define+MXU_UB_DEPTH=${ub}
+      +define+MXU_ACC_DEPTH=${acc} +define+MXU_WEIGHT_FIFO_DEPTH=${wfifo}
+      +define+MXU_FLUSH_SUBNORMALS=${flush})
+  # hier=1: the array row verilated once (rtl/mxu_hier.vlt). Two of -Wall's checks stop on what
+  # the hierarchical flow generates, in files read before any .vlt (so no .vlt can waive them);
+  # the lint over rtl/ (scripts/lint_rtl.sh) still runs every check on the real sources:
+  #   DECLFILENAME: the row's own verilation renames its module (mxu_pe_row_0);
+  #   UNOPTFLAT: the row's generated wrapper hides that every row output is a flip-flop, so the
+  #     psum chain (down) and the weight chain (up) look like a loop between neighbouring rows.
+  set(MXU_DEVICE_${id}_HIER_VLT "")
+  if(hier)
+    set(MXU_DEVICE_${id}_HIER_VLT ${MXU_RTL_DIR}/mxu_hier.vlt)
+    list(APPEND MXU_DEVICE_${id}_VERILATOR_ARGS --hierarchical -Wno-DECLFILENAME -Wno-UNOPTFLAT)
+  endif()
+  set(MXU_DEVICE_${id}_hier ${hier})
+  if(hier)
+    if(hier_device)
+      mxu_device_fail("${spec}" "only one device per build may be hier=1 ('${hier_device}' is): \
+Verilator names every row model Vmxu_pe_row_0; build large devices in their own build trees")
+    endif()
+    set(hier_device ${name})
+  endif()
   if(flush)
     set(flush_text true)
   else()

@@ -15,6 +15,10 @@ set(MXU_INSTALL_CMAKEDIR lib/cmake/mxu)
 set(MXU_EXPORTED_LIBRARIES
   mxu_common mxu_golden mxu_driver mxu_model mxu_cross mxu_backends mxu_wave_layouts mxu_platform mxu_host_memory
   mxu_timeline)
+# A hier=1 default device (cmake/devices.cmake) links its array row's own verilated model.
+if(TARGET Vmxu_pe_row_0)
+  list(APPEND MXU_EXPORTED_LIBRARIES Vmxu_pe_row_0)
+endif()
 foreach(target ${MXU_EXPORTED_LIBRARIES})
   string(REGEX REPLACE "^mxu_" "" export_name ${target})
   # Position-independent code, so that the static libraries link into shared objects too (the

@@ -1,23 +1,46 @@
 // Shared configuration and constants of the MXU. Every build parameter of the device lives here;
 // the device reports them through its CSRs and software reads them there, never from this file.
+//
+// A device's own values come as defines (+define+MXU_ARRAY_ROWS=32 ...; cmake/devices.cmake makes
+// them from the device list), not as -G overrides of mxu_top: Verilator's hierarchical flow hands
+// mxu_top's command line to the array row's own verilation, where a -G of mxu_top fails.
+`ifndef MXU_ARRAY_ROWS
+`define MXU_ARRAY_ROWS 16
+`endif
+`ifndef MXU_ARRAY_COLS
+`define MXU_ARRAY_COLS 16
+`endif
+`ifndef MXU_UB_DEPTH
+`define MXU_UB_DEPTH 8192
+`endif
+`ifndef MXU_ACC_DEPTH
+`define MXU_ACC_DEPTH 1024
+`endif
+`ifndef MXU_WEIGHT_FIFO_DEPTH
+`define MXU_WEIGHT_FIFO_DEPTH (2 * `MXU_ARRAY_ROWS)
+`endif
+`ifndef MXU_FLUSH_SUBNORMALS
+`define MXU_FLUSH_SUBNORMALS 0
+`endif
+
 package mxu_pkg;
 
   // Systolic array geometry: ArrayRows PE rows (the K depth of one weight tile) by ArrayCols PE
   // columns (the N width of one weight tile).
-  parameter int unsigned ArrayRows = 16;
-  parameter int unsigned ArrayCols = 16;
+  parameter int unsigned ArrayRows = `MXU_ARRAY_ROWS;
+  parameter int unsigned ArrayCols = `MXU_ARRAY_COLS;
 
   // On-chip memories, in rows.
   //   Unified buffer: bf16 rows of UbLanes lanes (activations in, activation-unit results out).
   //   Accumulators:   fp32 rows of ArrayCols lanes.
   //   Weight FIFO:    bf16 rows of ArrayCols lanes: two full weight tiles.
-  parameter int unsigned UbDepth         = 8192;
-  parameter int unsigned AccDepth        = 1024;
+  parameter int unsigned UbDepth         = `MXU_UB_DEPTH;
+  parameter int unsigned AccDepth        = `MXU_ACC_DEPTH;
   // The accumulators are split into AccBanks banks by their top address bits, each its own 1R1W
   // SRAM, so that a store or ACTIVATE reading one half (or a preload writing it) never waits for
   // the array accumulating into the other: the driver alternates output blocks between halves.
   parameter int unsigned AccBanks        = 2;
-  parameter int unsigned WeightFifoDepth = 2 * ArrayRows;
+  parameter int unsigned WeightFifoDepth = `MXU_WEIGHT_FIFO_DEPTH;
 
   // Host-memory port: data bytes per beat, address bits, read bursts in flight.
   parameter int unsigned MemBusBytes    = 32;
@@ -245,7 +268,7 @@ package mxu_pkg;
   //   0 = IEEE: subnormal inputs and results are kept (host CPU default mode);
   //   1 = flush: subnormal inputs read as signed zero, subnormal results become signed zero
   //       (host CPU with flush-to-zero and denormals-are-zero set).
-  parameter bit FlushSubnormals = 1'b0;
+  parameter bit FlushSubnormals = 1'(`MXU_FLUSH_SUBNORMALS);
 
   // Canonical quiet NaNs: every NaN a unit produces has exactly these bits.
   parameter logic [31:0] Fp32CanonicalNan = 32'h7FC0_0000;

@@ -30,10 +30,10 @@ module mxu_systolic_array #(
   output logic [Cols*32-1:0]   psum_o
 );
 
-  // Horizontal activation buses: entry (r, c) feeds PE(r, c); c = Cols is the right edge.
-  logic [Rows*(Cols+1)*16-1:0] act_bus;
-  logic [Rows*(Cols+1)-1:0]    act_valid_bus;
-  logic [Rows*(Cols+1)-1:0]    act_bank_bus;
+  // Skewed activations: entry r feeds PE(r, 0); each row (mxu_pe_row) passes it to the right.
+  logic [Rows*16-1:0]          act_bus;
+  logic [Rows-1:0]             act_valid_bus;
+  logic [Rows-1:0]             act_bank_bus;
   // Vertical partial-sum buses: entry (r, c) feeds PE(r, c) from above; r = Rows is the bottom.
   logic [(Rows+1)*Cols*32-1:0] psum_bus;
   // Vertical weight buses: entry (r, c) feeds PE(r, c) from below; r = Rows is the bottom edge,
@@ -47,8 +47,7 @@ module mxu_systolic_array #(
       .clk_i,
       .rst_ni,
       .d_i({act_valid_i, act_bank_i, act_i[r*16 +: 16]}),
-      .q_o({act_valid_bus[r*(Cols+1)], act_bank_bus[r*(Cols+1)],
-            act_bus[r*(Cols+1)*16 +: 16]})
+      .q_o({act_valid_bus[r], act_bank_bus[r], act_bus[r*16 +: 16]})
     );
   end
 
@@ -66,25 +65,20 @@ module mxu_systolic_array #(
   end
 
   for (genvar r = 0; r < Rows; r++) begin : g_row
-    for (genvar c = 0; c < Cols; c++) begin : g_col
-      mxu_pe #(.FlushSubnormals(FlushSubnormals)) u_pe (
-        .clk_i,
-        .rst_ni,
-        .act_valid_i    (act_valid_bus[r*(Cols+1)+c]),
-        .act_i          (act_bus[(r*(Cols+1)+c)*16 +: 16]),
-        .act_bank_i     (act_bank_bus[r*(Cols+1)+c]),
-        .act_valid_o    (act_valid_bus[r*(Cols+1)+c+1]),
-        .act_o          (act_bus[(r*(Cols+1)+c+1)*16 +: 16]),
-        .act_bank_o     (act_bank_bus[r*(Cols+1)+c+1]),
-        .psum_i         (psum_bus[(r*Cols+c)*32 +: 32]),
-        .psum_o         (psum_bus[((r+1)*Cols+c)*32 +: 32]),
-        .w_shift_i      (w_shift_col[c]),
-        .w_i            (w_bus[((r+1)*Cols+c)*16 +: 16]),
-        .w_o            (w_bus[(r*Cols+c)*16 +: 16]),
-        .w_commit_i     (w_commit_col[c]),
-        .w_commit_bank_i(w_commit_bank_col[c])
-      );
-    end
+    mxu_pe_row #(.Cols(Cols), .FlushSubnormals(FlushSubnormals)) u_row (
+      .clk_i,
+      .rst_ni,
+      .act_valid_i    (act_valid_bus[r]),
+      .act_i          (act_bus[r*16 +: 16]),
+      .act_bank_i     (act_bank_bus[r]),
+      .psum_i         (psum_bus[r*Cols*32 +: Cols*32]),
+      .psum_o         (psum_bus[(r+1)*Cols*32 +: Cols*32]),
+      .w_shift_i      (w_shift_col),
+      .w_i            (w_bus[(r+1)*Cols*16 +: Cols*16]),
+      .w_o            (w_bus[r*Cols*16 +: Cols*16]),
+      .w_commit_i     (w_commit_col),
+      .w_commit_bank_i(w_commit_bank_col)
+    );
   end
 
   // Output de-skew: column c is delayed Cols-1-c cycles.
@@ -97,15 +91,8 @@ module mxu_systolic_array #(
     );
   end
 
-  // The right edge of the activation buses and the top of the weight chain go nowhere.
-  logic unused_edges;
-  always_comb begin
-    unused_edges = 1'b0;
-    for (int unsigned r = 0; r < Rows; r++) begin
-      unused_edges ^= ^{act_valid_bus[r*(Cols+1)+Cols], act_bank_bus[r*(Cols+1)+Cols],
-                        act_bus[(r*(Cols+1)+Cols)*16 +: 16]};
-    end
-    unused_edges ^= ^w_bus[Cols*16-1:0];
-  end
+  // The top of the weight chain goes nowhere (each row consumes its own right edge).
+  logic unused_top;
+  assign unused_top = ^w_bus[Cols*16-1:0];
 
 endmodule

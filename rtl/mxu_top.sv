@@ -5,7 +5,7 @@ module mxu_top #(
   parameter int unsigned Cols            = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth         = mxu_pkg::UbDepth,
   parameter int unsigned AccDepth        = mxu_pkg::AccDepth,
-  parameter int unsigned WeightFifoDepth = 2 * Rows,
+  parameter int unsigned WeightFifoDepth = mxu_pkg::WeightFifoDepth,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
   localparam int unsigned AddrWidth = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBits   = mxu_pkg::MemBusBytes * 8,
