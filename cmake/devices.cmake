@@ -4,12 +4,14 @@
 # process, and a verilated class is one parameter set: one device per process). The first entry
 # is the default device: its targets keep the plain names (mxu_platform, mxu_backends, mxu).
 #
-# An entry: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N]
+# An entry: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:hier=0|1]
 #   ROWSxCOLS   the systolic array, 1 to 255 each (FEATURES.UB_LANES is 8 bits)
 #   -flush      subnormals flushed to zero (FlushSubnormals=1); IEEE subnormals otherwise
 #   ub=N        unified-buffer rows (power of two, 16 to 65536); default 8192
 #   acc=N       accumulator rows (power of two, 16 to 65536); default 1024
 #   wfifo=N     weight-FIFO rows (at least ROWS); default 2 x ROWS (two weight tiles)
+#   hier=0|1    verilate the array column once (hierarchically) rather than every PE apart;
+#               default 1 from MXU_HIER_MIN_PES PEs up (docs/architecture.md, "Devices")
 # The device's name is the entry up to its first ':' ("8x4-flush"); names must differ.
 #
 # The depth rule: unless given, every size keeps the default device's buffer depths in rows (UB
@@ -19,13 +21,13 @@
 # same at every size; the buffers' bytes grow with the lanes, like the array's bandwidth.
 #
 # CI builds the default device and one small, non-square, flush-mode device with small buffers
-# (8x4-flush:ub=1024:acc=256): a planner or driver that assumes a square array, a buffer size or
-# IEEE mode fails its tests there.
-set(MXU_DEVICES "16x16;8x4-flush:ub=1024:acc=256" CACHE STRING
-    "Devices to build: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N] entries, the first the default")
+# (8x4-flush:ub=1024:acc=256:hier=1): a planner or driver that assumes a square array, a buffer
+# size or IEEE mode fails its tests there, and it is verilated hierarchically, the default's flat.
+set(MXU_DEVICES "16x16;8x4-flush:ub=1024:acc=256:hier=1" CACHE STRING
+    "Devices to build: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:hier=0|1] entries, the first the default")
 
 set(MXU_HIER_MIN_PES 1024 CACHE STRING
-    "Devices with at least this many PEs verilate each array row once (hier=1 unless given)")
+    "Devices with at least this many PEs verilate the array column once (hier=1 unless given)")
 
 function(mxu_device_fail spec message)
   message(FATAL_ERROR "MXU_DEVICES: entry '${spec}': ${message}")
@@ -47,7 +49,7 @@ if(NOT MXU_DEVICES)
 endif()
 foreach(spec IN LISTS MXU_DEVICES)
   if(NOT spec MATCHES "^([0-9]+)x([0-9]+)(-flush)?((:[a-z]+=[0-9]+)*)$")
-    mxu_device_fail("${spec}" "expected ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N]")
+    mxu_device_fail("${spec}" "expected ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:hier=0|1]")
   endif()
   set(rows ${CMAKE_MATCH_1})
   set(cols ${CMAKE_MATCH_2})
@@ -123,22 +125,20 @@ foreach(spec IN LISTS MXU_DEVICES)
       +define+MXU_ARRAY_ROWS=${rows} +define+MXU_ARRAY_COLS=${cols} +define+MXU_UB_DEPTH=${ub}
       +define+MXU_ACC_DEPTH=${acc} +define+MXU_WEIGHT_FIFO_DEPTH=${wfifo}
       +define+MXU_FLUSH_SUBNORMALS=${flush})
-  # hier=1: the array row verilated once (rtl/mxu_hier.vlt). Two of -Wall's checks stop on what
-  # the hierarchical flow generates, in files read before any .vlt (so no .vlt can waive them);
-  # the lint over rtl/ (scripts/lint_rtl.sh) still runs every check on the real sources:
-  #   DECLFILENAME: the row's own verilation renames its module (mxu_pe_row_0);
-  #   UNOPTFLAT: the row's generated wrapper hides that every row output is a flip-flop, so the
-  #     psum chain (down) and the weight chain (up) look like a loop between neighbouring rows.
+  # hier=1: the array column verilated once (rtl/mxu_hier.vlt). -Wall's file-name check stops on
+  # the column's own verilation, which renames its module (mxu_pe_col_N) in a file read before
+  # any .vlt (so no .vlt can waive it); the lint over rtl/ (scripts/lint_rtl.sh) still checks
+  # every file name.
   set(MXU_DEVICE_${id}_HIER_VLT "")
   if(hier)
     set(MXU_DEVICE_${id}_HIER_VLT ${MXU_RTL_DIR}/mxu_hier.vlt)
-    list(APPEND MXU_DEVICE_${id}_VERILATOR_ARGS --hierarchical -Wno-DECLFILENAME -Wno-UNOPTFLAT)
+    list(APPEND MXU_DEVICE_${id}_VERILATOR_ARGS --hierarchical -Wno-DECLFILENAME)
   endif()
   set(MXU_DEVICE_${id}_hier ${hier})
   if(hier)
     if(hier_device)
       mxu_device_fail("${spec}" "only one device per build may be hier=1 ('${hier_device}' is): \
-Verilator names every row model Vmxu_pe_row_0; build large devices in their own build trees")
+Verilator names the column models of several devices alike; build each in its own build tree")
     endif()
     set(hier_device ${name})
   endif()

@@ -15,10 +15,11 @@ set(MXU_INSTALL_CMAKEDIR lib/cmake/mxu)
 set(MXU_EXPORTED_LIBRARIES
   mxu_common mxu_golden mxu_driver mxu_model mxu_cross mxu_backends mxu_wave_layouts mxu_platform mxu_host_memory
   mxu_timeline)
-# A hier=1 default device (cmake/devices.cmake) links its array row's own verilated model.
-if(TARGET Vmxu_pe_row_0)
-  list(APPEND MXU_EXPORTED_LIBRARIES Vmxu_pe_row_0)
-endif()
+# A hier=1 default device (cmake/devices.cmake) links its array column's own verilated model, a
+# library Verilator names Vmxu_pe_col_N.
+get_target_property(platform_libraries mxu_platform LINK_LIBRARIES)
+list(FILTER platform_libraries INCLUDE REGEX "^Vmxu_pe_col_[0-9]+$")
+list(APPEND MXU_EXPORTED_LIBRARIES ${platform_libraries})
 foreach(target ${MXU_EXPORTED_LIBRARIES})
   string(REGEX REPLACE "^mxu_" "" export_name ${target})
   # Position-independent code, so that the static libraries link into shared objects too (the

@@ -30,16 +30,14 @@ module mxu_systolic_array #(
   output logic [Cols*32-1:0]   psum_o
 );
 
-  // Skewed activations: entry r feeds PE(r, 0); each row (mxu_pe_row) passes it to the right.
-  logic [Rows*16-1:0]          act_bus;
-  logic [Rows-1:0]             act_valid_bus;
-  logic [Rows-1:0]             act_bank_bus;
-  // Vertical partial-sum buses: entry (r, c) feeds PE(r, c) from above; r = Rows is the bottom.
-  logic [(Rows+1)*Cols*32-1:0] psum_bus;
-  // Vertical weight buses: entry (r, c) feeds PE(r, c) from below; r = Rows is the bottom edge,
-  // and the output of PE(0, c) at entry (0, c) is unused (the top of the chain).
-  logic [(Rows+1)*Cols*16-1:0] w_bus;
+  // Activation buses between columns: entry (c, r) feeds PE(r, c); c = Cols is the right edge.
+  logic [(Cols+1)*Rows*16-1:0] act_bus;
+  logic [(Cols+1)*Rows-1:0]    act_valid_bus;
+  logic [(Cols+1)*Rows-1:0]    act_bank_bus;
+  // Each column's weight element, commit and result, skewed per column.
+  logic [Cols*16-1:0]          w_col;
   logic [Cols-1:0]             w_shift_col, w_commit_col, w_commit_bank_col;
+  logic [Cols*32-1:0]          psum_col;
 
   // Input skew: lane r is delayed r cycles.
   for (genvar r = 0; r < Rows; r++) begin : g_skew
@@ -51,48 +49,43 @@ module mxu_systolic_array #(
     );
   end
 
-  // Weight and commit skew: column c is delayed c cycles.
-  for (genvar c = 0; c < Cols; c++) begin : g_wskew
+  for (genvar c = 0; c < Cols; c++) begin : g_col
+    // Weight and commit skew: column c is delayed c cycles.
     mxu_delay_line #(.Width(19), .Depth(c)) u_wskew (
       .clk_i,
       .rst_ni,
       .d_i({w_shift_i, w_commit_i, w_commit_bank_i, w_i[c*16 +: 16]}),
-      .q_o({w_shift_col[c], w_commit_col[c], w_commit_bank_col[c],
-            w_bus[(Rows*Cols+c)*16 +: 16]})
+      .q_o({w_shift_col[c], w_commit_col[c], w_commit_bank_col[c], w_col[c*16 +: 16]})
     );
-    // Partial sums enter the top of every column as +0.0.
-    assign psum_bus[c*32 +: 32] = 32'h0000_0000;
-  end
 
-  for (genvar r = 0; r < Rows; r++) begin : g_row
-    mxu_pe_row #(.Cols(Cols), .FlushSubnormals(FlushSubnormals)) u_row (
+    mxu_pe_col #(.Rows(Rows), .FlushSubnormals(FlushSubnormals)) u_col (
       .clk_i,
       .rst_ni,
-      .act_valid_i    (act_valid_bus[r]),
-      .act_i          (act_bus[r*16 +: 16]),
-      .act_bank_i     (act_bank_bus[r]),
-      .psum_i         (psum_bus[r*Cols*32 +: Cols*32]),
-      .psum_o         (psum_bus[(r+1)*Cols*32 +: Cols*32]),
-      .w_shift_i      (w_shift_col),
-      .w_i            (w_bus[(r+1)*Cols*16 +: Cols*16]),
-      .w_o            (w_bus[r*Cols*16 +: Cols*16]),
-      .w_commit_i     (w_commit_col),
-      .w_commit_bank_i(w_commit_bank_col)
+      .act_valid_i    (act_valid_bus[c*Rows +: Rows]),
+      .act_i          (act_bus[c*Rows*16 +: Rows*16]),
+      .act_bank_i     (act_bank_bus[c*Rows +: Rows]),
+      .act_valid_o    (act_valid_bus[(c+1)*Rows +: Rows]),
+      .act_o          (act_bus[(c+1)*Rows*16 +: Rows*16]),
+      .act_bank_o     (act_bank_bus[(c+1)*Rows +: Rows]),
+      .w_shift_i      (w_shift_col[c]),
+      .w_i            (w_col[c*16 +: 16]),
+      .w_commit_i     (w_commit_col[c]),
+      .w_commit_bank_i(w_commit_bank_col[c]),
+      .psum_o         (psum_col[c*32 +: 32])
     );
-  end
 
-  // Output de-skew: column c is delayed Cols-1-c cycles.
-  for (genvar c = 0; c < Cols; c++) begin : g_deskew
+    // Output de-skew: column c is delayed Cols-1-c cycles.
     mxu_delay_line #(.Width(32), .Depth(Cols - 1 - c)) u_deskew (
       .clk_i,
       .rst_ni,
-      .d_i(psum_bus[(Rows*Cols+c)*32 +: 32]),
+      .d_i(psum_col[c*32 +: 32]),
       .q_o(psum_o[c*32 +: 32])
     );
   end
 
-  // The top of the weight chain goes nowhere (each row consumes its own right edge).
-  logic unused_top;
-  assign unused_top = ^w_bus[Cols*16-1:0];
+  // The right edge of the activation buses goes nowhere.
+  logic unused_right_edge;
+  assign unused_right_edge = ^{act_valid_bus[Cols*Rows +: Rows], act_bank_bus[Cols*Rows +: Rows],
+                               act_bus[Cols*Rows*16 +: Rows*16]};
 
 endmodule

@@ -4,6 +4,11 @@
 # their flip-flops and the longest combinational path in gates (`ltp -noff`). A benchmark for
 # docs/performance.md, not a test: the array's synthesis time grows faster than its PEs.
 # Usage: scripts/hw_cost.sh [ROWSxCOLS ...]   (default: 2x2 4x4; 4x4 takes about 5 minutes)
+#        scripts/hw_cost.sh --devices ROWSxCOLS[-flush] ...
+# --devices: whole devices (mxu_top with each device's values, as cmake/devices.cmake gives them),
+# synthesized module by module without flattening (each distinct module once, its cells counted
+# once per instance: Yosys's hierarchy statistics), SRAMs as macros; their bits counted from the
+# RTL's inferred memories. No longest path here: the PE's (above) is the device's.
 set -euo pipefail
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
 sources="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'mxu_sram_1r1w\.sv$' | tr '\n' ' ')"
@@ -36,6 +41,47 @@ cost() {
          "$(($(date +%s) - start))"
   rm -f "$log"
 }
+
+# device_cost ROWSxCOLS[-flush]: one table row for a whole device.
+device_cost() {
+  local spec=$1 dims rows cols flush=0 defines log start bits cells flops
+  dims=${spec%%-*}
+  rows=${dims%x*}
+  cols=${dims#*x}
+  [[ $spec == *-flush ]] && flush=1
+  defines="-DMXU_ARRAY_ROWS=$rows -DMXU_ARRAY_COLS=$cols -DMXU_FLUSH_SUBNORMALS=$flush"
+  log=$(mktemp)
+  start=$(date +%s)
+  # The SRAM bits: every memory the RTL infers, kept whole.
+  yosys -q -l "$log" -p "
+      read_verilog -sv $defines $sources $rtl/mxu_sram_1r1w.sv
+      hierarchy -top mxu_top
+      proc
+      memory -nomap
+      stat -top mxu_top" >/dev/null
+  bits=$(awk '/design hierarchy/ {h = 1} h && /Number of memory bits/ {print $NF}' "$log")
+  yosys -q -l "$log" -p "
+      read_verilog -sv $defines $sources
+      read_verilog -sv -lib $rtl/mxu_sram_1r1w.sv
+      synth -top mxu_top
+      abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX
+      opt_clean
+      stat -top mxu_top" >/dev/null
+  cells=$(awk '/design hierarchy/ {h = 1} h && /Number of cells/ {print $NF}' "$log" | tail -1)
+  flops=$(awk '/design hierarchy/ {h = 1; s = 0} h && /\$_(S?DFFE?|ALDFF|DFFSRE?)_/ {s += $NF}
+               END {print s}' "$log")
+  printf '| %s | %s | %s | %s | %s s |\n' "$spec" "$cells" "$flops" "$bits" \
+         "$(($(date +%s) - start))"
+  rm -f "$log"
+}
+
+if [ "${1:-}" = --devices ]; then
+  shift
+  echo "| device | cells (2-input gates and flip-flops) | flip-flops | SRAM bits | Yosys time |"
+  echo "|---|---|---|---|---|"
+  for spec in "$@"; do device_cost "$spec"; done
+  exit 0
+fi
 
 echo "| block | cells (2-input gates and flip-flops) | flip-flops | longest path (gates) | Yosys time |"
 echo "|---|---|---|---|---|"

@@ -97,8 +97,9 @@ Platform::Platform(sc_core::sc_module_name name, const Config& config)
 
   SC_HAS_PROCESS(Platform);
   SC_THREAD(Thread);
-  // The model's eval runs on this thread's stack.
-  set_stack_size(4 * 1024 * 1024);
+  // The model's eval runs on this thread's stack, and Verilator keeps wide temporaries there:
+  // a 128 x 128 device's overflow 4 MiB. Only the pages touched are ever committed.
+  set_stack_size(256 * 1024 * 1024);
 
   // Trace time in the model's precision (timeprecision() = -12: ps): two points per cycle.
   const double ticks =

@@ -21,7 +21,7 @@ FILES = {OPCODE: "^1 waves/opcode.txt"}
 
 def pe(r, c, sig, fmt):
     leaf = sig.split("[")[0]
-    return (fmt, f"{A}g_row[{r}].u_row.g_col[{c}].u_pe.{sig}", f"PE({r},{c}) {leaf}")
+    return (fmt, f"{A}g_col[{c}].u_col.g_row[{r}].u_pe.{sig}", f"PE({r},{c}) {leaf}")
 
 def save(name, comment, timestart, zoom, markers, groups):
     out = ["[*]", f"[*] {comment}", "[*] Signals: full hierarchical names in the FST the platform writes.", "[*]"]

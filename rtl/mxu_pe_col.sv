@@ -1,0 +1,66 @@
+// One column of the systolic array: Rows PEs chained top to bottom by the partial sum and bottom
+// to top by the weight shadow chain, with the activations passing through to the next column.
+//
+// The column is the array's unit of hierarchical verilation (docs/architecture.md, "Devices"):
+// large devices verilate it once as its own model and instantiate it Cols times, so that the C++
+// the array costs grows with Rows instead of Rows x Cols. Between columns only the activations
+// flow, left to right, so the columns' models form no loop. It adds no logic and no cycle.
+//
+// The parameters have no defaults from mxu_pkg, unlike the other blocks': Verilator 5.006's
+// hierarchical flow reads this file before the packages. mxu_systolic_array sets both.
+module mxu_pe_col #(
+  parameter int unsigned Rows            = 1,
+  parameter bit          FlushSubnormals = 1'b0
+) (
+  input  logic               clk_i,
+  input  logic               rst_ni,
+  // Activations from the column to the left (lane r feeds PE(r, c)), passed on one cycle later.
+  input  logic [Rows-1:0]    act_valid_i,
+  input  logic [Rows*16-1:0] act_i,
+  input  logic [Rows-1:0]    act_bank_i,
+  output logic [Rows-1:0]    act_valid_o,
+  output logic [Rows*16-1:0] act_o,
+  output logic [Rows-1:0]    act_bank_o,
+  // The weight row's element for this column, entering the shadow chain at the bottom, and the
+  // commit, both already skewed for this column.
+  input  logic               w_shift_i,
+  input  logic [15:0]        w_i,
+  input  logic               w_commit_i,
+  input  logic               w_commit_bank_i,
+  // The column's result, from its bottom PE (partial sums enter the top as +0.0).
+  output logic [31:0]        psum_o
+);
+
+  // Entry r feeds PE(r) from above (psum) or from below (weights); r = Rows is the bottom.
+  logic [(Rows+1)*32-1:0] psum_bus;
+  logic [(Rows+1)*16-1:0] w_bus;
+
+  assign psum_bus[31:0]         = 32'h0000_0000;
+  assign w_bus[Rows*16 +: 16]   = w_i;
+  assign psum_o                 = psum_bus[Rows*32 +: 32];
+
+  for (genvar r = 0; r < Rows; r++) begin : g_row
+    mxu_pe #(.FlushSubnormals(FlushSubnormals)) u_pe (
+      .clk_i,
+      .rst_ni,
+      .act_valid_i    (act_valid_i[r]),
+      .act_i          (act_i[r*16 +: 16]),
+      .act_bank_i     (act_bank_i[r]),
+      .act_valid_o    (act_valid_o[r]),
+      .act_o          (act_o[r*16 +: 16]),
+      .act_bank_o     (act_bank_o[r]),
+      .psum_i         (psum_bus[r*32 +: 32]),
+      .psum_o         (psum_bus[(r+1)*32 +: 32]),
+      .w_shift_i,
+      .w_i            (w_bus[(r+1)*16 +: 16]),
+      .w_o            (w_bus[r*16 +: 16]),
+      .w_commit_i,
+      .w_commit_bank_i
+    );
+  end
+
+  // The top of the weight chain goes nowhere.
+  logic unused_top;
+  assign unused_top = ^w_bus[15:0];
+
+endmodule
