@@ -18,7 +18,7 @@ set(MXU_EXPORTED_LIBRARIES
 # A hier=1 default device (cmake/devices.cmake) links its array column's own verilated model, a
 # library Verilator names Vmxu_pe_col_N.
 get_target_property(platform_libraries mxu_platform LINK_LIBRARIES)
-list(FILTER platform_libraries INCLUDE REGEX "^Vmxu_pe_col_[0-9]+$")
+list(FILTER platform_libraries INCLUDE REGEX "^Vmxu_pe_col_[0-9A-Za-z]+$")
 list(APPEND MXU_EXPORTED_LIBRARIES ${platform_libraries})
 foreach(target ${MXU_EXPORTED_LIBRARIES})
   string(REGEX REPLACE "^mxu_" "" export_name ${target})

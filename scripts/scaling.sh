@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The scaling benchmark (docs/performance.md, "Array sizes"). For each device, a build tree of its
 # own (build/scaling/NAME) with that device alone, and:
-#   - verilation (CMake's configure step, where Verilator runs) and the device's build: wall
-#     time, and the peak memory of the largest single process (GNU time's maximum resident set).
-#     The libraries no device changes (driver, model, host commands...) are built first, untimed
-#     and through ccache; then `mxu` is built and timed with ccache off, so the figure is the
-#     device's own code (its verilated model, the platform and backends around it) compiled
-#     afresh. SCALING_COLD=1 times everything from nothing instead (a clean machine's full build);
+#   - verilation (CMake's configure step, where Verilator runs) and the `mxu` build: wall time,
+#     and the peak memory of the largest single process (GNU time's maximum resident set). The
+#     builds use a ccache of their own (build/scaling/ccache), warmed first by a throwaway 2 x 2
+#     device: the code every device shares (driver, model, host commands...) comes from it, and
+#     each device's own code (its verilated model, the platform and backends around it), which
+#     differs from every other device's, is compiled afresh. SCALING_COLD=1 turns ccache off:
+#     a clean machine's full build;
 #   - one GEMM on the RTL, every output bit checked against the golden model: simulated cycles
 #     per second and PE-cycles per second (cycles/s x rows x cols). The GEMM is S x S x S with
 #     S = max(256, 4 x the array's larger side);
@@ -26,15 +27,21 @@ mkdir -p "$out"
 devices=("$@")
 ((${#devices[@]})) || devices=(8x8 16x16 32x32 64x64 128x128)
 
+
 # seconds and peak kB of one command, from GNU time's report in file $1
 elapsed() { awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
   for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$1"; }
 peak_kb() { awk -F': ' '/Maximum resident set size/ {print $2}' "$1"; }
 
-# Libraries whose code is the same for every device.
-shared_targets=(mxu_arith_sim mxu_common mxu_cross mxu_driver mxu_golden mxu_golden_request
-  mxu_host_commands mxu_host_memory mxu_model mxu_npy mxu_plot mxu_timeline mxu_train
-  mxu_train_data mxu_train_mpi mxu_wave_layouts)
+export CCACHE_DIR=$out/ccache CCACHE_BASEDIR=$root
+if [ "${SCALING_COLD:-0}" != 1 ] && [ ! -x "$out/warmup/bin/mxu" ]; then
+  echo "warming build/scaling/ccache with a 2 x 2 device"
+  cmake -S "$root" -B "$out/warmup" -G Ninja -Wno-dev -DCMAKE_BUILD_TYPE=Release \
+    -DMXU_PYTHON=OFF -DMXU_DEVICES=2x2 >"$out/warmup.log" 2>&1
+  /usr/bin/time -v -o "$out/warmup.time" \
+    cmake --build "$out/warmup" -j"$(nproc)" --target mxu >>"$out/warmup.log" 2>&1
+  echo "(the 2 x 2 device's full build from an empty cache: $(elapsed "$out/warmup.time") s)"
+fi
 rows_json=()
 printf '%-18s %4s %10s %7s %7s %7s %8s %6s %9s %11s %9s %s\n' device hier verilate_s peak_MB \
   build_s peak_MB gemm util cycles/s PE-cycles/s check util@16x
@@ -51,14 +58,6 @@ for device in "${devices[@]}"; do
     /usr/bin/time -v -o "$out/$tag.configure.time" \
       cmake -S "$root" -B "$tree" -G Ninja -Wno-dev -DCMAKE_BUILD_TYPE=Release -DMXU_PYTHON=OFF \
       -DMXU_DEVICES="$device" >"$out/$tag.configure.log" 2>&1
-    if [ "${SCALING_COLD:-0}" != 1 ]; then
-      shared=()
-      for target in "${shared_targets[@]}"; do
-        ninja -C "$tree" -t query "$target" >/dev/null 2>&1 && shared+=("$target")
-      done
-      cmake --build "$tree" -j"$(nproc)" --target "${shared[@]}" >"$out/$tag.shared.log" 2>&1
-      export CCACHE_DISABLE=1
-    fi
     /usr/bin/time -v -o "$out/$tag.build.time" \
       cmake --build "$tree" -j"$(nproc)" --target mxu >"$out/$tag.build.log" 2>&1
     unset CCACHE_DISABLE
