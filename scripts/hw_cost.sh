@@ -52,14 +52,13 @@ device_cost() {
   defines="-DMXU_ARRAY_ROWS=$rows -DMXU_ARRAY_COLS=$cols -DMXU_FLUSH_SUBNORMALS=$flush"
   log=$(mktemp)
   start=$(date +%s)
-  # The SRAM bits: every memory the RTL infers, kept whole.
+  # The SRAM bits: every memory the RTL infers (counted before any memory pass maps them).
   yosys -q -l "$log" -p "
       read_verilog -sv $defines $sources $rtl/mxu_sram_1r1w.sv
       hierarchy -top mxu_top
       proc
-      memory -nomap
       stat -top mxu_top" >/dev/null
-  bits=$(awk '/design hierarchy/ {h = 1} h && /Number of memory bits/ {print $NF}' "$log")
+  bits=$(awk '/=== design hierarchy ===/ {h = 1} h && /Number of memory bits/ {print $NF}' "$log")
   yosys -q -l "$log" -p "
       read_verilog -sv $defines $sources
       read_verilog -sv -lib $rtl/mxu_sram_1r1w.sv
@@ -67,8 +66,9 @@ device_cost() {
       abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX
       opt_clean
       stat -top mxu_top" >/dev/null
-  cells=$(awk '/design hierarchy/ {h = 1} h && /Number of cells/ {print $NF}' "$log" | tail -1)
-  flops=$(awk '/design hierarchy/ {h = 1; s = 0} h && /\$_(S?DFFE?|ALDFF|DFFSRE?)_/ {s += $NF}
+  cells=$(awk '/=== design hierarchy ===/ {h = 1} h && /Number of cells/ {print $NF}' "$log" |
+          tail -1)
+  flops=$(awk '/=== design hierarchy ===/ {h = 1; s = 0} h && /\$_(S?DFFE?|ALDFF|DFFSRE?)_/ {s += $NF}
                END {print s}' "$log")
   printf '| %s | %s | %s | %s | %s s |\n' "$spec" "$cells" "$flops" "$bits" \
          "$(($(date +%s) - start))"
