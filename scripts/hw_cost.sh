@@ -77,6 +77,12 @@ device_cost() {
 
 if [ "${1:-}" = --devices ]; then
   shift
+  for spec in "$@"; do
+    if [[ ! $spec =~ ^[0-9]+x[0-9]+(-flush)?$ ]]; then
+      echo "hw_cost.sh: device '$spec': expected ROWSxCOLS or ROWSxCOLS-flush (e.g. 8x4-flush)" >&2
+      exit 2
+    fi
+  done
   echo "| device | cells (2-input gates and flip-flops) | flip-flops | SRAM bits | Yosys time |"
   echo "|---|---|---|---|---|"
   for spec in "$@"; do device_cost "$spec"; done

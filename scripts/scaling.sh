@@ -33,6 +33,9 @@ elapsed() { awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0;
   for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$1"; }
 peak_kb() { awk -F': ' '/Maximum resident set size/ {print $2}' "$1"; }
 
+# fail MESSAGE LOG: one line naming the device and the log, exit 1.
+fail() { echo "scaling.sh: $device: $1 (log: $2)" >&2; exit 1; }
+
 export CCACHE_DIR=$out/ccache CCACHE_BASEDIR=$root
 if [ "${SCALING_COLD:-0}" != 1 ] && [ ! -x "$out/warmup/bin/mxu" ]; then
   echo "warming build/scaling/ccache with a 2 x 2 device"
@@ -57,9 +60,13 @@ for device in "${devices[@]}"; do
     [ "${SCALING_COLD:-0}" = 1 ] && export CCACHE_DISABLE=1
     /usr/bin/time -v -o "$out/$tag.configure.time" \
       cmake -S "$root" -B "$tree" -G Ninja -Wno-dev -DCMAKE_BUILD_TYPE=Release -DMXU_PYTHON=OFF \
-      -DMXU_DEVICES="$device" >"$out/$tag.configure.log" 2>&1
+      -DMXU_DEVICES="$device" >"$out/$tag.configure.log" 2>&1 ||
+      fail "configuring failed: $(grep -m1 'MXU_DEVICES:' "$out/$tag.configure.log" ||
+        grep -m1 Error "$out/$tag.configure.log")" \
+        "$out/$tag.configure.log"
     /usr/bin/time -v -o "$out/$tag.build.time" \
-      cmake --build "$tree" -j"$(nproc)" --target mxu >"$out/$tag.build.log" 2>&1
+      cmake --build "$tree" -j"$(nproc)" --target mxu >"$out/$tag.build.log" 2>&1 ||
+      fail "the build failed" "$out/$tag.build.log"
     unset CCACHE_DISABLE
   fi
   hier=$(sed -n "s/^MXU_HIER_MIN_PES:STRING=//p" "$tree/CMakeCache.txt")
@@ -74,7 +81,8 @@ for device in "${devices[@]}"; do
   side=$((rows > cols ? rows : cols))
   s=$((4 * side > 256 ? 4 * side : 256))
   if [ "${SCALING_REUSE:-0}" != 1 ] || [ ! -s "$out/$tag.gemm.json" ]; then
-    "$tree/bin/mxu" gemm --m $s --k $s --n $s --check --json >"$out/$tag.gemm.json"
+    "$tree/bin/mxu" gemm --m $s --k $s --n $s --check --json >"$out/$tag.gemm.json" ||
+      fail "the RTL GEMM failed or mismatched" "$out/$tag.gemm.json"
   fi
   util16=null
   bw=$((2 * cols < 32 ? 2 * cols : 32))
