@@ -32,7 +32,7 @@ std::string BuiltDeviceNames() {
   return names;
 }
 
-model::Config ModelConfig(const BuiltDevice& device, const MemoryTiming& timing) {
+model::Config ModelConfig(const DeviceSpec& device, const MemoryTiming& timing) {
   model::Config config;
   config.rows = device.rows;
   config.cols = device.cols;
@@ -40,8 +40,24 @@ model::Config ModelConfig(const BuiltDevice& device, const MemoryTiming& timing)
   config.acc_depth = device.acc_depth;
   config.wfifo_depth = device.wfifo_depth;
   config.subnormals = device.flush_subnormals ? Subnormals::kFlush : Subnormals::kIeee;
+  config.pe_stages = device.pe_stages;
+  config.bus_bytes = device.bus_bytes;
   config.timing = timing;
   return config;
+}
+
+model::Config ModelConfig(const BuiltDevice& device, const MemoryTiming& timing) {
+  DeviceSpec spec;
+  spec.name = device.name;
+  spec.rows = device.rows;
+  spec.cols = device.cols;
+  spec.ub_depth = device.ub_depth;
+  spec.acc_depth = device.acc_depth;
+  spec.wfifo_depth = device.wfifo_depth;
+  spec.flush_subnormals = device.flush_subnormals;
+  spec.pe_stages = device.pe_stages;
+  spec.bus_bytes = device.bus_bytes;
+  return ModelConfig(spec, timing);
 }
 
 }  // namespace mxu::backends

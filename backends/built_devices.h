@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/model/core.h"
+#include "common/device_spec.h"
 #include "common/memory_timing.h"
 
 namespace mxu::backends {
@@ -18,6 +19,8 @@ struct BuiltDevice {
   const char* name;  // "16x16", "8x4-flush"
   uint32_t rows, cols, ub_depth, acc_depth, wfifo_depth;
   bool flush_subnormals;
+  uint32_t pe_stages;  // the PE's pipeline depth (pe=N)
+  uint32_t bus_bytes;  // the memory port's bytes per beat (bus=B)
   const char* binary;  // the executable's file name: "mxu" for the default device, "mxu-NAME"
 };
 
@@ -32,6 +35,8 @@ std::string BuiltDeviceNames();
 
 // The model backend's configuration for a device: its build parameters, the given memory timing.
 model::Config ModelConfig(const BuiltDevice& device, const MemoryTiming& timing);
+// ... for any device spec, built or not.
+model::Config ModelConfig(const DeviceSpec& device, const MemoryTiming& timing);
 
 }  // namespace mxu::backends
 

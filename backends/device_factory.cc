@@ -6,6 +6,7 @@
 #include "backends/cross_device.h"
 #include "backends/model_device.h"
 #include "backends/rtl_device.h"
+#include "common/device_spec.h"
 
 namespace mxu::backends {
 
@@ -15,6 +16,20 @@ const std::vector<std::string>& AvailableBackends() {
 }
 
 std::unique_ptr<driver::Device> OpenDevice(const BackendOptions& options) {
+  if (!options.device_spec.empty() && options.device_spec != ThisDevice().name) {
+    DeviceSpec spec;
+    try {
+      spec = ParseDeviceSpec(options.device_spec);
+    } catch (const DeviceSpecError& error) {
+      throw std::invalid_argument("device '" + options.device_spec + "': " + error.what());
+    }
+    if (options.backend != "model") {
+      throw std::invalid_argument("device '" + options.device_spec +
+                                  "' is not built here (built: " + BuiltDeviceNames() +
+                                  "): only --backend model simulates any device");
+    }
+    return std::make_unique<ModelDevice>(ModelConfig(spec, options.timing));
+  }
   if (options.backend == "rtl") return std::make_unique<RtlDevice>(options.timing);
   // The model stands for this binary's device (its array, buffers and subnormal mode).
   const model::Config model = ModelConfig(ThisDevice(), options.timing);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/csr_map.h"
+#include "common/pe_pipeline.h"
 
 namespace mxu::backends {
 namespace {
@@ -19,6 +20,12 @@ std::string DescribeCsr(bool write, uint32_t addr, uint32_t value) {
     std::snprintf(text, sizeof(text), "CSR read of 0x%03x", addr);
   }
   return text;
+}
+
+uint32_t Log2(uint32_t power_of_two) {
+  uint32_t log = 0;
+  while ((1u << log) < power_of_two) ++log;
+  return log;
 }
 
 model::Config WithTiming(const MemoryTiming& timing) {
@@ -49,9 +56,13 @@ uint32_t ModelDevice::ReadCsr(uint32_t addr) {
     case csr::kWfifoDepth:
       return c.wfifo_depth;
     case csr::kFeatures:
-      return (c.bus_bytes & 0xFF) |
+      return Log2(c.bus_bytes) |
              (c.subnormals == Subnormals::kFlush ? csr::kFeaturesFlushSubnormals : 0u) |
              (c.ub_lanes() & 0xFF) << 16 | (c.max_in_flight & 0xFF) << 24;
+    case csr::kPipeline: {
+      const PePipeline pe = PePipelineOf(c.pe_stages);
+      return pe.stages | pe.mul_cycles << 8 | pe.add_cycles << 16;
+    }
     case csr::kCtrl:
       return irq_enable_ ? csr::kCtrlIrqEnable : 0u;
     case csr::kStatus:

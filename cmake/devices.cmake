@@ -4,12 +4,16 @@
 # process, and a verilated class is one parameter set: one device per process). The first entry
 # is the default device: its targets keep the plain names (mxu_platform, mxu_backends, mxu).
 #
-# An entry: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:hier=0|1]
+# An entry: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1]
 #   ROWSxCOLS   the systolic array, 1 to 255 each (FEATURES.UB_LANES is 8 bits)
 #   -flush      subnormals flushed to zero (FlushSubnormals=1); IEEE subnormals otherwise
 #   ub=N        unified-buffer rows (power of two, 16 to 65536); default 8192
 #   acc=N       accumulator rows (power of two, 16 to 65536); default 1024
 #   wfifo=N     weight-FIFO rows (at least ROWS); default 2 x ROWS (two weight tiles)
+#   pe=N        the PE's pipeline stages, 1 to 7 (docs/architecture.md, "The pipelined PE");
+#               default rtl/mxu_pkg.sv's MXU_PE_STAGES, the shallowest depth a chip could clock
+#   bus=B       the memory port's bytes per beat, a power of two from 16 to 128 on the RTL (to
+#               1024 on the model: --backend model --device SPEC); default 32
 #   hier=0|1    verilate the array column once (hierarchically) rather than every PE apart;
 #               default 1 from MXU_HIER_MIN_PES PEs up (docs/architecture.md, "Devices")
 # The device's name is the entry up to its first ':' ("8x4-flush"); names must differ.
@@ -21,10 +25,11 @@
 # same at every size; the buffers' bytes grow with the lanes, like the array's bandwidth.
 #
 # CI builds the default device and one small, non-square, flush-mode device with small buffers
-# (8x4-flush:ub=1024:acc=256:hier=1): a planner or driver that assumes a square array, a buffer
-# size or IEEE mode fails its tests there, and it is verilated hierarchically, the default's flat.
-set(MXU_DEVICES "16x16;8x4-flush:ub=1024:acc=256:hier=1" CACHE STRING
-    "Devices to build: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:hier=0|1] entries, the first the default")
+# and another PE depth and memory port (8x4-flush:ub=1024:acc=256:pe=3:bus=64:hier=1): a planner
+# or driver that assumes a square array, a buffer size, IEEE mode, one pipeline or one bus width
+# fails its tests there, and it is verilated hierarchically, the default's flat.
+set(MXU_DEVICES "16x16;8x4-flush:ub=1024:acc=256:pe=3:bus=64:hier=1" CACHE STRING
+    "Devices to build: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1] entries, the first the default")
 
 set(MXU_HIER_MIN_PES 1024 CACHE STRING
     "Devices with at least this many PEs verilate the array column once (hier=1 unless given)")
@@ -33,78 +38,50 @@ function(mxu_device_fail spec message)
   message(FATAL_ERROR "MXU_DEVICES: entry '${spec}': ${message}")
 endfunction()
 
-function(mxu_check_depth spec key value)
-  math(EXPR low_bits "${value} & (${value} - 1)")
-  if(value LESS 16 OR value GREATER 65536 OR NOT low_bits EQUAL 0)
-    mxu_device_fail("${spec}" "${key}=${value} must be a power of two from 16 to 65536")
-  endif()
-endfunction()
+# Every entry parsed by the project's one device-spec parser (common/device_spec.cc, the same the
+# tools use for --device), compiled and run here: one line of tab-separated fields "name rows cols
+# flush ub acc wfifo pe bus hier" per entry, or "error ENTRY RULE".
+if(NOT MXU_DEVICES)
+  message(FATAL_ERROR "MXU_DEVICES is empty: name at least one device, e.g. 16x16")
+endif()
+try_run(spec_run spec_compiled ${CMAKE_BINARY_DIR}/device_spec_tool
+        ${CMAKE_SOURCE_DIR}/cmake/device_spec_tool.cc
+        CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${CMAKE_SOURCE_DIR}"
+        CXX_STANDARD 17
+        COMPILE_OUTPUT_VARIABLE spec_compile_output
+        RUN_OUTPUT_VARIABLE spec_lines
+        ARGS ${MXU_HIER_MIN_PES} ${MXU_DEVICES})
+if(NOT spec_compiled)
+  message(FATAL_ERROR "cmake/device_spec_tool.cc does not compile:\n${spec_compile_output}")
+endif()
+string(REGEX REPLACE "\n$" "" spec_lines "${spec_lines}")
+string(REPLACE "\n" ";" spec_records "${spec_lines}")
+list(POP_FRONT spec_records defaults)
+string(REPLACE "\t" ";" defaults "${defaults}")
+list(GET defaults 1 MXU_DEFAULT_PE_STAGES)
 
 set(MXU_DEVICE_IDS "")
 set(hier_device "")
 set(table "")
 set(index 0)
-if(NOT MXU_DEVICES)
-  message(FATAL_ERROR "MXU_DEVICES is empty: name at least one device, e.g. 16x16")
-endif()
-foreach(spec IN LISTS MXU_DEVICES)
-  if(NOT spec MATCHES "^([0-9]+)x([0-9]+)(-flush)?((:[a-z]+=[0-9]+)*)$")
-    mxu_device_fail("${spec}" "expected ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:hier=0|1]")
+foreach(record IN LISTS spec_records)
+  string(REPLACE "\t" ";" fields "${record}")
+  list(GET fields 0 name)
+  if(name STREQUAL "error")
+    list(GET fields 1 spec)
+    list(GET fields 2 rule)
+    mxu_device_fail("${spec}" "${rule}")
   endif()
-  set(rows ${CMAKE_MATCH_1})
-  set(cols ${CMAKE_MATCH_2})
-  set(flush 0)
-  if(CMAKE_MATCH_3)
-    set(flush 1)
-  endif()
-  set(options "${CMAKE_MATCH_4}")
-  string(REGEX REPLACE ":.*" "" name "${spec}")
-  foreach(extent ${rows} ${cols})
-    if(extent LESS 1 OR extent GREATER 255)
-      mxu_device_fail("${spec}" "rows and columns must be 1 to 255")
-    endif()
-  endforeach()
-  set(ub 8192)
-  set(acc 1024)
-  math(EXPR wfifo "2 * ${rows}")
-  math(EXPR pes "${rows} * ${cols}")
-  if(pes LESS MXU_HIER_MIN_PES)
-    set(hier 0)
-  else()
-    set(hier 1)
-  endif()
-  string(REPLACE ":" ";" options "${options}")
-  set(seen "")
-  foreach(option IN LISTS options)
-    if(option STREQUAL "")
-      continue()
-    endif()
-    string(REGEX REPLACE "=.*" "" key "${option}")
-    string(REGEX REPLACE ".*=" "" value "${option}")
-    if(key IN_LIST seen)
-      mxu_device_fail("${spec}" "${key} given twice")
-    endif()
-    list(APPEND seen ${key})
-    if(key STREQUAL "ub")
-      mxu_check_depth("${spec}" ub ${value})
-      set(ub ${value})
-    elseif(key STREQUAL "acc")
-      mxu_check_depth("${spec}" acc ${value})
-      set(acc ${value})
-    elseif(key STREQUAL "wfifo")
-      if(value LESS rows OR value GREATER 65535)
-        mxu_device_fail("${spec}" "wfifo=${value} must be ${rows} (one tile) to 65535")
-      endif()
-      set(wfifo ${value})
-    elseif(key STREQUAL "hier")
-      if(NOT value MATCHES "^[01]$")
-        mxu_device_fail("${spec}" "hier=${value} must be 0 or 1")
-      endif()
-      set(hier ${value})
-    else()
-      mxu_device_fail("${spec}" "unknown option '${key}' (ub, acc, wfifo, hier)")
-    endif()
-  endforeach()
+  list(GET fields 1 rows)
+  list(GET fields 2 cols)
+  list(GET fields 3 flush)
+  list(GET fields 4 ub)
+  list(GET fields 5 acc)
+  list(GET fields 6 wfifo)
+  list(GET fields 7 pe)
+  list(GET fields 8 bus)
+  list(GET fields 9 hier)
+  list(GET MXU_DEVICES ${index} spec)
   string(REGEX REPLACE "[^A-Za-z0-9_]" "_" id "${name}")
   if(id IN_LIST MXU_DEVICE_IDS)
     mxu_device_fail("${spec}" "a device named '${name}' is already listed")
@@ -117,14 +94,15 @@ foreach(spec IN LISTS MXU_DEVICES)
     set(suffix _${id})
     set(binary mxu-${name})
   endif()
-  foreach(field name rows cols ub acc wfifo flush suffix binary index)
+  foreach(field name rows cols ub acc wfifo pe bus flush suffix binary index)
     set(MXU_DEVICE_${id}_${field} "${${field}}")
   endforeach()
   # The device's values reach rtl/mxu_pkg.sv as defines (see there why not as -G of mxu_top).
   set(MXU_DEVICE_${id}_VERILATOR_ARGS
       +define+MXU_ARRAY_ROWS=${rows} +define+MXU_ARRAY_COLS=${cols} +define+MXU_UB_DEPTH=${ub}
       +define+MXU_ACC_DEPTH=${acc} +define+MXU_WEIGHT_FIFO_DEPTH=${wfifo}
-      +define+MXU_FLUSH_SUBNORMALS=${flush})
+      +define+MXU_FLUSH_SUBNORMALS=${flush} +define+MXU_PE_STAGES=${pe}
+      +define+MXU_BUS_BYTES=${bus})
   # hier=1: the array column verilated once (rtl/mxu_hier.vlt). -Wall's file-name check stops on
   # the column's own verilation, which renames its module (mxu_pe_col_N) in a file read before
   # any .vlt (so no .vlt can waive it); the lint over rtl/ (scripts/lint_rtl.sh) still checks
@@ -148,7 +126,7 @@ Verilator names the column models of several devices alike; build each in its ow
     set(flush_text false)
   endif()
   string(APPEND table
-         "    {\"${name}\", ${rows}, ${cols}, ${ub}, ${acc}, ${wfifo}, ${flush_text}, \"${binary}\"},\n")
+         "    {\"${name}\", ${rows}, ${cols}, ${ub}, ${acc}, ${wfifo}, ${flush_text}, ${pe}, ${bus}, \"${binary}\"},\n")
   math(EXPR index "${index} + 1")
 endforeach()
 list(GET MXU_DEVICE_IDS 0 MXU_DEFAULT_DEVICE_ID)
@@ -158,4 +136,4 @@ message(STATUS "mxu devices: ${MXU_DEVICES} (default ${MXU_DEVICE_${MXU_DEFAULT_
 # changes, so a reconfigure rebuilds nothing.
 set(MXU_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
 file(CONFIGURE OUTPUT ${MXU_GENERATED_DIR}/mxu_built_devices.inc
-     CONTENT "// Generated by cmake/devices.cmake from MXU_DEVICES (${MXU_DEVICES}): do not edit.\n// name, rows, cols, ub_depth, acc_depth, wfifo_depth, flush_subnormals, binary\n${table}" @ONLY)
+     CONTENT "// Generated by cmake/devices.cmake from MXU_DEVICES (${MXU_DEVICES}): do not edit.\n// name, rows, cols, ub_depth, acc_depth, wfifo_depth, flush_subnormals, pe_stages, bus_bytes, binary\n${table}" @ONLY)

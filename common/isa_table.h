@@ -165,6 +165,7 @@ inline constexpr uint32_t kUbDepth = 0x00C;
 inline constexpr uint32_t kAccDepth = 0x010;
 inline constexpr uint32_t kWfifoDepth = 0x014;
 inline constexpr uint32_t kFeatures = 0x018;
+inline constexpr uint32_t kPipeline = 0x01C;
 inline constexpr uint32_t kCtrl = 0x020;
 inline constexpr uint32_t kStatus = 0x024;
 inline constexpr uint32_t kIrqClear = 0x028;
@@ -183,14 +184,19 @@ inline constexpr uint32_t kCounterStride = 8;
 inline constexpr uint32_t ArrayRows(uint32_t value) { return value & 0xFFFF; }
 inline constexpr uint32_t ArrayCols(uint32_t value) { return value >> 16; }
 
-// FEATURES: [7:0] bus_bytes, [8] flush_subnormals, [23:16] ub_lanes, [31:24] max_in_flight.
-inline constexpr uint32_t FeaturesBusBytes(uint32_t value) { return value & 0xFF; }
+// FEATURES: [7:0] bus_log2, [8] flush_subnormals, [23:16] ub_lanes, [31:24] max_in_flight.
+inline constexpr uint32_t FeaturesBusLog2(uint32_t value) { return value & 0xFF; }
 inline constexpr uint32_t kFeaturesFlushSubnormals = 1u << 8;
 inline constexpr bool FeaturesFlushSubnormals(uint32_t value) {
   return (value & kFeaturesFlushSubnormals) != 0;
 }
 inline constexpr uint32_t FeaturesUbLanes(uint32_t value) { return (value >> 16) & 0xFF; }
 inline constexpr uint32_t FeaturesMaxInFlight(uint32_t value) { return value >> 24; }
+
+// PIPELINE: [7:0] pe_stages, [15:8] mul_cycles, [23:16] add_cycles.
+inline constexpr uint32_t PipelinePeStages(uint32_t value) { return value & 0xFF; }
+inline constexpr uint32_t PipelineMulCycles(uint32_t value) { return (value >> 8) & 0xFF; }
+inline constexpr uint32_t PipelineAddCycles(uint32_t value) { return (value >> 16) & 0xFF; }
 
 // CTRL: [0] start, [1] soft_reset, [2] irq_enable.
 inline constexpr uint32_t kCtrlStart = 1u << 0;

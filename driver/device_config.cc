@@ -23,10 +23,14 @@ DeviceConfig ReadDeviceConfig(Device& device) {
   config.weight_fifo_depth = device.ReadCsr(csr::kWfifoDepth);
   const uint32_t features = device.ReadCsr(csr::kFeatures);
   config.ub_lanes = csr::FeaturesUbLanes(features);
-  config.bus_bytes = csr::FeaturesBusBytes(features);
+  config.bus_bytes = 1u << csr::FeaturesBusLog2(features);
   config.max_in_flight = csr::FeaturesMaxInFlight(features);
   config.subnormals =
       csr::FeaturesFlushSubnormals(features) ? Subnormals::kFlush : Subnormals::kIeee;
+  const uint32_t pipeline = device.ReadCsr(csr::kPipeline);
+  config.pe_stages = csr::PipelinePeStages(pipeline);
+  config.pe_mul_cycles = csr::PipelineMulCycles(pipeline);
+  config.pe_add_cycles = csr::PipelineAddCycles(pipeline);
   return config;
 }
 

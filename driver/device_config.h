@@ -21,6 +21,11 @@ struct DeviceConfig {
   uint32_t ub_lanes = 0;
   uint32_t bus_bytes = 0;
   uint32_t max_in_flight = 0;
+  // The PE's pipeline (common/pe_pipeline.h): its depth, the multiply's cycles and the partial-sum
+  // chain's step per PE row.
+  uint32_t pe_stages = 0;
+  uint32_t pe_mul_cycles = 0;
+  uint32_t pe_add_cycles = 0;
   Subnormals subnormals = Subnormals::kIeee;
 };
 

@@ -39,6 +39,9 @@ constexpr int kLoadLookahead = 4 * kPlannerMemoryLatency;
 // The device and shape quantities every estimate and plan needs.
 struct Geometry {
   int rows, cols, k_tiles, n_tiles, ub_depth, acc_half, bus, in_flight;
+  // From a row entering the array to its result row (the PE's pipeline included), and the
+  // cycles a commit waits after the last row on the bank it overwrites (common/pe_pipeline.h).
+  int latency, commit_gap;
   bool bf16_out;
   GemmPlacement place;
   bool a_in_ub() const { return place.a_ub_row >= 0; }
@@ -67,16 +70,23 @@ Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmP
   g.acc_half = static_cast<int>(cfg.acc_depth) / 2;
   g.bus = std::max(1, static_cast<int>(cfg.bus_bytes));
   g.in_flight = std::max(1, static_cast<int>(cfg.max_in_flight));
+  // A device that reports no pipeline (0 cycles) is timed as a one-stage PE.
+  const int add = std::max(1, static_cast<int>(cfg.pe_add_cycles));
+  g.latency = g.rows * add + static_cast<int>(cfg.pe_mul_cycles) + g.cols - 1;
+  g.commit_gap = (g.rows - 1) * add + 1;
   g.bf16_out = spec.output == OutputType::kBf16;
   return g;
 }
 
 // Cycles of one MATMUL step of `rows` rows: the array takes one row per cycle, a weight tile
-// needs `rows` cycles to shift in, and weight tiles are fetched at most three steps ahead (the
-// unclaimed-tile limit), so a step cannot be shorter than a third of a tile's memory round trip.
+// needs `rows` cycles to shift in, a commit waits for the bank of two steps before to drain (so
+// two steps take at least rows + commit_gap - 1), and weight tiles are fetched at most three
+// steps ahead (the unclaimed-tile limit), so a step cannot be shorter than a third of a tile's
+// memory round trip.
 double StepCycles(const Geometry& g, int rows) {
   const double tile_trip = kPlannerMemoryLatency + double(g.rows) * g.cols * 2 / g.bus + g.rows;
-  return std::max({double(rows), double(g.rows), tile_trip / 3});
+  const double drain = (double(rows) + g.commit_gap - 1) / 2;
+  return std::max({double(rows), double(g.rows), drain, tile_trip / 3});
 }
 
 // What each MATMUL costs beyond its rows, measured: dispatch and weight-tile hand-over now and
@@ -117,7 +127,7 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
                             : 0;
   const double head = 2.0 * kPlannerMemoryLatency + 2.0 * b.m_block * g.rows / a_rate;
   const double tail =
-      g.rows + g.cols + kPlannerMemoryLatency + out_bytes * b.n_group * b.m_block * g.cols / g.bus;
+      g.latency + 1 + kPlannerMemoryLatency + out_bytes * b.n_group * b.m_block * g.cols / g.bus;
   const double init_waits =
       (spec.c0 || spec.bias) ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
   // A store engine busy all the time stalls the in-order dispatcher now and then: keep slack.
@@ -366,7 +376,7 @@ class Planner {
   // The tile is complete: its way out is queued, to be issued once its MATMUL has finished.
   void Finish(const Step& st, int acc) {
     const int nc = NCols(st.n);
-    const double due = cycles_ + kStoreLag + g_.rows + g_.cols;
+    const double due = cycles_ + kStoreLag + g_.latency + 1;
     const int lanes = spec_.packed ? g_.cols : nc;  // whole tile rows stream
     Epilogue e{Epilogue::kStoreAcc, st.m0, st.rows, NStart(st.n), lanes, acc, -1, out_offset_, due};
     if (g_.place.store) {
@@ -378,7 +388,7 @@ class Planner {
       Epilogue resident = e;
       resident.kind = Epilogue::kActivateResident;
       resident.ub_row = g_.place.out_ub_row + st.n * spec_.m + st.m0;
-      resident.not_before = cycles_ + g_.rows + g_.cols;  // no memory traffic: as soon as done
+      resident.not_before = cycles_ + g_.latency + 1;  // no memory traffic: as soon as done
       pending_.push_back(resident);
     }
     if (g_.place.store && !(g_.bf16_out && g_.place.out_ub_row >= 0)) {

@@ -207,6 +207,7 @@ Json ConfigJson(const driver::DeviceConfig& c) {
   j["weight_fifo_depth"] = c.weight_fifo_depth;
   j["bus_bytes"] = c.bus_bytes;
   j["max_in_flight"] = c.max_in_flight;
+  j["pe_stages"] = c.pe_stages;
   j["subnormals"] = c.subnormals == Subnormals::kFlush ? "flush" : "ieee";
   return j;
 }

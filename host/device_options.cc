@@ -10,6 +10,7 @@
 
 #include "backends/built_devices.h"
 #include "backends/cross_device.h"
+#include "common/device_spec.h"
 
 namespace mxu::host {
 
@@ -19,7 +20,9 @@ std::string DeviceOptionHelp() {
     names += (names.empty() ? "" : ", ") + std::string(device.name);
     if (&device == &backends::BuiltDevices().front()) names += " (default)";
   }
-  return "the device, by the name it was built as: " + names + " ('mxu info --list' shows them)";
+  return "the device, by the name it was built as: " + names +
+         " ('mxu info --list' shows them); with --backend model any device, built or not, as " +
+         kDeviceSpecSyntax + " (e.g. 128x128:pe=3)";
 }
 
 void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help) {
@@ -28,8 +31,13 @@ void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& 
       ->check(CLI::Validator(
           [](std::string& name) -> std::string {
             if (backends::FindBuiltDevice(name) != nullptr) return "";
-            return "names no device of this build: '" + name +
-                   "' (built: " + backends::BuiltDeviceNames() + ")";
+            try {
+              ParseDeviceSpec(name);  // any spec, for the model backend (checked when opened)
+              return "";
+            } catch (const DeviceSpecError& error) {
+              return "'" + name + "' is neither a device of this build (" +
+                     backends::BuiltDeviceNames() + ") nor a device spec: " + error.what();
+            }
           },
           "", "device"));
   app->add_option("--backend", options->backend, backends_help)->type_name("NAME");
@@ -44,13 +52,8 @@ void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& 
 }
 
 std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options) {
-  const backends::BuiltDevice& own = backends::ThisDevice();
-  if (!options.device.empty() && options.device != own.name) {
-    throw UsageError("--device " + options.device + ": this executable simulates device '" +
-                     own.name + "' only");
-  }
   try {
-    auto device = backends::OpenDevice({options.backend, options.timing});
+    auto device = backends::OpenDevice({options.backend, options.timing, options.device});
     if (auto* cross = dynamic_cast<backends::CrossDevice*>(device.get())) {
       cross->on_close = [](const std::string& summary) {
         std::fflush(stdout);

@@ -14,7 +14,7 @@
 namespace mxu::host {
 
 struct DeviceOptions {
-  std::string device;  // --device: empty for this executable's own device
+  std::string device;  // --device: empty for this executable's own device; or any device spec
   std::string backend = "rtl";
   MemoryTiming timing;
   uint64_t watchdog_cycles = 200'000'000;
@@ -30,9 +30,10 @@ inline constexpr const char* kDeviceBackendsHelp =
 void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help);
 
 // Opens the device through the backend factory. Throws UsageError for a backend that is not
-// available, or for a --device other than this executable's own (RunDeviceExecutable runs the
-// right one before the command line is parsed). The cross backend prints its summary line to stderr
-// when it is closed.
+// available, or for a --device that this executable does not simulate: another built device is
+// run by its own executable (RunDeviceExecutable, before the command line is parsed), and a device
+// that is not built only on the model backend. The cross backend prints its summary line to
+// stderr when it is closed.
 std::unique_ptr<driver::Device> OpenDevice(const DeviceOptions& options);
 
 // --device NAME: every device of the build has its own executable (one verilated device per

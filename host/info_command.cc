@@ -32,6 +32,8 @@ int ListDevices(bool json) {
       j["acc_depth"] = d.acc_depth;
       j["weight_fifo_depth"] = d.wfifo_depth;
       j["subnormals"] = d.flush_subnormals ? "flush" : "ieee";
+      j["pe_stages"] = d.pe_stages;
+      j["bus_bytes"] = d.bus_bytes;
       j["default"] = &d == &devices.front();
       j["binary"] = d.binary;
       list.push_back(j);
@@ -40,13 +42,14 @@ int ListDevices(bool json) {
     return 0;
   }
   std::printf("Devices of this build (MXU_DEVICES; 'mxu COMMAND --device NAME' picks one):\n");
-  std::printf("  %-16s %-9s %8s %8s %6s  %-10s %s\n", "NAME", "ARRAY", "UB ROWS", "ACC ROWS",
-              "WFIFO", "SUBNORMALS", "EXECUTABLE");
+  std::printf("  %-16s %-9s %8s %8s %6s %3s %5s  %-10s %s\n", "NAME", "ARRAY", "UB ROWS",
+              "ACC ROWS", "WFIFO", "PE", "BUS", "SUBNORMALS", "EXECUTABLE");
   for (const backends::BuiltDevice& d : devices) {
     const std::string array = std::to_string(d.rows) + " x " + std::to_string(d.cols);
     const std::string name = std::string(d.name) + (&d == &devices.front() ? " *" : "");
-    std::printf("  %-16s %-9s %8u %8u %6u  %-10s %s\n", name.c_str(), array.c_str(), d.ub_depth,
-                d.acc_depth, d.wfifo_depth, d.flush_subnormals ? "flush" : "ieee", d.binary);
+    std::printf("  %-16s %-9s %8u %8u %6u %3u %5u  %-10s %s\n", name.c_str(), array.c_str(),
+                d.ub_depth, d.acc_depth, d.wfifo_depth, d.pe_stages, d.bus_bytes,
+                d.flush_subnormals ? "flush" : "ieee", d.binary);
   }
   std::printf("  * the default device (no --device)\n");
   return 0;
@@ -60,7 +63,7 @@ int RunInfo(const InfoArgs& args) {
   if (args.json) {
     nlohmann::ordered_json j;
     j["backend"] = device->name();
-    j["device"] = backends::ThisDevice().name;
+    j["device"] = args.device.device.empty() ? backends::ThisDevice().name : args.device.device;
     j["version"] = std::to_string(c.version >> 16) + "." + std::to_string(c.version & 0xFFFF);
     j["array_rows"] = c.rows;
     j["array_cols"] = c.cols;
@@ -70,15 +73,19 @@ int RunInfo(const InfoArgs& args) {
     j["weight_fifo_depth"] = c.weight_fifo_depth;
     j["bus_bytes"] = c.bus_bytes;
     j["max_in_flight"] = c.max_in_flight;
+    j["pe_stages"] = c.pe_stages;
     j["subnormals"] = mode;
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }
   std::printf("MXU device (%s backend), version %u.%u\n", device->name(), c.version >> 16,
               c.version & 0xFFFF);
-  std::printf("  device              %s (of this build: 'mxu info --list')\n",
-              backends::ThisDevice().name);
+  std::printf(
+      "  device              %s (of this build: 'mxu info --list')\n",
+      args.device.device.empty() ? backends::ThisDevice().name : args.device.device.c_str());
   std::printf("  systolic array      %u x %u PEs (bf16 x bf16 -> fp32)\n", c.rows, c.cols);
+  std::printf("  PE pipeline         %u stages (multiply %u, add %u cycles: rows skewed by %u)\n",
+              c.pe_stages, c.pe_mul_cycles, c.pe_add_cycles, c.pe_add_cycles);
   std::printf("  unified buffer      %u rows x %u bf16 lanes\n", c.ub_depth, c.ub_lanes);
   std::printf("  accumulators        %u rows x %u fp32 lanes\n", c.acc_depth, c.cols);
   std::printf("  weight FIFO         %u rows\n", c.weight_fifo_depth);
@@ -96,7 +103,8 @@ std::function<int()> AddInfoCommand(CLI::App& app) {
   cmd->footer(kExitCodesHelp);
   cmd->add_flag("--json", args->json, "one JSON object on stdout (--list: an array)");
   cmd->add_flag("--list", args->list,
-                "list the devices of this build (name, array, buffer depths, subnormal mode, "
+                "list the devices of this build (name, array, buffer depths, PE stages, bus bytes, "
+                "subnormal mode, "
                 "executable; the default marked) instead of reading one");
   AddDeviceOptions(cmd, &args->device, kDeviceBackendsHelp);
   return [args] { return RunInfo(*args); };

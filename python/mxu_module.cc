@@ -292,6 +292,7 @@ class Device {
     info["weight_fifo_depth"] = config_.weight_fifo_depth;
     info["bus_bytes"] = config_.bus_bytes;
     info["max_in_flight"] = config_.max_in_flight;
+    info["pe_stages"] = config_.pe_stages;
     info["subnormals"] = config_.subnormals == Subnormals::kFlush ? "flush" : "ieee";
     info["mem_latency"] = timing_.latency_cycles;
     info["mem_bytes_per_cycle"] = timing_.bytes_per_cycle;
@@ -359,6 +360,7 @@ PYBIND11_MODULE(mxu, m) {
   csr["ACC_DEPTH"] = mxu::csr::kAccDepth;
   csr["WFIFO_DEPTH"] = mxu::csr::kWfifoDepth;
   csr["FEATURES"] = mxu::csr::kFeatures;
+  csr["PIPELINE"] = mxu::csr::kPipeline;
   csr["STATUS"] = mxu::csr::kStatus;
   csr["COUNTER_BASE"] = mxu::csr::kCounterBase;
   m.attr("CSR") = csr;

@@ -103,11 +103,17 @@ module mxu_accumulators #(
     end
   end
 
+  // One combinational add per lane (no cuts): the read-add-write takes its one cycle.
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
-    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals)) u_add (
-      .a_i  (old_value[l*32 +: 32]),
-      .b_i  (s2_data_q[l*32 +: 32]),
-      .sum_o(sum[l*32 +: 32])
+    logic unused_valid;
+    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals), .Cuts(3'b000)) u_add (
+      .clk_i,
+      .rst_ni,
+      .valid_i(1'b1),
+      .a_i    (old_value[l*32 +: 32]),
+      .b_i    (s2_data_q[l*32 +: 32]),
+      .valid_o(unused_valid),
+      .sum_o  (sum[l*32 +: 32])
     );
   end
 

@@ -27,11 +27,16 @@ module mxu_activation_unit #(
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
     logic [31:0] x;
     logic        is_nan;
+    logic        unused_valid;
 
-    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals)) u_bias (
-      .a_i  (data_i[l*32 +: 32]),
-      .b_i  (bias_i[l*32 +: 32]),
-      .sum_o(x)
+    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals), .Cuts(3'b000)) u_bias (
+      .clk_i,
+      .rst_ni,
+      .valid_i(1'b1),
+      .a_i    (data_i[l*32 +: 32]),
+      .b_i    (bias_i[l*32 +: 32]),
+      .valid_o(unused_valid),
+      .sum_o  (x)
     );
 
     always_comb begin

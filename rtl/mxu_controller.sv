@@ -69,7 +69,7 @@ module mxu_controller #(
   logic                 ld_full, wld_full, st_full, ac_busy, mm_full, in_flight;
   logic [2:0]           tiles;
 
-  mxu_ctrl_fetch #(.IbufBeats(8)) u_fetch (
+  mxu_ctrl_fetch u_fetch (
     .clk_i,
     .rst_ni,
     .clear_i    (clear_o),

@@ -1,5 +1,5 @@
 // Control and status registers behind the register port (docs/isa.md): identification and
-// configuration readout, control (doorbell, soft reset, interrupt enable), status and error
+// configuration readout (array, memories, PE pipeline, features), control (doorbell, soft reset, interrupt enable), status and error
 // reporting, the command-buffer registers and the 64-bit performance counters. A request is
 // answered in the next cycle; unknown addresses and writes to read-only registers answer with an
 // error response.
@@ -11,6 +11,7 @@ module mxu_csr #(
   parameter int unsigned WeightFifoDepth = mxu_pkg::WeightFifoDepth,
   parameter int unsigned UbLanes         = (Rows > Cols) ? Rows : Cols,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
+  parameter int unsigned PeStages        = mxu_pkg::PeStages,
   localparam int unsigned NumCounters    = mxu_isa_pkg::NumCounters,
   localparam int unsigned AddrWidth      = mxu_pkg::MemAddrWidth
 ) (
@@ -60,13 +61,21 @@ module mxu_csr #(
       mxu_isa_pkg::CsrAccDepth:   rdata = 32'(AccDepth);
       mxu_isa_pkg::CsrWfifoDepth: rdata = 32'(WeightFifoDepth);
       mxu_isa_pkg::CsrFeatures: begin
-        rdata[mxu_isa_pkg::CsrFeaturesBusBytesLsb +: mxu_isa_pkg::CsrFeaturesBusBytesWidth] =
-            8'(mxu_pkg::MemBusBytes);
+        rdata[mxu_isa_pkg::CsrFeaturesBusLog2Lsb +: mxu_isa_pkg::CsrFeaturesBusLog2Width] =
+            8'($clog2(mxu_pkg::MemBusBytes));
         rdata[mxu_isa_pkg::CsrFeaturesFlushSubnormalsLsb] = FlushSubnormals;
         rdata[mxu_isa_pkg::CsrFeaturesUbLanesLsb +: mxu_isa_pkg::CsrFeaturesUbLanesWidth] =
             8'(UbLanes);
         rdata[mxu_isa_pkg::CsrFeaturesMaxInFlightLsb +: mxu_isa_pkg::CsrFeaturesMaxInFlightWidth] =
             8'(mxu_pkg::MemMaxInFlight);
+      end
+      mxu_isa_pkg::CsrPipeline: begin
+        rdata[mxu_isa_pkg::CsrPipelinePeStagesLsb +: mxu_isa_pkg::CsrPipelinePeStagesWidth] =
+            8'(PeStages);
+        rdata[mxu_isa_pkg::CsrPipelineMulCyclesLsb +: mxu_isa_pkg::CsrPipelineMulCyclesWidth] =
+            8'(mxu_pkg::pe_mul_cycles(PeStages));
+        rdata[mxu_isa_pkg::CsrPipelineAddCyclesLsb +: mxu_isa_pkg::CsrPipelineAddCyclesWidth] =
+            8'(mxu_pkg::pe_add_cycles(PeStages));
       end
       mxu_isa_pkg::CsrCtrl: begin
         rdata[mxu_isa_pkg::CsrCtrlIrqEnableLsb] = irq_en_q;

@@ -1,18 +1,24 @@
-// Controller, fetch: reads the program from host memory in bursts of up to four beats (two
-// 16-byte instructions per beat) into a buffer of IbufBeats beats, and presents the instruction
-// at its head, skipping slots outside the program (the first and last beat may hold one). The
+// Controller, fetch: reads the program from host memory in bursts of up to four beats (SlotsPerBeat
+// 16-byte instructions per beat: 2 on a 32-byte bus) into a buffer of IbufBeats beats, and presents
+// the instruction at its head, skipping slots outside the program (the first and last beat may
+// hold some). The
 // head advances when the dispatcher takes the instruction. A read error stops further requests;
 // fetch_failed_o rises once everything requested before it has arrived and been consumed.
 `include "mxu_assert.svh"
 
 module mxu_ctrl_fetch #(
-  parameter int unsigned IbufBeats = 8,  // fetched beats buffered
+  // Fetched beats buffered: 16 instructions (8 beats on a 32-byte bus), at least one burst (4).
+  parameter int unsigned IbufBeats = (256 / mxu_pkg::MemBusBytes > 4) ? 256 / mxu_pkg::MemBusBytes : 4,
   localparam int unsigned AddrWidth    = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBytes     = mxu_pkg::MemBusBytes,
   localparam int unsigned BusBits      = BusBytes * 8,
   localparam int unsigned InsBits      = 128,                  // one instruction
   localparam int unsigned SlotShift    = $clog2(InsBits / 8),  // instruction slot = addr >> 4
   localparam int unsigned BeatShift    = $clog2(BusBytes),
+  localparam int unsigned SlotsPerBeat = BusBytes * 8 / InsBits,
+  localparam int unsigned SlotsShift   = $clog2(SlotsPerBeat),   // slot index bits in a beat
+  localparam int unsigned SlotIdxWidth = (SlotsShift > 0) ? SlotsShift : 1,
+  localparam int unsigned SlotMask     = SlotsPerBeat - 1,
   localparam int unsigned SlotWidth    = AddrWidth - SlotShift,
   localparam int unsigned PageBeatBits = 12 - BeatShift        // beat index within 4 KiB
 ) (
@@ -39,9 +45,12 @@ module mxu_ctrl_fetch #(
   logic [3:0]            beats_out_d, beats_out_q;    // beats requested, not yet arrived
   logic                  fetch_err_d, fetch_err_q;
   logic [AddrWidth-1:0]  fetch_err_addr_d, fetch_err_addr_q;
-  logic                  half_d, half_q;              // at the upper slot of the head beat
+  logic [SlotIdxWidth-1:0] idx_d, idx_q;             // the head beat's slot at the head
   logic                  ibuf_push, ibuf_pop, ibuf_full, ibuf_empty;
-  logic [BusBits+1:0]    ibuf_wdata, ibuf_head;       // {upper slot valid, lower valid, beat}
+  // {each slot's valid bit, highest first, the beat}
+  logic [BusBits+SlotsPerBeat-1:0] ibuf_wdata, ibuf_head;
+  logic [SlotsPerBeat-1:0] head_valid, later_valid;
+  logic [PageBeatBits-1:0] page_beat;                 // fetch_slot_q's beat within 4 KiB
   logic [$clog2(IbufBeats+1)-1:0] ibuf_count;
   logic [3:0]            burst_beats;
   logic                  fetch_r_fire;
@@ -49,19 +58,19 @@ module mxu_ctrl_fetch #(
   always_comb begin
     first_slot      = cmd_addr_i[AddrWidth-1:SlotShift];
     end_slot        = first_slot + SlotWidth'(count_i);
-    fetch_beat_slot = {fetch_slot_q[SlotWidth-1:1], 1'b0};
+    fetch_beat_slot = fetch_slot_q & ~SlotWidth'(SlotMask);
+    page_beat       = PageBeatBits'(fetch_slot_q >> SlotsShift);
     // Bursts of up to four beats, never more than the buffer has room for.
     burst_beats = 4'd4;
-    if (fetch_beat_slot + SlotWidth'(8) > end_slot) begin
-      burst_beats = 4'((end_slot - fetch_beat_slot + 1) >> 1);
+    if (fetch_beat_slot + SlotWidth'(4 * SlotsPerBeat) > end_slot) begin
+      burst_beats = 4'((end_slot - fetch_beat_slot + SlotWidth'(SlotMask)) >> SlotsShift);
     end
-    if (fetch_slot_q[11-SlotShift:1] + PageBeatBits'(burst_beats) <
-        fetch_slot_q[11-SlotShift:1]) begin
-      burst_beats = 4'(PageBeatBits'(0) - fetch_slot_q[11-SlotShift:1]);  // stop at 4 KiB
+    if (32'(page_beat) + 32'(burst_beats) > 32'(4096 / BusBytes)) begin
+      burst_beats = 4'(32'(4096 / BusBytes) - 32'(page_beat));  // stop at 4 KiB
     end
     fetch_req_o.ar_valid = run_i && fetch_slot_q < end_slot && !fetch_err_q &&
                            32'(ibuf_count) + 32'(beats_out_q) + 32'(burst_beats) <= IbufBeats;
-    fetch_req_o.ar.addr  = {fetch_slot_q[SlotWidth-1:1], BeatShift'(0)};
+    fetch_req_o.ar.addr  = {fetch_beat_slot, SlotShift'(0)};
     fetch_req_o.ar.len   = 8'(burst_beats) - 8'd1;
     fetch_req_o.ar.id    = '0;     // the DMA sets the fetch ID
     fetch_req_o.r_ready  = 1'b1;   // the buffer always has room for what was requested
@@ -70,45 +79,54 @@ module mxu_ctrl_fetch #(
   always_comb begin
     fetch_r_fire     = fetch_rsp_i.r_valid && run_i;
     ibuf_push        = fetch_r_fire && fetch_rsp_i.r.resp == 2'b00;
-    ibuf_wdata       = {rsp_slot_q + 1'b1 >= first_slot && rsp_slot_q + 1'b1 < end_slot,
-                        rsp_slot_q >= first_slot && rsp_slot_q < end_slot, fetch_rsp_i.r.data};
+    for (int unsigned i = 0; i < SlotsPerBeat; i++) begin
+      ibuf_wdata[BusBits + i] = rsp_slot_q + SlotWidth'(i) >= first_slot &&
+                                rsp_slot_q + SlotWidth'(i) < end_slot;
+    end
+    ibuf_wdata[BusBits-1:0] = fetch_rsp_i.r.data;
     fetch_slot_d     = fetch_slot_q;
     beats_out_d      = beats_out_q;
     if (fetch_req_o.ar_valid && fetch_rsp_i.ar_ready) begin
-      fetch_slot_d = fetch_beat_slot + SlotWidth'({burst_beats, 1'b0});
+      fetch_slot_d = fetch_beat_slot + (SlotWidth'(burst_beats) << SlotsShift);
       beats_out_d  = beats_out_q + burst_beats;
     end
     if (fetch_r_fire) beats_out_d = beats_out_d - 1'b1;
-    rsp_slot_d       = fetch_r_fire ? rsp_slot_q + SlotWidth'(2) : rsp_slot_q;
+    rsp_slot_d       = fetch_r_fire ? rsp_slot_q + SlotWidth'(SlotsPerBeat) : rsp_slot_q;
     fetch_err_d      = fetch_err_q || (fetch_r_fire && fetch_rsp_i.r.resp != 2'b00);
     fetch_err_addr_d = fetch_err_addr_q;
     if (fetch_r_fire && fetch_rsp_i.r.resp != 2'b00 && !fetch_err_q) begin
-      fetch_err_addr_d = {rsp_slot_q[SlotWidth-1:1], BeatShift'(0)};
+      fetch_err_addr_d = {rsp_slot_q, SlotShift'(0)};
     end
   end
 
   always_comb begin
     // The instruction at the head of the buffer (invalid slots are skipped).
-    ins_o       = half_q ? ibuf_head[2*InsBits-1:InsBits] : ibuf_head[InsBits-1:0];
-    ins_valid_o = !ibuf_empty && (half_q ? ibuf_head[BusBits+1] : ibuf_head[BusBits]);
+    head_valid  = ibuf_head[BusBits +: SlotsPerBeat];
+    ins_o       = ibuf_head[32'(idx_q) * InsBits +: InsBits];
+    ins_valid_o = !ibuf_empty && head_valid[idx_q];
+    // Slots after the head's that hold an instruction (those outside the program come before or
+    // after it, never between).
+    for (int unsigned i = 0; i < SlotsPerBeat; i++) begin
+      later_valid[i] = head_valid[i] && i > 32'(idx_q);
+    end
   end
 
   // A block of its own: the dispatcher's decision depends on ins_valid_o.
   always_comb begin
     // Advance past the dispatched instruction, or past a slot outside the program.
     ibuf_pop = 1'b0;
-    half_d   = half_q;
+    idx_d    = idx_q;
     if (run_i && !ibuf_empty && (!ins_valid_o || dispatch_i)) begin
-      if (!half_q && ibuf_head[BusBits+1]) begin
-        half_d = 1'b1;
+      if (later_valid != '0) begin
+        idx_d = idx_q + 1'b1;
       end else begin
         ibuf_pop = 1'b1;
-        half_d   = 1'b0;
+        idx_d    = '0;
       end
     end
   end
 
-  mxu_sync_fifo #(.Width(BusBits + 2), .Depth(IbufBeats)) u_ibuf (
+  mxu_sync_fifo #(.Width(BusBits + SlotsPerBeat), .Depth(IbufBeats)) u_ibuf (
     .clk_i,
     .rst_ni (rst_ni && !clear_i),
     .push_i (ibuf_push),
@@ -127,30 +145,33 @@ module mxu_ctrl_fetch #(
       beats_out_q      <= '0;
       fetch_err_q      <= 1'b0;
       fetch_err_addr_q <= '0;
-      half_q           <= 1'b0;
+      idx_q            <= '0;
     end else if (restart_i) begin
       fetch_slot_q     <= cmd_addr_i[AddrWidth-1:SlotShift];
-      rsp_slot_q       <= {cmd_addr_i[AddrWidth-1:BeatShift], 1'b0};
+      rsp_slot_q       <= cmd_addr_i[AddrWidth-1:SlotShift] & ~SlotWidth'(SlotMask);
       beats_out_q      <= '0;
       fetch_err_q      <= 1'b0;
       fetch_err_addr_q <= '0;
-      half_q           <= 1'b0;
+      idx_q            <= '0;
     end else begin
       fetch_slot_q     <= fetch_slot_d;
       rsp_slot_q       <= rsp_slot_d;
       beats_out_q      <= beats_out_d;
       fetch_err_q      <= fetch_err_d;
       fetch_err_addr_q <= fetch_err_addr_d;
-      half_q           <= half_d;
+      idx_q            <= idx_d;
     end
   end
 
   assign failed_o    = fetch_err_q && ibuf_empty && beats_out_q == '0;
   assign fail_addr_o = fetch_err_addr_q;
 
-  // The slot arithmetic takes two instructions per beat.
-  `MXU_ASSERT_STATIC(gen_two_ins_per_beat, BusBytes == 2 * InsBits / 8,
-                     "mxu_ctrl_fetch: the fetch takes exactly two 16-byte instructions per beat (MemBusBytes = 32)")
+  // The slot arithmetic takes whole instructions per beat, and a burst of four beats within 4 KiB.
+  `MXU_ASSERT_STATIC(gen_slots_per_beat, BusBytes >= InsBits / 8 && BusBytes <= 1024 &&
+                     (BusBytes & (BusBytes - 1)) == 0,
+                     "mxu_ctrl_fetch: MemBusBytes must be a power of two from 16 to 1024")
+  `MXU_ASSERT_STATIC(gen_ibuf_holds_a_burst, IbufBeats >= 4,
+                     "mxu_ctrl_fetch: the buffer must hold a burst of four beats")
   // Beats requested never exceed the buffer's room.
   `MXU_ASSERT(IbufRoom, 32'(ibuf_count) + 32'(beats_out_q) <= IbufBeats, clk_i, rst_ni && !clear_i)
 

@@ -9,11 +9,12 @@
 //   ACTIVATE reads accumulator rows, applies bias / ReLU, rounds to bf16 and writes them to the
 //            unified buffer.
 // Weight double-buffering: a WLOAD may start (and shift its first row) in the cycle its
-// predecessor is committed, and a commit only needs the shadow loaded. So MATMULs of M >= Rows
-// rows run back to back with no bubble, switching weights between them. The bank a commit
-// overwrites is always drained: commits are at least Rows cycles apart (the shadow must refill),
-// and the old bank's last row entered before the previous commit, so it has passed PE row
-// Rows-1 by then. Commands must be legal (rows >= 1, 1 <= k_rows <= Rows, addresses in
+// predecessor is committed, and a commit needs the shadow loaded and the bank it overwrites
+// drained: that bank's last row must have passed PE row Rows-1, which it reaches (Rows-1) x Add
+// cycles after entering the array (Add: the PE's partial-sum step, mxu_pkg::pe_add_cycles). So
+// MATMULs of M >= max(Rows, (Rows-1) x Add + 1) rows run back to back with no bubble, switching
+// weights between them; at Add = 1 the shadow's refill (Rows cycles) always covers the drain.
+// Commands must be legal (rows >= 1, 1 <= k_rows <= Rows, addresses in
 // range): the controller checks them.
 module mxu_datapath #(
   parameter int unsigned Rows            = mxu_pkg::ArrayRows,
@@ -22,11 +23,18 @@ module mxu_datapath #(
   parameter int unsigned AccDepth        = mxu_pkg::AccDepth,
   parameter int unsigned WeightFifoDepth = 2 * Rows,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
+  parameter int unsigned PeStages        = mxu_pkg::PeStages,
   localparam int unsigned UbLanes    = (Rows > Cols) ? Rows : Cols,
   localparam int unsigned UbAw       = (UbDepth > 1) ? $clog2(UbDepth) : 1,
   localparam int unsigned AccAw      = (AccDepth > 1) ? $clog2(AccDepth) : 1,
   localparam int unsigned KWidth     = $clog2(Rows + 1),
-  localparam int unsigned CountWidth = 16
+  localparam int unsigned CountWidth = 16,
+  // The array's latency from an activation row to its result row, and the cycles a bank needs
+  // after its last row entered before a commit may overwrite it.
+  localparam int unsigned Add        = mxu_pkg::pe_add_cycles(PeStages),
+  localparam int unsigned Latency    = Rows * Add + mxu_pkg::pe_mul_cycles(PeStages) + Cols - 1,
+  localparam int unsigned CommitGap  = (Rows - 1) * Add + 1,
+  localparam int unsigned IdleWidth  = $clog2(CommitGap + 1)
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -115,6 +123,10 @@ module mxu_datapath #(
   logic                  cur_bank_d, cur_bank_q;
   logic [CountWidth-1:0] mm_inflight_d, mm_inflight_q;         // accepted, not yet done
   logic                  mm_issue, mm_last_issue, mm_accept, commit, issue_bank;
+  // Cycles since a row last entered on the current bank and on the other (saturating at
+  // CommitGap): the other bank may take a commit once its count reaches CommitGap.
+  logic [IdleWidth-1:0]  cur_idle_d, cur_idle_q, other_idle_d, other_idle_q;
+  logic                  bank_drained, commit_ok;
 
   // Array input stage (the cycle after the unified-buffer read).
   logic                  in_valid_q, in_bank_q, in_accum_q, in_last_q;
@@ -162,7 +174,9 @@ module mxu_datapath #(
 
   // --- MATMUL: issue one row per cycle; a new-weights command first waits for its commit.
   always_comb begin
-    mm_issue      = mm_active_q && (!mm_need_commit_q || shadow_ready);
+    bank_drained  = other_idle_q == IdleWidth'(CommitGap);
+    commit_ok     = shadow_ready && bank_drained;
+    mm_issue      = mm_active_q && (!mm_need_commit_q || commit_ok);
     commit        = mm_issue && mm_need_commit_q;
     issue_bank    = commit ? !cur_bank_q : cur_bank_q;
     mm_last_issue = mm_issue && (mm_left_q == CountWidth'(1));
@@ -195,6 +209,19 @@ module mxu_datapath #(
       mm_need_commit_d = mm_new_weights_i;
     end
     mm_inflight_d = mm_inflight_q + CountWidth'(mm_accept) - CountWidth'(mm_done_o);
+  end
+
+  always_comb begin
+    // A commit swaps the banks' roles: the row issued with it starts the new current bank's
+    // count, the old current bank's count goes on as the other's.
+    if (commit) begin
+      cur_idle_d   = IdleWidth'(1);
+      other_idle_d = (cur_idle_q == IdleWidth'(CommitGap)) ? cur_idle_q : cur_idle_q + 1'b1;
+    end else begin
+      cur_idle_d   = mm_issue ? IdleWidth'(1) :
+                     (cur_idle_q == IdleWidth'(CommitGap)) ? cur_idle_q : cur_idle_q + 1'b1;
+      other_idle_d = (other_idle_q == IdleWidth'(CommitGap)) ? other_idle_q : other_idle_q + 1'b1;
+    end
   end
 
   always_comb begin
@@ -275,6 +302,8 @@ module mxu_datapath #(
       mm_need_commit_q <= 1'b0;
       cur_bank_q       <= 1'b0;
       mm_inflight_q    <= '0;
+      cur_idle_q       <= IdleWidth'(CommitGap);
+      other_idle_q     <= IdleWidth'(CommitGap);
       in_valid_q       <= 1'b0;
       in_bank_q        <= 1'b0;
       in_accum_q       <= 1'b0;
@@ -312,6 +341,8 @@ module mxu_datapath #(
       mm_need_commit_q <= mm_need_commit_d;
       cur_bank_q       <= cur_bank_d;
       mm_inflight_q    <= mm_inflight_d;
+      cur_idle_q       <= cur_idle_d;
+      other_idle_q     <= other_idle_d;
       in_valid_q       <= mm_issue;
       in_bank_q        <= issue_bank;
       in_accum_q       <= mm_accum_q;
@@ -366,7 +397,12 @@ module mxu_datapath #(
     .wr_b_gnt_o (ub_wr_gnt_o)
   );
 
-  mxu_systolic_array #(.Rows(Rows), .Cols(Cols), .FlushSubnormals(FlushSubnormals)) u_array (
+  mxu_systolic_array #(
+    .Rows           (Rows),
+    .Cols           (Cols),
+    .Stages         (PeStages),
+    .FlushSubnormals(FlushSubnormals)
+  ) u_array (
     .clk_i,
     .rst_ni,
     .act_valid_i    (in_valid_q),
@@ -380,7 +416,7 @@ module mxu_datapath #(
   );
 
   // Where each result row goes travels beside the array, arriving with the row.
-  mxu_delay_line #(.Width(AccAw + 3), .Depth(Rows + Cols - 1)) u_result_meta (
+  mxu_delay_line #(.Width(AccAw + 3), .Depth(Latency)) u_result_meta (
     .clk_i,
     .rst_ni,
     .d_i({in_valid_q, in_accum_q, in_last_q, in_acc_q}),
@@ -426,7 +462,7 @@ module mxu_datapath #(
   assign mm_busy_o     = mm_inflight_q != '0;
   assign ac_busy_o     = !ac_ready_o;
   assign array_row_o   = in_valid_q;
-  assign mm_wait_weights_o = mm_active_q && mm_need_commit_q && !shadow_ready;
+  assign mm_wait_weights_o = mm_active_q && mm_need_commit_q && !commit_ok;
 
   // The fp32 output of the activation unit feeds the store path of the device (mxu_top).
   logic unused_signals;

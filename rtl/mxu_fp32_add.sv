@@ -1,17 +1,37 @@
 // IEEE-754 binary32 addition, round to nearest even: align the smaller operand with guard, round
 // and sticky bits, add or subtract the significands, normalize, round once (fp32_round).
-// Combinational; the PE registers its output.
+//
+// Four steps, each but the last followed by an optional pipeline register (Cuts[i], mxu_pipe_reg):
+//   align     classify, order by magnitude, shift the smaller significand;  Cuts[0]
+//   sum       add or subtract the significands, count leading zeros;       Cuts[1]
+//   normalize shift the leading one to the top;                            Cuts[2]
+//   round     fp32_round, then exact zeros, infinities and NaNs.
+// Cuts = '0 is one combinational block (clk_i, rst_ni and valid_i unused); the result is the same
+// at every setting, only popcount(Cuts) cycles later.
 module mxu_fp32_add #(
-  parameter bit FlushSubnormals = mxu_pkg::FlushSubnormals
+  parameter bit         FlushSubnormals = mxu_pkg::FlushSubnormals,
+  parameter logic [2:0] Cuts            = 3'b000
 ) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+  input  logic        valid_i,
   input  logic [31:0] a_i,
   input  logic [31:0] b_i,
+  output logic        valid_o,
   output logic [31:0] sum_o
 );
 
+  // ---- align
   logic        a_nan, a_inf, a_zero, b_nan, b_inf, b_zero;
   logic [23:0] a_sig, b_sig;
   logic [7:0]  a_exp, b_exp;
+  logic        swap;
+  logic [23:0] big_sig, small_sig;
+  logic [7:0]  small_exp, exp_diff;
+  logic [4:0]  shift;
+  logic [27:0] small_ext, small_aligned;
+  mxu_pkg::add_align_t align_d, align_q;
+  logic        align_valid;
 
   always_comb begin
     a_nan  = (a_i[30:23] == 8'hFF) && (a_i[22:0] != '0);
@@ -26,45 +46,57 @@ module mxu_fp32_add #(
     b_sig  = b_zero ? 24'd0 : {b_i[30:23] != 8'h00, b_i[22:0]};
     a_exp  = (a_i[30:23] == 8'h00) ? 8'd1 : a_i[30:23];
     b_exp  = (b_i[30:23] == 8'h00) ? 8'd1 : b_i[30:23];
-  end
 
-  // Order the operands by magnitude so the difference of significands is never negative.
-  logic        swap;
-  logic        big_sign;
-  logic [7:0]  big_exp, small_exp;
-  logic [23:0] big_sig, small_sig;
-  logic [7:0]  exp_diff;
-  logic [4:0]  shift;
-  logic [27:0] big_ext, small_ext, small_aligned;
-  logic        subtract;
-  logic [27:0] sig_sum;
-
-  always_comb begin
-    swap      = {b_exp, b_sig} > {a_exp, a_sig};
-    big_sign  = swap ? b_i[31] : a_i[31];
-    big_exp   = swap ? b_exp : a_exp;
-    big_sig   = swap ? b_sig : a_sig;
-    small_exp = swap ? a_exp : b_exp;
-    small_sig = swap ? a_sig : b_sig;
+    // Order the operands by magnitude so the difference of significands is never negative.
+    swap             = {b_exp, b_sig} > {a_exp, a_sig};
+    align_d.exp      = swap ? b_exp : a_exp;
+    big_sig          = swap ? b_sig : a_sig;
+    small_exp        = swap ? a_exp : b_exp;
+    small_sig        = swap ? a_sig : b_sig;
+    align_d.subtract = a_i[31] ^ b_i[31];
 
     // Align: 24 significand bits plus guard, round and sticky below and a carry bit above.
-    exp_diff  = big_exp - small_exp;
-    shift     = (exp_diff > 8'd31) ? 5'd31 : exp_diff[4:0];
-    big_ext   = {1'b0, big_sig, 3'b000};
-    small_ext = {1'b0, small_sig, 3'b000};
-    small_aligned    = small_ext >> shift;
-    small_aligned[0] = small_aligned[0] | (|(small_ext & ~({28{1'b1}} << shift)));
+    exp_diff          = align_d.exp - small_exp;
+    shift             = (exp_diff > 8'd31) ? 5'd31 : exp_diff[4:0];
+    small_ext         = {1'b0, small_sig, 3'b000};
+    small_aligned     = small_ext >> shift;
+    small_aligned[0]  = small_aligned[0] | (|(small_ext & ~({28{1'b1}} << shift)));
+    align_d.sig_big   = {1'b0, big_sig, 3'b000};
+    align_d.sig_small = small_aligned;
 
-    subtract = a_i[31] ^ b_i[31];
-    sig_sum  = subtract ? (big_ext - small_aligned) : (big_ext + small_aligned);
+    if (a_nan || b_nan || (a_inf && b_inf && align_d.subtract)) begin
+      align_d.cls  = mxu_pkg::FpNan;
+      align_d.sign = 1'b0;
+    end else if (a_inf || b_inf) begin
+      align_d.cls  = mxu_pkg::FpInf;
+      align_d.sign = a_inf ? a_i[31] : b_i[31];
+    end else if (a_zero && b_zero) begin
+      // +0 under round to nearest, except -0 + -0 = -0.
+      align_d.cls  = mxu_pkg::FpZero;
+      align_d.sign = a_i[31] && b_i[31];
+    end else begin
+      align_d.cls  = mxu_pkg::FpFinite;
+      align_d.sign = swap ? b_i[31] : a_i[31];
+    end
   end
 
-  // Normalize: bring the leading one to bit 27. A left shift of more than one only happens on
-  // near-total cancellation (exponent difference 0 or 1), where no sticky bit has been set.
+  mxu_pipe_reg #(.Width($bits(align_d)), .Enable(Cuts[0])) u_cut_align (
+    .clk_i,
+    .rst_ni,
+    .valid_i,
+    .data_i (align_d),
+    .valid_o(align_valid),
+    .data_o (align_q)
+  );
+
+  // ---- sum
+  mxu_pkg::add_sum_t sum_d, sum_q;
+  logic              sum_valid;
+  logic [27:0]       sig_sum;
   logic [4:0]        lead_zeros;
-  logic [27:0]       sig_norm;
-  logic signed [9:0] exp_norm;
-  logic [31:0]       rounded;
+
+  assign sig_sum = align_q.subtract ? (align_q.sig_big - align_q.sig_small) :
+                                      (align_q.sig_big + align_q.sig_small);
 
   mxu_lzc #(.Width(28)) u_lzc (
     .in_i (sig_sum),
@@ -72,28 +104,68 @@ module mxu_fp32_add #(
   );
 
   always_comb begin
-    sig_norm = sig_sum << lead_zeros;
-    exp_norm = 10'(big_exp) + 10'sd1 - 10'(lead_zeros);
+    sum_d.sig        = sig_sum;
+    sum_d.lead_zeros = lead_zeros;
+    sum_d.exp  = align_q.exp;
+    sum_d.sign = align_q.sign;
+    sum_d.cls  = align_q.cls;
+    // An exact cancellation is a zero: +0 under round to nearest.
+    if (align_q.cls == mxu_pkg::FpFinite && sig_sum == '0) begin
+      sum_d.cls  = mxu_pkg::FpZero;
+      sum_d.sign = 1'b0;
+    end
   end
 
+  mxu_pipe_reg #(.Width($bits(sum_d)), .Enable(Cuts[1])) u_cut_sum (
+    .clk_i,
+    .rst_ni,
+    .valid_i(align_valid),
+    .data_i (sum_d),
+    .valid_o(sum_valid),
+    .data_o (sum_q)
+  );
+
+  // ---- normalize: bring the leading one to bit 27. A left shift of more than one only happens
+  // on near-total cancellation (exponent difference 0 or 1), where no sticky bit has been set.
+
+  mxu_pkg::add_norm_t norm_d, norm_q;
+  logic        norm_valid;
+
+  always_comb begin
+    norm_d.cls  = sum_q.cls;
+    norm_d.sign = sum_q.sign;
+    norm_d.sig  = sum_q.sig << sum_q.lead_zeros;
+    norm_d.exp  = 10'(sum_q.exp) + 10'sd1 - 10'(sum_q.lead_zeros);
+  end
+
+  mxu_pipe_reg #(.Width($bits(norm_d)), .Enable(Cuts[2])) u_cut_normalize (
+    .clk_i,
+    .rst_ni,
+    .valid_i(sum_valid),
+    .data_i (norm_d),
+    .valid_o(norm_valid),
+    .data_o (norm_q)
+  );
+
+  // ---- round
+  logic [31:0] rounded;
+
   mxu_fp32_round #(.FlushSubnormals(FlushSubnormals)) u_round (
-    .sign_i  (big_sign),
-    .exp_i   (exp_norm),
-    .sig_i   (sig_norm),
+    .sign_i  (norm_q.sign),
+    .exp_i   (norm_q.exp),
+    .sig_i   (norm_q.sig),
     .result_o(rounded)
   );
 
   always_comb begin
-    if (a_nan || b_nan || (a_inf && b_inf && subtract)) begin
-      sum_o = mxu_pkg::Fp32CanonicalNan;
-    end else if (a_inf || b_inf) begin
-      sum_o = {a_inf ? a_i[31] : b_i[31], 8'hFF, 23'd0};
-    end else if (sig_sum == '0) begin
-      // Exact zero: +0 under round to nearest, except -0 + -0 = -0.
-      sum_o = {a_zero && b_zero && a_i[31] && b_i[31], 31'd0};
-    end else begin
-      sum_o = rounded;
-    end
+    unique case (norm_q.cls)
+      mxu_pkg::FpNan:   sum_o = mxu_pkg::Fp32CanonicalNan;
+      mxu_pkg::FpInf:   sum_o = {norm_q.sign, 8'hFF, 23'd0};
+      mxu_pkg::FpZero:  sum_o = {norm_q.sign, 31'd0};
+      default: sum_o = rounded;
+    endcase
   end
+
+  assign valid_o = norm_valid;
 
 endmodule

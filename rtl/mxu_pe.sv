@@ -3,10 +3,16 @@
 // and a commit copies the shadow into the bank the next tile's activations name. Each activation
 // carries its bank, so the switch between tiles costs no cycle.
 //
-// Every cycle with a valid activation: psum_o <= psum_i + act_i * weight[act_bank_i]
-// (bf16 x bf16 -> fp32 exactly rounded, then fp32 add: docs/numerics.md).
+// For every valid activation: psum_o = psum_i + act_i * weight[act_bank_i] (bf16 x bf16 -> fp32
+// exactly rounded, then fp32 add: docs/numerics.md), pipelined over Stages register stages
+// (mxu_pkg::pe_*_cuts). The weight is read as the activation enters; the multiply takes
+// pe_mul_cycles(Stages) cycles, so psum_i must arrive that many cycles after act_i, and psum_o
+// follows psum_i by pe_add_cycles(Stages). Stages = 1 is one cycle: psum_o <= psum_i + product.
+`include "mxu_assert.svh"
+
 module mxu_pe #(
-  parameter bit FlushSubnormals = mxu_pkg::FlushSubnormals
+  parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
+  parameter int unsigned Stages          = mxu_pkg::PeStages
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -37,24 +43,51 @@ module mxu_pe #(
   logic [15:0] weight0_d, weight0_q;
   logic [15:0] weight1_d, weight1_q;
   logic [15:0] weight;
-  logic [31:0] product, sum;
+  logic        mul_valid, product_valid, sum_valid;
+  logic [31:0] mul_product, product, sum;
+
+  `MXU_ASSERT_STATIC(gen_stages_in_range, Stages >= 1 && Stages <= mxu_pkg::PeMaxStages,
+                     "the PE has 1 to PeMaxStages pipeline stages")
 
   assign weight = act_bank_i ? weight1_q : weight0_q;
 
-  mxu_bf16_mul #(.FlushSubnormals(FlushSubnormals)) u_mul (
+  mxu_bf16_mul #(
+    .FlushSubnormals(FlushSubnormals),
+    .Cuts           (mxu_pkg::pe_mul_cuts(Stages))
+  ) u_mul (
+    .clk_i,
+    .rst_ni,
+    .valid_i  (act_valid_i),
     .a_i      (act_i),
     .b_i      (weight),
-    .product_o(product)
+    .valid_o  (mul_valid),
+    .product_o(mul_product)
   );
 
-  mxu_fp32_add #(.FlushSubnormals(FlushSubnormals)) u_add (
-    .a_i  (psum_i),
-    .b_i  (product),
-    .sum_o(sum)
+  mxu_pipe_reg #(.Width(32), .Enable(mxu_pkg::pe_product_cut(Stages))) u_cut_product (
+    .clk_i,
+    .rst_ni,
+    .valid_i(mul_valid),
+    .data_i (mul_product),
+    .valid_o(product_valid),
+    .data_o (product)
+  );
+
+  mxu_fp32_add #(
+    .FlushSubnormals(FlushSubnormals),
+    .Cuts           (mxu_pkg::pe_add_cuts(Stages))
+  ) u_add (
+    .clk_i,
+    .rst_ni,
+    .valid_i(product_valid),
+    .a_i    (psum_i),
+    .b_i    (product),
+    .valid_o(sum_valid),
+    .sum_o  (sum)
   );
 
   always_comb begin
-    psum_d    = act_valid_i ? sum : psum_q;
+    psum_d    = sum_valid ? sum : psum_q;
     shadow_d  = w_shift_i ? w_i : shadow_q;
     weight0_d = (w_commit_i && !w_commit_bank_i) ? shadow_d : weight0_q;
     weight1_d = (w_commit_i && w_commit_bank_i) ? shadow_d : weight1_q;

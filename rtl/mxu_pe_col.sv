@@ -7,9 +7,10 @@
 // flow, left to right, so the columns' models form no loop. It adds no logic and no cycle.
 //
 // The parameters have no defaults from mxu_pkg, unlike the other blocks': Verilator 5.006's
-// hierarchical flow reads this file before the packages. mxu_systolic_array sets both.
+// hierarchical flow reads this file before the packages. mxu_systolic_array sets them all.
 module mxu_pe_col #(
   parameter int unsigned Rows            = 1,
+  parameter int unsigned Stages          = 1,
   parameter bit          FlushSubnormals = 1'b0
 ) (
   input  logic               clk_i,
@@ -40,7 +41,7 @@ module mxu_pe_col #(
   assign psum_o                 = psum_bus[Rows*32 +: 32];
 
   for (genvar r = 0; r < Rows; r++) begin : g_row
-    mxu_pe #(.FlushSubnormals(FlushSubnormals)) u_pe (
+    mxu_pe #(.FlushSubnormals(FlushSubnormals), .Stages(Stages)) u_pe (
       .clk_i,
       .rst_ni,
       .act_valid_i    (act_valid_i[r]),

@@ -19,6 +19,12 @@
 `ifndef MXU_WEIGHT_FIFO_DEPTH
 `define MXU_WEIGHT_FIFO_DEPTH (2 * `MXU_ARRAY_ROWS)
 `endif
+`ifndef MXU_PE_STAGES
+`define MXU_PE_STAGES 6
+`endif
+`ifndef MXU_BUS_BYTES
+`define MXU_BUS_BYTES 32
+`endif
 `ifndef MXU_FLUSH_SUBNORMALS
 `define MXU_FLUSH_SUBNORMALS 0
 `endif
@@ -43,7 +49,7 @@ package mxu_pkg;
   parameter int unsigned WeightFifoDepth = `MXU_WEIGHT_FIFO_DEPTH;
 
   // Host-memory port: data bytes per beat, address bits, read bursts in flight.
-  parameter int unsigned MemBusBytes    = 32;
+  parameter int unsigned MemBusBytes    = `MXU_BUS_BYTES;
   parameter int unsigned MemAddrWidth   = 48;
   parameter int unsigned MemMaxInFlight = 8;
   parameter int unsigned MemIdWidth     = 2;
@@ -51,11 +57,12 @@ package mxu_pkg;
 
   // DMA load engines: LOADs in flight per engine (its command queue; the controller's scoreboard
   // tracks as many), and the buffer rows of one transposed block: a transposed segment is a run of
-  // up to TransposeRows elements of one host row (one 16-beat burst on a 32-byte bus; one beat's
-  // elements fewer when the host rows are not bus aligned, so that it still fits 16 beats),
+  // up to TransposeRows elements of one host row (one 16-beat burst, 8 x MemBusBytes, at most
+  // 2048; one beat's elements fewer when the host rows are not bus aligned, so that it still fits
+  // 16 beats),
   // collected in a double-buffered transpose buffer of 2 x TransposeRows x UbLanes bf16 elements.
   parameter int unsigned DmaQueueDepth = 4;
-  parameter int unsigned TransposeRows = 16 * MemBusBytes / 2;
+  parameter int unsigned TransposeRows = (8 * MemBusBytes > 2048) ? 2048 : 8 * MemBusBytes;
 
   // ---- Typed interfaces ----
   // The host-memory port, AXI4-like, as one request and one response struct per direction of
@@ -269,6 +276,100 @@ package mxu_pkg;
   //   1 = flush: subnormal inputs read as signed zero, subnormal results become signed zero
   //       (host CPU with flush-to-zero and denormals-are-zero set).
   parameter bit FlushSubnormals = 1'(`MXU_FLUSH_SUBNORMALS);
+
+  // The processing element's pipeline (docs/architecture.md, "The pipelined PE"): PeStages
+  // register stages from an activation entering a PE to its partial sum leaving it. The multiply
+  // and the add are cut at fixed points; each depth takes the set of cuts that makes its longest
+  // stage shortest (scripts/hw_cost.sh --pe-stages measures them). Cuts before the add (in the
+  // multiplier, and between multiplier and adder) delay a product but not the partial-sum chain;
+  // cuts in the adder lengthen the chain's step from one PE row to the next.
+  parameter int unsigned PeStages    = `MXU_PE_STAGES;
+  parameter int unsigned PeMaxStages = 7;
+
+  // Multiplier cuts {after normalize, after product}.
+  function automatic logic [1:0] pe_mul_cuts(int unsigned stages);
+    unique case (stages)
+      5, 6:    pe_mul_cuts = 2'b10;
+      7:       pe_mul_cuts = 2'b11;
+      default: pe_mul_cuts = 2'b00;
+    endcase
+  endfunction
+
+  // The register between the multiplier and the adder.
+  function automatic logic pe_product_cut(int unsigned stages);
+    pe_product_cut = stages >= 2;
+  endfunction
+
+  // Adder cuts {after normalize, after sum, after align}.
+  function automatic logic [2:0] pe_add_cuts(int unsigned stages);
+    unique case (stages)
+      3:       pe_add_cuts = 3'b010;
+      4, 5:    pe_add_cuts = 3'b011;
+      6, 7:    pe_add_cuts = 3'b111;
+      default: pe_add_cuts = 3'b000;
+    endcase
+  endfunction
+
+  // Cycles from a product's operands to the product at the adder, and from a partial sum entering
+  // a PE to the PE's partial sum out: the array skews row r by r x pe_add_cycles.
+  function automatic int unsigned pe_mul_cycles(int unsigned stages);
+    logic [1:0] cuts;
+    cuts = pe_mul_cuts(stages);
+    pe_mul_cycles = 32'(cuts[0]) + 32'(cuts[1]) + 32'(pe_product_cut(stages));
+  endfunction
+
+  function automatic int unsigned pe_add_cycles(int unsigned stages);
+    logic [2:0] cuts;
+    cuts = pe_add_cuts(stages);
+    pe_add_cycles = 1 + 32'(cuts[0]) + 32'(cuts[1]) + 32'(cuts[2]);
+  endfunction
+
+  // What a pipelined arithmetic unit carries between its stages besides the value: the result's
+  // class, decided at the first stage (mxu_bf16_mul, mxu_fp32_add).
+  typedef enum logic [1:0] {FpFinite, FpZero, FpInf, FpNan} fp_class_e;
+
+  // Between the multiplier's stages: the exact significand product ...
+  typedef struct packed {
+    fp_class_e   cls;
+    logic        sign;
+    logic [8:0]  exp_sum;  // a_exp + b_exp
+    logic [15:0] sig;
+  } mul_product_t;
+
+  // ... and the product normalized (leading one at bit 15), exponent unbounded and biased.
+  typedef struct packed {
+    fp_class_e         cls;
+    logic              sign;
+    logic signed [9:0] exp;
+    logic [15:0]       sig;
+  } mul_norm_t;
+
+  // Between the adder's stages: the operands aligned ...
+  typedef struct packed {
+    fp_class_e   cls;       // FpZero: both operands zero (sign below); FpFinite otherwise
+    logic        sign;      // the result's sign: Inf's, the larger operand's, or -0 + -0
+    logic [7:0]  exp;       // the larger operand's exponent
+    logic        subtract;
+    logic [27:0] sig_big;   // significands with a carry bit above, guard, round, sticky below
+    logic [27:0] sig_small;
+  } add_align_t;
+
+  // ... their sum and its leading zeros ...
+  typedef struct packed {
+    fp_class_e   cls;
+    logic        sign;
+    logic [7:0]  exp;
+    logic [27:0] sig;
+    logic [4:0]  lead_zeros;
+  } add_sum_t;
+
+  // ... and the sum normalized (leading one at bit 27), exponent unbounded and biased.
+  typedef struct packed {
+    fp_class_e         cls;
+    logic              sign;
+    logic signed [9:0] exp;
+    logic [27:0]       sig;
+  } add_norm_t;
 
   // Canonical quiet NaNs: every NaN a unit produces has exactly these bits.
   parameter logic [31:0] Fp32CanonicalNan = 32'h7FC0_0000;

@@ -1,17 +1,25 @@
 // Rows x Cols weight-stationary systolic array with input skew and output de-skew.
 //
-// Timing (cycle numbers relative to the cycle a row is presented at act_i):
-//   - lane r of the row enters PE(r, 0) at cycle r (input skew); PE(r, c) adds its product at
-//     cycle r + c, so the partial sum of column c runs down the rows in order r = 0 .. Rows-1
-//     starting from +0.0 (the contract's accumulation order);
-//   - the bottom of column c holds the result from cycle Rows + c; the de-skew delays column c by
-//     Cols-1-c cycles, so the whole result row appears at psum_o at cycle Rows + Cols - 1.
+// Timing (cycle numbers relative to the cycle a row is presented at act_i), with the PE's
+// pipeline of PeStages stages: its multiply takes Mul = pe_mul_cycles cycles, its add (the step
+// of the partial-sum chain from one row to the next) Add = pe_add_cycles (1 and 0 at one stage):
+//   - lane r of the row enters PE(r, 0) at cycle r x Add (input skew) and PE(r, c) at r x Add + c;
+//     its product meets the partial sum from PE(r-1, c) Mul cycles later, so the partial sum of
+//     column c runs down the rows in order r = 0 .. Rows-1 starting from +0.0 (the contract's
+//     accumulation order);
+//   - the bottom of column c holds the result from cycle Latency - (Cols-1-c), and the de-skew
+//     delays column c by Cols-1-c cycles: the whole result row appears at psum_o at cycle
+//     Latency = Rows x Add + Mul + Cols - 1 (Rows + Cols - 1 at one stage).
 // Weight rows (w_i) and commits are skewed per column like the activations, so that a commit
-// presented one cycle before the first row of a new tile reaches every PE just in time.
+// presented one cycle before the first row of a new tile reaches every PE just in time. A commit
+// reaches a column's rows in the same cycle, while the old tile's last row reaches row r up to
+// (Rows-1) x Add cycles after it entered: mxu_datapath spaces commits so it has passed.
 module mxu_systolic_array #(
   parameter int unsigned Rows            = mxu_pkg::ArrayRows,
   parameter int unsigned Cols            = mxu_pkg::ArrayCols,
-  parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals
+  parameter int unsigned Stages          = mxu_pkg::PeStages,
+  parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
+  localparam int unsigned Add     = mxu_pkg::pe_add_cycles(Stages)
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -26,7 +34,7 @@ module mxu_systolic_array #(
   // Copy every shadow register into weight bank w_commit_bank_i.
   input  logic                 w_commit_i,
   input  logic                 w_commit_bank_i,
-  // One de-skewed fp32 result row per cycle, Rows + Cols - 1 cycles after its activation row.
+  // One de-skewed fp32 result row per cycle, Latency cycles after its activation row.
   output logic [Cols*32-1:0]   psum_o
 );
 
@@ -39,9 +47,9 @@ module mxu_systolic_array #(
   logic [Cols-1:0]             w_shift_col, w_commit_col, w_commit_bank_col;
   logic [Cols*32-1:0]          psum_col;
 
-  // Input skew: lane r is delayed r cycles.
+  // Input skew: lane r is delayed r x Add cycles.
   for (genvar r = 0; r < Rows; r++) begin : g_skew
-    mxu_delay_line #(.Width(18), .Depth(r)) u_skew (
+    mxu_delay_line #(.Width(18), .Depth(r * Add)) u_skew (
       .clk_i,
       .rst_ni,
       .d_i({act_valid_i, act_bank_i, act_i[r*16 +: 16]}),
@@ -58,7 +66,7 @@ module mxu_systolic_array #(
       .q_o({w_shift_col[c], w_commit_col[c], w_commit_bank_col[c], w_col[c*16 +: 16]})
     );
 
-    mxu_pe_col #(.Rows(Rows), .FlushSubnormals(FlushSubnormals)) u_col (
+    mxu_pe_col #(.Rows(Rows), .Stages(Stages), .FlushSubnormals(FlushSubnormals)) u_col (
       .clk_i,
       .rst_ni,
       .act_valid_i    (act_valid_bus[c*Rows +: Rows]),

@@ -7,6 +7,7 @@ module mxu_top #(
   parameter int unsigned AccDepth        = mxu_pkg::AccDepth,
   parameter int unsigned WeightFifoDepth = mxu_pkg::WeightFifoDepth,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
+  parameter int unsigned PeStages        = mxu_pkg::PeStages,
   localparam int unsigned AddrWidth = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBits   = mxu_pkg::MemBusBytes * 8,
   localparam int unsigned BusBytes  = mxu_pkg::MemBusBytes
@@ -149,7 +150,7 @@ module mxu_top #(
 
   mxu_csr #(
     .Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
-    .WeightFifoDepth(WeightFifoDepth), .FlushSubnormals(FlushSubnormals)
+    .WeightFifoDepth(WeightFifoDepth), .FlushSubnormals(FlushSubnormals), .PeStages(PeStages)
   ) u_csr (
     .clk_i,
     .rst_ni,
@@ -258,7 +259,7 @@ module mxu_top #(
 
   mxu_datapath #(
     .Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
-    .WeightFifoDepth(WeightFifoDepth), .FlushSubnormals(FlushSubnormals)
+    .WeightFifoDepth(WeightFifoDepth), .FlushSubnormals(FlushSubnormals), .PeStages(PeStages)
   ) u_datapath (
     .clk_i,
     .rst_ni           (engines_rst_n),

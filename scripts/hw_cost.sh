@@ -5,6 +5,10 @@
 # docs/performance.md, not a test: the array's synthesis time grows faster than its PEs.
 # Usage: scripts/hw_cost.sh [ROWSxCOLS ...]   (default: 2x2 4x4; 4x4 takes about 5 minutes)
 #        scripts/hw_cost.sh --devices ROWSxCOLS[-flush] ...
+#        scripts/hw_cost.sh --pe-stages N|all [--flush] [--json]
+# --pe-stages: the PE at pipeline depth N (mxu_pkg::PeStages, 1 to PeMaxStages) or at every depth:
+# a table row each, or with --json one JSON object per depth and line: pe_stages, cells,
+# flip_flops, max_stage_depth (the longest path between registers, in two-input gates).
 # --devices: whole devices (mxu_top with each device's values, as cmake/devices.cmake gives them),
 # synthesized module by module without flattening (each distinct module once, its cells counted
 # once per instance: Yosys's hierarchy statistics), SRAMs as macros; their bits counted from the
@@ -15,10 +19,9 @@ sources="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(2x2 4x4)
 
-# cost MODULE LABEL [chparam commands]: one table row.
-cost() {
-  local module=$1 label=$2 params=${3:-}
-  local log start
+# measure MODULE [chparam commands]: sets cells, flops and depth of the flattened module.
+measure() {
+  local module=$1 params=${2:-} log
   log=$(mktemp)
   start=$(date +%s)
   yosys -q -l "$log" -p "
@@ -30,16 +33,22 @@ cost() {
       opt_clean
       ltp -noff
       stat" >/dev/null
-  local cells flops depth
   cells=$(grep -E '^ +Number of cells' "$log" | tail -1 | awk '{print $NF}')
   # The last statistics block is the mapped netlist's (synth prints one of its own before).
   flops=$(awk '/Printing statistics/ {n = 0; delete f} /\$_(S?DFFE?|ALDFF|DFFSRE?)_/ {f[n++] = $NF}
                END {s = 0; for (i in f) s += f[i]; print s}' "$log")
   depth=$(grep -oE 'Longest topological path in [^ ]+ \(length=[0-9]+\)' "$log" | tail -1 |
           grep -oE '[0-9]+\)$' | tr -d ')')
-  printf '| %s | %s | %s | %s | %s s |\n' "$label" "$cells" "$flops" "$depth" \
-         "$(($(date +%s) - start))"
   rm -f "$log"
+}
+
+# cost MODULE LABEL [chparam commands]: one table row.
+cost() {
+  local start
+  start=$(date +%s)
+  measure "$1" "${3:-}"
+  printf '| %s | %s | %s | %s | %s s |\n' "$2" "$cells" "$flops" "$depth" \
+         "$(($(date +%s) - start))"
 }
 
 # device_cost ROWSxCOLS[-flush]: one table row for a whole device.
@@ -74,6 +83,39 @@ device_cost() {
          "$(($(date +%s) - start))"
   rm -f "$log"
 }
+
+if [ "${1:-}" = --pe-stages ]; then
+  max=$(sed -nE 's/.*parameter int unsigned PeMaxStages *= *([0-9]+);.*/\1/p' "$rtl/mxu_pkg.sv")
+  which=${2:-} json=0 flush=0
+  (($# >= 2)) && shift 2 || shift $#
+  for arg in "$@"; do
+    case "$arg" in
+      --json) json=1 ;;
+      --flush) flush=1 ;;
+      *) echo "hw_cost.sh: --pe-stages: unknown option '$arg' (--json, --flush)" >&2; exit 2 ;;
+    esac
+  done
+  if [ "$which" = all ]; then
+    depths=$(seq 1 "$max")
+  elif [[ $which =~ ^[0-9]+$ ]] && ((which >= 1 && which <= max)); then
+    depths=$which
+  else
+    echo "hw_cost.sh: --pe-stages '$which': expected 1 to $max (PeMaxStages) or all" >&2
+    exit 2
+  fi
+  ((json)) || echo "| PE stages | cells (2-input gates and flip-flops) | flip-flops | longest stage (gates) |"
+  ((json)) || echo "|---|---|---|---|"
+  for n in $depths; do
+    measure mxu_pe "chparam -set Stages $n -set FlushSubnormals $flush mxu_pe;"
+    if ((json)); then
+      printf '{"pe_stages": %d, "flush_subnormals": %s, "cells": %d, "flip_flops": %d, "max_stage_depth": %d}\n' \
+             "$n" "$( ((flush)) && echo true || echo false)" "$cells" "$flops" "$depth"
+    else
+      printf '| %s | %s | %s | %s |\n' "$n" "$cells" "$flops" "$depth"
+    fi
+  done
+  exit 0
+fi
 
 if [ "${1:-}" = --devices ]; then
   shift

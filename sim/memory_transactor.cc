@@ -1,6 +1,7 @@
 #include "sim/memory_transactor.h"
 
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -18,7 +19,6 @@ std::string Hex(uint64_t value) {
 constexpr unsigned kAxiOkay = 0;
 constexpr unsigned kAxiSlvErr = 2;
 constexpr unsigned kAxiDecErr = 3;
-constexpr unsigned kBeatWords = MemoryTransactor::kBusBytes / 4;
 
 unsigned AxiResp(tlm::tlm_response_status status) {
   switch (status) {
@@ -33,16 +33,21 @@ unsigned AxiResp(tlm::tlm_response_status status) {
 
 }  // namespace
 
-MemoryTransactor::MemoryTransactor(Port& memory, const sc_time& period)
-    : memory_(memory), period_ticks_(period.value()) {}
+MemoryTransactor::MemoryTransactor(Port& memory, const sc_time& period, unsigned bus_bytes)
+    : memory_(memory), period_ticks_(period.value()), bus_bytes_(bus_bytes) {
+  if (bus_bytes < 4 || bus_bytes > kMaxBusBytes || (bus_bytes & (bus_bytes - 1)) != 0) {
+    throw std::invalid_argument("MemoryTransactor: the bus must be a power of two from 4 to " +
+                                std::to_string(kMaxBusBytes) + " bytes");
+  }
+}
 
 const MemPortInputs& MemoryTransactor::Present(uint64_t cycle) {
   // R: the front burst's next beat, from its due cycle on, until taken.
   in_.r_valid = !reads_.empty() && reads_.front().due_cycle <= cycle;
   if (in_.r_valid) {
     const ReadBurst& burst = reads_.front();
-    const uint8_t* bytes = burst.data.data() + size_t{burst.next_beat} * kBusBytes;
-    for (unsigned i = 0; i < kBeatWords; ++i) {
+    const uint8_t* bytes = burst.data.data() + size_t{burst.next_beat} * bus_bytes_;
+    for (unsigned i = 0; i < bus_bytes_ / 4; ++i) {
       in_.r_data[i] = uint32_t{bytes[4 * i]} | uint32_t{bytes[4 * i + 1]} << 8 |
                       uint32_t{bytes[4 * i + 2]} << 16 | uint32_t{bytes[4 * i + 3]} << 24;
     }
@@ -110,10 +115,10 @@ unsigned MemoryTransactor::Transport(tlm::tlm_command command, uint64_t addr, ui
 
 void MemoryTransactor::CheckBurst(const char* channel, uint64_t addr, unsigned beats,
                                   uint64_t cycle) {
-  if (addr % kBusBytes != 0) {
+  if (addr % bus_bytes_ != 0) {
     ProtocolError(cycle, std::string(channel) + " address " + Hex(addr) + " is not bus aligned");
   }
-  if (addr % 4096 + uint64_t{beats} * kBusBytes > 4096) {
+  if (addr % 4096 + uint64_t{beats} * bus_bytes_ > 4096) {
     ProtocolError(cycle, std::string(channel) + " burst at " + Hex(addr) + " of " +
                              std::to_string(beats) + " beats crosses a 4 KiB boundary");
   }
@@ -124,7 +129,7 @@ void MemoryTransactor::AcceptRead(const MemPortOutputs& out, uint64_t cycle, uin
   burst.beats = out.ar_len + 1;
   burst.id = out.ar_id;
   CheckBurst("AR", out.ar_addr, burst.beats, cycle);
-  burst.data.assign(size_t{burst.beats} * kBusBytes, 0);
+  burst.data.assign(size_t{burst.beats} * bus_bytes_, 0);
   uint64_t completion = 0;
   burst.resp = Transport(tlm::TLM_READ_COMMAND, out.ar_addr, burst.data.data(), burst.data.size(),
                          nullptr, cycle, now_cycle, &completion);
@@ -142,10 +147,11 @@ void MemoryTransactor::AcceptRead(const MemPortOutputs& out, uint64_t cycle, uin
 void MemoryTransactor::AcceptWriteData(const MemPortOutputs& out) {
   if (write_data_.empty() || write_data_.back().complete) write_data_.emplace_back();
   WriteData& burst = write_data_.back();
-  for (unsigned i = 0; i < kBeatWords; ++i) {
+  for (unsigned i = 0; i < bus_bytes_ / 4; ++i) {
     for (unsigned byte = 0; byte < 4; ++byte) {
       burst.data.push_back(static_cast<uint8_t>(out.w_data[i] >> (8 * byte)));
-      const bool enabled = (out.w_strb >> (4 * i + byte)) & 1;
+      const unsigned lane = 4 * i + byte;
+      const bool enabled = (out.w_strb[lane / 32] >> (lane % 32)) & 1;
       burst.enables.push_back(enabled ? TLM_BYTE_ENABLED : TLM_BYTE_DISABLED);
     }
   }

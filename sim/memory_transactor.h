@@ -24,8 +24,9 @@ struct MemPortOutputs {
   uint64_t aw_addr = 0;
   unsigned aw_len = 0;
   bool w_valid = false;
-  std::array<uint32_t, 8> w_data{};  // byte i of the beat is byte i % 4 of word i / 4
-  uint32_t w_strb = 0;
+  // Byte i of the beat is byte i % 4 of word i / 4, its strobe bit i % 32 of strobe word i / 32.
+  std::array<uint32_t, 32> w_data{};
+  std::array<uint32_t, 4> w_strb{};
   bool w_last = false;
   bool b_ready = false;
 };
@@ -36,7 +37,7 @@ struct MemPortInputs {
   bool aw_ready = true;
   bool w_ready = true;
   bool r_valid = false;
-  std::array<uint32_t, 8> r_data{};
+  std::array<uint32_t, 32> r_data{};
   unsigned r_id = 0;
   bool r_last = false;
   unsigned r_resp = 0;  // 0 OKAY, 2 SLVERR, 3 DECERR
@@ -48,7 +49,7 @@ struct MemPortInputs {
 // side, TLM-2.0 b_transport calls into the host memory on the other. Kept apart from Platform so
 // that it can be tested with scripted pins.
 //
-// Reads: AR is always accepted; the burst is read with one b_transport of (len + 1) * 32 bytes
+// Reads: AR is always accepted; the burst is read with one b_transport of (len + 1) x bus bytes
 // annotated with the handshake's cycle, and its beats are presented in request order (all IDs in
 // one queue), one per cycle, from the completion cycle the memory returns (and never in the
 // handshake's own cycle), each held until mem_r_ready_o. Writes: AW and W are always accepted (W
@@ -58,7 +59,7 @@ struct MemPortInputs {
 // (generic, e.g. injected) or DECERR (address), read data zero.
 class MemoryTransactor {
  public:
-  static constexpr unsigned kBusBytes = 32;
+  static constexpr unsigned kMaxBusBytes = 128;     // the widest port the pins above carry
   static constexpr size_t kMaxProtocolErrors = 64;  // messages kept (all are counted)
 
   // Traffic since construction or Clear().
@@ -77,7 +78,9 @@ class MemoryTransactor {
   // `memory`: an initiator socket bound to the host memory (used once elaboration has bound it).
   // `period`: the device clock.
   using Port = sc_core::sc_port_b<tlm::tlm_fw_transport_if<>>;
-  MemoryTransactor(Port& memory, const sc_core::sc_time& period);
+  // `bus_bytes`: the port's bytes per beat, a power of two from 4 to kMaxBusBytes.
+  MemoryTransactor(Port& memory, const sc_core::sc_time& period, unsigned bus_bytes = 32);
+  unsigned bus_bytes() const { return bus_bytes_; }
 
   // The pins to drive in `cycle` (call once per cycle, after Edge() of the cycle before);
   // Edge() assumes they were presented.
@@ -132,6 +135,7 @@ class MemoryTransactor {
 
   Port& memory_;
   uint64_t period_ticks_;
+  unsigned bus_bytes_;
   tlm::tlm_generic_payload payload_;
   MemPortInputs in_;
   std::deque<ReadBurst> reads_;

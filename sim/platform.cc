@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,7 +39,22 @@ std::string DescribeCsr(bool write, uint32_t addr, uint32_t value) {
   return text;
 }
 
-constexpr unsigned kBeatWords = MemoryTransactor::kBusBytes / 4;
+// The device's memory port (MemBusBytes, the device's bus=B): the verilated data pins are a
+// VlWide of 32-bit words, the strobes an integer or a VlWide.
+constexpr unsigned kBeatWords = sizeof(Vmxu_top::mem_r_data_i) / 4;
+constexpr unsigned kBusBytes = 4 * kBeatWords;
+static_assert(kBusBytes <= MemoryTransactor::kMaxBusBytes, "the transactor's pins are too narrow");
+
+// Word i of a verilated signal of up to 64 bits (an integer) or wider (a VlWide).
+template <typename T>
+uint32_t Word(const T& value, unsigned i) {
+  if constexpr (std::is_integral_v<T>) {
+    return i < sizeof(T) / 4 + (sizeof(T) < 4) ? static_cast<uint32_t>(uint64_t{value} >> (32 * i))
+                                               : 0u;
+  } else {
+    return value[i];
+  }
+}
 
 // Ctrl-C while a trace file is open: the handler only sets this flag (async-signal-safe); the
 // clock loop acts on it. One trace is open at a time per process (one Platform per process).
@@ -82,7 +98,7 @@ Platform::Platform(sc_core::sc_module_name name, const Config& config)
       context_(std::make_unique<VerilatedContext>()),
       memory_("memory", config.memory),
       socket_("socket"),
-      transactor_(socket_, config.memory.clock_period),
+      transactor_(socket_, config.memory.clock_period, kBusBytes),
       period_ticks_(config.memory.clock_period.value()) {
   // Tracing must be allowed before the model is built, or it has no trace code to call.
   Verilated::traceEverOn(true);
@@ -216,7 +232,7 @@ void Platform::Step() {
     out.w_valid = m.mem_w_valid_o;
     if (out.w_valid) {
       for (unsigned i = 0; i < kBeatWords; ++i) out.w_data[i] = m.mem_w_data_o[i];
-      out.w_strb = m.mem_w_strb_o;
+      for (unsigned i = 0; i < (kBusBytes + 31) / 32; ++i) out.w_strb[i] = Word(m.mem_w_strb_o, i);
       out.w_last = m.mem_w_last_o;
     }
     out.b_ready = m.mem_b_ready_o;

@@ -16,7 +16,6 @@ namespace {
 
 using csr::ErrorCode;
 constexpr uint32_t kNan = 0x7FC00000u;
-constexpr uint64_t kBeat = 32;      // bus bytes (the burst arithmetic below)
 constexpr uint64_t kPage = 4096;    // bursts never cross 4 KiB
 constexpr uint32_t kMaxBurst = 16;  // beats
 
@@ -89,34 +88,44 @@ struct LoadPlan {
   uint32_t row_beats = 0;  // linear: beats per row
 };
 
-void SplitSegment(uint64_t seg_addr, uint64_t seg_bytes, LoadPlan& plan) {
-  uint64_t addr = seg_addr & ~(kBeat - 1);
-  uint32_t left = static_cast<uint32_t>((seg_addr % kBeat + seg_bytes + kBeat - 1) / kBeat);
+// `beat`: the bus's bytes per beat (Config::bus_bytes), a power of two.
+void SplitSegment(uint64_t seg_addr, uint64_t seg_bytes, uint64_t beat, LoadPlan& plan) {
+  uint64_t addr = seg_addr & ~(beat - 1);
+  uint32_t left = static_cast<uint32_t>((seg_addr % beat + seg_bytes + beat - 1) / beat);
   plan.seg_beats.push_back(left);
   bool first = true;
   while (left > 0) {
-    const uint32_t to4k = static_cast<uint32_t>((kPage - addr % kPage) / kBeat);
+    const uint32_t to4k = static_cast<uint32_t>((kPage - addr % kPage) / beat);
     const uint32_t beats = std::min({left, to4k, kMaxBurst});
     plan.bursts.push_back({addr, beats, first});
     first = false;
-    addr += beats * kBeat;
+    addr += beats * beat;
     left -= beats;
   }
 }
 
-void LinearBursts(uint64_t addr, uint64_t total_beats, std::vector<Burst>& out) {
+void LinearBursts(uint64_t addr, uint64_t total_beats, uint64_t beat, std::vector<Burst>& out) {
   while (total_beats > 0) {
-    const uint64_t to4k = (kPage - addr % kPage) / kBeat;
+    const uint64_t to4k = (kPage - addr % kPage) / beat;
     const uint32_t beats = static_cast<uint32_t>(std::min<uint64_t>({total_beats, to4k, 16}));
     out.push_back({addr, beats, false});
-    addr += beats * kBeat;
+    addr += beats * beat;
     total_beats -= beats;
   }
 }
 
-// Transposed: runs of up to 256 elements of one host row (one 16-beat burst), 240 when host rows
-// are not all bus aligned.
-LoadPlan PlanLoad(const Decoded& d) {
+// Transposed: runs of up to TransposeRows elements of one host row (mxu_pkg: 8 x the bus bytes,
+// one 16-beat burst, at most 2048), one beat's elements fewer when host rows are not all bus
+// aligned.
+uint32_t TransposeRows(uint64_t beat) {
+  return static_cast<uint32_t>(std::min<uint64_t>(8 * beat, 2048));
+}
+uint32_t ShortTransposeRows(uint64_t beat) {
+  const uint32_t rows = TransposeRows(beat), per_beat = static_cast<uint32_t>(beat / 2);
+  return rows > 2 * per_beat ? rows - per_beat : rows;
+}
+
+LoadPlan PlanLoad(const Decoded& d, uint64_t beat) {
   LoadPlan plan;
   const bool wide = d.buf == static_cast<uint32_t>(isa::Buffer::kAcc);
   const uint64_t size = wide ? 4 : 2;
@@ -124,22 +133,24 @@ LoadPlan PlanLoad(const Decoded& d) {
   const uint64_t row_bytes = d.lanes * size;
   const bool transpose = d.flag != 0;
   plan.linear =
-      !transpose && d.host % kBeat == 0 && row_bytes % kBeat == 0 && row_bytes == stride_bytes;
+      !transpose && d.host % beat == 0 && row_bytes % beat == 0 && row_bytes == stride_bytes;
   if (plan.linear) {
-    plan.row_beats = static_cast<uint32_t>(row_bytes / kBeat);
-    LinearBursts(d.host, uint64_t{d.rows} * plan.row_beats, plan.bursts);
+    plan.row_beats = static_cast<uint32_t>(row_bytes / beat);
+    LinearBursts(d.host, uint64_t{d.rows} * plan.row_beats, beat, plan.bursts);
   } else if (!transpose && d.stride == 0) {  // broadcast: the one row is read once
-    SplitSegment(d.host, row_bytes, plan);
+    SplitSegment(d.host, row_bytes, beat, plan);
   } else if (!transpose) {
-    for (uint32_t i = 0; i < d.rows; ++i) SplitSegment(d.host + i * stride_bytes, row_bytes, plan);
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      SplitSegment(d.host + i * stride_bytes, row_bytes, beat, plan);
+    }
   } else {
-    const bool aligned = d.host % kBeat == 0 && stride_bytes % kBeat == 0;
-    const uint32_t block_rows_max = aligned ? 256 : 240;
+    const bool aligned = d.host % beat == 0 && stride_bytes % beat == 0;
+    const uint32_t block_rows_max = aligned ? TransposeRows(beat) : ShortTransposeRows(beat);
     plan.trows = block_rows_max;
     for (uint32_t i0 = 0; i0 < d.rows; i0 += block_rows_max) {
       const uint32_t block_rows = std::min(block_rows_max, d.rows - i0);
       for (uint32_t j = 0; j < d.lanes; ++j) {
-        SplitSegment(d.host + 2ull * i0 + j * stride_bytes, 2ull * block_rows, plan);
+        SplitSegment(d.host + 2ull * i0 + j * stride_bytes, 2ull * block_rows, beat, plan);
       }
     }
   }
@@ -155,21 +166,21 @@ struct StorePlan {
   uint64_t lin_beats = 0;
 };
 
-StorePlan PlanStore(const Decoded& d) {
+StorePlan PlanStore(const Decoded& d, uint64_t beat) {
   StorePlan plan;
   const uint64_t size = d.buf == static_cast<uint32_t>(isa::Buffer::kAcc) ? 4 : 2;
   const uint64_t stride_bytes = uint64_t{d.stride} * size;
   const uint64_t row_bytes = d.lanes * size;
-  plan.linear = d.host % kBeat == 0 && row_bytes % kBeat == 0 && row_bytes == stride_bytes;
+  plan.linear = d.host % beat == 0 && row_bytes % beat == 0 && row_bytes == stride_bytes;
   plan.row_beats.resize(d.rows);
   plan.row_base.resize(d.rows);
   for (uint32_t i = 0; i < d.rows; ++i) {
     const uint64_t a = d.host + i * stride_bytes;
-    plan.row_base[i] = a & ~(kBeat - 1);
-    plan.row_beats[i] = static_cast<uint32_t>((a % kBeat + row_bytes + kBeat - 1) / kBeat);
+    plan.row_base[i] = a & ~(beat - 1);
+    plan.row_beats[i] = static_cast<uint32_t>((a % beat + row_bytes + beat - 1) / beat);
   }
   plan.lin_addr = d.host;
-  plan.lin_beats = plan.linear ? uint64_t{d.rows} * (row_bytes / kBeat) : 0;
+  plan.lin_beats = plan.linear ? uint64_t{d.rows} * (row_bytes / beat) : 0;
   return plan;
 }
 
@@ -213,9 +224,25 @@ struct Core::Impl {
   const Config& cfg;
   SparseMemory& mem;
   const uint32_t R, C, L;  // rows, cols, UB lanes
+  // The array's latency from a row entering to its result row, and the cycles a weight bank
+  // needs after its last row before a commit may overwrite it (common/pe_pipeline.h).
+  const uint32_t latency, commit_gap;
+  // The memory bus: bytes per beat, 16-byte instruction slots per beat, and the fetch buffer's
+  // beats (16 instructions, at least one 4-beat burst: mxu_ctrl_fetch's IbufBeats).
+  const uint64_t beat_bytes, slots_per_beat, ibuf_beats;
 
   explicit Impl(Core& c)
-      : core(c), cfg(c.config_), mem(c.memory_), R(cfg.rows), C(cfg.cols), L(cfg.ub_lanes()) {}
+      : core(c),
+        cfg(c.config_),
+        mem(c.memory_),
+        R(cfg.rows),
+        C(cfg.cols),
+        L(cfg.ub_lanes()),
+        latency(ArrayLatency(R, C, PePipelineOf(cfg.pe_stages))),
+        commit_gap(CommitGap(R, PePipelineOf(cfg.pe_stages))),
+        beat_bytes(cfg.bus_bytes),
+        slots_per_beat(cfg.bus_bytes / 16),
+        ibuf_beats(std::max<uint64_t>(4, 256 / cfg.bus_bytes)) {}
 
   // ---- functional state
   std::deque<std::vector<uint16_t>> tiles;  // loaded weight tiles not yet used (R x C)
@@ -243,7 +270,7 @@ struct Core::Impl {
     uint64_t pushed;
   };
   std::deque<IbufBeat> ibuf;
-  bool half = false;
+  uint64_t head_slot = 0;  // the head beat's slot at the head (mxu_ctrl_fetch's slot index)
   std::vector<isa::Words> program;  // fetched words by instruction index
   std::vector<uint8_t> fetched;
 
@@ -316,6 +343,9 @@ struct Core::Impl {
   bool mm_active = false;
   uint32_t mm_left = 0;
   bool mm_need_commit = false;
+  // Cycles since a row last issued on the current weight bank and on the other (saturating at
+  // commit_gap), as mxu_datapath counts them.
+  uint32_t cur_idle = 0, other_idle = 0;
 
   uint32_t wfifo = 0;        // rows in the weight FIFO
   std::deque<uint32_t> wlq;  // LOAD WEIGHTS waiting for the shadow (k_rows)
@@ -464,7 +494,7 @@ struct Core::Impl {
   // ------------------------------------------------------------------- functional
   bool AnyFails(const std::vector<Burst>& bursts) const {
     for (const Burst& b : bursts) {
-      if (mem.Fails(b.addr, b.beats * kBeat)) return true;
+      if (mem.Fails(b.addr, b.beats * beat_bytes)) return true;
     }
     return false;
   }
@@ -514,22 +544,23 @@ struct Core::Impl {
     {
       std::vector<Burst> bursts;
       if (plan.linear) {
-        LinearBursts(plan.lin_addr, plan.lin_beats, bursts);
+        LinearBursts(plan.lin_addr, plan.lin_beats, beat_bytes, bursts);
       } else {
         for (uint32_t i = 0; i < d.rows; ++i) {
           uint64_t a = plan.row_base[i];
           uint32_t left = plan.row_beats[i];
           while (left > 0) {
             const uint32_t b = std::min<uint32_t>(
-                {left, static_cast<uint32_t>((kPage - a % kPage) / kBeat), kMaxBurst});
+                {left, static_cast<uint32_t>((kPage - a % kPage) / beat_bytes), kMaxBurst});
             bursts.push_back({a, b, false});
-            a += b * kBeat;
+            a += b * beat_bytes;
             left -= b;
           }
         }
       }
       for (const Burst& b : bursts) {
-        if (mem.Fails(b.addr, b.beats * kBeat)) bad.push_back({b.addr, b.addr + b.beats * kBeat});
+        if (mem.Fails(b.addr, b.beats * beat_bytes))
+          bad.push_back({b.addr, b.addr + b.beats * beat_bytes});
       }
     }
     std::vector<uint8_t> bytes(row_bytes);
@@ -628,31 +659,34 @@ struct Core::Impl {
 
   // ------------------------------------------------------------------------ timing
   void IssueRead(int owner, uint64_t addr, uint32_t beats) {
-    const bool error = mem.Fails(addr, beats * kBeat);
-    const uint64_t completion = error ? now : memm.Schedule(now, beats * kBeat);
+    const bool error = mem.Fails(addr, beats * beat_bytes);
+    const uint64_t completion = error ? now : memm.Schedule(now, beats * beat_bytes);
     rq.push_back({std::max(completion, now + 1), addr, beats, 0, owner, error});
   }
 
-  // Fetch: bursts of up to four beats while the 8-beat buffer has room.
+  // Fetch: bursts of up to four beats while the buffer has room.
   bool FetchWants(uint32_t* burst) const {
     if (stop || fetch_err || fetch_slot >= end_slot) return false;
-    const uint64_t beat_slot = fetch_slot & ~uint64_t{1};
+    const uint64_t beat_slot = fetch_slot & ~(slots_per_beat - 1);
     uint32_t b = 4;
-    if (beat_slot + 8 > end_slot) b = static_cast<uint32_t>((end_slot - beat_slot + 1) >> 1);
-    const uint32_t in_page = static_cast<uint32_t>((fetch_slot >> 1) & 127);
-    if (in_page + b > 128) b = 128 - in_page;
-    if (ibuf.size() + beats_out + b > 8) return false;
+    if (beat_slot + 4 * slots_per_beat > end_slot) {
+      b = static_cast<uint32_t>((end_slot - beat_slot + slots_per_beat - 1) / slots_per_beat);
+    }
+    const uint32_t page_beats = static_cast<uint32_t>(kPage / beat_bytes);
+    const uint32_t in_page = static_cast<uint32_t>((fetch_slot / slots_per_beat) % page_beats);
+    if (in_page + b > page_beats) b = page_beats - in_page;
+    if (ibuf.size() + beats_out + b > ibuf_beats) return false;
     *burst = b;
     return true;
   }
 
   void FetchIssue(uint32_t b) {
-    const uint64_t beat_slot = fetch_slot & ~uint64_t{1};
+    const uint64_t beat_slot = fetch_slot & ~(slots_per_beat - 1);
     const uint64_t addr = beat_slot * 16;
     IssueRead(kFetch, addr, b);
     // The words are read when the request is made (the platform's memory is loosely timed).
-    if (!mem.Fails(addr, b * kBeat)) {
-      for (uint64_t s = beat_slot; s < beat_slot + 2 * b; ++s) {
+    if (!mem.Fails(addr, b * beat_bytes)) {
+      for (uint64_t s = beat_slot; s < beat_slot + slots_per_beat * b; ++s) {
         if (s >= first_slot && s < end_slot) {
           const size_t i = static_cast<size_t>(s - first_slot);
           uint32_t words[4];
@@ -661,7 +695,7 @@ struct Core::Impl {
         }
       }
     }
-    fetch_slot = beat_slot + 2 * b;
+    fetch_slot = beat_slot + slots_per_beat * b;
     beats_out += b;
   }
 
@@ -670,16 +704,21 @@ struct Core::Impl {
   // The instruction at the head of the fetch buffer this cycle, if any.
   bool HeadValid(uint64_t* slot) const {
     if (ibuf.empty() || ibuf.front().pushed >= now) return false;
-    const uint64_t s = ibuf.front().slot_lo + (half ? 1 : 0);
+    const uint64_t s = ibuf.front().slot_lo + head_slot;
     *slot = s;
     return SlotValid(s);
   }
+  // To the next slot of the head beat while one of the later ones holds an instruction (slots
+  // outside the program lie before or after it), else to the next beat.
   void AdvanceHead() {
-    if (!half && SlotValid(ibuf.front().slot_lo + 1)) {
-      half = true;
+    const uint64_t lo = ibuf.front().slot_lo;
+    bool later = false;
+    for (uint64_t i = head_slot + 1; i < slots_per_beat; ++i) later = later || SlotValid(lo + i);
+    if (later) {
+      ++head_slot;
     } else {
       ibuf.pop_front();
-      half = false;
+      head_slot = 0;
     }
   }
 
@@ -838,16 +877,16 @@ struct Core::Impl {
           addr = s.lin_addr;
           beats = std::min<uint64_t>(s.lin_left, 16);
         } else {
-          addr = s.plan.row_base[s.cur.row] + uint64_t{s.beat} * kBeat;
+          addr = s.plan.row_base[s.cur.row] + uint64_t{s.beat} * beat_bytes;
           beats = s.plan.row_beats[s.cur.row] - s.beat;
         }
-        beats = std::min<uint64_t>({beats, (kPage - addr % kPage) / kBeat, 16});
+        beats = std::min<uint64_t>({beats, (kPage - addr % kPage) / beat_bytes, 16});
         aw_fire = true;
         s.burst_left = static_cast<uint32_t>(beats);
         s.burst_addr = addr;
         s.burst_beats = static_cast<uint32_t>(beats);
         if (s.plan.linear) {
-          s.lin_addr += beats * kBeat;
+          s.lin_addr += beats * beat_bytes;
           s.lin_left -= beats;
         }
         s.bq.push_back({addr, 0});
@@ -858,7 +897,7 @@ struct Core::Impl {
         --s.burst_left;
         if (s.burst_left == 0) {
           // The last beat: the platform performs the write now.
-          const uint64_t len = uint64_t{s.burst_beats} * kBeat;
+          const uint64_t len = uint64_t{s.burst_beats} * beat_bytes;
           const bool error = mem.Fails(s.burst_addr, len);
           const uint64_t completion = error ? now : memm.Schedule(now, len);
           uint64_t due = std::max({completion, now + 1, st_last_due});
@@ -924,7 +963,8 @@ struct Core::Impl {
     fetch_slot = first_slot;
     wld.weights = true;
     size_t ring = 8;
-    while (ring < R + C + 2) ring *= 2;
+    while (ring < latency + 3) ring *= 2;
+    cur_idle = other_idle = commit_gap;
     res_ring.assign(ring, ResSlot{});
     // Cycle 0: the clear state (the start is checked there).
     now = 0;
@@ -1018,11 +1058,20 @@ struct Core::Impl {
 
     // ---- datapath: weight shift, MATMUL issue, ACTIVATE
     const bool shadow_ready = shadow_pending && !wl_active;
-    const bool mm_issue = mm_active && (!mm_need_commit || shadow_ready);
+    const bool commit_ok = shadow_ready && other_idle == commit_gap;
+    const bool mm_issue = mm_active && (!mm_need_commit || commit_ok);
     const bool commit = mm_issue && mm_need_commit;
     const bool mm_last_issue = mm_issue && mm_left == 1;
     const bool mm_ready = !mm_active || mm_last_issue;
-    if (mm_active && mm_need_commit && !shadow_ready) ++Ctr(csr::Counter::kStallWeights);
+    if (mm_active && mm_need_commit && !commit_ok) ++Ctr(csr::Counter::kStallWeights);
+    // A commit swaps the banks' roles: the row issued with it starts the new bank's count.
+    if (commit) {
+      other_idle = std::min(cur_idle + 1, commit_gap);
+      cur_idle = 1;
+    } else {
+      cur_idle = mm_issue ? 1 : std::min(cur_idle + 1, commit_gap);
+      other_idle = std::min(other_idle + 1, commit_gap);
+    }
     // WLOAD start (may coincide with a commit) and shift.
     const bool wl_ready = !wl_active && (!shadow_pending || commit);
     bool wl_start = false;
@@ -1052,10 +1101,10 @@ struct Core::Impl {
     if (mm_issue) {
       const Matmul& m = mms.back();  // the newest MATMUL is the one issuing
       if (mm_left == m.rows_total) Trace("mm first row", m.pc);
-      // Its result row reaches the accumulators R + C - 1 cycles later, is written the next.
+      // Its result row reaches the accumulators `latency` cycles later, is written the next.
       const uint32_t bank = BankBit(m.w_acc.lo + m.rows_total - mm_left);
-      if (m.accumulate) ResAt(now + R + C - 1).rd |= bank;
-      ResAt(now + R + C).wr |= bank;
+      if (m.accumulate) ResAt(now + latency).rd |= bank;
+      ResAt(now + latency + 1).wr |= bank;
       ++Ctr(csr::Counter::kArrayBusy);
       Ctr(csr::Counter::kMacs) += uint64_t{R} * C;
       mm_need_commit = false;
@@ -1063,7 +1112,7 @@ struct Core::Impl {
         mm_active = false;
         for (Matmul& m : mms) {
           if (m.done_at == 0) {
-            m.done_at = now + R + C + 1;
+            m.done_at = now + latency + 2;
             break;
           }
         }
@@ -1094,14 +1143,14 @@ struct Core::Impl {
       LoadRows(ld);
       LoadRows(wld);
       if (ready) {
-        Ctr(csr::Counter::kDmaReadBytes) += kBeat;
+        Ctr(csr::Counter::kDmaReadBytes) += beat_bytes;
         const bool last = b.next + 1 == b.beats;
         if (b.owner == kFetch) {
           if (b.error) {
-            if (!fetch_err) fetch_err_addr = b.addr + uint64_t{b.next} * kBeat;
+            if (!fetch_err) fetch_err_addr = b.addr + uint64_t{b.next} * beat_bytes;
             fetch_err = true;
           } else {
-            ibuf.push_back({b.addr / 16 + 0 * 0 + uint64_t{b.next} * 2, now});
+            ibuf.push_back({b.addr / 16 + uint64_t{b.next} * slots_per_beat, now});
           }
           --beats_out;
         } else {
@@ -1256,7 +1305,7 @@ struct Core::Impl {
         c.pc = i;
         c.accepted = now;
         c.d = d;
-        c.plan = PlanLoad(d);
+        c.plan = PlanLoad(d, beat_bytes);
         for (const Burst& b : c.plan.bursts) c.beats_total += b.beats;
         e.q.push_back(std::move(c));
         const LoadCmd& cmd = e.q.back();
@@ -1273,7 +1322,7 @@ struct Core::Impl {
         st.busy = true;
         st.pc = i;
         st.d = d;
-        st.plan = PlanStore(d);
+        st.plan = PlanStore(d, beat_bytes);
         st.lin_addr = st.plan.lin_addr;
         st.lin_left = st.plan.lin_beats;
         ExecStore(d);
@@ -1309,7 +1358,10 @@ struct Core::Impl {
 };
 
 Core::Core(const Config& config) : config_(config), memory_(config.memory_bytes) {
-  if (config.bus_bytes != 32) throw std::invalid_argument("model: the bus must be 32 bytes");
+  if (config.bus_bytes < 16 || config.bus_bytes > 1024 ||
+      (config.bus_bytes & (config.bus_bytes - 1)) != 0) {
+    throw std::invalid_argument("model: the bus must be a power of two from 16 to 1024 bytes");
+  }
   if (config.rows < 1 || config.cols < 1) throw std::invalid_argument("model: empty array");
   if (config.acc_banks < 1 || config.acc_banks > 32 || config.acc_depth % config.acc_banks != 0) {
     throw std::invalid_argument("model: the accumulator banks must divide its rows (at most 32)");

@@ -17,6 +17,7 @@
 #include "backends/model/sparse_memory.h"
 #include "common/csr_map.h"
 #include "common/memory_timing.h"
+#include "common/pe_pipeline.h"
 #include "common/subnormals.h"
 
 namespace mxu::backends::model {
@@ -29,8 +30,9 @@ struct Config {
   uint32_t acc_depth = 1024;   // accumulator rows
   uint32_t acc_banks = 2;      // accumulator banks (AccBanks: the top address bits)
   uint32_t wfifo_depth = 32;   // weight-FIFO rows (2 x rows)
-  uint32_t bus_bytes = 32;     // memory bus width (the model's burst arithmetic assumes 32)
+  uint32_t bus_bytes = 32;     // the memory port's bytes per beat (MemBusBytes), 16 to 1024
   uint32_t max_in_flight = 8;  // the DMA's bursts in flight per engine (FEATURES)
+  uint32_t pe_stages = 6;      // PeStages: the PE's pipeline depth (common/pe_pipeline.h)
   Subnormals subnormals = Subnormals::kIeee;
   MemoryTiming timing;  // the host memory behind the device
   uint64_t memory_bytes = 1ull << 32;

@@ -130,7 +130,7 @@ def test_info_matches_the_csrs(dev):
     assert info["ub_depth"] == dev.read_csr(mxu.CSR["UB_DEPTH"])
     assert info["acc_depth"] == dev.read_csr(mxu.CSR["ACC_DEPTH"])
     assert info["weight_fifo_depth"] == dev.read_csr(mxu.CSR["WFIFO_DEPTH"])
-    assert info["bus_bytes"] == features & 0xFF
+    assert info["bus_bytes"] == 1 << (features & 0xFF)
     assert info["ub_lanes"] == (features >> 16) & 0xFF
     assert info["max_in_flight"] == features >> 24
     assert info["subnormals"] == ("flush" if features & 0x100 else "ieee")

@@ -69,7 +69,7 @@ TEST(ModelDevice, ReportsTheRtlConfiguration) {
   EXPECT_EQ(dev.ReadCsr(csr::kAccDepth), 1024u);
   EXPECT_EQ(dev.ReadCsr(csr::kWfifoDepth), 32u);
   const uint32_t features = dev.ReadCsr(csr::kFeatures);
-  EXPECT_EQ(csr::FeaturesBusBytes(features), 32u);
+  EXPECT_EQ(csr::FeaturesBusLog2(features), 5u);  // 32 bytes a beat
   EXPECT_FALSE(csr::FeaturesFlushSubnormals(features));
   EXPECT_EQ(csr::FeaturesUbLanes(features), 16u);
   EXPECT_EQ(csr::FeaturesMaxInFlight(features), 8u);
@@ -82,7 +82,7 @@ TEST(ModelDevice, ReportsTheRtlConfiguration) {
 
 TEST(ModelDevice, CsrErrorResponsesThrow) {
   ModelDevice dev;
-  EXPECT_THROW(dev.ReadCsr(0x01C), std::runtime_error);         // unknown
+  EXPECT_THROW(dev.ReadCsr(0x03C), std::runtime_error);         // unknown
   EXPECT_THROW(dev.WriteCsr(csr::kId, 1), std::runtime_error);  // read-only
   EXPECT_THROW(dev.WriteCsr(csr::kStatus, 1), std::runtime_error);
   EXPECT_THROW(dev.ReadCsr(csr::CounterLo(csr::kNumCounters)), std::runtime_error);

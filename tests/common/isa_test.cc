@@ -271,7 +271,7 @@ TEST(CsrMapTest, AddressesAndNames) {
   EXPECT_STREQ(csr::CounterName(static_cast<csr::Counter>(10)), "UNKNOWN");
   EXPECT_EQ(csr::ArrayRows(0x00100020), 0x20u);
   EXPECT_EQ(csr::ArrayCols(0x00100020), 0x10u);
-  EXPECT_EQ(csr::FeaturesBusBytes(0x08100120), 32u);
+  EXPECT_EQ(csr::FeaturesBusLog2(0x08100105), 5u);
   EXPECT_TRUE(csr::FeaturesFlushSubnormals(0x08100120));
   EXPECT_EQ(csr::FeaturesUbLanes(0x08100120), 16u);
   EXPECT_EQ(csr::FeaturesMaxInFlight(0x08100120), 8u);

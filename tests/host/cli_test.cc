@@ -348,7 +348,7 @@ TEST(MxuCli, EveryBuiltDeviceIsReachableWithDevice) {
       EXPECT_EQ(info["device"], name);
       EXPECT_EQ(info["backend"], backend);
       for (const char* key : {"array_rows", "array_cols", "ub_depth", "acc_depth",
-                              "weight_fifo_depth", "subnormals"}) {
+                              "weight_fifo_depth", "pe_stages", "subnormals"}) {
         EXPECT_EQ(info[key], device[key]) << name << " " << backend << " " << key;
       }
     }
@@ -356,10 +356,42 @@ TEST(MxuCli, EveryBuiltDeviceIsReachableWithDevice) {
         RunMxu("gemm --device=" + name + " --backend cross --m 21 --k 19 --n 11 --relu --check");
     EXPECT_EQ(gemm.exit_code, 0) << name << "\n" << gemm.err;
   }
-  ExpectUsageError("info --device 3x3-nonesuch", "names no device of this build");
+  ExpectUsageError("info --device 3x3-nonesuch", "is neither a device of this build");
   const CliResult text = RunMxu("info --list");
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find(std::string(devices[0]["name"]) + " *"), std::string::npos) << text.out;
+}
+
+// The model backend stands for any device spec, built or not (a bit-exact GEMM on a 24 x 40
+// array with 7 PE stages, a 512-byte port and small buffers); the RTL and cross backends refuse a
+// device that is not built, naming the built ones; a bad spec gets its rule.
+TEST(MxuCli, ModelRunsAnyDeviceSpec) {
+  const std::string spec = "24x40-flush:ub=512:acc=128:pe=7:bus=512";
+  const CliResult info = RunMxu("info --json --backend model --device " + spec);
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const json j = json::parse(info.out);
+  EXPECT_EQ(j["device"], spec);
+  EXPECT_EQ(j["array_rows"], 24);
+  EXPECT_EQ(j["array_cols"], 40);
+  EXPECT_EQ(j["ub_depth"], 512);
+  EXPECT_EQ(j["acc_depth"], 128);
+  EXPECT_EQ(j["pe_stages"], 7);
+  EXPECT_EQ(j["bus_bytes"], 512);
+  EXPECT_EQ(j["subnormals"], "flush");
+  const CliResult gemm =
+      RunMxu("gemm --backend model --device " + spec + " --m 50 --k 70 --n 90 --relu --check");
+  EXPECT_EQ(gemm.exit_code, 0) << gemm.err;
+  for (const char* backend : {"rtl", "cross"}) {
+    ExpectUsageError("info --backend " + std::string(backend) + " --device 4x4:pe=2",
+                     "is not built here (built: '");
+  }
+  ExpectUsageError("info --backend model --device 16x16:pe=0",
+                   "pe=0 must be 1 to 7 (the PE's pipeline stages)");
+  ExpectUsageError("info --backend model --device 16x16:speed=1", "unknown option 'speed'");
+  ExpectUsageError("info --backend model --device 16x16:bus=24",
+                   "bus=24 must be a power of two from 16 to 1024");
+  ExpectUsageError("info --backend model --device 16x16:bus=2048",
+                   "bus=2048 must be a power of two from 16 to 1024");
 }
 
 }  // namespace

@@ -5,12 +5,14 @@
 // tiles asserted exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include MXU_DP_HEADER
+#include "common/pe_pipeline.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
@@ -28,9 +30,13 @@ using test::MatmulCmd;
 constexpr int kRows = MXU_DP_ROWS;
 constexpr int kCols = MXU_DP_COLS;
 constexpr Subnormals kMode = MXU_DP_FLUSH ? Subnormals::kFlush : Subnormals::kIeee;
-// Cycles from a MATMUL's accept to its done pulse beyond M + Rows + Cols: one to issue the first
-// row from the command register, one for the accumulator write (docs/architecture.md).
-constexpr uint64_t kLatencyExtra = 2;
+constexpr PePipeline kPe = PePipelineOf(MXU_DP_PE_STAGES);
+// From a row entering the array to its result row (Rows + Cols - 1 at one PE stage).
+constexpr uint64_t kArrayLatency = ArrayLatency(kRows, kCols, kPe);
+// Cycles from a MATMUL's accept to its done pulse beyond M + the array's latency: one to issue
+// the first row from the command register, one into the array, one for the accumulator write
+// (docs/architecture.md).
+constexpr uint64_t kLatencyExtra = 3;
 
 using Harness = test::DatapathHarness<MXU_DP_MODEL>;
 
@@ -174,8 +180,8 @@ TEST(Datapath, SpecialValuesEverywhere) {
 }
 
 // A tile of M rows: accept at cycle a, first row issued at a+1, last row enters the array at
-// a+M+1, leaves the de-skew at a+M+Rows+Cols, is written at a+M+Rows+Cols+1.
-TEST(Datapath, SingleTileTakesMPlusRowsPlusColsPlusTwoCycles) {
+// a+M+1, leaves the de-skew at a+M+1+Latency, is written at a+M+2+Latency.
+TEST(Datapath, SingleTileTakesMPlusArrayLatencyPlusThreeCycles) {
   Harness& dut = Dut();
   for (int m : {1, 3, kRows, 100}) {
     dut.Reset();
@@ -191,16 +197,22 @@ TEST(Datapath, SingleTileTakesMPlusRowsPlusColsPlusTwoCycles) {
     ASSERT_EQ(dut.mm_accepts().size(), 1u);
     ASSERT_EQ(dut.mm_dones().size(), 1u);
     const uint64_t cycles = dut.mm_dones()[0] - dut.mm_accepts()[0] + 1;
-    std::printf("tile of M=%d on %dx%d: %llu cycles (M + R + C + %llu)\n", m, kRows, kCols,
-                static_cast<unsigned long long>(cycles),
-                static_cast<unsigned long long>(cycles - m - kRows - kCols));
-    EXPECT_EQ(cycles, static_cast<uint64_t>(m + kRows + kCols) + kLatencyExtra);
+    std::printf("tile of M=%d on %dx%d, %u PE stages: %llu cycles (M + latency %llu + %llu)\n", m,
+                kRows, kCols, kPe.stages, static_cast<unsigned long long>(cycles),
+                static_cast<unsigned long long>(kArrayLatency),
+                static_cast<unsigned long long>(cycles - m - kArrayLatency));
+    EXPECT_EQ(cycles, m + kArrayLatency + kLatencyExtra);
     EXPECT_EQ(ExpectAccEquals(golden::Gemm(a, b, kRows, kMode), 0, "latency tile"), 0);
   }
 }
 
 // T tiles of M >= Rows rows, each with new weights, run back to back: fill and drain overlap and
-// the weight switch costs nothing, so T tiles take T*M + R + C + 2 cycles, not T*(M + R + C + 2).
+// the weight switch costs nothing, so T tiles take T*M + latency + 3 cycles, not T*(M + latency
+// + 3). With a pipelined PE a commit also waits until the bank it overwrites has drained: tile
+// t >= 2 overwrites tile t-2's bank, whose last row reaches PE row Rows-1 (Rows-1) x add_cycles
+// cycles after entering, so tile t starts at max(start(t-1) + M, start(t-2) + M + (Rows-1) x
+// add_cycles): no bubble while M >= (Rows-1) x add_cycles (always at one stage). A tile is
+// accepted as its predecessor issues its last row.
 TEST(Datapath, BackToBackTilesOverlapFillDrainAndWeightSwitch) {
   Harness& dut = Dut();
   constexpr int kTiles = 4;
@@ -219,15 +231,23 @@ TEST(Datapath, BackToBackTilesOverlapFillDrainAndWeightSwitch) {
     }
     dut.RunUntilIdle();
     ASSERT_EQ(dut.mm_accepts().size(), static_cast<size_t>(kTiles));
+    std::vector<uint64_t> start(kTiles, 0);  // each tile's first row, from the first's
     for (int t = 1; t < kTiles; ++t) {
-      EXPECT_EQ(dut.mm_accepts()[t] - dut.mm_accepts()[t - 1], static_cast<uint64_t>(m))
-          << "bubble before tile " << t;
+      start[t] = start[t - 1] + m;
+      if (t >= 2) {
+        start[t] = std::max(start[t], start[t - 2] + m + uint64_t{kRows - 1} * kPe.add_cycles);
+      }
+      const uint64_t gap = t == 1 ? m : start[t - 1] - start[t - 2];
+      EXPECT_EQ(dut.mm_accepts()[t] - dut.mm_accepts()[t - 1], gap) << "bubble before tile " << t;
     }
+    const uint64_t starts = start.back() + 1;  // the first tile's accept to the last's first row
     const uint64_t cycles = dut.mm_dones().back() - dut.mm_accepts().front() + 1;
-    std::printf("%d back-to-back tiles of M=%d on %dx%d: %llu cycles (T*M + R + C + %llu)\n",
-                kTiles, m, kRows, kCols, static_cast<unsigned long long>(cycles),
-                static_cast<unsigned long long>(cycles - kTiles * m - kRows - kCols));
-    EXPECT_EQ(cycles, static_cast<uint64_t>(kTiles * m + kRows + kCols) + kLatencyExtra);
+    std::printf(
+        "%d back-to-back tiles of M=%d on %dx%d, %u PE stages: %llu cycles (T*M + "
+        "latency + %lld)\n",
+        kTiles, m, kRows, kCols, kPe.stages, static_cast<unsigned long long>(cycles),
+        static_cast<long long>(cycles - kTiles * m - kArrayLatency));
+    EXPECT_EQ(cycles, starts + m + kArrayLatency + kLatencyExtra - 1);
     EXPECT_EQ(ExpectAccEquals(golden::Gemm(a, b, kRows, kMode), 0, "back-to-back"), 0);
   }
 }

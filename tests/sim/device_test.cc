@@ -15,6 +15,7 @@
 
 #include "common/csr_map.h"
 #include "common/isa.h"
+#include "common/pe_pipeline.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
 #include "driver/golden/numerics.h"
@@ -34,7 +35,9 @@ constexpr uint64_t kWatchdog = 300'000;
 // splits up.
 constexpr uint64_t kHaltCycles = 105;
 constexpr uint64_t kLoadStoreCycles = 322;
-constexpr uint64_t kWeightsCycles = 484;
+// At one PE stage the array's latency is 31 (16 + 16 - 1); a deeper PE adds its own latency to
+// the weights program's (docs/architecture.md, "The pipelined PE").
+constexpr uint64_t kWeightsCyclesBeyondLatency = 484 - 31;
 constexpr uint64_t kTransposedCycles = 416;
 
 sim::Platform* g_platform = nullptr;
@@ -43,13 +46,21 @@ sim::Platform& Dut() { return *g_platform; }
 // The configuration read from the device (nothing here hard-codes the array size).
 struct DeviceConfig {
   uint32_t rows, cols, ub_depth, acc_depth, ub_lanes;
+  uint64_t bus_bytes;  // the memory port's bytes per beat
 };
 
 DeviceConfig ReadConfig() {
   sim::Platform& p = Dut();
   const uint32_t array = p.ReadCsr(csr::kArray);
-  return {csr::ArrayRows(array), csr::ArrayCols(array), p.ReadCsr(csr::kUbDepth),
-          p.ReadCsr(csr::kAccDepth), csr::FeaturesUbLanes(p.ReadCsr(csr::kFeatures))};
+  const uint32_t features = p.ReadCsr(csr::kFeatures);
+  return {csr::ArrayRows(array),          csr::ArrayCols(array),
+          p.ReadCsr(csr::kUbDepth),       p.ReadCsr(csr::kAccDepth),
+          csr::FeaturesUbLanes(features), uint64_t{1} << csr::FeaturesBusLog2(features)};
+}
+
+// The PE pipeline the device reports (PIPELINE CSR), as the C++ table describes that depth.
+PePipeline PipelineOfDevice() {
+  return PePipelineOf(csr::PipelinePeStages(Dut().ReadCsr(csr::kPipeline)));
 }
 
 struct Outcome {
@@ -370,12 +381,13 @@ TEST_F(DeviceTest, DmaReadBytesCountWholeBeats) {
                                             isa::Halt()};
   const Outcome out = RunProgram(program);
   ExpectDone(out);
-  uint64_t beats = 1;  // the two 16-byte instructions share one beat at kProgramAddr
+  const uint64_t bus = config_.bus_bytes;
+  uint64_t beats = (32 + bus - 1) / bus;  // the two 16-byte instructions at kProgramAddr
   for (uint32_t i = 0; i < rows; ++i) {
     const uint64_t a = src + 32ull * i;  // stride 16 elements = 32 bytes
-    beats += (a + lanes * 2 - 1) / 32 - a / 32 + 1;
+    beats += (a + lanes * 2 - 1) / bus - a / bus + 1;
   }
-  EXPECT_EQ(Counter(out, csr::Counter::kDmaReadBytes), beats * 32);
+  EXPECT_EQ(Counter(out, csr::Counter::kDmaReadBytes), beats * bus);
 }
 
 // Loads of the next tile overlap the current MATMUL: the same program with a SYNC after every
@@ -433,6 +445,18 @@ TEST_F(DeviceTest, MemoryTimingChangesCyclesNotResults) {
 // per cycle, 8 requests in flight): the device is deterministic, so any change to the pipeline's
 // timing shows here. Each number is derived in its comment; CYCLES counts from START to the
 // interrupt's cycle.
+// The RTL's cut table (rtl/mxu_pkg.sv) and the C++ one (common/pe_pipeline.h) agree on this
+// device's depth: the model backend and the planner time the array with the C++ one.
+TEST_F(DeviceTest, PipelineCsrMatchesTheCppTable) {
+  const uint32_t pipeline = Dut().ReadCsr(csr::kPipeline);
+  const uint32_t stages = csr::PipelinePeStages(pipeline);
+  ASSERT_GE(stages, 1u);
+  ASSERT_LE(stages, kPeMaxStages);
+  EXPECT_EQ(csr::PipelineMulCycles(pipeline), PePipelineOf(stages).mul_cycles);
+  EXPECT_EQ(csr::PipelineAddCycles(pipeline), PePipelineOf(stages).add_cycles);
+  EXPECT_EQ(stages, PePipelineOf(stages).stages);
+}
+
 TEST_F(DeviceTest, ExactCyclesOfSmallPrograms) {
   if (config_.rows != 16 || config_.cols != 16) GTEST_SKIP() << "numbers for a 16 x 16 array";
   BitSource bits(21);
@@ -455,18 +479,19 @@ TEST_F(DeviceTest, ExactCyclesOfSmallPrograms) {
        {isa::Load(Buffer::kUb, 2, 16, 0, 0x20000, 16), isa::Sync(),
         isa::Store(Buffer::kUb, 2, 16, 0, 0x50000, 16), isa::Halt()},
        kLoadStoreCycles},
-      // 484 = 105 (fetch) + about 100 + 64 + 16 for the A rows and the first weight tile,
-      // requested back to back and returned in order (the second weight LOAD is queued behind
-      // the first: one latency for all three) + 2 x 64 + 16 + 16 + 2 for the two MATMULs back to
-      // back with new weights (docs/architecture.md, Timing) + about 53 of dispatch, RAW wait on
-      // the A rows, drain and done. One LOAD per engine at a time would add a latency.
+      // 453 + the array's latency (484 at one PE stage) = 105 (fetch) + about 100 + 64 + 16
+      // for the A rows and the first weight tile, requested back to back and returned in order
+      // (the second weight LOAD is queued behind the first: one latency for all three) + 2 x 64
+      // + latency + 3 for the two MATMULs back to back with new weights (no bubble: 64 rows >=
+      // 15 x the PE's add cycles; docs/architecture.md, Timing) + about 53 of dispatch, RAW wait
+      // on the A rows, drain and done. One LOAD per engine at a time would add a latency.
       {"2 x (weights + matmul)",
        {isa::Load(Buffer::kUb, 64, 16, 0, 0x20000, 16),
         isa::Load(Buffer::kWeights, 16, 16, 0, 0x30000, 16),
         isa::Load(Buffer::kWeights, 16, 16, 0, 0x30000 + 512, 16),
         isa::Matmul(64, 16, 0, 0, false, true), isa::Matmul(64, 16, 0, 64, false, true),
         isa::Halt()},
-       kWeightsCycles},
+       kWeightsCyclesBeyondLatency + ArrayLatency(16, 16, PipelineOfDevice())},
       // 416 = 105 (fetch) + 2 x ~110 for the 16 host-row bursts of 4 beats (the memory takes 8
       // requests at a time: two rounds of latency) + 64 rows written out once every lane is in,
       // + about 27 of pipeline, done and drain.
@@ -695,7 +720,8 @@ TEST_F(DeviceTest, ErrorInSecondQueuedLoadNamesIt) {
                             isa::Load(Buffer::kUb, 4, lanes, second, beyond + 64, lanes),
                             isa::Load(Buffer::kUb, 4, lanes, third, 0x100000, lanes), isa::Halt()});
   ExpectError(out, csr::ErrorCode::kMemRead, 1);
-  EXPECT_EQ(out.error_addr, beyond + 64);
+  const uint64_t beat_mask = ~(config_.bus_bytes - 1);  // bursts start at a beat
+  EXPECT_EQ(out.error_addr, (beyond + 64) & beat_mask);
   out = RunProgram({isa::Sync(), isa::Load(Buffer::kUb, 256, lanes, 0, 0x100000, 300, true),
                     isa::Load(Buffer::kUb, 2, lanes, second, beyond + 2, lanes), isa::Halt()});
   ExpectError(out, csr::ErrorCode::kMemRead, 2);
@@ -705,7 +731,7 @@ TEST_F(DeviceTest, ErrorInSecondQueuedLoadNamesIt) {
        isa::Load(Buffer::kWeights, config_.rows, config_.cols, 0, beyond + 32, config_.cols),
        isa::Halt()});
   ExpectError(out, csr::ErrorCode::kMemRead, 1);
-  EXPECT_EQ(out.error_addr, beyond + 32);
+  EXPECT_EQ(out.error_addr, (beyond + 32) & beat_mask);
 }
 
 // ------------------------------------------------------------------------------- error paths

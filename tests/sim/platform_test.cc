@@ -78,7 +78,7 @@ TEST_F(PlatformTest, IdentificationRegisters) {
   EXPECT_EQ(p.ReadCsr(csr::kAccDepth), 1024u);
   EXPECT_EQ(p.ReadCsr(csr::kWfifoDepth), 32u);
   const uint32_t features = p.ReadCsr(csr::kFeatures);
-  EXPECT_EQ(csr::FeaturesBusBytes(features), 32u);
+  EXPECT_EQ(csr::FeaturesBusLog2(features), 5u);  // 32 bytes a beat
   EXPECT_FALSE(csr::FeaturesFlushSubnormals(features));
   EXPECT_EQ(csr::FeaturesUbLanes(features), 16u);
   EXPECT_EQ(csr::FeaturesMaxInFlight(features), 8u);
@@ -109,7 +109,7 @@ void ExpectRuntimeError(F f, const std::string& message) {
 TEST_F(PlatformTest, UnknownAddressAndReadOnlyWriteThrow) {
   Platform& p = platform();
   ExpectRuntimeError([&] { p.ReadCsr(0x0FC); }, "CSR read of 0x0fc answered with an error");
-  ExpectRuntimeError([&] { p.ReadCsr(0x01C); }, "CSR read of 0x01c answered with an error");
+  ExpectRuntimeError([&] { p.ReadCsr(0x03C); }, "CSR read of 0x03c answered with an error");
   ExpectRuntimeError([&] { p.WriteCsr(csr::kId, 1); },
                      "CSR write of 0x000 (value 0x00000001) answered with an error");
   ExpectRuntimeError([&] { p.WriteCsr(csr::kStatus, 0xFFFFFFFF); },
@@ -368,7 +368,7 @@ class TransactorTest : public testing::Test {
       for (unsigned b = 0; b < 4; ++b) word |= uint32_t(uint8_t(first_byte + 4 * i + b)) << 8 * b;
       out.w_data[i] = word;
     }
-    out.w_strb = strobes;
+    out.w_strb[0] = strobes;
     out.w_last = last;
     return out;
   }
@@ -439,7 +439,7 @@ TEST_F(TransactorTest, ReadErrorsAnswerSlverrAndDecerr) {
     ASSERT_TRUE(in.r_valid);
     EXPECT_EQ(in.r_resp, 2u);
     EXPECT_EQ(in.r_id, 3u);
-    EXPECT_EQ(in.r_data, (std::array<uint32_t, 8>{}));
+    EXPECT_EQ(in.r_data, (std::array<uint32_t, 32>{}));
   }
   Cycle(Ar(0x10000, 0, 1));  // past the 64 KiB memory
   const MemPortInputs in = Cycle(Ready());

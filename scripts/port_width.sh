@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The memory port's width against the array's size (docs/performance.md, "The memory port"): a
+# GEMM of S x S x S (default 1024) on the model backend for every array size and bus width given,
+# the host memory as wide as the port (--mem-bytes-per-cycle = bus bytes), its latency and
+# requests in flight at their defaults. Prints a table of utilization and writes
+# build/port_width.json. A benchmark, not a test: nothing is asserted; the model's cycles are
+# within about 1% of the RTL's (tests/backends/model_agreement_test.cc).
+# Usage: scripts/port_width.sh [--size S] [--arrays "16x16 64x64 128x128"] [--buses "32 128 512"]
+#        [--pe N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size=1024 arrays="16x16 32x32 64x64 128x128" buses="32 64 128 256 512 1024" pe=""
+while (($#)); do
+  case "$1" in
+    --size) size=$2; shift 2 ;;
+    --arrays) arrays=$2; shift 2 ;;
+    --buses) buses=$2; shift 2 ;;
+    --pe) pe=":pe=$2"; shift 2 ;;
+    *) echo "port_width.sh: unknown option '$1' (--size, --arrays, --buses, --pe)" >&2; exit 2 ;;
+  esac
+done
+mxu=build/bin/mxu
+[ -x "$mxu" ] || { echo "port_width.sh: $mxu is not built (bash scripts/setup.sh)" >&2; exit 2; }
+printf '%-10s' "array"
+for bus in $buses; do printf ' %12s' "bus=$bus"; done
+printf '\n'
+rows_json=()
+for array in $arrays; do
+  printf '%-10s' "$array"
+  for bus in $buses; do
+    spec="$array:bus=$bus$pe"
+    json=$("$mxu" gemm --backend model --device "$spec" --m "$size" --k "$size" --n "$size" \
+             --mem-bytes-per-cycle "$bus" --json) ||
+      { echo; echo "port_width.sh: $spec: the GEMM failed" >&2; exit 1; }
+    read -r util cycles < <(python3 -c 'import json, sys; r = json.loads(sys.argv[1]);
+print(r["utilization"], r["cycles"])' "$json")
+    printf ' %11.1f%%' "$(python3 -c "print(100 * $util)")"
+    rows_json+=("{\"device\":\"$spec\",\"size\":$size,\"bus_bytes\":$bus,\"utilization\":$util,\"cycles\":$cycles}")
+  done
+  printf '\n'
+done
+(IFS=,; echo "[${rows_json[*]}]") | python3 -m json.tool >build/port_width.json
+echo "wrote build/port_width.json"

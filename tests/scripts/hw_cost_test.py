@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""scripts/hw_cost.sh --pe-stages N --json on the PE at depths 1 and 2 (Yosys, seconds each):
+one JSON object per depth with the issue's keys, the registers that a second stage adds, a
+shorter longest stage; a depth out of range is refused on one line with exit status 2."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "hw_cost.sh"
+
+
+def run(*args):
+    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True)
+
+
+def cost(stages):
+    result = run("--pe-stages", str(stages), "--json")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1, f"one JSON object expected, got {result.stdout!r}"
+    obj = json.loads(lines[0])
+    for key in ("pe_stages", "cells", "flip_flops", "max_stage_depth"):
+        assert isinstance(obj.get(key), int), f"{key} missing or not an integer in {obj}"
+    assert obj["pe_stages"] == stages, obj
+    return obj
+
+
+def main():
+    one, two = cost(1), cost(2)
+    print(f"1 stage: {one}\n2 stages: {two}")
+    # One stage: the two bf16 significands and the fp32 partial sum and weights in registers.
+    assert one["flip_flops"] > 32 + 16, one
+    # The second stage registers the fp32 product (32 bits; its valid bit is the activation's).
+    assert two["flip_flops"] - one["flip_flops"] >= 32, (one, two)
+    assert two["max_stage_depth"] < one["max_stage_depth"], (one, two)
+    assert one["cells"] > one["flip_flops"] > 0
+    for bad in ("0", "99", "x"):
+        result = run("--pe-stages", bad, "--json")
+        assert result.returncode == 2, (bad, result.returncode)
+        assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "--pe-stages" in result.stderr, result.stderr
+    print("hw_cost_test: ok")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as error:
+        print(f"hw_cost_test: {error}", file=sys.stderr)
+        sys.exit(1)
