@@ -42,6 +42,7 @@ model::Config ModelConfig(const DeviceSpec& device, const MemoryTiming& timing) 
   config.subnormals = device.flush_subnormals ? Subnormals::kFlush : Subnormals::kIeee;
   config.pe_stages = device.pe_stages;
   config.bus_bytes = device.bus_bytes;
+  config.max_in_flight = DmaMaxInFlight(device.bus_bytes);
   config.timing = timing;
   return config;
 }

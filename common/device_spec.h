@@ -48,6 +48,13 @@ constexpr uint32_t kMaxRtlBusBytes = 128;
 constexpr uint32_t kMinBusBytes = 16;
 constexpr uint32_t kMaxBusBytes = 1024;
 
+// A DMA engine's bursts in flight (MemMaxInFlight: 8 on the RTL). A port wider than 256 bytes
+// (model only) keeps more in flight, so that its bursts of at most 4 KiB still cover a memory
+// latency of 100 cycles at one beat per cycle: bus / 32 (16 at 512 bytes, 32 at 1,024).
+constexpr uint32_t DmaMaxInFlight(uint32_t bus_bytes) {
+  return bus_bytes / 32 > 8 ? bus_bytes / 32 : 8;
+}
+
 }  // namespace mxu
 
 #endif  // MXU_COMMON_DEVICE_SPEC_H_

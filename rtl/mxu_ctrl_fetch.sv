@@ -42,7 +42,8 @@ module mxu_ctrl_fetch #(
   logic [SlotWidth-1:0]  fetch_slot_d, fetch_slot_q;  // next slot to request
   logic [SlotWidth-1:0]  rsp_slot_d, rsp_slot_q;      // lower slot of the next beat to arrive
   logic [SlotWidth-1:0]  first_slot, end_slot, fetch_beat_slot;
-  logic [3:0]            beats_out_d, beats_out_q;    // beats requested, not yet arrived
+  localparam int unsigned OutWidth = $clog2(IbufBeats + 1);
+  logic [OutWidth-1:0]   beats_out_d, beats_out_q;    // beats requested, not yet arrived
   logic                  fetch_err_d, fetch_err_q;
   logic [AddrWidth-1:0]  fetch_err_addr_d, fetch_err_addr_q;
   logic [SlotIdxWidth-1:0] idx_d, idx_q;             // the head beat's slot at the head
@@ -88,7 +89,7 @@ module mxu_ctrl_fetch #(
     beats_out_d      = beats_out_q;
     if (fetch_req_o.ar_valid && fetch_rsp_i.ar_ready) begin
       fetch_slot_d = fetch_beat_slot + (SlotWidth'(burst_beats) << SlotsShift);
-      beats_out_d  = beats_out_q + burst_beats;
+      beats_out_d  = beats_out_q + OutWidth'(burst_beats);
     end
     if (fetch_r_fire) beats_out_d = beats_out_d - 1'b1;
     rsp_slot_d       = fetch_r_fire ? rsp_slot_q + SlotWidth'(SlotsPerBeat) : rsp_slot_q;

@@ -85,29 +85,54 @@ module mxu_mem_drain #(
   `MXU_ASSERT_NEVER(WritesUnderflow, b_fire && !aw_fire && writes_out_q == '0, clk_i, rst_ni)
   // A write beat belongs to an address already sent (or sent in the same cycle).
   `MXU_ASSERT_NEVER(WBeatWithoutAw, w_fire && !aw_fire && w_owed_q == '0, clk_i, rst_ni)
+`ifndef SYNTHESIS
+  // The assertions sample narrow copies of the port, never the whole request: Verilator 5.006
+  // emits uncompilable code for the sampled copy of a variable of more than 32 words (the
+  // request's W data alone is 32 words at bus=128), so the W payload is checked in chunks. The
+  // copies are public so that Verilator keeps them rather than reading the request in their place.
+  localparam int unsigned ChunkBits = 256;
+  localparam int unsigned Chunks    = (8 * BusBytes + ChunkBits - 1) / ChunkBits;
+  logic                    ar_valid_a, aw_valid_a, w_valid_a, w_last_a;
+  logic                    ar_ready_a, aw_ready_a, w_ready_a;
+  mxu_pkg::mem_ar_t        ar_a /* verilator public_flat_rd */;
+  mxu_pkg::mem_aw_t        aw_a /* verilator public_flat_rd */;
+  logic [BusBytes-1:0]     w_strb_a /* verilator public_flat_rd */;
+  logic [Chunks*ChunkBits-1:0] w_data_a /* verilator public_flat_rd */;
+  assign ar_valid_a = mem_req_o.rd.ar_valid;
+  assign aw_valid_a = mem_req_o.wr.aw_valid;
+  assign w_valid_a  = mem_req_o.wr.w_valid;
+  assign w_last_a   = mem_req_o.wr.w.last;
+  assign w_strb_a   = mem_req_o.wr.w.strb;
+  assign w_data_a   = (Chunks*ChunkBits)'(mem_req_o.wr.w.data);
+  assign ar_a       = mem_req_o.rd.ar;
+  assign aw_a       = mem_req_o.wr.aw;
+  assign ar_ready_a = mem_rsp_i.rd.ar_ready;
+  assign aw_ready_a = mem_rsp_i.wr.aw_ready;
+  assign w_ready_a  = mem_rsp_i.wr.w_ready;
+
   // W beats of a burst = AW len + 1: WLAST exactly on the last one.
-  `MXU_ASSERT(WLastAtLen, w_fire |-> (mem_req_o.wr.w.last == (chk_w_beats_q == chk_w_len)),
-              clk_i, rst_ni)
+  `MXU_ASSERT(WLastAtLen, w_fire |-> (w_last_a == (chk_w_beats_q == chk_w_len)), clk_i, rst_ni)
   // Bursts: whole aligned beats, at most 16 beats, never across a 4 KiB boundary.
-  `MXU_ASSERT(ArAligned, mem_req_o.rd.ar_valid |-> mem_req_o.rd.ar.addr[BeatShift-1:0] == '0,
+  `MXU_ASSERT(ArAligned, ar_valid_a |-> ar_a.addr[BeatShift-1:0] == '0, clk_i, rst_ni)
+  `MXU_ASSERT(AwAligned, aw_valid_a |-> aw_a.addr[BeatShift-1:0] == '0, clk_i, rst_ni)
+  `MXU_ASSERT(ArMax16, ar_valid_a |-> ar_a.len < 8'd16, clk_i, rst_ni)
+  `MXU_ASSERT(AwMax16, aw_valid_a |-> aw_a.len < 8'd16, clk_i, rst_ni)
+  `MXU_ASSERT(Ar4k, ar_valid_a |->
+              32'(ar_a.addr[11:0]) + ((32'(ar_a.len) + 1) << BeatShift) <= 32'd4096,
               clk_i, rst_ni)
-  `MXU_ASSERT(AwAligned, mem_req_o.wr.aw_valid |-> mem_req_o.wr.aw.addr[BeatShift-1:0] == '0,
+  `MXU_ASSERT(Aw4k, aw_valid_a |->
+              32'(aw_a.addr[11:0]) + ((32'(aw_a.len) + 1) << BeatShift) <= 32'd4096,
               clk_i, rst_ni)
-  `MXU_ASSERT(ArMax16, mem_req_o.rd.ar_valid |-> mem_req_o.rd.ar.len < 8'd16, clk_i, rst_ni)
-  `MXU_ASSERT(AwMax16, mem_req_o.wr.aw_valid |-> mem_req_o.wr.aw.len < 8'd16, clk_i, rst_ni)
-  `MXU_ASSERT(Ar4k, mem_req_o.rd.ar_valid |->
-              32'(mem_req_o.rd.ar.addr[11:0]) + ((32'(mem_req_o.rd.ar.len) + 1) << BeatShift)
-              <= 32'd4096, clk_i, rst_ni)
-  `MXU_ASSERT(Aw4k, mem_req_o.wr.aw_valid |->
-              32'(mem_req_o.wr.aw.addr[11:0]) + ((32'(mem_req_o.wr.aw.len) + 1) << BeatShift)
-              <= 32'd4096, clk_i, rst_ni)
   // Valid held until ready with a stable payload, while the engines run (holding them in reset
   // withdraws their requests; the drain then completes what the port owes).
-  `MXU_ASSERT_STABLE(ArStable, mem_req_o.rd.ar_valid, mem_rsp_i.rd.ar_ready, mem_req_o.rd.ar,
-                     clk_i, rst_ni && !clear_i)
-  `MXU_ASSERT_STABLE(AwStable, mem_req_o.wr.aw_valid, mem_rsp_i.wr.aw_ready, mem_req_o.wr.aw,
-                     clk_i, rst_ni && !clear_i)
-  `MXU_ASSERT_STABLE(WStable, mem_req_o.wr.w_valid, mem_rsp_i.wr.w_ready, mem_req_o.wr.w,
-                     clk_i, rst_ni && !clear_i)
+  `MXU_ASSERT_STABLE(ArStable, ar_valid_a, ar_ready_a, ar_a, clk_i, rst_ni && !clear_i)
+  `MXU_ASSERT_STABLE(AwStable, aw_valid_a, aw_ready_a, aw_a, clk_i, rst_ni && !clear_i)
+  `MXU_ASSERT_STABLE(WStable, w_valid_a, w_ready_a, {w_last_a, w_strb_a}, clk_i,
+                     rst_ni && !clear_i)
+  for (genvar i = 0; i < Chunks; i++) begin : g_w_chunk
+    `MXU_ASSERT_STABLE(WDataStable, w_valid_a, w_ready_a, w_data_a[i*ChunkBits +: ChunkBits],
+                       clk_i, rst_ni && !clear_i)
+  end
+`endif
 
 endmodule

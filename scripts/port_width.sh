@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The memory port's width against the array's size (docs/performance.md, "The memory port"): a
 # GEMM of S x S x S (default 1024) on the model backend for every array size and bus width given,
-# the host memory as wide as the port (--mem-bytes-per-cycle = bus bytes), its latency and
-# requests in flight at their defaults. Prints a table of utilization and writes
+# the host memory as wide as the port (--mem-bytes-per-cycle = bus bytes) and taking as many
+# requests as the DMA's three engines issue (3 x 8, or 3 x bus/32 beyond 256 bytes:
+# common/device_spec.h, DmaMaxInFlight), its latency at the default 100 cycles. Prints a table of utilization and writes
 # build/port_width.json. A benchmark, not a test: nothing is asserted; the model's cycles are
 # within about 1% of the RTL's (tests/backends/model_agreement_test.cc).
 # Usage: scripts/port_width.sh [--size S] [--arrays "16x16 64x64 128x128"] [--buses "32 128 512"]
@@ -29,8 +30,9 @@ for array in $arrays; do
   printf '%-10s' "$array"
   for bus in $buses; do
     spec="$array:bus=$bus$pe"
+    in_flight=$((bus / 32 > 8 ? 3 * bus / 32 : 24))
     json=$("$mxu" gemm --backend model --device "$spec" --m "$size" --k "$size" --n "$size" \
-             --mem-bytes-per-cycle "$bus" --json) ||
+             --mem-bytes-per-cycle "$bus" --mem-in-flight "$in_flight" --json) ||
       { echo; echo "port_width.sh: $spec: the GEMM failed" >&2; exit 1; }
     read -r util cycles < <(python3 -c 'import json, sys; r = json.loads(sys.argv[1]);
 print(r["utilization"], r["cycles"])' "$json")

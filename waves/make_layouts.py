@@ -77,10 +77,10 @@ save("overview.gtkw", "mxu device overview: control, instructions, engines, stal
 rows = [0, 1, 2, 15]
 cols = [0, 1, 2, 15]
 save("array.gtkw", "mxu systolic array: one tile's journey through PE column 0 and PE row 0",
-     400000, -15.0,
-     [(405500, " tile 0 weights start shifting in"), (420500, " commit: tile 0 weights active"),
-      (421500, " first activation row enters"), (452500, " first result row to the accumulators"),
-      (556500, " tile 1 rows enter (accumulate)")],
+     250000, -15.0,
+     [(255500, " tile 0 weights start shifting in"), (287500, " commit: tile 0 weights active"),
+      (288500, " first activation row enters"), (369500, " first result row to the accumulators"),
+      (354500, " tile 1 rows enter (accumulate)")],
      [("array input", [(BIT, T + "clk_i"), (BIT, A + "act_valid_i"), (BIT, A + "act_bank_i"),
                        (BIT, A + "w_shift_i"), (BIT, A + "w_commit_i"),
                        (BIT, A + "w_commit_bank_i")]),

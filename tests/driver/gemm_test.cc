@@ -3,7 +3,9 @@
 // GEMMs, and the driver's error paths. The same binary runs on either backend, named by
 // MXU_TEST_BACKEND (default rtl): on the RTL, a representative sweep (200 shapes, every dimension
 // from 1 to 3 x array + 1, edges and primes included); on the model, the broad one (1,200 shapes
-// up to 8 x array + 1). One RTL device per process (SystemC elaborates once).
+// up to 8 x array + 1). MXU_TEST_DEVICE names any device spec for the model backend to stand for
+// (built or not: other PE depths and port widths; it implies MXU_TEST_BACKEND=model). One RTL
+// device per process (SystemC elaborates once).
 #include "driver/gemm.h"
 
 #include <gtest/gtest.h>
@@ -377,7 +379,9 @@ TEST(DriverGemm, DeviceErrorsNameTheInstruction) {
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   const char* backend = std::getenv("MXU_TEST_BACKEND");
-  auto device = mxu::backends::OpenDevice({backend ? backend : "rtl", mxu::MemoryTiming()});
+  const char* spec = std::getenv("MXU_TEST_DEVICE");
+  auto device = mxu::backends::OpenDevice(
+      {backend ? backend : (spec ? "model" : "rtl"), mxu::MemoryTiming(), spec ? spec : ""});
   if (std::string(device->name()) == "model") {
     mxu::driver::g_sweep_parts = 24;
     mxu::driver::g_sweep_limit_arrays = 8;
