@@ -19,8 +19,8 @@ FILTER = "^>1 build/bin/mxu-bf16-filter"
 OPCODE = "@2022"  # hex through a translate filter file
 FILES = {OPCODE: "^1 waves/opcode.txt"}
 
-def pe(r, c, sig, fmt):
-    leaf = sig.split("[")[0]
+def pe(r, c, sig, fmt, name=None):
+    leaf = name or sig.split("[")[0]
     return (fmt, f"{A}g_col[{c}].u_col.g_row[{r}].u_pe.{sig}", f"PE({r},{c}) {leaf}")
 
 def save(name, comment, timestart, zoom, markers, groups):
@@ -94,11 +94,11 @@ save("array.gtkw", "mxu systolic array: one tile's journey through PE column 0 a
        [pe(0, c, "act_i[15:0]", BF16) for c in cols[1:]]),
       ("one product through PE(0,0)'s pipeline (pe=6: multiply 2 cycles, add 4)",
        [pe(0, 0, "act_valid_i", BIT), pe(0, 0, "act_i[15:0]", BF16),
-        pe(0, 0, "u_mul.u_cut_normalize.g_reg.valid_q", BIT),
-        pe(0, 0, "u_cut_product.g_reg.data_q[31:0]", FP32),
-        pe(0, 0, "u_add.u_cut_align.g_reg.valid_q", BIT),
-        pe(0, 0, "u_add.u_cut_sum.g_reg.valid_q", BIT),
-        pe(0, 0, "u_add.u_cut_normalize.g_reg.valid_q", BIT),
+        pe(0, 0, "u_mul.u_cut_normalize.g_reg.valid_q", BIT, "multiply: normalized"),
+        pe(0, 0, "u_cut_product.g_reg.data_q[31:0]", FP32, "product at the adder"),
+        pe(0, 0, "u_add.u_cut_align.g_reg.valid_q", BIT, "add: aligned"),
+        pe(0, 0, "u_add.u_cut_sum.g_reg.valid_q", BIT, "add: summed"),
+        pe(0, 0, "u_add.u_cut_normalize.g_reg.valid_q", BIT, "add: normalized"),
         pe(0, 0, "psum_o[31:0]", FP32)]),
       ("partial sums down column 0 (fp32)",
        [pe(r, 0, "psum_o[31:0]", FP32) for r in rows]),
