@@ -103,14 +103,7 @@ module mxu_bf16_mul #(
     .result_o(rounded)
   );
 
-  always_comb begin
-    unique case (norm_q.cls)
-      mxu_pkg::FpNan:   product_o = mxu_pkg::Fp32CanonicalNan;
-      mxu_pkg::FpInf:   product_o = {norm_q.sign, 8'hFF, 23'd0};
-      mxu_pkg::FpZero:  product_o = {norm_q.sign, 31'd0};
-      default: product_o = rounded;
-    endcase
-  end
+  assign product_o = mxu_pkg::fp32_of_class(norm_q.cls, norm_q.sign, rounded);
 
   assign valid_o = norm_valid;
 

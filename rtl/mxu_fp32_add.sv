@@ -157,14 +157,7 @@ module mxu_fp32_add #(
     .result_o(rounded)
   );
 
-  always_comb begin
-    unique case (norm_q.cls)
-      mxu_pkg::FpNan:   sum_o = mxu_pkg::Fp32CanonicalNan;
-      mxu_pkg::FpInf:   sum_o = {norm_q.sign, 8'hFF, 23'd0};
-      mxu_pkg::FpZero:  sum_o = {norm_q.sign, 31'd0};
-      default: sum_o = rounded;
-    endcase
-  end
+  assign sum_o = mxu_pkg::fp32_of_class(norm_q.cls, norm_q.sign, rounded);
 
   assign valid_o = norm_valid;
 
