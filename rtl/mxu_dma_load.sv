@@ -17,9 +17,11 @@
 // Lanes beyond `lanes` are written as zero. status_o.done pulses once per command, in order. The
 // command must be legal (the controller checks it).
 //
-// Linear mode: when the rows are whole, bus-aligned beats packed back to back in host memory
-// (stride = row length), the transfer is one stream of bursts of up to 16 beats that ignore row
-// boundaries, so short rows still move at full bandwidth.
+// Linear mode: when the rows are packed back to back in host memory (stride = row length) from a
+// bus-aligned address and are either whole beats or a power-of-two part of one, the transfer is
+// one stream of bursts of up to 16 beats that ignore row boundaries, so short rows still move at
+// full bandwidth. A beat of several rows is held while its rows go to the row register one per
+// cycle (the buffer's write port takes one row a cycle).
 //
 // Broadcast: a plain LOAD with stride 0 (every row the same host row, e.g. a bias) reads that row
 // once and writes it `rows` times.
@@ -62,7 +64,7 @@ module mxu_dma_load #(
   localparam int unsigned BeatsWidth  = $clog2(BeatsMax + 1),
   localparam int unsigned QCntW       = $clog2(QueueDepth + 1),
   // Bits of mxu_pkg::dma_load_q_t (Yosys 0.23 takes no $bits of a type; checked below).
-  localparam int unsigned QW          = 62
+  localparam int unsigned QW          = 66
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -119,6 +121,8 @@ module mxu_dma_load #(
   logic [19:0]          lin_left_d, lin_left_q, lin_left_n;  // beats still to request
   logic [AddrWidth-1:0] burst_addr_n, burst_addr_sel;
   logic [17:0]          cmd_row_bytes;
+  logic                 cmd_packs;                 // rows a power-of-two part of a beat
+  logic [3:0]           cmd_pack_log2;
 
   // Metadata of bursts (address, for errors) and segments (offset, beats) in flight.
   logic                 burst_full, burst_empty;
@@ -149,6 +153,10 @@ module mxu_dma_load #(
   logic [15:0]          block_rows_con, head_trows;
   logic                 plain_done, row_fire_plain;
   logic                 error_d, error_q;
+  logic [15:0]          pk_left_d, pk_left_q;      // packed: rows of the held beat still to move
+  logic [15:0]          pk_sub_d, pk_sub_q;        // packed: the next of them
+  logic [15:0]          beat_rows;                 // packed: rows of the beat arriving
+  logic                 can_move;                  // the row register is free this cycle
 
   // Transpose buffer: one SRAM per lane, two halves; per half the block's metadata.
   logic                 fb_d, fb_q;                // half being filled
@@ -273,15 +281,23 @@ module mxu_dma_load #(
     // Linear mode: plain rows of whole aligned beats, packed back to back.
     cmd_row_bytes   = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00}
                                                         : {1'b0, cmd_i.lanes, 1'b0};
+    cmd_pack_log2   = '0;
+    for (int unsigned s = 1; s <= BeatShift; s++) begin
+      if (cmd_row_bytes == 18'(BusBytes >> s)) cmd_pack_log2 = 4'(s);
+    end
+    cmd_packs       = cmd_pack_log2 != '0;
     linear_d        = accept ? (!cmd_i.transpose && cmd_i.host_addr[BeatShift-1:0] == '0 &&
-                                cmd_row_bytes[BeatShift-1:0] == '0 &&
+                                (cmd_row_bytes[BeatShift-1:0] == '0 || cmd_packs) &&
                                 20'(cmd_row_bytes) == 20'(stride_bytes_d)) : linear_q;
     // Transposed: host rows not all bus aligned take blocks of ShortRows.
     cmd_short       = cmd_i.host_addr[BeatShift-1:0] != '0 ||
                       stride_bytes_d[BeatShift-1:0] != '0;
     trows_d         = accept ? (cmd_short ? 16'(ShortRows) : 16'(TransposeRows)) : trows_q;
     bcast_d         = accept ? (!cmd_i.transpose && cmd_i.stride == '0) : bcast_q;
-    lin_left_d      = accept ? 20'(cmd_i.rows) * 20'(cmd_row_bytes[17:BeatShift]) : lin_left_n;
+    if (!accept)        lin_left_d = lin_left_n;
+    else if (cmd_packs) lin_left_d = (20'(cmd_i.rows) + (20'd1 << cmd_pack_log2) - 20'd1) >>
+                                     cmd_pack_log2;
+    else                lin_left_d = 20'(cmd_i.rows) * 20'(cmd_row_bytes[17:BeatShift]);
     burst_addr_sel  = accept ? cmd_i.host_addr : burst_addr_n;
     gen_active_d   = accept ? 1'b1 : gen_active_n;
     gen_i_d        = accept ? '0 : gen_i_n;
@@ -295,7 +311,8 @@ module mxu_dma_load #(
     q_in.linear    = linear_d;
     q_in.short_blk = cmd_short;
     q_in.broadcast = bcast_d;
-    q_in.row_beats = 8'(cmd_row_bytes[17:BeatShift]);
+    q_in.row_beats = cmd_packs ? 8'd1 : 8'(cmd_row_bytes[17:BeatShift]);
+    q_in.pack_log2 = (linear_d && cmd_packs) ? cmd_pack_log2 : '0;  // one row a beat otherwise
     q_in.rows      = cmd_i.rows;
     q_in.lanes     = cmd_i.lanes;
     q_in.buf_addr  = cmd_i.buf_addr;
@@ -343,6 +360,7 @@ module mxu_dma_load #(
     row_fire       = row_valid && target_ready;
     s1_fire        = s1_v_q && target_ready;
     row_fire_plain = row_fire && !s1_v_q;
+    can_move       = !pending_q || row_fire_plain;
     // Its own block, reading no response: the request struct must not depend on the response.
     // The head command takes only its own beats: a plain one until all its rows are in, a
     // transposed one while the half being filled is free.
@@ -351,14 +369,17 @@ module mxu_dma_load #(
     end else if (head.transpose) begin
       r_ready = !seg_empty && !full_q[fb_q];
     end else begin
-      r_ready = (head.linear || !seg_empty) && rcvd_q != head.rows &&
-                (!pending_q || row_fire_plain);
+      r_ready = (head.linear || !seg_empty) && rcvd_q != head.rows && pk_left_q == '0 &&
+                can_move;
     end
   end
 
   // ----- Consumer: collect the beats of the segment at the head.
   always_comb begin
-    head_off       = head.linear ? '0 : seg_head[BeatsWidth +: BeatShift];
+    // Packed rows: the first straight from the beat, the others from the held beat.
+    if (!head.linear)          head_off = seg_head[BeatsWidth +: BeatShift];
+    else if (pk_left_q == '0)  head_off = '0;
+    else                       head_off = BeatShift'(pk_sub_q << (4'(BeatShift) - head.pack_log2));
     head_beats     = head.linear ? BeatsWidth'(head.row_beats) : seg_head[BeatsWidth-1:0];
     head_trows     = head.short_blk ? 16'(ShortRows) : 16'(TransposeRows);
     block_rows_con = (head.rows - con_i_q > head_trows) ? head_trows : head.rows - con_i_q;
@@ -399,10 +420,22 @@ module mxu_dma_load #(
     q_pop          = 1'b0;
     plain_done     = !q_empty && !head.transpose && written_q == head.rows;
     if (row_fire_plain) written_d = written_q + 1'b1;
+    pk_left_d      = pk_left_q;
+    pk_sub_d       = pk_sub_q;
+    beat_rows      = head.rows - rcvd_q;
+    if (beat_rows > (16'd1 << head.pack_log2)) beat_rows = 16'd1 << head.pack_log2;
     if (seg_done && !head.transpose) begin
       pending_d      = 1'b1;
       pending_data_d = seg_data;
       rcvd_d         = head.broadcast ? head.rows : rcvd_q + 1'b1;
+      pk_left_d      = beat_rows - 16'd1;
+      pk_sub_d       = 16'd1;
+    end else if (pk_left_q != '0 && can_move) begin
+      pending_d      = 1'b1;
+      pending_data_d = seg_data;
+      rcvd_d         = rcvd_q + 1'b1;
+      pk_left_d      = pk_left_q - 16'd1;
+      pk_sub_d       = pk_sub_q + 16'd1;
     end
     if (plain_done) begin
       q_pop     = 1'b1;
@@ -583,6 +616,8 @@ module mxu_dma_load #(
       tdone_q        <= 1'b0;
       emit_cmds_q    <= '0;
       error_q        <= 1'b0;
+      pk_left_q      <= '0;
+      pk_sub_q       <= '0;
     end else begin
       transpose_q    <= transpose_d;
       rows_q         <= rows_d;
@@ -631,6 +666,8 @@ module mxu_dma_load #(
       tdone_q        <= tdone_d;
       emit_cmds_q    <= emit_cmds_d;
       error_q        <= error_d;
+      pk_left_q      <= pk_left_d;
+      pk_sub_q       <= pk_sub_d;
     end
   end
 
@@ -650,9 +687,9 @@ module mxu_dma_load #(
   // Waiting on memory: busy, nothing requested and no data arriving this cycle.
   assign stall_o      = busy_o && !ar_fire && !r_fire && !row_valid;
 
-  `MXU_ASSERT_STATIC(gen_bus_bytes_pow2, BusBytes >= 4 && BusBytes <= 256 &&
+  `MXU_ASSERT_STATIC(gen_bus_bytes_pow2, BusBytes >= 4 && BusBytes <= 1024 &&
                      (BusBytes & (BusBytes - 1)) == 0,
-                     "mxu_dma_load: MemBusBytes must be a power of two from 4 to 256")
+                     "mxu_dma_load: MemBusBytes must be a power of two from 4 to 1024")
   `MXU_ASSERT_STATIC(gen_queue_depth, QueueDepth >= 1 && QueueDepth <= 4,
                      "mxu_dma_load: QueueDepth must be 1 to 4 (status_o.error_skip is 2 bits)")
 `ifndef SYNTHESIS

@@ -177,10 +177,11 @@ package mxu_pkg;
   typedef struct packed {
     logic [1:0]  target;
     logic        transpose;
-    logic        linear;      // plain rows of whole aligned beats packed back to back
+    logic        linear;      // plain rows packed back to back, whole aligned beats or a beat's part
     logic        short_blk;   // transposed, host rows not bus aligned: blocks one beat shorter
     logic        broadcast;   // plain with stride 0: one row read, written `rows` times
-    logic [7:0]  row_beats;   // linear: beats per row
+    logic [7:0]  row_beats;   // linear: beats per row (1 when a beat holds several rows)
+    logic [3:0]  pack_log2;   // linear: log2 of the rows in a beat (rows shorter than a beat)
     logic [15:0] rows;
     logic [15:0] lanes;
     logic [15:0] buf_addr;

@@ -85,7 +85,8 @@ struct LoadPlan {
   uint32_t trows = 0;               // transposed: buffer rows of a block
   std::vector<uint32_t> seg_beats;  // non-linear: beats of each segment in order
   bool linear = false;
-  uint32_t row_beats = 0;  // linear: beats per row
+  uint32_t row_beats = 0;      // linear: beats per row (1 when a beat holds several rows)
+  uint32_t rows_per_beat = 1;  // linear with rows shorter than a beat: rows in each beat
 };
 
 // `beat`: the bus's bytes per beat (Config::bus_bytes), a power of two.
@@ -132,9 +133,15 @@ LoadPlan PlanLoad(const Decoded& d, uint64_t beat) {
   const uint64_t stride_bytes = uint64_t{d.stride} * size;
   const uint64_t row_bytes = d.lanes * size;
   const bool transpose = d.flag != 0;
-  plan.linear =
-      !transpose && d.host % beat == 0 && row_bytes % beat == 0 && row_bytes == stride_bytes;
-  if (plan.linear) {
+  // Rows of a power-of-two size below a beat pack several to a beat (mxu_dma_load).
+  const bool packs = row_bytes < beat && beat % row_bytes == 0;
+  plan.linear = !transpose && d.host % beat == 0 && row_bytes == stride_bytes &&
+                (row_bytes % beat == 0 || packs);
+  if (plan.linear && packs) {
+    plan.row_beats = 1;
+    plan.rows_per_beat = static_cast<uint32_t>(beat / row_bytes);
+    LinearBursts(d.host, (d.rows + plan.rows_per_beat - 1) / plan.rows_per_beat, beat, plan.bursts);
+  } else if (plan.linear) {
     plan.row_beats = static_cast<uint32_t>(row_bytes / beat);
     LinearBursts(d.host, uint64_t{d.rows} * plan.row_beats, beat, plan.bursts);
   } else if (!transpose && d.stride == 0) {  // broadcast: the one row is read once
@@ -776,7 +783,8 @@ struct Core::Impl {
       const uint32_t owed = earlier + own;
       return owed < c->plan.trows || (owed == c->plan.trows && target_ready);
     }
-    // Plain: one row register, written once the transposed rows ahead are out.
+    // Plain: one row register (behind it, the rest of a beat of packed rows), written once the
+    // transposed rows ahead are out.
     return own == 0 || (own == 1 && earlier == 0 && target_ready);
   }
 
@@ -805,7 +813,7 @@ struct Core::Impl {
     if (!c.d.flag && c.d.stride == 0) {
       c.ready_rows = c.d.rows;  // broadcast: the one row serves every row
     } else if (!c.d.flag) {
-      ++c.ready_rows;
+      c.ready_rows = std::min(c.d.rows, c.ready_rows + c.plan.rows_per_beat);
     } else if (++c.cols_done == c.d.lanes) {
       c.cols_done = 0;
       c.ready_rows += std::min(c.plan.trows, c.d.rows - c.block_i);

@@ -390,6 +390,29 @@ TEST_F(DeviceTest, DmaReadBytesCountWholeBeats) {
   EXPECT_EQ(Counter(out, csr::Counter::kDmaReadBytes), beats * bus);
 }
 
+// Rows shorter than a beat, packed back to back from a beat-aligned address, share their beats:
+// the load reads each beat once (not a beat per row), across a 4 KiB page, the last beat part
+// full, and every row arrives intact.
+TEST_F(DeviceTest, RowsShorterThanABeatShareIt) {
+  const uint64_t bus = config_.bus_bytes;
+  uint32_t lanes = 1;
+  while (2 * lanes <= config_.ub_lanes && 4 * lanes <= bus / 2) lanes *= 2;  // rows < a beat
+  const uint32_t rows = 37, per_beat = static_cast<uint32_t>(bus / (2 * lanes));
+  ASSERT_GT(per_beat, 1u);
+  BitSource bits(9);
+  const auto m = RandomBf16(rows * lanes, bits);
+  const uint64_t src = 0x21000 - 3 * bus, dst = 0x48000;
+  WriteHost(src, m.data(), m.size() * 2);
+  const Outcome out =
+      RunProgram({isa::Load(Buffer::kUb, rows, lanes, 5, src, lanes), isa::Sync(),
+                  isa::Store(Buffer::kUb, rows, lanes, 5, dst, lanes), isa::Halt()});
+  ExpectDone(out);
+  EXPECT_EQ(ReadHost<uint16_t>(dst, m.size()), m);
+  const uint64_t program_beats = (4 * 16 + bus - 1) / bus;  // kProgramAddr is beat aligned
+  const uint64_t load_beats = (rows + per_beat - 1) / per_beat;
+  EXPECT_EQ(Counter(out, csr::Counter::kDmaReadBytes), (program_beats + load_beats) * bus);
+}
+
 // Loads of the next tile overlap the current MATMUL: the same program with a SYNC after every
 // instruction takes longer.
 TEST_F(DeviceTest, LoadsOverlapCompute) {
