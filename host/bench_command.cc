@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -29,6 +30,8 @@
 #include "host/device_options.h"
 #include "host/plot/plot.h"
 #include "host/random_operands.h"
+#include "host/topology.h"
+#include "host/topology_report.h"
 #include "host/train/dataset.h"
 #include "host/train/trainer.h"
 
@@ -269,6 +272,7 @@ struct BenchArgs {
   uint64_t seed = 1;
   bool quick = false, check = false;
   std::string json, plot;
+  std::string topology;
   std::vector<std::string> command_line;
 };
 
@@ -311,6 +315,8 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
   r["latency_cycles"] = timing.latency_cycles;
   r["bytes_per_cycle"] = timing.bytes_per_cycle;
   r["max_in_flight"] = timing.max_in_flight;
+  r["array_rows"] = config.rows;
+  r["array_cols"] = config.cols;
   r["name"] = shape.name;
   r["shape"] = ShapeText(shape);
   r["m"] = shape.m;
@@ -491,6 +497,13 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
           ->default_str("");
   cmd->add_flag("--quick", a.quick, "only the built-in shapes with M*K*N <= 2^21 (fast)")
       ->excludes(shape);
+  cmd->add_option("--topology", a.topology,
+                  "a network's layers from a SCALE-Sim topology file, each run as its GEMM "
+                  "(convolutions by im2col); replaces the built-in table; adds the network's "
+                  "totals, and `layers` and `totals` to --json")
+      ->type_name("FILE.csv")
+      ->excludes(shape)
+      ->excludes(cmd->get_option("--quick"));
   CLI::Option* mem = cmd->add_option("--mem", a.mems,
                                      "run the table under this host-memory setting (latency in "
                                      "cycles, bytes per cycle, requests in flight); repeatable; "
@@ -521,6 +534,16 @@ namespace {
 int RunBench(const CLI::App& cli, const BenchArgs& args) {
   std::vector<Shape> shapes;
   for (const std::string& text : args.shapes) shapes.push_back(ParseShape(text));
+  std::optional<Topology> topology;
+  std::vector<PathArg> inputs;
+  if (Given(cli, "--topology")) {
+    topology = ReadTopology(args.topology);
+    inputs.push_back({"--topology", args.topology});
+    for (const TopologyLayer& l : topology->layers) {
+      shapes.push_back(
+          {l.name, static_cast<int>(l.m), static_cast<int>(l.k), static_cast<int>(l.n)});
+    }
+  }
   if (shapes.empty()) {
     for (const Shape& shape : BuiltInTable()) {
       if (!args.quick || shape.macs() <= kQuickMacs) shapes.push_back(shape);
@@ -533,7 +556,7 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   for (const char* option : {"--json", "--plot"}) {
     if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
   }
-  CheckOutputPaths(outputs, {});
+  CheckOutputPaths(outputs, inputs);
   const std::vector<std::string>& backends = backends::AvailableBackends();
   if (std::find(backends.begin(), backends.end(), args.device.backend) == backends.end()) {
     OpenDevice(args.device);  // throws the one-line message for an unknown backend
@@ -583,6 +606,7 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
       shapes.size(), shapes.size() == 1 ? "" : "s", settings.size(),
       settings.size() == 1 ? "" : "s", (unsigned long long)cycles, (unsigned long long)ideal,
       100 * util_ideal, (unsigned long long)bound, 100 * util_bound, wall, Short(cps).c_str());
+  if (topology) PrintNetwork(*topology, NetworkTotals(rows));
   std::fflush(stdout);
 
   if (Given(cli, "--json")) {
@@ -598,6 +622,11 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
     j["memory_settings"] = Json::array();
     for (const MemoryTiming& t : settings) j["memory_settings"].push_back(TimingJson(t));
     j["rows"] = rows;
+    if (topology) {
+      j["topology"] = {{"file", args.topology}, {"format", topology->conv ? "conv" : "gemm"}};
+      j["layers"] = TopologyLayersJson(*topology, rows);
+      j["totals"] = NetworkTotals(rows);
+    }
     Json summary;
     summary["gemms"] = rows.size();
     summary["cycles"] = cycles;

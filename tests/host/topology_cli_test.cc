@@ -1,0 +1,146 @@
+// `mxu bench --topology FILE.csv`: SCALE-Sim's two formats read (tests/host/topology/), each layer
+// run as its GEMM on the model backend, the `layers` and `totals` of the JSON agreeing with the
+// layer's numbers and the rows; and every kind of bad file refused with one line naming the file,
+// the line and the field, exit code 2, before anything runs.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/host/mxu_cli.h"
+
+namespace mxu::host {
+namespace {
+
+using nlohmann::json;
+
+std::string Data(const std::string& name) {
+  return std::string(MXU_SOURCE_DIR) + "/tests/host/topology/" + name;
+}
+
+// Every layer entry against its row: the same GEMM and counters, utilization by its definition.
+void ExpectLayersMatchRows(const json& j) {
+  ASSERT_EQ(j["layers"].size(), j["rows"].size());
+  const uint64_t pes =
+      j["device"]["array_rows"].get<uint64_t>() * j["device"]["array_cols"].get<uint64_t>();
+  uint64_t macs = 0, cycles = 0, read = 0;
+  for (size_t i = 0; i < j["layers"].size(); ++i) {
+    const json &l = j["layers"][i], &r = j["rows"][i];
+    SCOPED_TRACE(l.dump());
+    EXPECT_EQ(l["name"], r["name"]);
+    for (const char* key : {"m", "k", "n", "macs", "cycles", "dma_read_bytes", "dma_write_bytes",
+                            "stall_dependency", "stall_weights", "stall_fetch", "stall_memory"}) {
+      EXPECT_EQ(l[key], r[key]) << key;
+    }
+    EXPECT_EQ(l["macs"].get<uint64_t>(),
+              l["m"].get<uint64_t>() * l["k"].get<uint64_t>() * l["n"].get<uint64_t>());
+    EXPECT_DOUBLE_EQ(l["utilization"].get<double>(),
+                     double(l["macs"].get<uint64_t>()) / double(pes * l["cycles"].get<uint64_t>()));
+    macs += l["macs"].get<uint64_t>();
+    cycles += l["cycles"].get<uint64_t>();
+    read += l["dma_read_bytes"].get<uint64_t>();
+  }
+  const json& t = j["totals"];
+  EXPECT_EQ(t["layers"], j["layers"].size());
+  EXPECT_EQ(t["macs"], macs);
+  EXPECT_EQ(t["cycles"], cycles);
+  EXPECT_EQ(t["dma_read_bytes"], read);
+  EXPECT_DOUBLE_EQ(t["utilization"].get<double>(), double(macs) / double(pes * cycles));
+}
+
+TEST(MxuTopologyCli, ConvolutionLayersRunAsTheirIm2colGemms) {
+  const std::string json_path = TempPath("conv.json");
+  const CliResult r =
+      RunMxu("bench --backend model --topology " + Data("conv_small.csv") + " --json " + json_path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("network " + Data("conv_small.csv") + " (3 convolution layers)"),
+            std::string::npos)
+      << r.out;
+  const json j = json::parse(ReadFile(json_path));
+  EXPECT_EQ(j["topology"]["format"], "conv");
+  ASSERT_EQ(j["layers"].size(), 3u);
+  // 10x10, 3x3 filter, stride 1: 8x8 outputs; 9x7, 3x3, stride 2: 4x3; 4x4 pointwise: 16.
+  const uint64_t want[3][3] = {{64, 36, 8}, {12, 72, 16}, {16, 16, 24}};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(j["layers"][i]["m"], want[i][0]) << i;
+    EXPECT_EQ(j["layers"][i]["k"], want[i][1]) << i;
+    EXPECT_EQ(j["layers"][i]["n"], want[i][2]) << i;
+  }
+  EXPECT_EQ(j["layers"][1]["name"], "conv_s2");
+  EXPECT_EQ(j["layers"][1]["line"], 3);
+  EXPECT_EQ(j["layers"][1]["stride"], 2);
+  ExpectLayersMatchRows(j);
+}
+
+TEST(MxuTopologyCli, GemmLayersAreLayerMNK) {
+  const std::string json_path = TempPath("gemm.json");
+  const CliResult r =
+      RunMxu("bench --backend model --topology " + Data("gemm_small.csv") + " --json " + json_path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = json::parse(ReadFile(json_path));
+  EXPECT_EQ(j["topology"]["format"], "gemm");
+  ASSERT_EQ(j["layers"].size(), 2u);
+  // "Layer, M, N, K": qkv is 16 x 32 (K) x 48 (N).
+  EXPECT_EQ(j["layers"][0]["m"], 16);
+  EXPECT_EQ(j["layers"][0]["k"], 32);
+  EXPECT_EQ(j["layers"][0]["n"], 48);
+  EXPECT_EQ(j["layers"][0].contains("stride"), false);
+  ExpectLayersMatchRows(j);
+}
+
+// A bad file: exit 2, one line with `fragment`, and nothing run (no table on stdout).
+void ExpectBadFile(const std::string& name, const std::string& text, const std::string& fragment) {
+  const std::string path = TempPath(name);
+  WriteBytes(path, text);
+  ExpectUsageError("bench --backend model --topology " + path, "--topology " + path + fragment);
+  EXPECT_EQ(RunMxu("bench --backend model --topology " + path).out, "") << name;
+}
+
+constexpr char kConvHeader[] =
+    "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+    "Strides,\n";
+
+TEST(MxuTopologyCli, BadFilesGiveFileLineAndField) {
+  ExpectBadFile("empty.csv", "", ": empty file");
+  ExpectBadFile("blank.csv", "\n  \n", ": empty file");
+  ExpectBadFile("header_only.csv", kConvHeader, ": no layers");
+  ExpectBadFile("unknown.csv", "Name, H, W\nx, 1, 2\n", ":1: header: expected SCALE-Sim's");
+  ExpectBadFile("no_stride_column.csv",
+                "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, "
+                "Num Filter\nc, 8, 8, 3, 3, 1, 1\n",
+                ":1: header: missing column 'Strides'");
+  ExpectBadFile("swapped.csv", "Layer, M, K, N\ng, 1, 2, 3\n",
+                ":1: header: column 3 must be 'N', got 'K'");
+  ExpectBadFile("missing_field.csv",
+                std::string(kConvHeader) + "c1, 8, 8, 3, 3, 1, 1, 1\nc2, 8, 8\n",
+                ":3: missing field 'Filter Height'");
+  ExpectBadFile("not_integer.csv", std::string(kConvHeader) + "c1, 8, 8.5, 3, 3, 1, 1, 1\n",
+                ":2: 'IFMAP Width' is not an integer: '8.5'");
+  ExpectBadFile("word.csv", "Layer, M, N, K\ng, 16, sixteen, 4\n",
+                ":2: 'N' is not an integer: 'sixteen'");
+  ExpectBadFile("zero.csv", std::string(kConvHeader) + "c1, 8, 8, 3, 3, 0, 1, 1\n",
+                ":2: 'Channels' must be at least 1, got 0");
+  ExpectBadFile("negative.csv", "Layer, M, N, K\ng, 16, 16, -4\n",
+                ":2: 'K' must be at least 1, got -4");
+  ExpectBadFile("zero_stride.csv", std::string(kConvHeader) + "c1, 8, 8, 3, 3, 1, 1, 0\n",
+                ":2: 'Strides' must be at least 1, got 0");
+  ExpectBadFile("filter_too_big.csv", std::string(kConvHeader) + "c1, 8, 5, 3, 7, 1, 1, 1\n",
+                ":2: 'Filter Width' 7 exceeds 'IFMAP Width' 5");
+  ExpectBadFile("dimension.csv", "Layer, M, N, K\ng, 70000, 16, 16\n",
+                ":2: M = 70000: above the driver's limit of 65535");
+  ExpectBadFile("conv_m.csv", std::string(kConvHeader) + "c1, 300, 300, 1, 1, 3, 8, 1\n",
+                ":2: M (output height x width) = 90000: above the driver's limit");
+  ExpectBadFile("bytes.csv", "Layer, M, N, K\ng, 65535, 65535, 65535\n",
+                ":2: GEMM 65535x65535x65535: A, B and C exceed 2 GiB");
+  ExpectBadFile("huge.csv", "Layer, M, N, K\ng, 16, 16, 99999999999\n", ":2: 'K' is 99999999999");
+  ExpectBadFile("no_name.csv", "Layer, M, N, K\n, 16, 16, 16\n", ":2: 'Layer' is empty");
+  ExpectUsageError("bench --topology " + TempPath("absent.csv"), "cannot read the file");
+  ExpectUsageError("bench --topology " + Data("gemm_small.csv") + " --shape 4x4x4", "excludes");
+  ExpectUsageError(
+      "bench --topology " + Data("gemm_small.csv") + " --json " + Data("gemm_small.csv"),
+      "would overwrite the input --topology");
+}
+
+}  // namespace
+}  // namespace mxu::host
