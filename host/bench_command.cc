@@ -20,6 +20,7 @@
 
 #include "backends/device_factory.h"
 #include "common/csr_map.h"
+#include "common/device_spec.h"
 #include "common/memory_timing.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
@@ -30,6 +31,8 @@
 #include "host/device_options.h"
 #include "host/plot/plot.h"
 #include "host/random_operands.h"
+#include "host/roofline.h"
+#include "host/sweep.h"
 #include "host/topology.h"
 #include "host/topology_report.h"
 #include "host/train/dataset.h"
@@ -273,6 +276,8 @@ struct BenchArgs {
   bool quick = false, check = false;
   std::string json, plot;
   std::string topology;
+  std::string sweep, roofline;
+  float clock_mhz = 940;
   std::vector<std::string> command_line;
 };
 
@@ -317,6 +322,7 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
   r["max_in_flight"] = timing.max_in_flight;
   r["array_rows"] = config.rows;
   r["array_cols"] = config.cols;
+  r["bus_bytes"] = config.bus_bytes;
   r["name"] = shape.name;
   r["shape"] = ShapeText(shape);
   r["m"] = shape.m;
@@ -504,6 +510,19 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
       ->type_name("FILE.csv")
       ->excludes(shape)
       ->excludes(cmd->get_option("--quick"));
+  CLI::Option* sweep =
+      cmd->add_option("--sweep", a.sweep,
+                      "run the shapes or topology on each of these devices (device specs, "
+                      "MXU_DEVICES syntax) on the model backend, and print a summary per device; "
+                      "unless --mem or --mem-bytes-per-cycle is given, a port wider than the "
+                      "memory gets a memory as wide (and 3 x its DMA requests in flight)")
+          ->type_name("SPEC,SPEC,...");
+  AddFloat(cmd, "--clock-mhz", &a.clock_mhz, 1, 100000, false,
+           "the clock at which the sweep summary gives each device's time");
+  cmd->add_option("--roofline", a.roofline,
+                  "roofline chart as PNG: per GEMM, MACs per byte through the memory port (DMA "
+                  "bytes) against MACs per cycle, with each device's compute and memory roofs")
+      ->type_name("FILE.png");
   CLI::Option* mem = cmd->add_option("--mem", a.mems,
                                      "run the table under this host-memory setting (latency in "
                                      "cycles, bytes per cycle, requests in flight); repeatable; "
@@ -523,6 +542,7 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
                   "setting, as PNG")
       ->type_name("FILE.png");
   AddDeviceOptions(cmd, &a.device, kDeviceBackendsHelp);
+  sweep->excludes(cmd->get_option("--device"));
   for (const char* option : {"--mem-latency", "--mem-bytes-per-cycle", "--mem-in-flight"}) {
     mem->excludes(cmd->get_option(option));
   }
@@ -552,8 +572,18 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   std::vector<MemoryTiming> settings;
   for (const std::string& text : args.mems) settings.push_back(ParseMem(text));
   if (settings.empty()) settings.push_back(args.device.timing);
+  // The devices: this one, or the sweep's, each on the model.
+  const bool sweeping = Given(cli, "--sweep");
+  std::vector<std::string> points = {args.device.device};
+  if (sweeping) {
+    points = ParseSweep(args.sweep);
+    if (args.device.backend != "model" && Given(cli, "--backend")) {
+      throw UsageError("--sweep runs on the model backend, not --backend " + args.device.backend);
+    }
+  }
+  const bool memory_given = Given(cli, "--mem") || Given(cli, "--mem-bytes-per-cycle");
   std::vector<PathArg> outputs;
-  for (const char* option : {"--json", "--plot"}) {
+  for (const char* option : {"--json", "--plot", "--roofline"}) {
     if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
   }
   CheckOutputPaths(outputs, inputs);
@@ -563,14 +593,27 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   }
 
   Json rows = Json::array(), device, backend;
-  for (size_t i = 0; i < settings.size(); ++i) {
-    if (i > 0) std::printf("\n");
-    const Json out = RunInChild([&] { return RunSetting(args, shapes, i, settings[i]); },
-                                "memory setting " + TimingText(settings[i]));
-    device = out["device"];
-    backend = out["backend"];
-    for (const Json& r : out["rows"]) rows.push_back(r);
+  for (size_t p = 0; p < points.size(); ++p) {
+    BenchArgs point = args;
+    if (sweeping) point.device.device = points[p], point.device.backend = "model";
+    for (size_t i = 0; i < settings.size(); ++i) {
+      if (p > 0 || i > 0) std::printf("\n");
+      MemoryTiming timing = settings[i];
+      if (sweeping) {
+        std::printf("device %s\n", points[p].c_str());
+        timing = PointTiming(timing, ParseDeviceSpec(points[p]).bus_bytes, memory_given);
+      }
+      const Json out = RunInChild([&] { return RunSetting(point, shapes, i, timing); },
+                                  "memory setting " + TimingText(timing));
+      device = out["device"];
+      backend = out["backend"];
+      for (Json r : out["rows"]) {
+        if (sweeping) r["point"] = p, r["device_spec"] = points[p];
+        rows.push_back(r);
+      }
+    }
   }
+  const bool one_group = points.size() == 1 && settings.size() == 1;
 
   uint64_t cycles = 0, ideal = 0, bound = 0, checked = 0, mismatches = 0;
   double wall = 0;
@@ -606,7 +649,8 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
       shapes.size(), shapes.size() == 1 ? "" : "s", settings.size(),
       settings.size() == 1 ? "" : "s", (unsigned long long)cycles, (unsigned long long)ideal,
       100 * util_ideal, (unsigned long long)bound, 100 * util_bound, wall, Short(cps).c_str());
-  if (topology) PrintNetwork(*topology, NetworkTotals(rows));
+  if (topology && one_group) PrintNetwork(*topology, NetworkTotals(rows));
+  if (sweeping) PrintSweepSummary(SweepSummary(rows, args.clock_mhz), args.clock_mhz);
   std::fflush(stdout);
 
   if (Given(cli, "--json")) {
@@ -622,10 +666,11 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
     j["memory_settings"] = Json::array();
     for (const MemoryTiming& t : settings) j["memory_settings"].push_back(TimingJson(t));
     j["rows"] = rows;
+    if (sweeping) j["sweep"] = SweepSummary(rows, args.clock_mhz);
     if (topology) {
       j["topology"] = {{"file", args.topology}, {"format", topology->conv ? "conv" : "gemm"}};
       j["layers"] = TopologyLayersJson(*topology, rows);
-      j["totals"] = NetworkTotals(rows);
+      j["totals"] = one_group ? NetworkTotals(rows) : SweepSummary(rows, args.clock_mhz);
     }
     Json summary;
     summary["gemms"] = rows.size();
@@ -651,6 +696,12 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
                               std::to_string(device["array_cols"].get<unsigned>()) + " array, " +
                               backend.get<std::string>() + ")";
     WritePlot(args.plot, settings, rows, title);
+  }
+  if (Given(cli, "--roofline")) {
+    const std::string roof_title = "mxu bench: roofline of " +
+                                   (topology ? args.topology : std::string("the GEMMs")) + " (" +
+                                   backend.get<std::string>() + " backend)";
+    WriteRoofline(args.roofline, rows, roof_title);
   }
   if (mismatches) {
     throw driver::DeviceError("--check: " + std::to_string(mismatches) +

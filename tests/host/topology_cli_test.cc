@@ -1,7 +1,8 @@
 // `mxu bench --topology FILE.csv`: SCALE-Sim's two formats read (tests/host/topology/), each layer
 // run as its GEMM on the model backend, the `layers` and `totals` of the JSON agreeing with the
 // layer's numbers and the rows; and every kind of bad file refused with one line naming the file,
-// the line and the field, exit code 2, before anything runs.
+// the line and the field, exit code 2, before anything runs. --sweep and --roofline on the same
+// small files.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -87,6 +88,53 @@ TEST(MxuTopologyCli, GemmLayersAreLayerMNK) {
   EXPECT_EQ(j["layers"][0]["n"], 48);
   EXPECT_EQ(j["layers"][0].contains("stride"), false);
   ExpectLayersMatchRows(j);
+}
+
+// --sweep: every device spec on the model, a summary entry per device whose sums are its rows';
+// --roofline: a PNG.
+TEST(MxuTopologyCli, SweepSummarizesEveryDeviceAndDrawsTheRoofline) {
+  const std::string json_path = TempPath("sweep.json"), png = TempPath("roofline.png");
+  const CliResult r = RunMxu("bench --topology " + Data("gemm_small.csv") +
+                             " --sweep 16x16,8x8:bus=16 --clock-mhz 500 --json " + json_path +
+                             " --roofline " + png);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("sweep summary (time at 500 MHz"), std::string::npos) << r.out;
+  const json j = json::parse(ReadFile(json_path));
+  ASSERT_EQ(j["rows"].size(), 4u);
+  ASSERT_EQ(j["sweep"].size(), 2u);
+  EXPECT_EQ(j["totals"], j["sweep"]);
+  const char* specs[2] = {"16x16", "8x8:bus=16"};
+  for (size_t p = 0; p < 2; ++p) {
+    const json& s = j["sweep"][p];
+    EXPECT_EQ(s["device_spec"], specs[p]);
+    EXPECT_EQ(s["array_rows"], p == 0 ? 16 : 8);
+    EXPECT_EQ(s["bus_bytes"], p == 0 ? 32 : 16);
+    uint64_t cycles = 0, macs = 0, bytes = 0;
+    for (const json& row : j["rows"]) {
+      if (row["point"] != p) continue;
+      EXPECT_EQ(row["device_spec"], specs[p]);
+      cycles += row["cycles"].get<uint64_t>();
+      macs += row["macs"].get<uint64_t>();
+      bytes += row["dma_read_bytes"].get<uint64_t>() + row["dma_write_bytes"].get<uint64_t>();
+    }
+    EXPECT_EQ(s["gemms"], 2);
+    EXPECT_EQ(s["cycles"], cycles);
+    EXPECT_EQ(s["dma_bytes"], bytes);
+    const double pes = s["array_rows"].get<double>() * s["array_cols"].get<double>();
+    EXPECT_DOUBLE_EQ(s["utilization"].get<double>(), double(macs) / (pes * double(cycles)));
+    EXPECT_DOUBLE_EQ(s["milliseconds"].get<double>(), double(cycles) / 500e3);
+  }
+  EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
+}
+
+TEST(MxuTopologyCli, BadSweepsGiveOneLine) {
+  ExpectUsageError("bench --shape 32x32x32 --sweep 16x16,0x4", "--sweep '0x4': ");
+  ExpectUsageError("bench --shape 32x32x32 --sweep 16x16,", "an empty device spec");
+  ExpectUsageError("bench --shape 32x32x32 --sweep 16x16,16x16", "'16x16' given twice");
+  ExpectUsageError("bench --shape 32x32x32 --sweep 16x16 --backend rtl",
+                   "--sweep runs on the model backend");
+  ExpectUsageError("bench --shape 32x32x32 --sweep 16x16 --device 16x16", "excludes");
+  ExpectUsageError("bench --shape 32x32x32 --clock-mhz 0", "--clock-mhz");
 }
 
 // A bad file: exit 2, one line with `fragment`, and nothing run (no table on stdout).
