@@ -29,6 +29,7 @@
 #include "driver/golden_request.h"
 #include "host/cli.h"
 #include "host/device_options.h"
+#include "host/output_file.h"
 #include "host/plot/plot.h"
 #include "host/random_operands.h"
 #include "host/roofline.h"
@@ -653,6 +654,7 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   if (sweeping) PrintSweepSummary(SweepSummary(rows, args.clock_mhz), args.clock_mhz);
   std::fflush(stdout);
 
+  PendingOutputs files;
   if (Given(cli, "--json")) {
     Json j;
     std::string line;
@@ -686,8 +688,9 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
       summary["mismatches"] = mismatches;
     }
     j["summary"] = summary;
-    std::ofstream file(args.json);
+    std::ofstream file(files.Temp(args.json));
     file << j.dump() << "\n";
+    file.close();
     if (!file) throw std::runtime_error("--json: cannot write '" + args.json + "'");
   }
   if (Given(cli, "--plot")) {
@@ -695,18 +698,22 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
                               std::to_string(device["array_rows"].get<unsigned>()) + " x " +
                               std::to_string(device["array_cols"].get<unsigned>()) + " array, " +
                               backend.get<std::string>() + ")";
-    WritePlot(args.plot, settings, rows, title);
+    files.Write(args.plot,
+                [&](const std::string& temp) { WritePlot(temp, settings, rows, title); });
   }
   if (Given(cli, "--roofline")) {
     const std::string roof_title = "mxu bench: roofline of " +
                                    (topology ? args.topology : std::string("the GEMMs")) + " (" +
                                    backend.get<std::string>() + " backend)";
-    WriteRoofline(args.roofline, rows, roof_title);
+    files.Write(args.roofline,
+                [&](const std::string& temp) { WriteRoofline(temp, rows, roof_title); });
   }
   if (mismatches) {
     throw driver::DeviceError("--check: " + std::to_string(mismatches) +
                               " outputs differ from the golden model");
   }
+  FlushStdout();
+  files.Commit();
   return 0;
 }
 

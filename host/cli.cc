@@ -1,19 +1,14 @@
 #include "host/cli.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <sstream>
 
 namespace mxu::host {
 namespace {
-
-namespace fs = std::filesystem;
 
 std::string Quoted(const std::string& text) { return "'" + text + "'"; }
 
@@ -168,53 +163,19 @@ void AddTraceOptions(CLI::App* app, TraceOptions* options) {
       ->type_name("FILE.json");
 }
 
-void CheckOutputPaths(const std::vector<PathArg>& outputs, const std::vector<PathArg>& inputs) {
-  std::vector<std::string> keys;
-  for (const PathArg& out : outputs) {
-    if (out.path.empty()) throw UsageError(out.option + " needs a file name");
-    const std::map<std::string, std::string> kinds = {
-        {"--trace", "trace"}, {"--timeline", "timeline"}, {"--log", "log"}, {"--plot", "plot"}};
-    const auto kind = kinds.find(out.option);
-    const std::string name = out.option + ": cannot write " +
-                             (kind == kinds.end() ? "output" : kind->second) + " file " +
-                             Quoted(out.path);
-    const fs::path path(out.path);
-    std::error_code ec;
-    if (!path.has_filename() || fs::is_directory(path, ec)) {
-      throw UsageError(name + ": it is a directory");
+void RejectFlagValues(const CLI::App& command, const std::vector<std::string>& args) {
+  const auto flag_shaped = [](const std::string& word) {
+    return word.size() > 1 && word[0] == '-' && (word[1] == '-' || std::isalpha(word[1]));
+  };
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!flag_shaped(arg) || arg.find('=') != std::string::npos) continue;
+    const CLI::Option* option = command.get_option_no_throw(arg);
+    if (option == nullptr || option->get_items_expected_max() == 0) continue;  // unknown, a flag
+    if (flag_shaped(args[i + 1])) {
+      throw UsageError(arg + " needs a value, got the option '" + args[i + 1] + "'");
     }
-    const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-    if (!fs::is_directory(parent, ec)) {
-      throw UsageError(name + ": no such directory " + Quoted(parent.string()));
-    }
-    if (access(parent.c_str(), W_OK) != 0) {
-      throw UsageError(name + ": the directory " + Quoted(parent.string()) + " is not writable");
-    }
-    if (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0) {
-      throw UsageError(name + ": the file is not writable");
-    }
-    keys.push_back(fs::weakly_canonical(path, ec).string());
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (keys[i] == keys[j]) {
-        throw UsageError(outputs[j].option + " and " + outputs[i].option + " name one file " +
-                         Quoted(outputs[i].path) + ": give each output its own");
-      }
-    }
-    struct stat out_stat;
-    const bool out_exists = stat(outputs[i].path.c_str(), &out_stat) == 0;
-    for (const PathArg& in : inputs) {
-      struct stat in_stat;
-      std::error_code ec;
-      const bool same_inode = out_exists && stat(in.path.c_str(), &in_stat) == 0 &&
-                              in_stat.st_dev == out_stat.st_dev &&
-                              in_stat.st_ino == out_stat.st_ino;
-      if (same_inode || fs::weakly_canonical(in.path, ec).string() == keys[i]) {
-        throw UsageError(outputs[i].option + " " + Quoted(outputs[i].path) +
-                         " would overwrite the input " + in.option);
-      }
-    }
+    ++i;  // the value
   }
 }
 

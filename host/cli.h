@@ -1,6 +1,6 @@
 // The `mxu` command line on CLI11: the option types every subcommand shares (decimal integers and
 // numbers with a stated range, shown in --help with their defaults), the trace options, the
-// checks of output paths made before a run starts, and the one-line error messages.
+// one-line error messages (the output files' rule: host/output_file.h).
 //
 // Conventions (stated in `mxu help`): integers are decimal only, a leading zero does not make
 // them octal ("010" is ten) and "0x" prefixes are refused; an option given twice is refused;
@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/output_file.h"
 #include "host/trace_options.h"
 
 namespace mxu::host {
@@ -70,15 +71,9 @@ std::string DescribeParseError(const CLI::ParseError& error);
 // --trace, --trace-start, --trace-cycles, --timeline into options.
 void AddTraceOptions(CLI::App* app, TraceOptions* options);
 
-// A file the command reads or writes, named by its option.
-struct PathArg {
-  std::string option;  // "--out"
-  std::string path;
-};
-
-// Before the run: every output's directory exists and is writable, no output is a directory, no
-// two outputs share a path, and no output is also an input. Throws UsageError.
-void CheckOutputPaths(const std::vector<PathArg>& outputs, const std::vector<PathArg>& inputs);
+// Refuses an option that takes a value followed by a flag-shaped word ("--out --check"): the word
+// is an option forgotten or misspelt, never a file name. args: the subcommand's arguments.
+void RejectFlagValues(const CLI::App& command, const std::vector<std::string>& args);
 
 }  // namespace mxu::host
 

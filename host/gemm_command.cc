@@ -17,7 +17,9 @@
 #include "driver/golden_request.h"
 #include "host/cli.h"
 #include "host/device_options.h"
+#include "host/gemm_limits.h"
 #include "host/npy.h"
+#include "host/output_file.h"
 #include "host/random_operands.h"
 #include "host/trace_options.h"
 
@@ -27,23 +29,19 @@ namespace {
 using driver::Bf16Matrix;
 using driver::Fp32Matrix;
 
-constexpr uint64_t kMaxDimension = 65535;
-// The operands and the result together: half the device's 4 GiB of host memory, the rest left
-// for the tiles' padding and the program.
-constexpr uint64_t kMaxProblemBytes = uint64_t{2} << 30;
-
 // A malformed or unreadable input file is bad input (exit code 2), like a bad flag.
-NpyArray ReadInput(const std::string& path) {
+// header_only: the dtype and shape, checked before any data is read.
+NpyArray ReadInput(const std::string& path, bool header_only = false) {
   try {
-    return ReadNpy(path);
+    return header_only ? ReadNpyHeader(path) : ReadNpy(path);
   } catch (const std::runtime_error& error) {
     throw UsageError(error.what());
   }
 }
 
-// A 2-D operand from .npy, read before the device opens: its shape is checked here.
+// A 2-D operand's header from .npy, read before the device opens: its shape is checked here.
 NpyArray ReadOperand(const std::string& path) {
-  NpyArray array = ReadInput(path);
+  NpyArray array = ReadInput(path, true);
   if (array.shape.size() != 2) {
     throw UsageError(path + ": expected a 2-D array, got rank " +
                      std::to_string(array.shape.size()));
@@ -69,12 +67,12 @@ Bf16Matrix ToBf16Matrix(const NpyArray& array, Subnormals mode) {
 }
 
 std::vector<float> ReadFloat32(const std::string& path, size_t rank_max) {
-  const NpyArray array = ReadInput(path);
-  if (!array.is_float()) throw UsageError(path + ": expected float32 or float64");
-  if (array.shape.empty() || array.shape.size() > rank_max) {
-    throw UsageError(path + ": unexpected rank " + std::to_string(array.shape.size()));
+  const NpyArray header = ReadInput(path, true);
+  if (!header.is_float()) throw UsageError(path + ": expected float32 or float64");
+  if (header.shape.empty() || header.shape.size() > rank_max) {
+    throw UsageError(path + ": unexpected rank " + std::to_string(header.shape.size()));
   }
-  return array.AsFloat32();
+  return ReadInput(path).AsFloat32();
 }
 
 struct CheckResult {
@@ -166,21 +164,10 @@ class ProgressDevice : public driver::Device {
   bool shown_ = false;
 };
 
-// Refuses, before anything is allocated, a problem whose operands and result exceed
-// kMaxProblemBytes.
+// Refuses, before anything is allocated, a problem above kMaxProblemBytes.
 void CheckProblemSize(uint64_t m, uint64_t k, uint64_t n, bool bf16_out, bool accumulate) {
-  const uint64_t a = 2 * m * k, b = 2 * k * n, c = (bf16_out ? 2 : 4) * m * n;
-  const uint64_t total = a + b + c + (accumulate ? 4 * m * n : 0) + 4 * n;
-  if (total <= kMaxProblemBytes) return;
-  const auto gib = [](uint64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(uint64_t{1} << 30));
-    return std::string(text);
-  };
-  throw UsageError("a " + std::to_string(m) + " x " + std::to_string(k) + " x " +
-                   std::to_string(n) + " GEMM needs " + gib(total) + " for A, B and C (A " +
-                   gib(a) + ", B " + gib(b) + ", C " + gib(c) + "); the limit is " +
-                   gib(kMaxProblemBytes) + ", half the device's host memory");
+  const std::string problem = GemmSizeProblem(m, k, n, bf16_out, accumulate);
+  if (!problem.empty()) throw UsageError(problem);
 }
 
 struct GemmArgs {
@@ -253,9 +240,10 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
   for (const char* option : {"--a", "--b", "--bias", "--accumulate"}) {
     if (Given(cli, option)) inputs.push_back({option, cli.get_option(option)->as<std::string>()});
   }
-  for (const char* option : {"--out", "--out-bf16", "--trace", "--timeline"}) {
+  for (const char* option : {"--out", "--out-bf16"}) {
     if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
   }
+  RunRecorder::AddOutputs(args.trace, &outputs);
   CheckOutputPaths(outputs, inputs);
 
   driver::GemmRequest request;
@@ -291,31 +279,38 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
     n = args.n;
   }
   CheckProblemSize(m, k, n, bf16_out, accumulate);
+  if (file_operands) {
+    a_file = ReadInput(args.a);
+    b_file = ReadInput(args.b);
+  }
 
   std::vector<float> bias;
   Fp32Matrix c0;
   if (Given(cli, "--bias")) {
-    bias = ReadFloat32(args.bias, 1);
-    if (static_cast<int>(bias.size()) != n) {
-      throw UsageError(args.bias + ": " + std::to_string(bias.size()) +
+    const NpyArray header = ReadInput(args.bias, true);
+    if (header.shape.size() == 1 && header.shape[0] != size_t(n)) {
+      throw UsageError(args.bias + ": " + std::to_string(header.shape[0]) +
                        " values, expected N = " + std::to_string(n));
     }
+    bias = ReadFloat32(args.bias, 1);
     request.bias = &bias;
   }
   if (accumulate) {
-    const NpyArray array = ReadInput(args.accumulate);
-    if (!array.is_float() || array.shape.size() != 2 || array.shape[0] != size_t(m) ||
-        array.shape[1] != size_t(n)) {
+    const NpyArray header = ReadInput(args.accumulate, true);
+    if (!header.is_float() || header.shape.size() != 2 || header.shape[0] != size_t(m) ||
+        header.shape[1] != size_t(n)) {
       throw UsageError(args.accumulate + ": expected a float array of shape (" + std::to_string(m) +
                        ", " + std::to_string(n) + ")");
     }
+    const NpyArray array = ReadInput(args.accumulate);
     c0 = Fp32Matrix(m, n);
     c0.data = array.AsFloat32();
     request.c0 = &c0;
   }
 
   auto device = OpenDevice(args.device);
-  RunRecorder recorder(args.trace);
+  PendingOutputs files;
+  RunRecorder recorder(args.trace, &files);
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
   Bf16Matrix a, b;
   if (file_operands) {
@@ -345,8 +340,14 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
   CheckResult check;
   if (args.check) check = Check(request, result, config);
 
-  if (Given(cli, "--out")) WriteNpy(args.out, result.c.data, {size_t(m), size_t(n)});
-  if (Given(cli, "--out-bf16")) WriteNpy(args.out_bf16, result.c_bf16.data, {size_t(m), size_t(n)});
+  const std::vector<size_t> shape = {size_t(m), size_t(n)};
+  if (Given(cli, "--out")) {
+    files.Write(args.out, [&](const std::string& temp) { WriteNpy(temp, result.c.data, shape); });
+  }
+  if (Given(cli, "--out-bf16")) {
+    files.Write(args.out_bf16,
+                [&](const std::string& temp) { WriteNpy(temp, result.c_bf16.data, shape); });
+  }
 
   const driver::RunStats& s = result.stats;
   const uint64_t cycles = s.counter(csr::Counter::kCycles);
@@ -398,7 +399,10 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
                   check.mismatches, check.mismatches ? "FAILED" : "bit-exact");
     }
   }
-  return check.mismatches ? 1 : 0;
+  FlushStdout();
+  if (check.mismatches) return 1;  // a failed check writes no file
+  files.Commit();
+  return 0;
 }
 
 }  // namespace

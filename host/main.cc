@@ -16,6 +16,7 @@
 #include "host/device_options.h"
 #include "host/gemm_command.h"
 #include "host/info_command.h"
+#include "host/output_file.h"
 #include "host/selfcheck.h"
 #include "host/train_command.h"
 
@@ -24,6 +25,16 @@ namespace {
 int Fail(const std::string& command, const std::string& message, int code) {
   std::fprintf(stderr, "mxu %s: %s\n", command.c_str(), message.c_str());
   return code;
+}
+
+// Exit code 0, or 1 with one line when what was printed could not be written.
+int Stdout(const std::string& command) {
+  try {
+    mxu::host::FlushStdout();
+    return 0;
+  } catch (const std::runtime_error& error) {
+    return Fail(command, error.what(), 1);
+  }
 }
 
 CLI::App* FindCommand(CLI::App& app, const std::string& name) {
@@ -60,12 +71,13 @@ int sc_main(int argc, char** argv) {
   }
   const std::string command = args[0];
   if (command == "help" || command == "--help" || command == "-h") {
-    if (args.size() > 1 && FindCommand(app, args[1]) != nullptr && args[1] != "help") {
-      std::fputs(FindCommand(app, args[1])->help().c_str(), stdout);
-    } else {
-      std::fputs(all_help.c_str(), stdout);
+    if (args.size() > 2) return Fail("help", "unexpected argument '" + args[2] + "'", 2);
+    if (args.size() > 1 && (FindCommand(app, args[1]) == nullptr || args[1] == "help")) {
+      return Fail("help", "unknown command '" + args[1] + "' (see 'mxu help')", 2);
     }
-    return 0;
+    std::fputs(args.size() > 1 ? FindCommand(app, args[1])->help().c_str() : all_help.c_str(),
+               stdout);
+    return Stdout(command);
   }
   CLI::App* subcommand = FindCommand(app, command);
   if (subcommand == nullptr) {
@@ -78,10 +90,11 @@ int sc_main(int argc, char** argv) {
       if (option->get_expected_max() > 1) repeatable.insert(option->get_name());
     }
     mxu::host::RejectRepeated({args.begin() + 1, args.end()}, repeatable);
+    mxu::host::RejectFlagValues(*subcommand, {args.begin() + 1, args.end()});
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::fputs(subcommand->help().c_str(), stdout);
-    return 0;
+    return Stdout(command);
   } catch (const CLI::ParseError& error) {
     return Fail(command, mxu::host::DescribeParseError(error), 2);
   } catch (const mxu::host::UsageError& error) {
@@ -89,7 +102,10 @@ int sc_main(int argc, char** argv) {
   }
   try {
     for (const auto& [name, run] : commands) {
-      if (name == command) return run();
+      if (name != command) continue;
+      const int code = run();
+      mxu::host::FlushStdout();  // a full disk or a closed pipe is a failed run
+      return code;
     }
     return Fail(command, "unknown command (see 'mxu help')", 2);
   } catch (const mxu::host::UsageError& error) {

@@ -1,5 +1,8 @@
 #include "host/npy.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -414,13 +417,28 @@ std::vector<uint16_t> NpyArray::AsUint16() const {
   return values;
 }
 
-NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for_errors) {
-  const std::string& name = name_for_errors;
-  if (bytes.size() < kMagicSize || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) {
+namespace {
+
+// A header longer than this is not NumPy's (it writes a few hundred bytes): refused before it is
+// read into memory.
+constexpr uint64_t kMaxHeaderSize = uint64_t{1} << 20;
+
+// What the preamble and header say, checked against the file's size.
+struct Layout {
+  NpyArray array;  // dtype and shape, no data
+  bool fortran_order = false;
+  size_t count = 0, data_start = 0, data_size = 0;
+};
+
+// Parses the preamble and header from head, the file's first bytes (all of them, or at least
+// the preamble and the header it declares), checking the declared sizes against total, the
+// file's size, before any data is read.
+Layout ParseLayout(const uint8_t* head, size_t head_size, uint64_t total, const std::string& name) {
+  if (head_size < kMagicSize || std::memcmp(head, kMagic, kMagicSize) != 0) {
     Fail(name, "not a .npy file (missing \\x93NUMPY magic)");
   }
-  if (bytes.size() < kMagicSize + 2) Fail(name, "truncated header: no format version");
-  const int major = bytes[kMagicSize], minor = bytes[kMagicSize + 1];
+  if (head_size < kMagicSize + 2) Fail(name, "truncated header: no format version");
+  const int major = head[kMagicSize], minor = head[kMagicSize + 1];
   if (major < 1 || major > 3 || minor != 0) {
     Fail(name, "unsupported .npy format version " + std::to_string(major) + "." +
                    std::to_string(minor) + " (expected 1.0, 2.0 or 3.0)");
@@ -428,19 +446,25 @@ NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for
   // Version 1.0 has a 2-byte header length, 2.0 and 3.0 (UTF-8 header) a 4-byte one.
   const size_t length_size = major == 1 ? 2 : 4;
   const size_t preamble = kMagicSize + 2 + length_size;
-  if (bytes.size() < preamble) {
-    Fail(name, "truncated header: the file is " + std::to_string(bytes.size()) +
+  if (total < preamble || head_size < preamble) {
+    Fail(name, "truncated header: the file is " + std::to_string(total) +
                    " bytes, shorter than the " + std::to_string(preamble) + "-byte preamble");
   }
-  const uint64_t header_size = ReadLittleEndian(&bytes[kMagicSize + 2], length_size);
-  if (header_size > bytes.size() - preamble) {
+  const uint64_t header_size = ReadLittleEndian(&head[kMagicSize + 2], length_size);
+  if (header_size > total - preamble) {
     Fail(name, "truncated header: header length " + std::to_string(header_size) + " exceeds the " +
-                   std::to_string(bytes.size() - preamble) + " bytes after the preamble");
+                   std::to_string(total - preamble) + " bytes after the preamble");
   }
-  const std::string_view text(reinterpret_cast<const char*>(&bytes[preamble]), header_size);
+  if (header_size > kMaxHeaderSize) {
+    Fail(name, "header length " + std::to_string(header_size) + " is above the limit of " +
+                   std::to_string(kMaxHeaderSize) + " bytes");
+  }
+  if (head_size < preamble + header_size) Fail(name, "truncated header");
+  const std::string_view text(reinterpret_cast<const char*>(&head[preamble]), header_size);
   const Header header = HeaderParser(text, name).Parse();
 
-  NpyArray array;
+  Layout layout;
+  NpyArray& array = layout.array;
   if (header.descr == "<f4") {
     array.dtype = NpyArray::Dtype::kFloat32;
   } else if (header.descr == "<f8") {
@@ -453,48 +477,119 @@ NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for
                    (big_endian ? "big-endian data is not supported; " : "") +
                    "expected float32 '<f4', float64 '<f8' or uint16 '<u2')");
   }
-  size_t count = 0, data_size = 0;
-  if (!ElementCount(header.shape, &count)) {
+  if (!ElementCount(header.shape, &layout.count)) {
     Fail(name,
          "shape " + ShapeRepr(header.shape) + " is too large: the element count overflows size_t");
   }
-  if (MultiplyOverflows(count, ItemSize(array.dtype), &data_size)) {
+  if (MultiplyOverflows(layout.count, ItemSize(array.dtype), &layout.data_size)) {
     Fail(name,
          "shape " + ShapeRepr(header.shape) + " is too large: the byte count overflows size_t");
   }
-  const size_t data_start = preamble + header_size;
-  const size_t available = bytes.size() - data_start;
-  if (available != data_size) {
-    Fail(name, std::string(available < data_size ? "truncated data" : "unexpected trailing data") +
-                   ": expected " + std::to_string(data_size) + " bytes, found " +
-                   std::to_string(available));
+  layout.data_start = preamble + header_size;
+  const uint64_t available = total - layout.data_start;
+  if (available != layout.data_size) {
+    Fail(name,
+         std::string(available < layout.data_size ? "truncated data" : "unexpected trailing data") +
+             ": expected " + std::to_string(layout.data_size) + " bytes, found " +
+             std::to_string(available));
   }
   array.shape = header.shape;
-  if (header.fortran_order && header.shape.size() > 1) {
-    array.data = FortranToC(bytes.data() + data_start, header.shape, count, ItemSize(array.dtype));
+  layout.fortran_order = header.fortran_order && header.shape.size() > 1;
+  return layout;
+}
+
+NpyArray WithData(Layout layout, const uint8_t* data) {
+  NpyArray array = std::move(layout.array);
+  if (layout.fortran_order) {
+    array.data = FortranToC(data, array.shape, layout.count, ItemSize(array.dtype));
   } else {
-    array.data.assign(bytes.data() + data_start, bytes.data() + bytes.size());
+    array.data.assign(data, data + layout.data_size);
   }
   return array;
 }
 
-NpyArray ReadNpy(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) Fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
-  std::vector<uint8_t> bytes;
-  uint8_t buffer[1 << 16];
-  size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
-    bytes.insert(bytes.end(), buffer, buffer + got);
+// An open .npy file whose layout has been read and checked; the data not yet.
+class NpyFile {
+ public:
+  explicit NpyFile(const std::string& path) : path_(path) {
+    file_ = std::fopen(path.c_str(), "rb");
+    if (file_ == nullptr) {
+      Fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
+    }
+    // A device or a FIFO has no size to check the header against (/dev/zero never ends).
+    struct stat st;
+    if (fstat(fileno(file_), &st) != 0) {
+      const int error = errno;
+      Close();
+      Fail(path, std::string("cannot read: ") + std::strerror(error));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      Close();
+      Fail(path, S_ISDIR(st.st_mode) ? "a directory, not a .npy file"
+                                     : "not a regular file (inputs are files of known size)");
+    }
+    const uint64_t total = static_cast<uint64_t>(st.st_size);
+    std::vector<uint8_t> head = Read(std::min<uint64_t>(total, kMagicSize + 2 + 4));
+    if (head.size() >= kMagicSize + 2 + 2 && std::memcmp(head.data(), kMagic, kMagicSize) == 0) {
+      const size_t length_size = head[kMagicSize] == 1 ? 2 : 4;
+      const size_t preamble = kMagicSize + 2 + length_size;
+      if (head.size() >= preamble) {
+        const uint64_t header_size = ReadLittleEndian(&head[kMagicSize + 2], length_size);
+        const uint64_t wanted = std::min(header_size, kMaxHeaderSize);
+        if (wanted <= total - preamble) {
+          const std::vector<uint8_t> more = Read(preamble + wanted - head.size());
+          head.insert(head.end(), more.begin(), more.end());
+        }
+      }
+    }
+    try {
+      layout_ = ParseLayout(head.data(), head.size(), total, path);
+    } catch (...) {
+      Close();
+      throw;
+    }
+    header_bytes_ = head.size();
   }
-  if (std::ferror(file)) {
-    const int error = errno;
-    std::fclose(file);
-    Fail(path, std::string("read failed: ") + std::strerror(error));
+  ~NpyFile() { Close(); }
+
+  const Layout& layout() const { return layout_; }
+  NpyArray ReadArray() {
+    const std::vector<uint8_t> skipped = Read(layout_.data_start - header_bytes_);
+    const std::vector<uint8_t> data = Read(layout_.data_size);
+    if (data.size() != layout_.data_size) Fail(path_, "truncated data: the file shrank");
+    return WithData(layout_, data.data());
   }
-  std::fclose(file);
-  return ParseNpy(bytes, path);
+
+ private:
+  std::vector<uint8_t> Read(uint64_t bytes) {
+    std::vector<uint8_t> out(bytes);
+    const size_t got = std::fread(out.data(), 1, out.size(), file_);
+    if (std::ferror(file_)) Fail(path_, std::string("read failed: ") + std::strerror(errno));
+    out.resize(got);
+    return out;
+  }
+  void Close() {
+    if (file_ != nullptr) std::fclose(file_);
+    file_ = nullptr;
+  }
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  Layout layout_;
+  size_t header_bytes_ = 0;
+};
+
+}  // namespace
+
+NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for_errors) {
+  Layout layout = ParseLayout(bytes.data(), bytes.size(), bytes.size(), name_for_errors);
+  const size_t start = layout.data_start;
+  return WithData(std::move(layout), bytes.data() + start);
 }
+
+NpyArray ReadNpy(const std::string& path) { return NpyFile(path).ReadArray(); }
+
+NpyArray ReadNpyHeader(const std::string& path) { return NpyFile(path).layout().array; }
 
 void WriteNpy(const std::string& path, const std::vector<float>& data,
               const std::vector<size_t>& shape) {

@@ -39,8 +39,11 @@ struct NpyArray {
   std::vector<uint16_t> AsUint16() const;
 };
 
-// Reads and parses the .npy file at path.
+// Reads and parses the .npy file at path: a regular file whose header is checked against its
+// size before the data is read.
 NpyArray ReadNpy(const std::string& path);
+// The dtype and shape of the .npy file at path (no data), checked as ReadNpy does.
+NpyArray ReadNpyHeader(const std::string& path);
 // Parses the bytes of a whole .npy file; name_for_errors starts every error message.
 NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for_errors);
 

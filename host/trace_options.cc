@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "host/cli.h"
@@ -10,13 +12,28 @@
 namespace mxu::host {
 namespace {
 
-// Before a long run, not after it: the directory must take the file.
-void CheckWritable(const std::string& path, const char* what) {
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-  if (path.back() == '/' || access(dir.c_str(), W_OK) != 0) {
-    throw std::runtime_error(std::string("cannot write ") + what + " file '" + path + "'");
-  }
+// The save file names its trace by absolute path (waves/run_layout.cc): the final one, not the
+// temporary the trace was recorded to.
+std::string AbsolutePath(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[4096];
+  if (getcwd(cwd, sizeof cwd) == nullptr) return path;
+  return std::string(cwd) + "/" + path;
+}
+
+void RenameDumpfile(const std::string& gtkw, const std::string& from, const std::string& to) {
+  std::ifstream in(gtkw);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string layout = text.str();
+  const std::string old_line = "[dumpfile] \"" + AbsolutePath(from) + "\"";
+  const size_t at = layout.find(old_line);
+  if (at == std::string::npos) return;
+  layout.replace(at, old_line.size(), "[dumpfile] \"" + AbsolutePath(to) + "\"");
+  std::ofstream out(gtkw, std::ios::trunc);
+  out << layout;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write GTKWave save file '" + to + "'");
 }
 
 // Recording needs a backend that can record; the others refuse the options rather than ignore them.
@@ -40,20 +57,27 @@ std::string RunRecorder::GtkwPath(const std::string& fst_path) {
   return fst_path + ".gtkw";
 }
 
+void RunRecorder::AddOutputs(const TraceOptions& options, std::vector<PathArg>* outputs) {
+  if (!options.fst_path.empty()) {
+    outputs->push_back({"--trace", options.fst_path});
+    outputs->push_back({"--trace's save file", GtkwPath(options.fst_path)});
+  }
+  if (!options.timeline_path.empty()) outputs->push_back({"--timeline", options.timeline_path});
+}
+
 void RunRecorder::Arm(driver::Device& device) {
   const bool trace = !options_.fst_path.empty();
   if (!trace && options_.timeline_path.empty()) return;
   driver::Tracing& tracing = TracingOf(device);
-  if (!options_.timeline_path.empty()) CheckWritable(options_.timeline_path, "timeline");
+  if (!options_.timeline_path.empty()) outputs_->Temp(options_.timeline_path);
   armed_at_ = tracing.cycle();
   if (trace) {
     const uint64_t start = options_.start_cycle > UINT64_MAX - armed_at_
                                ? UINT64_MAX
                                : armed_at_ + options_.start_cycle;
-    tracing.SetTrace(options_.fst_path, start, options_.cycles);
-    // SetTrace checked the directory: a file of that name now can only be an older run's.
-    std::remove(options_.fst_path.c_str());
-    std::remove(GtkwPath(options_.fst_path).c_str());
+    outputs_->Temp(GtkwPath(options_.fst_path));
+    outputs_->Write(options_.fst_path,
+                    [&](const std::string& fst) { tracing.SetTrace(fst, start, options_.cycles); });
   }
   // A trace needs the timeline too: its save file's markers are the run's events.
   tracing.StartTimeline();
@@ -64,9 +88,11 @@ void RunRecorder::Finish(driver::Device& device) {
   if (!trace && options_.timeline_path.empty()) return;
   driver::Tracing& tracing = TracingOf(device);
   const uint64_t end = tracing.cycle();
-  if (trace) tracing.CloseTrace();  // throws when the file could not be created
+  const std::string fst = trace ? outputs_->Temp(options_.fst_path) : "";
+  if (trace) outputs_->Write(options_.fst_path, [&](const std::string&) { tracing.CloseTrace(); });
   if (!options_.timeline_path.empty()) {
-    tracing.WriteTimeline(options_.timeline_path);
+    outputs_->Write(options_.timeline_path,
+                    [&](const std::string& timeline) { tracing.WriteTimeline(timeline); });
   } else {
     tracing.StopTimeline();
   }
@@ -76,7 +102,10 @@ void RunRecorder::Finish(driver::Device& device) {
         "no trace written: --trace-start " + std::to_string(options_.start_cycle) +
         " is past the end of the run (" + std::to_string(end - armed_at_) + " cycles)");
   }
-  tracing.WriteTraceLayout(GtkwPath(options_.fst_path));
+  outputs_->Write(GtkwPath(options_.fst_path), [&](const std::string& gtkw) {
+    tracing.WriteTraceLayout(gtkw);
+    RenameDumpfile(gtkw, fst, options_.fst_path);
+  });
 }
 
 }  // namespace mxu::host

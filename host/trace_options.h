@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "driver/device.h"
+#include "host/output_file.h"
 
 namespace mxu::host {
 
@@ -31,11 +33,12 @@ struct TraceOptions {
 // only for --timeline).
 class RunRecorder {
  public:
-  explicit RunRecorder(TraceOptions options) : options_(std::move(options)) {}
+  // The files go to temporaries of outputs, renamed into place when the whole run succeeded.
+  RunRecorder(TraceOptions options, PendingOutputs* outputs)
+      : options_(std::move(options)), outputs_(outputs) {}
 
-  // Throws std::runtime_error ("cannot write ...") when a file's directory is not writable.
-  // Removes an older file at the trace's path (and its save file), so that nothing from an
-  // earlier run can pass for this one's.
+  // Starts recording; throws std::runtime_error ("cannot write ...") when a file's temporary
+  // cannot be created. An older file at a path stays until the run's own replaces it.
   void Arm(driver::Device& device);
   // Closes the trace and writes the save file and the timeline; throws std::runtime_error naming
   // the file that could not be written, or saying that the trace window missed the run ("no
@@ -44,9 +47,12 @@ class RunRecorder {
 
   // The save file written beside a trace: FILE.fst -> FILE.gtkw, else FILE + ".gtkw".
   static std::string GtkwPath(const std::string& fst_path);
+  // The files these options write, for CheckOutputPaths: the trace, its save file, the timeline.
+  static void AddOutputs(const TraceOptions& options, std::vector<PathArg>* outputs);
 
  private:
   TraceOptions options_;
+  PendingOutputs* outputs_;
   uint64_t armed_at_ = 0;  // the device cycle of Arm()
 };
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 
 #include "host/cli.h"
 #include "host/device_options.h"
+#include "host/output_file.h"
 #include "host/trace_options.h"
 #include "host/train/curves_plot.h"
 #include "host/train/dataset.h"
@@ -132,6 +134,23 @@ TrainingData LoadData(const CLI::App& cli, const TrainArgs& args, uint64_t seed)
   return data;
 }
 
+// Every file of --data is an input no output may overwrite.
+std::vector<PathArg> DataFiles(const CLI::App& cli, const TrainArgs& args) {
+  std::vector<PathArg> inputs;
+  if (!Given(cli, "--data")) return inputs;
+  std::string dir;
+  try {
+    dir = train::DataDirectory(args.data);
+  } catch (const std::runtime_error& error) {
+    throw UsageError(error.what());
+  }
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec)) inputs.push_back({"--data", entry.path().string()});
+  }
+  return inputs;
+}
+
 int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
   const DeviceOptions& options = args.device;
   // Rank 0 alone prints, logs, plots and traces; the others train in silence.
@@ -172,12 +191,13 @@ int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
     throw UsageError("--trace and --timeline record the device: not with --backend host");
   }
   std::vector<PathArg> outputs;
-  for (const char* option : {"--log", "--plot", "--trace", "--timeline"}) {
+  for (const char* option : {"--log", "--plot"}) {
     if (Given(cli, option) && lead) {
       outputs.push_back({option, cli.get_option(option)->as<std::string>()});
     }
   }
-  CheckOutputPaths(outputs, {});
+  RunRecorder::AddOutputs(trace, &outputs);
+  CheckOutputPaths(outputs, DataFiles(cli, args));
   const bool json = args.json;
   const train::TrainConfig& config = config_in;
   const TrainingData loaded = LoadData(cli, args, config.seed);
@@ -205,7 +225,8 @@ int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
                      std::to_string(steps_per_epoch) + " steps), got " +
                      std::to_string(config.inject_overflow_step));
   }
-  RunRecorder recorder(trace);
+  PendingOutputs files;
+  RunRecorder recorder(trace, &files);
 
   // The engine: the device through the driver, or plain fp32 on the host.
   std::unique_ptr<driver::Device> device;
@@ -266,7 +287,7 @@ int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
 
   std::ofstream log;
   if (Given(cli, "--log") && lead) {
-    log.open(args.log);
+    log.open(files.Temp(args.log));
     if (!log) throw UsageError("cannot write the log " + args.log);
     log << CsvHeader();
   }
@@ -317,9 +338,11 @@ int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
       accuracy[0].y.push_back(r.train_accuracy);  // fractions: the plot shows percent
       accuracy[1].y.push_back(r.test_accuracy);
     }
-    train::WriteCurvesPng(args.plot,
-                          "mxu train: " + trainer.model().Describe() + " on " + engine->name(),
-                          loss, accuracy);
+    files.Write(args.plot, [&](const std::string& temp) {
+      train::WriteCurvesPng(temp,
+                            "mxu train: " + trainer.model().Describe() + " on " + engine->name(),
+                            loss, accuracy);
+    });
   }
 
   const EpochRecord& last = records.back();
@@ -401,6 +424,12 @@ int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
           100 * scaling_efficiency);
     }
   }
+  if (log.is_open()) {
+    log.close();
+    if (!log) throw std::runtime_error("writing the log " + args.log + " failed");
+  }
+  FlushStdout();
+  files.Commit();
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 
@@ -60,6 +61,56 @@ std::vector<uint8_t> Gunzip(const std::vector<uint8_t>& bytes, const std::string
   inflateEnd(&stream);
   if (!problem.empty()) Fail(name, problem);
   return out;
+}
+
+GzipStream::GzipStream(std::FILE* file, const std::string& name) : file_(file), name_(name) {
+  if (inflateInit2(&stream_, 16 + MAX_WBITS) != Z_OK) Fail(name, "cannot start zlib");
+}
+
+GzipStream::~GzipStream() { inflateEnd(&stream_); }
+
+bool GzipStream::Refill() {
+  const size_t got = std::fread(input_, 1, sizeof(input_), file_);
+  if (std::ferror(file_)) Fail(name_, "read error");
+  stream_.next_in = input_;
+  stream_.avail_in = static_cast<uInt>(got);
+  return got > 0;
+}
+
+size_t GzipStream::Read(uint8_t* out, size_t size) {
+  size_t done = 0;
+  while (done < size && !ended_) {
+    if (stream_.avail_in == 0 && !Refill()) {
+      Fail(name_, "truncated gzip data (unexpected end of file)");
+    }
+    const size_t want = std::min<size_t>(size - done, UINT_MAX);
+    stream_.next_out = out + done;
+    stream_.avail_out = static_cast<uInt>(want);
+    const int status = inflate(&stream_, Z_NO_FLUSH);
+    done += want - stream_.avail_out;
+    if (status == Z_STREAM_END) {
+      // Another member follows (concatenated gzip files), or garbage, or the end.
+      if (stream_.avail_in == 0 && !Refill()) {
+        ended_ = true;
+        break;
+      }
+      if (stream_.next_in[0] != 0x1F ||
+          (stream_.avail_in >= 2 ? stream_.next_in[1] != 0x8B : std::fgetc(file_) != 0x8B)) {
+        Fail(name_, "trailing garbage after the gzip data");
+      }
+      if (stream_.avail_in < 2) {  // the second magic byte was read apart: put it back
+        input_[0] = 0x1F;
+        input_[1] = 0x8B;
+        stream_.next_in = input_;
+        stream_.avail_in = 2;
+      }
+      inflateReset(&stream_);
+      continue;
+    }
+    if (status == Z_OK || (status == Z_BUF_ERROR && stream_.avail_in == 0)) continue;
+    Fail(name_, std::string("corrupt gzip data: ") + (stream_.msg ? stream_.msg : "zlib error"));
+  }
+  return done;
 }
 
 }  // namespace mxu::train

@@ -1,6 +1,8 @@
 // The IDX reader and the IDX data set loader of host/train/idx.h.
 #include "host/train/idx.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -49,23 +51,6 @@ const char* TypeName(uint8_t type) {
     default:
       return "unknown";
   }
-}
-
-std::vector<uint8_t> ReadFileBytes(const std::string& path) {
-  std::error_code error;
-  if (fs::is_directory(path, error)) Fail(path, "is a directory, not an IDX file");
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) Fail(path, std::string("cannot open: ") + std::strerror(errno));
-  std::vector<uint8_t> bytes;
-  uint8_t buffer[1 << 16];
-  size_t count;
-  while ((count = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
-    bytes.insert(bytes.end(), buffer, buffer + count);
-  }
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) Fail(path, "read error");
-  return bytes;
 }
 
 // A named images + labels pair, already checked against each other.
@@ -179,10 +164,26 @@ void KeepFirst(Dataset& data, int max_samples) {
   data.x.resize(static_cast<size_t>(max_samples) * static_cast<size_t>(data.features));
 }
 
-// An uncompressed IDX file.
-IdxArray ParseRawIdx(const std::vector<uint8_t>& bytes, const std::string& name) {
-  if (bytes.size() < 4) {
-    Fail(name, "too short for an IDX header: " + std::to_string(bytes.size()) + " bytes");
+// The most an IDX file may declare: 2 GiB, as Gunzip's default cap (Fashion-MNIST's training
+// images are 47 MB).
+constexpr uint64_t kMaxPayload = uint64_t{1} << 31;
+// deflate's best ratio is about 1032:1: a gzip file cannot hold more.
+constexpr uint64_t kMaxDeflateRatio = 1100;
+
+struct IdxLayout {
+  IdxArray array;  // dims, no data
+  size_t header_size = 0;
+  uint64_t payload = 0;
+};
+
+// The header from head (the file's first head_size bytes, or the whole file), checked against
+// total, the whole (decompressed) file's size; kUnknownSize skips the size checks.
+constexpr uint64_t kUnknownSize = UINT64_MAX;
+IdxLayout ParseIdxHeader(const uint8_t* bytes, size_t head_size, uint64_t total,
+                         const std::string& name) {
+  const uint64_t size = std::min<uint64_t>(head_size, total);
+  if (size < 4) {
+    Fail(name, "too short for an IDX header: " + std::to_string(size) + " bytes");
   }
   if (bytes[0] != 0 || bytes[1] != 0) {
     Fail(name, "bad magic " + Hex(bytes[0]) + " " + Hex(bytes[1]) +
@@ -196,12 +197,13 @@ IdxArray ParseRawIdx(const std::vector<uint8_t>& bytes, const std::string& name)
   const size_t rank = bytes[3];
   if (rank == 0) Fail(name, "bad dimension count 0");
   const size_t header_size = 4 + 4 * rank;
-  if (bytes.size() < header_size) {
+  if (size < header_size) {
     Fail(name, "truncated header: " + std::to_string(rank) + " dimensions need " +
-                   std::to_string(header_size) + " header bytes, found " +
-                   std::to_string(bytes.size()));
+                   std::to_string(header_size) + " header bytes, found " + std::to_string(size));
   }
-  IdxArray array;
+  IdxLayout layout;
+  layout.header_size = header_size;
+  IdxArray& array = layout.array;
   for (size_t d = 0; d < rank; ++d) {
     const uint8_t* p = &bytes[4 + 4 * d];
     array.dims.push_back((size_t{p[0]} << 24) | (size_t{p[1]} << 16) | (size_t{p[2]} << 8) |
@@ -221,7 +223,13 @@ IdxArray ParseRawIdx(const std::vector<uint8_t>& bytes, const std::string& name)
       expected *= dim;
     }
   }
-  const uint64_t found = bytes.size() - header_size;
+  layout.payload = expected;
+  if (total == kUnknownSize) {
+    if (overflow) expected = UINT64_MAX;
+    layout.payload = expected;
+    return layout;
+  }
+  const uint64_t found = total - header_size;
   if (overflow) {
     Fail(name, "truncated payload: the dimensions ask for more than 2^64 bytes, found " +
                    std::to_string(found));
@@ -234,8 +242,61 @@ IdxArray ParseRawIdx(const std::vector<uint8_t>& bytes, const std::string& name)
     Fail(name, "oversized payload: expected " + std::to_string(expected) + " bytes, found " +
                    std::to_string(found));
   }
-  array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header_size), bytes.end());
-  return array;
+  return layout;
+}
+
+// An uncompressed IDX file.
+IdxArray ParseRawIdx(const std::vector<uint8_t>& bytes, const std::string& name) {
+  IdxLayout layout = ParseIdxHeader(bytes.data(), bytes.size(), bytes.size(), name);
+  layout.array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(layout.header_size),
+                           bytes.end());
+  return std::move(layout.array);
+}
+
+// The IDX header's bytes from read(out, size) (which returns fewer only at the end): the fixed
+// four, then four per dimension.
+template <typename Read>
+std::vector<uint8_t> ReadIdxHead(Read read) {
+  std::vector<uint8_t> head(4);
+  head.resize(read(head.data(), 4));
+  if (head.size() == 4) {
+    head.resize(4 + 4 * size_t{head[3]});
+    head.resize(4 + read(head.data() + 4, head.size() - 4));
+  }
+  return head;
+}
+
+// A gzip-compressed IDX file: the header inflated first, its declared size checked against the
+// limit and the compressed size, then exactly that many bytes inflated.
+IdxArray ReadGzipIdx(std::FILE* file, uint64_t compressed, const std::string& name) {
+  GzipStream gzip(file, name);
+  const auto read = [&](uint8_t* out, size_t size) { return gzip.Read(out, size); };
+  const std::vector<uint8_t> head = ReadIdxHead(read);
+  IdxLayout layout = ParseIdxHeader(head.data(), head.size(), kUnknownSize, name);
+  if (layout.payload > kMaxPayload || layout.payload > kMaxDeflateRatio * compressed) {
+    Fail(name, "the header declares " +
+                   (layout.payload == UINT64_MAX ? std::string("more than 2^64")
+                                                 : std::to_string(layout.payload)) +
+                   " payload bytes: more than " +
+                   (layout.payload > kMaxPayload
+                        ? "the limit of " + std::to_string(kMaxPayload)
+                        : "a " + std::to_string(compressed) + "-byte gzip file can hold"));
+  }
+  // Grown as the data comes, not allocated at the declared size: a header may lie.
+  std::vector<uint8_t>& data = layout.array.data;
+  constexpr size_t kChunk = size_t{1} << 20;
+  for (size_t got = kChunk; data.size() < layout.payload && got > 0;) {
+    const size_t at = data.size();
+    data.resize(at + std::min<uint64_t>(kChunk, layout.payload - at));
+    got = read(data.data() + at, data.size() - at);
+    data.resize(at + got);
+  }
+  uint64_t found = data.size();
+  // Past the declared size: count what is left (bounded by the compressed size), keep nothing.
+  uint8_t rest[1 << 16];
+  for (size_t got; found == layout.payload && (got = read(rest, sizeof rest)) > 0;) found += got;
+  ParseIdxHeader(head.data(), head.size(), layout.header_size + found, name);
+  return std::move(layout.array);
 }
 
 }  // namespace
@@ -246,7 +307,37 @@ IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& name_for
   return ParseRawIdx(bytes, name_for_errors);
 }
 
-IdxArray ReadIdx(const std::string& path) { return ParseIdx(ReadFileBytes(path), path); }
+IdxArray ReadIdx(const std::string& path) {
+  std::error_code error;
+  if (fs::is_directory(path, error)) Fail(path, "is a directory, not an IDX file");
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) Fail(path, std::string("cannot open: ") + std::strerror(errno));
+  struct Closer {
+    std::FILE* file;
+    ~Closer() { std::fclose(file); }
+  } closer{file};
+  // A device or a FIFO has no size to check the header against (/dev/zero never ends).
+  struct stat st;
+  if (fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) {
+    Fail(path, "not a regular file (inputs are files of known size)");
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  const int first = std::fgetc(file), second = std::fgetc(file);
+  std::rewind(file);
+  if (first == 0x1F && second == 0x8B) return ReadGzipIdx(file, size, path);
+  const auto read = [&](uint8_t* out, size_t bytes) {
+    const size_t got = std::fread(out, 1, bytes, file);
+    if (std::ferror(file)) Fail(path, "read error");
+    return got;
+  };
+  const std::vector<uint8_t> head = ReadIdxHead(read);
+  IdxLayout layout = ParseIdxHeader(head.data(), head.size(), size, path);
+  layout.array.data.resize(layout.payload);
+  if (read(layout.array.data.data(), layout.payload) != layout.payload) {
+    Fail(path, "truncated payload: the file shrank while read");
+  }
+  return std::move(layout.array);
+}
 
 std::string DataDirectory(const std::string& name) {
   if (name != kFashionMnistName) return name;

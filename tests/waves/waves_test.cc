@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -351,7 +352,9 @@ TEST(WavesSaveFile, BuiltLayoutsNameTheFiltersByAbsolutePath) {
 
 // ---- tracing errors and interruption ----
 
-TEST(WavesTrace, WindowPastTheEndIsAnErrorAndLeavesNoStaleFile) {
+// A failed run leaves the files at the outputs' paths as they were (host/output_file.h): an
+// older trace is never removed before the run, nor replaced by a failed one.
+TEST(WavesTrace, WindowPastTheEndIsAnErrorAndKeepsTheOlderFiles) {
   const std::string fst = TempPath("late.fst"), gtkw = TempPath("late.gtkw");
   host::WriteBytes(fst, "an older run's trace");
   host::WriteBytes(gtkw, "an older run's save file");
@@ -361,8 +364,8 @@ TEST(WavesTrace, WindowPastTheEndIsAnErrorAndLeavesNoStaleFile) {
   EXPECT_NE(r.err.find("no trace written: --trace-start 50000 is past the end of the run"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(access(fst.c_str(), F_OK), 0) << "the older file is still there";
-  EXPECT_NE(access(gtkw.c_str(), F_OK), 0);
+  EXPECT_EQ(ReadFile(fst), "an older run's trace");
+  EXPECT_EQ(ReadFile(gtkw), "an older run's save file");
 }
 
 TEST(WavesTrace, CtrlCClosesTheTraceAndExits130) {
@@ -377,10 +380,19 @@ TEST(WavesTrace, CtrlCClosesTheTraceAndExits130) {
           fst.c_str(), "--trace-cycles", "0", static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait for the file, let some cycles go into it, then Ctrl-C.
-  struct stat st {};
+  // Wait for the trace's temporary file (".NAME.mxu-XXXXXX" beside it: the trace reaches its
+  // own path only when the run succeeds), let some cycles go into it, then Ctrl-C.
+  const std::string dir = fst.substr(0, fst.rfind('/') + 1);
+  const std::string prefix = "." + fst.substr(dir.size()) + ".mxu-";
+  const auto temporary = [&] {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind(prefix, 0) == 0 && name.find(".hier") == std::string::npos) return true;
+    }
+    return false;
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (stat(fst.c_str(), &st) != 0 && std::chrono::steady_clock::now() < deadline) {
+  while (!temporary() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -391,11 +403,17 @@ TEST(WavesTrace, CtrlCClosesTheTraceAndExits130) {
   EXPECT_EQ(WEXITSTATUS(status), 130);
   const std::string message = ReadFile(err);
   EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
-  EXPECT_NE(message.find("interrupted: trace " + fst + " closed at cycle"), std::string::npos)
-      << message;
+  // An interrupted run is not a successful one: the trace stays under its temporary name,
+  // which the message gives, and nothing is written at the trace's own path.
+  const std::string said = "interrupted: trace " + dir + prefix;
+  const size_t at = message.find(said);
+  ASSERT_NE(at, std::string::npos) << message;
+  const std::string kept = message.substr(at + 19, message.find(' ', at + 19) - (at + 19));
+  EXPECT_NE(message.find(kept + " closed at cycle"), std::string::npos) << message;
+  EXPECT_NE(access(fst.c_str(), F_OK), 0) << "the interrupted trace took the trace's path";
   // A complete FST: fst2vcd reads it to the end, and the writer's .hier file is gone.
-  EXPECT_NE(access((fst + ".hier").c_str(), F_OK), 0) << "a .hier file remains";
-  const Trace trace = ReadTrace(fst);
+  EXPECT_NE(access((kept + ".hier").c_str(), F_OK), 0) << "a .hier file remains";
+  const Trace trace = ReadTrace(kept);
   EXPECT_GT(trace.signals.size(), 100u);
   // Whatever was dumped before the interrupt (a busy machine may be slow to dump the first,
   // complete state): at least the first cycle's two points.

@@ -308,6 +308,50 @@ TEST_F(IdxTest, BadGzipFilesGiveOneLineErrors) {
   }
 }
 
+// The header's declared size is checked before the data is read: a gzip file declaring more
+// than it can hold (deflate packs at most about 1032:1) or more than 2 GiB is refused without
+// inflating it; a device (no size) is refused; a plain file's size is checked before reading.
+TEST_F(IdxTest, DeclaredSizesAreCheckedBeforeReading) {
+  // 2^31 - 1 labels declared, 1 MiB of them present: once decompressed whole before the check.
+  Bytes labels = MakeIdx({1}, Bytes(1, 0));
+  labels[4] = 0x7F, labels[5] = labels[6] = labels[7] = 0xFF;
+  labels.pop_back();
+  labels.resize(labels.size() + (size_t{1} << 20), 0);
+  Write("big.gz", Gzip(labels));
+  try {
+    ReadIdx(Path("big.gz"));
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_CONTAINS(error.what(),
+                    "big.gz: the header declares 2147483647 payload bytes: more "
+                    "than a ");
+    EXPECT_CONTAINS(error.what(), "-byte gzip file can hold");
+  }
+  Bytes over = MakeIdx({2, 1}, Bytes(2, 0));
+  over[4] = over[8] = 0xFF;  // 0xFF000000 squared: far above 2 GiB
+  Write("over.gz", Gzip(over));
+  try {
+    ReadIdx(Path("over.gz"));
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_CONTAINS(error.what(), "more than the limit of 2147483648");
+  }
+  // A plain file: the size is checked before anything past the header is read.
+  Write("short", MakeIdx({20}, Bytes(19, 1)));
+  try {
+    ReadIdx(Path("short"));
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_CONTAINS(error.what(), "short: truncated payload: expected 20 bytes, found 19");
+  }
+  // A gzip file of several members, read across them.
+  const Bytes rest = Gzip({3, 4});
+  Bytes joined = Gzip(Bytes{0, 0, 8, 1, 0, 0, 0, 4, 1, 2});
+  joined.insert(joined.end(), rest.begin(), rest.end());
+  Write("members.gz", joined);
+  EXPECT_EQ(ReadIdx(Path("members.gz")).data, (Bytes{1, 2, 3, 4}));
+}
+
 TEST_F(IdxTest, NamedDataSet) {
   EXPECT_EQ(DataDirectory("some/dir"), "some/dir");
   // fashion-mnist is the installed package's directory, or a one-line error naming the package.
