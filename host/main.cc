@@ -17,6 +17,7 @@
 #include "host/gemm_command.h"
 #include "host/info_command.h"
 #include "host/output_file.h"
+#include "host/rank_agreement.h"
 #include "host/selfcheck.h"
 #include "host/train_command.h"
 
@@ -96,8 +97,10 @@ int sc_main(int argc, char** argv) {
     std::fputs(subcommand->help().c_str(), stdout);
     return Stdout(command);
   } catch (const CLI::ParseError& error) {
+    if (mxu::host::SilentRank()) return 2;
     return Fail(command, mxu::host::DescribeParseError(error), 2);
   } catch (const mxu::host::UsageError& error) {
+    if (mxu::host::SilentRank()) return 2;
     return Fail(command, error.what(), 2);
   }
   try {

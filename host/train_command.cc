@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -14,6 +15,7 @@
 #include "host/cli.h"
 #include "host/device_options.h"
 #include "host/output_file.h"
+#include "host/rank_agreement.h"
 #include "host/trace_options.h"
 #include "host/train/curves_plot.h"
 #include "host/train/dataset.h"
@@ -151,7 +153,16 @@ std::vector<PathArg> DataFiles(const CLI::App& cli, const TrainArgs& args) {
   return inputs;
 }
 
-int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
+// A rank that stops because another failed: that one prints the message.
+struct OtherRankFailed {
+  int code;
+};
+
+// ready: called once the set-up is done, just before training (under mpirun every rank learns
+// there whether all got that far).
+int Train(
+    const CLI::App& cli, TrainArgs& args, train::Collective& ranks,
+    const std::function<void()>& ready = [] {}) {
   const DeviceOptions& options = args.device;
   // Rank 0 alone prints, logs, plots and traces; the others train in silence.
   const bool lead = ranks.rank() == 0;
@@ -250,6 +261,7 @@ int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
     throw UsageError("--inject-failure must be a step in [1, " + std::to_string(total_steps) +
                      "], got " + std::to_string(config.inject_failure_step));
   }
+  ready();
   train::Trainer trainer(config, data.train, data.test, *engine, &ranks);
   std::vector<int> widths = {data.train.features};
   widths.insert(widths.end(), config.hidden.begin(), config.hidden.end());
@@ -433,8 +445,10 @@ int Train(const CLI::App& cli, TrainArgs& args, train::Collective& ranks) {
   return 0;
 }
 
-// Under mpirun every rank runs this with the same arguments; a rank that fails stops the whole
-// job (the others may be waiting for its gradients).
+// Under mpirun every rank runs this with the same arguments: the ranks check that first. A usage
+// error in the set-up stops every rank with exit code 2, printed once (by the lowest rank that
+// found it); a rank that fails later stops the whole job (the others may be waiting for its
+// gradients).
 int RunTrain(const CLI::App& cli, TrainArgs& args) {
   if (!train::LaunchedByMpi()) {
     train::SingleProcess single;
@@ -442,9 +456,30 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   }
   train::MpiCollective ranks;
   if (ranks.size() == 1) return Train(cli, args, ranks);
+  // What only names outputs or shapes the printing may differ (the other ranks ignore it).
+  const std::string differing = DifferingOption(cli,
+                                                {"--log", "--plot", "--json", "--quiet", "--trace",
+                                                 "--trace-start", "--trace-cycles", "--timeline"},
+                                                ranks);
+  if (!differing.empty()) {
+    if (ranks.rank() != 0) return 2;
+    throw UsageError(differing + " differs between the ranks: give every rank the same options");
+  }
+  bool ready = false;
   try {
-    return Train(cli, args, ranks);
+    return Train(cli, args, ranks, [&] {
+      ready = true;
+      int code = 0;
+      if (FirstFailedRank(ranks, 0, &code) >= 0) throw OtherRankFailed{code};
+    });
+  } catch (const OtherRankFailed& stop) {
+    return stop.code;
+  } catch (const UsageError& error) {
+    if (ready) ranks.Abort(error.what());
+    if (FirstFailedRank(ranks, 2) != ranks.rank()) return 2;
+    throw;  // main prints it, once
   } catch (const std::exception& error) {
+    if (!ready && FirstFailedRank(ranks, 1) != ranks.rank()) return 1;
     ranks.Abort(error.what());
   }
 }

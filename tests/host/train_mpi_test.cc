@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 
 #include "tests/host/mxu_cli.h"
 
@@ -72,6 +73,44 @@ TEST(MxuTrainMpi, AFailingRankStopsTheJobWithItsMessage) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("mxu train: rank 1 of 2: injected failure at step 5"), std::string::npos)
       << r.err;
+}
+
+// Lines `mxu` printed (mpirun adds its own banner when a rank exits non-zero).
+size_t MxuLines(const std::string& err) {
+  size_t lines = 0;
+  for (size_t at = err.find("mxu train:"); at != std::string::npos;
+       at = err.find("mxu train:", at + 1)) {
+    ++lines;
+  }
+  return lines;
+}
+
+// Ranks launched with different settings (mpirun A : B): once a crash, a hang or a raw MPI
+// error in the first all-reduce; now every rank stops at start-up, one line names the option.
+TEST(MxuTrainMpi, RanksWithDifferentOptionsStopNamingTheOption) {
+  const std::string run = std::string(MXU_BINARY) + " train --backend model --epochs 1 --quiet";
+  for (const auto& [a, b, option] :
+       {std::tuple<std::string, std::string, std::string>{"--batch 16", "--batch 32", "--batch"},
+        {"--hidden 8", "--hidden 8,8", "--hidden"}}) {
+    const CliResult r = RunShell(
+        std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") + MXU_MPIRUN +
+        " --oversubscribe -np 1 " + run + " " + a + " : -np 1 " + run + " " + b);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(MxuLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("mxu train: " + option + " differs between the ranks"), std::string::npos)
+        << r.err;
+  }
+}
+
+// Bad usage under mpirun: exit code 2 (not 1), the message once, not once per rank.
+TEST(MxuTrainMpi, UsageErrorsExitTwoPrintedOnce) {
+  for (const std::string& args :
+       {std::string("train --backend model --epochs 1 --inject-overflow 100000"),
+        std::string("train --backend model --batch 0"), std::string("train --no-such-flag")}) {
+    const CliResult r = Mpirun(2, args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(MxuLines(r.err), 1u) << args << "\n" << r.err;
+  }
 }
 
 }  // namespace

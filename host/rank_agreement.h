@@ -1,0 +1,37 @@
+// Under mpirun every rank must run the same job: a rank started with another --batch or --hidden
+// would crash or hang in the first all-reduce. The ranks compare their configurations at start-up
+// and their set-up's outcome before training, so that a difference or a usage error stops every
+// rank with one line, printed once, and exit code 2 on every rank.
+#ifndef MXU_HOST_RANK_AGREEMENT_H_
+#define MXU_HOST_RANK_AGREEMENT_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "host/train/collective.h"
+
+namespace mxu::host {
+
+// A hash of one option's value as parsed (its default when not given).
+uint64_t OptionHash(const CLI::Option& option);
+
+// The first option of command (outside `ignored`: those that only name outputs or the
+// presentation) whose value differs between the ranks, or "" when they all agree. Every rank
+// calls it at the same point; it costs one all-gather when they agree.
+std::string DifferingOption(const CLI::App& command, const std::set<std::string>& ignored,
+                            train::Collective& ranks);
+
+// Every rank's outcome of the set-up: 0 ready, else its exit code. Returns the lowest rank that
+// failed (its code in *failed_code), or -1 when every rank is ready. Every rank calls it once,
+// failed or not.
+int FirstFailedRank(train::Collective& ranks, int code, int* failed_code = nullptr);
+
+// Under mpirun, whether this is a rank other than 0: bad usage found before MPI starts is the
+// same on every rank, and rank 0 alone reports it.
+bool SilentRank();
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_RANK_AGREEMENT_H_
