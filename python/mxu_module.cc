@@ -40,6 +40,7 @@
 #include "driver/gemm.h"
 #include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
+#include "host/gemm_limits.h"
 
 namespace py = pybind11;
 
@@ -114,6 +115,39 @@ std::vector<float> ToFloat32(const char* name, const py::array& array, size_t ra
   return std::vector<float>(view.data(), view.data() + view.size());
 }
 
+// The command line's limits (host/gemm_limits.h), from the shapes alone: before anything is
+// converted or allocated.
+void CheckShapes(const py::array& a, const py::array& b, bool ta, bool tb, bool bf16_out,
+                 bool accumulate) {
+  for (const auto& [name, array] : {std::pair<const char*, const py::array&>{"a", a}, {"b", b}}) {
+    if (array.ndim() != 2) {
+      throw ArgumentError(std::string(name) + ": expected a 2-D array, got rank " +
+                          std::to_string(array.ndim()));
+    }
+    for (int d = 0; d < 2; ++d) {
+      if (static_cast<uint64_t>(array.shape(d)) > host::kMaxDimension) {
+        throw ArgumentError(std::string(name) + ": a dimension above " +
+                            std::to_string(host::kMaxDimension));
+      }
+    }
+  }
+  const uint64_t m = a.shape(ta ? 1 : 0), k = a.shape(ta ? 0 : 1), n = b.shape(tb ? 0 : 1);
+  const std::string problem = host::GemmSizeProblem(m, k, n, bf16_out, accumulate);
+  if (!problem.empty()) throw ArgumentError(problem);
+}
+
+// The array as T, C-ordered; TypeError for any other dtype (no silent cast), as gemm does.
+template <typename T>
+py::array_t<T, py::array::c_style | py::array::forcecast> Exactly(const char* name,
+                                                                  const py::array& array,
+                                                                  const char* expected) {
+  if (!py::isinstance<py::array_t<T>>(array)) {
+    throw py::type_error(std::string(name) + ": expected " + expected + ", got " +
+                         std::string(py::str(array.dtype())));
+  }
+  return py::array_t<T, py::array::c_style | py::array::forcecast>(array);
+}
+
 // A GEMM's operands and options, parsed and checked as `mxu gemm` does.
 struct GemmArgs {
   Bf16Matrix a, b;
@@ -134,6 +168,7 @@ std::unique_ptr<GemmArgs> ParseGemm(const py::array& a, const py::array& b, bool
   if (bias && accumulate) {
     throw ArgumentError("bias and accumulate both set the accumulators' start: give one");
   }
+  CheckShapes(a, b, ta, tb, out == "bf16", accumulate.has_value());
   args->a = ToBf16Matrix("a", a, mode);
   args->b = ToBf16Matrix("b", b, mode);
   args->m = ta ? args->a.cols : args->a.rows;
@@ -398,9 +433,9 @@ PYBIND11_MODULE(mxu, m) {
         "array_rows in the contract's order (docs/numerics.md).");
   m.def(
       "float_to_bf16",
-      [](const py::array_t<float, py::array::c_style | py::array::forcecast>& x,
-         const std::string& subnormals) {
+      [](const py::array& array, const std::string& subnormals) {
         const mxu::Subnormals mode = ParseSubnormals(subnormals);
+        const auto x = Exactly<float>("float_to_bf16", array, "float32");
         py::array_t<uint16_t> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
         for (py::ssize_t i = 0; i < x.size(); ++i) {
           out.mutable_data()[i] = mxu::FloatToBf16(x.data()[i], mode);
@@ -411,7 +446,8 @@ PYBIND11_MODULE(mxu, m) {
       "float32 -> bf16 bits (uint16), round to nearest even, as the device and the tool do.");
   m.def(
       "bf16_to_float",
-      [](const py::array_t<uint16_t, py::array::c_style | py::array::forcecast>& x) {
+      [](const py::array& array) {
+        const auto x = Exactly<uint16_t>("bf16_to_float", array, "uint16 (bf16 bits)");
         py::array_t<float> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
         for (py::ssize_t i = 0; i < x.size(); ++i) {
           out.mutable_data()[i] = mxu::Bf16ToFloat(x.data()[i]);

@@ -169,6 +169,30 @@ def test_bad_arguments_raise_one_line_errors(dev):
         dev.gemm(a, np.ones((5, 4), np.float32), out="fp16")
 
 
+def test_size_limits_are_checked_before_anything_is_allocated(dev):
+    # Broadcast views cost no memory; converting them would take 8 GiB and more.
+    huge = np.broadcast_to(np.float32(1), (65535, 65535))
+    with pytest.raises(ValueError, match=r"^a 65535 x 65535 x 65535 GEMM needs .* the limit is "
+                       r"2.00 GiB"):
+        dev.gemm(huge, huge)
+    with pytest.raises(ValueError, match="^a: a dimension above 65535$"):
+        dev.gemm(np.broadcast_to(np.float32(1), (65536, 1)), np.ones((1, 1), np.float32))
+    with pytest.raises(ValueError, match="a dimension above 65535"):
+        mxu.golden_gemm(np.ones((1, 1), np.float32), np.broadcast_to(np.float32(1), (1, 65536)))
+
+
+def test_conversions_raise_type_error_on_other_dtypes():
+    with pytest.raises(TypeError, match="^bf16_to_float: expected uint16 .* got float32$"):
+        mxu.bf16_to_float(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="^float_to_bf16: expected float32, got float64$"):
+        mxu.float_to_bf16(np.ones(3))
+    with pytest.raises(TypeError, match="^float_to_bf16: expected float32"):
+        mxu.float_to_bf16(np.array(["1.0"]))
+    with pytest.raises(TypeError, match="^bf16_to_float: expected uint16"):
+        mxu.bf16_to_float(np.ones(3, np.int32))
+    assert mxu.bf16_to_float(mxu.float_to_bf16(np.array([1.5], np.float32)))[0] == 1.5
+
+
 def test_watchdog_expiry_raises_device_error_and_the_device_recovers(dev):
     rng = np.random.default_rng(9)
     a, b = moderate(rng, (64, 64)), moderate(rng, (64, 64))
