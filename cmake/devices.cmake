@@ -12,8 +12,8 @@
 #   wfifo=N     weight-FIFO rows (at least ROWS); default 2 x ROWS (two weight tiles)
 #   pe=N        the PE's pipeline stages, 1 to 7 (docs/architecture.md, "The pipelined PE");
 #               default rtl/mxu_pkg.sv's MXU_PE_STAGES, the shallowest depth a chip could clock
-#   bus=B       the memory port's bytes per beat, a power of two from 16 to 128 on the RTL (to
-#               1024 on the model: --backend model --device SPEC); default 32
+#   bus=B       the memory port's bytes per beat, a power of two from 16 to 1024 (the RTL and
+#               the model alike); default 32
 #   hier=0|1    verilate the array column once (hierarchically) rather than every PE apart;
 #               default 1 from MXU_HIER_MIN_PES PEs up (docs/architecture.md, "Devices")
 # The device's name is the entry up to its first ':' ("8x4-flush"); names must differ.

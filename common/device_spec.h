@@ -42,15 +42,15 @@ DeviceSpec ParseDeviceSpec(const std::string& entry, uint32_t hier_min_pes = kHi
 inline constexpr const char* kDeviceSpecSyntax =
     "ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1]";
 
-// The widest memory port the RTL's DMA takes (a device spec with a wider one runs on the model
-// backend only); the model takes up to kMaxBusBytes.
-constexpr uint32_t kMaxRtlBusBytes = 128;
+// The widest memory port the RTL takes (a device spec with a wider one is refused at configure
+// time); the model takes up to kMaxBusBytes, the same.
+constexpr uint32_t kMaxRtlBusBytes = 1024;
 constexpr uint32_t kMinBusBytes = 16;
 constexpr uint32_t kMaxBusBytes = 1024;
 
-// A DMA engine's bursts in flight (MemMaxInFlight: 8 on the RTL). A port wider than 256 bytes
-// (model only) keeps more in flight, so that its bursts of at most 4 KiB still cover a memory
-// latency of 100 cycles at one beat per cycle: bus / 32 (16 at 512 bytes, 32 at 1,024).
+// A DMA engine's bursts in flight (the RTL's mxu_pkg::MemMaxInFlight, the same rule): 8. A port
+// wider than 256 bytes keeps more in flight, so that its bursts of at most 4 KiB still cover a
+// memory latency of 100 cycles at one beat per cycle: bus / 32 (16 at 512 bytes, 32 at 1,024).
 constexpr uint32_t DmaMaxInFlight(uint32_t bus_bytes) {
   return bus_bytes / 32 > 8 ? bus_bytes / 32 : 8;
 }

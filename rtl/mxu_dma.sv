@@ -53,7 +53,7 @@ module mxu_dma #(
   output mxu_pkg::mem_req_t     mem_req_o,
   input  mxu_pkg::mem_rsp_t     mem_rsp_i,
   // Statistics.
-  output logic [7:0]            wr_bytes_o,
+  output logic [15:0]           wr_bytes_o,
   output logic                  stall_o
 );
 

@@ -37,7 +37,7 @@ module mxu_dma_store #(
   output mxu_pkg::dma_status_t  status_o,
   output logic                  busy_o,
   output logic                  stall_o,
-  output logic [7:0]            wr_bytes_o,  // bytes written this cycle (enabled strobes)
+  output logic [15:0]           wr_bytes_o,  // bytes written this cycle (enabled strobes)
   // Buffer read ports (data the cycle after a grant).
   output logic                  ub_rd_en_o,
   output logic [UbAw-1:0]       ub_rd_addr_o,
@@ -111,7 +111,7 @@ module mxu_dma_store #(
     w_fire     = wr_req_o.w_valid && wr_rsp_i.w_ready;
     row_done   = w_fire && (beat_q + 1'b1 == cur_beats_q);
     wr_bytes_o = '0;
-    for (int unsigned i = 0; i < BusBytes; i++) wr_bytes_o += 8'(w_fire && wr_req_o.w.strb[i]);
+    for (int unsigned i = 0; i < BusBytes; i++) wr_bytes_o += 16'(w_fire && wr_req_o.w.strb[i]);
 
     burst_left_d = burst_left_q;
     if (aw_fire) burst_left_d = burst_beats;
@@ -349,15 +349,33 @@ module mxu_dma_store #(
   assign stall_o      = (active_q && !w_fire && !rd_pending_q && (cur_valid_q || !bq_empty)) ||
                         (tail_q && !active_q);
 
-  `MXU_ASSERT_STATIC(gen_bus_bytes, BusBytes >= 2 && BusBytes <= 128 &&
+  `MXU_ASSERT_STATIC(gen_bus_bytes, BusBytes >= 2 && BusBytes <= 1024 &&
                      (BusBytes & (BusBytes - 1)) == 0,
-                     "mxu_dma_store: MemBusBytes must be a power of two from 2 to 128 (wr_bytes_o is 8 bits)")
+                     "mxu_dma_store: MemBusBytes must be a power of two from 2 to 1024")
   // A command only when idle; a write address held until accepted, unchanged, and the same for
   // write data; whole aligned beats, at most 16, never across 4 KiB; responses only for bursts
   // sent.
   `MXU_ASSERT_NEVER(CmdWhileBusy, cmd_valid_i && !cmd_ready_o, clk_i, rst_ni)
   `MXU_ASSERT_STABLE(AwStable, wr_req_o.aw_valid, wr_rsp_i.aw_ready, wr_req_o.aw, clk_i, rst_ni)
-  `MXU_ASSERT_STABLE(WStable, wr_req_o.w_valid, wr_rsp_i.w_ready, wr_req_o.w, clk_i, rst_ni)
+`ifndef SYNTHESIS
+  // The W payload in narrow public copies of up to 256 bits, each sampled on its own: Verilator
+  // 5.006 cannot sample a variable of more than 32 words (mxu_mem_drain says more).
+  localparam int unsigned ChunkBits  = (BusBits < 256) ? BusBits : 256;
+  localparam int unsigned StrbBits   = (BusBytes < 256) ? BusBytes : 256;
+  logic w_last_a;
+  assign w_last_a = wr_req_o.w.last;
+  `MXU_ASSERT_STABLE(WStable, wr_req_o.w_valid, wr_rsp_i.w_ready, w_last_a, clk_i, rst_ni)
+  for (genvar i = 0; i < BusBits / ChunkBits; i++) begin : g_w_chunk
+    logic [ChunkBits-1:0] w_data_a /* verilator public_flat_rd */;
+    assign w_data_a = wr_req_o.w.data[i*ChunkBits +: ChunkBits];
+    `MXU_ASSERT_STABLE(WDataStable, wr_req_o.w_valid, wr_rsp_i.w_ready, w_data_a, clk_i, rst_ni)
+  end
+  for (genvar i = 0; i < BusBytes / StrbBits; i++) begin : g_w_strb_chunk
+    logic [StrbBits-1:0] w_strb_a /* verilator public_flat_rd */;
+    assign w_strb_a = wr_req_o.w.strb[i*StrbBits +: StrbBits];
+    `MXU_ASSERT_STABLE(WStrbStable, wr_req_o.w_valid, wr_rsp_i.w_ready, w_strb_a, clk_i, rst_ni)
+  end
+`endif
   `MXU_ASSERT(AwAligned, wr_req_o.aw_valid |-> wr_req_o.aw.addr[BeatShift-1:0] == '0, clk_i,
               rst_ni)
   `MXU_ASSERT(AwBeats, wr_req_o.aw_valid |-> burst_beats >= 5'd1 && burst_beats <= 5'd16, clk_i,

@@ -60,9 +60,9 @@ module mxu_mem_drain #(
   end
 
   // ---------------------------------------------------------------------------- assertions
-  `MXU_ASSERT_STATIC(gen_bus_bytes_pow2, BusBytes >= 2 && BusBytes <= 256 &&
+  `MXU_ASSERT_STATIC(gen_bus_bytes_pow2, BusBytes >= 2 && BusBytes <= 1024 &&
                      (BusBytes & (BusBytes - 1)) == 0,
-                     "mxu_mem_drain: MemBusBytes must be a power of two from 2 to 256")
+                     "mxu_mem_drain: MemBusBytes must be a power of two from 2 to 1024")
 
 `ifndef SYNTHESIS
   // Beats of the open write burst so far and its length (the store engine opens a burst only
@@ -87,23 +87,23 @@ module mxu_mem_drain #(
   `MXU_ASSERT_NEVER(WBeatWithoutAw, w_fire && !aw_fire && w_owed_q == '0, clk_i, rst_ni)
 `ifndef SYNTHESIS
   // The assertions sample narrow copies of the port, never the whole request: Verilator 5.006
-  // emits uncompilable code for the sampled copy of a variable of more than 32 words (the
-  // request's W data alone is 32 words at bus=128), so the W payload is checked in chunks. The
-  // copies are public so that Verilator keeps them rather than reading the request in their place.
-  localparam int unsigned ChunkBits = 256;
-  localparam int unsigned Chunks    = (8 * BusBytes + ChunkBits - 1) / ChunkBits;
+  // emits uncompilable code for the sampled copy of a variable of more than 32 words (1,024
+  // bits; the request's W data alone is 32 words at bus=128, 256 at bus=1024), so the W payload
+  // is checked in chunks of up to 256 bits, each a variable of its own (a part-select of one
+  // wide copy would still sample the whole copy), and the strobes likewise. The copies are
+  // public so that Verilator keeps them rather than reading the request in their place.
+  localparam int unsigned ChunkBits  = (8 * BusBytes < 256) ? 8 * BusBytes : 256;
+  localparam int unsigned Chunks     = 8 * BusBytes / ChunkBits;
+  localparam int unsigned StrbBits   = (BusBytes < 256) ? BusBytes : 256;
+  localparam int unsigned StrbChunks = BusBytes / StrbBits;
   logic                    ar_valid_a, aw_valid_a, w_valid_a, w_last_a;
   logic                    ar_ready_a, aw_ready_a, w_ready_a;
   mxu_pkg::mem_ar_t        ar_a /* verilator public_flat_rd */;
   mxu_pkg::mem_aw_t        aw_a /* verilator public_flat_rd */;
-  logic [BusBytes-1:0]     w_strb_a /* verilator public_flat_rd */;
-  logic [Chunks*ChunkBits-1:0] w_data_a /* verilator public_flat_rd */;
   assign ar_valid_a = mem_req_o.rd.ar_valid;
   assign aw_valid_a = mem_req_o.wr.aw_valid;
   assign w_valid_a  = mem_req_o.wr.w_valid;
   assign w_last_a   = mem_req_o.wr.w.last;
-  assign w_strb_a   = mem_req_o.wr.w.strb;
-  assign w_data_a   = (Chunks*ChunkBits)'(mem_req_o.wr.w.data);
   assign ar_a       = mem_req_o.rd.ar;
   assign aw_a       = mem_req_o.wr.aw;
   assign ar_ready_a = mem_rsp_i.rd.ar_ready;
@@ -127,11 +127,16 @@ module mxu_mem_drain #(
   // withdraws their requests; the drain then completes what the port owes).
   `MXU_ASSERT_STABLE(ArStable, ar_valid_a, ar_ready_a, ar_a, clk_i, rst_ni && !clear_i)
   `MXU_ASSERT_STABLE(AwStable, aw_valid_a, aw_ready_a, aw_a, clk_i, rst_ni && !clear_i)
-  `MXU_ASSERT_STABLE(WStable, w_valid_a, w_ready_a, {w_last_a, w_strb_a}, clk_i,
-                     rst_ni && !clear_i)
+  `MXU_ASSERT_STABLE(WStable, w_valid_a, w_ready_a, w_last_a, clk_i, rst_ni && !clear_i)
   for (genvar i = 0; i < Chunks; i++) begin : g_w_chunk
-    `MXU_ASSERT_STABLE(WDataStable, w_valid_a, w_ready_a, w_data_a[i*ChunkBits +: ChunkBits],
-                       clk_i, rst_ni && !clear_i)
+    logic [ChunkBits-1:0] w_data_a /* verilator public_flat_rd */;
+    assign w_data_a = mem_req_o.wr.w.data[i*ChunkBits +: ChunkBits];
+    `MXU_ASSERT_STABLE(WDataStable, w_valid_a, w_ready_a, w_data_a, clk_i, rst_ni && !clear_i)
+  end
+  for (genvar i = 0; i < StrbChunks; i++) begin : g_w_strb_chunk
+    logic [StrbBits-1:0] w_strb_a /* verilator public_flat_rd */;
+    assign w_strb_a = mem_req_o.wr.w.strb[i*StrbBits +: StrbBits];
+    `MXU_ASSERT_STABLE(WStrbStable, w_valid_a, w_ready_a, w_strb_a, clk_i, rst_ni && !clear_i)
   end
 `endif
 

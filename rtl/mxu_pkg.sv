@@ -48,10 +48,13 @@ package mxu_pkg;
   parameter int unsigned AccBanks        = 2;
   parameter int unsigned WeightFifoDepth = `MXU_WEIGHT_FIFO_DEPTH;
 
-  // Host-memory port: data bytes per beat, address bits, read bursts in flight.
+  // Host-memory port: data bytes per beat, address bits, bursts in flight per DMA engine: 8, and
+  // bus / 32 on ports wider than 256 bytes (16 at 512, 32 at 1,024), so that bursts of at most
+  // 4 KiB still cover a memory latency of 100 cycles at one beat per cycle (DmaMaxInFlight in
+  // common/device_spec.h, what the model backend takes).
   parameter int unsigned MemBusBytes    = `MXU_BUS_BYTES;
   parameter int unsigned MemAddrWidth   = 48;
-  parameter int unsigned MemMaxInFlight = 8;
+  parameter int unsigned MemMaxInFlight = (MemBusBytes / 32 > 8) ? MemBusBytes / 32 : 8;
   parameter int unsigned MemIdWidth     = 2;
   parameter int unsigned MemBusBits     = MemBusBytes * 8;
 

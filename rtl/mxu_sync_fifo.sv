@@ -40,7 +40,9 @@ module mxu_sync_fifo #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      entries_q <= '0;
+      // Bit by bit: a '0 of the whole array is a replication of over 8k bits on wide entries
+      // (the fetch buffer's beats at bus=1024 are 8,256 bits each).
+      for (int unsigned i = 0; i < Depth * Width; i++) entries_q[i] <= 1'b0;
       wr_ptr_q  <= '0;
       rd_ptr_q  <= '0;
       count_q   <= '0;

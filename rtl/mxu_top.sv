@@ -81,7 +81,7 @@ module mxu_top #(
   logic                 clear, running;
   logic [2:0]           retired;
   logic                 stall_dep, stall_fetch, stall_mem, wait_weights, array_row;
-  logic [7:0]           wr_bytes;
+  logic [15:0]          wr_bytes;
   logic [NumCnt*16-1:0] counter_inc;
   // Controller <-> DMA.
   mxu_pkg::mem_rd_req_t fetch_req;
@@ -169,7 +169,7 @@ module mxu_top #(
     counter_inc[mxu_isa_pkg::CntMacs*16 +: 16]          = array_row ? 16'(Rows * Cols) : 16'd0;
     counter_inc[mxu_isa_pkg::CntDmaReadBytes*16 +: 16]  =
         (running && mem_r_valid_i && mem_r_ready_o) ? 16'(BusBytes) : 16'd0;
-    counter_inc[mxu_isa_pkg::CntDmaWriteBytes*16 +: 16] = 16'(wr_bytes);
+    counter_inc[mxu_isa_pkg::CntDmaWriteBytes*16 +: 16] = wr_bytes;
     counter_inc[mxu_isa_pkg::CntInstructions*16 +: 16]  = 16'(retired);
     counter_inc[mxu_isa_pkg::CntStallDep*16 +: 16]      = 16'(stall_dep);
     counter_inc[mxu_isa_pkg::CntStallWeights*16 +: 16]  = 16'(wait_weights);

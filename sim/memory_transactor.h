@@ -24,9 +24,11 @@ struct MemPortOutputs {
   uint64_t aw_addr = 0;
   unsigned aw_len = 0;
   bool w_valid = false;
-  // Byte i of the beat is byte i % 4 of word i / 4, its strobe bit i % 32 of strobe word i / 32.
-  std::array<uint32_t, 32> w_data{};
-  std::array<uint32_t, 4> w_strb{};
+  // Byte i of the beat is byte i % 4 of word i / 4, its strobe bit i % 32 of strobe word i / 32
+  // (the widest port, MemoryTransactor::kMaxBusBytes = 1024 bytes: 256 data words, 32 strobe
+  // words; a narrower one uses the first words).
+  std::array<uint32_t, 256> w_data{};
+  std::array<uint32_t, 32> w_strb{};
   bool w_last = false;
   bool b_ready = false;
 };
@@ -37,7 +39,7 @@ struct MemPortInputs {
   bool aw_ready = true;
   bool w_ready = true;
   bool r_valid = false;
-  std::array<uint32_t, 32> r_data{};
+  std::array<uint32_t, 256> r_data{};  // as w_data
   unsigned r_id = 0;
   bool r_last = false;
   unsigned r_resp = 0;  // 0 OKAY, 2 SLVERR, 3 DECERR
@@ -59,7 +61,7 @@ struct MemPortInputs {
 // (generic, e.g. injected) or DECERR (address), read data zero.
 class MemoryTransactor {
  public:
-  static constexpr unsigned kMaxBusBytes = 128;     // the widest port the pins above carry
+  static constexpr unsigned kMaxBusBytes = 1024;    // the widest port the pins above carry
   static constexpr size_t kMaxProtocolErrors = 64;  // messages kept (all are counted)
 
   // Traffic since construction or Clear().
@@ -146,6 +148,11 @@ class MemoryTransactor {
   std::vector<std::string> protocol_errors_;
   uint64_t protocol_error_count_ = 0;
 };
+
+static_assert(sizeof(MemPortOutputs::w_data) == MemoryTransactor::kMaxBusBytes &&
+                  sizeof(MemPortInputs::r_data) == MemoryTransactor::kMaxBusBytes &&
+                  sizeof(MemPortOutputs::w_strb) * 8 == MemoryTransactor::kMaxBusBytes,
+              "the pins carry the widest port");
 
 }  // namespace mxu::sim
 

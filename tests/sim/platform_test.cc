@@ -31,11 +31,13 @@ using sc_core::sc_time;
 
 constexpr uint64_t kWatchdogCycles = 20'000;  // the platform's config, to keep the tests short
 
-// A second memory behind a MemoryTransactor whose pins the tests drive themselves.
+// A second memory behind a MemoryTransactor whose pins the tests drive themselves (and a second
+// one of the widest port, on the same memory).
 struct Rig : sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Rig> socket;
   HostMemory memory;
   MemoryTransactor transactor;
+  MemoryTransactor wide;
 
   static HostMemory::Config MemoryConfig() {
     HostMemory::Config config;
@@ -50,7 +52,8 @@ struct Rig : sc_core::sc_module {
       : sc_core::sc_module(name),
         socket("socket"),
         memory("rig_memory", MemoryConfig()),
-        transactor(socket, sc_time(1, sc_core::SC_NS)) {
+        transactor(socket, sc_time(1, sc_core::SC_NS)),
+        wide(socket, sc_time(1, sc_core::SC_NS), MemoryTransactor::kMaxBusBytes) {
     socket.bind(memory.socket);
   }
 };
@@ -330,6 +333,7 @@ class TransactorTest : public testing::Test {
     rig().memory.Clear();
     rig().memory.ClearInjectedErrors();
     rig().transactor.Clear();
+    rig().wide.Clear();
     // sc_time_stamp() stands for this cycle for the whole test (time does not move here).
     now_ = sc_core::sc_time_stamp().value() / 1000;
     cycle_ = now_;
@@ -439,7 +443,7 @@ TEST_F(TransactorTest, ReadErrorsAnswerSlverrAndDecerr) {
     ASSERT_TRUE(in.r_valid);
     EXPECT_EQ(in.r_resp, 2u);
     EXPECT_EQ(in.r_id, 3u);
-    EXPECT_EQ(in.r_data, (std::array<uint32_t, 32>{}));
+    EXPECT_EQ(in.r_data, decltype(in.r_data){});
   }
   Cycle(Ar(0x10000, 0, 1));  // past the 64 KiB memory
   const MemPortInputs in = Cycle(Ready());
@@ -524,6 +528,69 @@ TEST_F(TransactorTest, ProtocolViolationsAreRecorded) {
   EXPECT_NE(t().protocol_errors()[0].find("not bus aligned"), std::string::npos);
   EXPECT_NE(t().protocol_errors()[1].find("4 KiB"), std::string::npos);
   EXPECT_NE(t().protocol_errors()[2].find("W burst of 1 beats"), std::string::npos);
+}
+
+TEST_F(TransactorTest, WidestPortCarriesWholeBeats) {
+  // 1,024 bytes a beat (8,192 bits, 32 strobe words): a write burst of two beats with every
+  // third byte disabled (the last byte of the beat enabled), then the two beats read back.
+  MemoryTransactor& w = rig().wide;
+  constexpr unsigned kBus = MemoryTransactor::kMaxBusBytes;
+  static_assert(kBus == 1024);
+  EXPECT_EQ(w.bus_bytes(), kBus);
+  const auto cycle = [&](const MemPortOutputs& out) {
+    const MemPortInputs in = w.Present(cycle_);
+    w.Edge(out, cycle_, now_);
+    ++cycle_;
+    return in;
+  };
+  const auto new_byte = [](unsigned beat, unsigned lane) {
+    return static_cast<uint8_t>(0x55 ^ (lane + 7 * beat));
+  };
+  const auto enabled = [](unsigned lane) { return lane % 3 != 1 || lane == kBus - 1; };
+  Fill(0x4000, 2 * kBus, 0x00);
+  for (unsigned beat = 0; beat < 2; ++beat) {
+    MemPortOutputs out = Ready();
+    if (beat == 0) {
+      out.aw_valid = true;
+      out.aw_addr = 0x4000;
+      out.aw_len = 1;
+    }
+    out.w_valid = true;
+    out.w_last = beat == 1;
+    for (unsigned lane = 0; lane < kBus; ++lane) {
+      out.w_data[lane / 4] |= uint32_t{new_byte(beat, lane)} << (8 * (lane % 4));
+      if (enabled(lane)) out.w_strb[lane / 32] |= 1u << (lane % 32);
+    }
+    cycle(out);
+  }
+  EXPECT_EQ(w.stats().write_bursts, 1u);
+  EXPECT_EQ(w.stats().write_beats, 2u);
+  std::vector<uint8_t> bytes(2 * kBus);
+  rig().memory.Read(0x4000, bytes.data(), bytes.size());
+  for (unsigned i = 0; i < 2 * kBus; ++i) {
+    const unsigned beat = i / kBus, lane = i % kBus;
+    ASSERT_EQ(bytes[i], enabled(lane) ? new_byte(beat, lane) : static_cast<uint8_t>(i)) << i;
+  }
+  while (!cycle(Ready()).b_valid) ASSERT_LT(cycle_, now_ + 200);
+  cycle(Ar(0x4000, 1, 1));
+  for (unsigned beat = 0; beat < 2; ++beat) {
+    MemPortInputs in;
+    while (!(in = cycle(Ready())).r_valid) ASSERT_LT(cycle_, now_ + 400);
+    EXPECT_EQ(in.r_last, beat == 1);
+    for (unsigned lane = 0; lane < kBus; ++lane) {
+      ASSERT_EQ(Byte(in, lane), bytes[beat * kBus + lane]) << beat << " " << lane;
+    }
+  }
+  EXPECT_TRUE(w.idle());
+  EXPECT_EQ(w.protocol_error_count(), 0u);
+  // Bursts are checked at this width: 512 bytes is half a beat, four beats cross 4 KiB.
+  cycle(Ar(0x4200, 0, 0));
+  cycle(Ar(0x4800, 3, 0));
+  ASSERT_EQ(w.protocol_error_count(), 2u);
+  EXPECT_NE(w.protocol_errors()[0].find("not bus aligned"), std::string::npos);
+  EXPECT_NE(w.protocol_errors()[1].find("4 KiB"), std::string::npos);
+  EXPECT_THROW(MemoryTransactor(rig().socket, sc_time(1, sc_core::SC_NS), 2 * kBus),
+               std::invalid_argument);
 }
 
 TEST_F(TransactorTest, ReconfiguredMemoryChangesTiming) {
