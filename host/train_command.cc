@@ -224,6 +224,19 @@ int Train(
                        std::to_string(train::DeviceMatmulEngine::kMaxRows / pixels) +
                        " (batch x pixels must be at most 65535)");
     }
+    // On the device the dense head's input is one K (and the input gradient's N).
+    int64_t rows = data.train.image_rows, cols = data.train.image_cols;
+    for (size_t i = 0; i < config.channels.size() && rows >= 2 && cols >= 2; ++i) {
+      rows /= 2, cols /= 2;
+    }
+    const int64_t flat = rows * cols * config.channels.back();
+    if (flat > train::DeviceMatmulEngine::kMaxRows && options.backend != "host") {
+      throw UsageError("--channels " + args.channels + ": the last conv layer gives " +
+                       std::to_string(flat) + " features (" + std::to_string(rows) + "x" +
+                       std::to_string(cols) + " pixels x " +
+                       std::to_string(config.channels.back()) +
+                       " channels) to the dense layer, above the device's GEMM limit of 65535");
+    }
   }
   const uint64_t global_batch = static_cast<uint64_t>(config.batch_size) * ranks.size();
   const uint64_t steps_per_epoch =
@@ -525,7 +538,9 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
                   "layer (the CNN's default: 128)")
       ->type_name("W,W,...");
   cmd->add_option("--channels", a.channels,
-                  "the CNN's conv layers' output channels, comma-separated, each in [1, 4096]")
+                  "the CNN's conv layers' output channels, comma-separated, each in [1, 4096]; on "
+                  "the device the last one times its pooled pixels at most 65535 (28x28 images, "
+                  "one layer: 334)")
       ->type_name("C,C,...");
   AddInteger(cmd, "--epochs", &c.epochs, 1, 100000, "passes over the training set");
   AddInteger(cmd, "--batch", &c.batch_size, 1, 65535, "samples per step");

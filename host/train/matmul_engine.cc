@@ -158,6 +158,7 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunChunked(const std::vector<MatmulO
   // bit-identical results: chunks keep M within the instruction fields and the chained
   // results within half the unified buffer (the planners share the rest).
   int chunk = kMaxRows;
+  bool fits = true;  // whether even one array's height of chained results fits
   if (chained) {
     int resident_tiles = 0;
     for (const MatmulOp& op : ops) {
@@ -166,6 +167,7 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunChunked(const std::vector<MatmulO
       }
     }
     chunk = std::min<int>(chunk, static_cast<int>(config_.ub_depth / 2) / resident_tiles);
+    fits = chunk >= static_cast<int>(config_.rows);
   }
   chunk = std::max<int>(static_cast<int>(config_.rows), chunk / config_.rows * config_.rows);
   int max_m = 0;
@@ -174,10 +176,11 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunChunked(const std::vector<MatmulO
     max_m = std::max(max_m, d.m);
     same_m = same_m && d.m == dims[0].m;
   }
-  if (max_m <= chunk) return RunWhole(ops);
-  if (!same_m) {
-    // Products of different heights (dW and dX): each on its own, chained A's from the host
-    // copy of their producer's result (the device would keep the same bf16 values on chip).
+  if (max_m <= chunk && fits) return RunWhole(ops);
+  if (!same_m || !fits) {
+    // Products of different heights (dW and dX), or chained results too wide for the unified
+    // buffer (--hidden 4095,4095): each on its own, chained A's from the host copy of their
+    // producer's result (the device would keep the same bf16 values on chip).
     std::vector<Fp32Matrix> results;
     for (const MatmulOp& op : ops) {
       MatmulOp alone = op;

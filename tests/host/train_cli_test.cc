@@ -246,5 +246,24 @@ TEST(MxuTrainCli, InjectedOverflowIsLogged) {
   EXPECT_EQ(json::parse(r.out)["skipped_steps"], 1) << r.out;
 }
 
+// The documented ranges hold (issue 30): --hidden 4095,4095 (in [1, 4096]) trains on the model
+// (its chained results overflowed the unified buffer); a CNN whose dense layer would be above
+// the device's GEMM limit is refused at once naming --channels (it failed after the first
+// epoch's GEMMs with a message naming no flag).
+TEST(MxuTrainCli, DocumentedRangesHold) {
+  const CliResult wide = RunMxu(
+      "train --backend model --hidden 4095,4095 --epochs 1 --samples-per-class 40 --json --quiet");
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_EQ(json::parse(wide.out)["layers"], "2-4095-4095-3");
+
+  const std::string images = MakeDir("idx_28x28");
+  WriteBytes(images + "/train-images-idx3-ubyte", Idx(0x08, {6, 28, 28}, 6 * 28 * 28));
+  WriteBytes(images + "/train-labels-idx1-ubyte", Idx(0x08, {6}, 6));
+  ExpectUsageError("train --backend model --model cnn --channels 4096 --data " + images,
+                   "--channels 4096: the last conv layer gives 802816 features");
+  ExpectUsageError("train --backend model --model cnn --channels 335 --data " + images,
+                   "above the device's GEMM limit of 65535");
+}
+
 }  // namespace
 }  // namespace mxu::host
