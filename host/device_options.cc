@@ -99,4 +99,11 @@ void RunDeviceExecutable(int argc, char** argv) {
   std::exit(2);
 }
 
+void RejectDeviceOptions(const CLI::App& cli, const std::string& why,
+                         const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    if (Given(cli, name)) throw UsageError(name + " has no effect " + why);
+  }
+}
+
 }  // namespace mxu::host

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/device_factory.h"
 #include "common/memory_timing.h"
@@ -28,6 +29,13 @@ inline constexpr const char* kDeviceBackendsHelp =
 // Adds --device, --backend, --mem-latency, --mem-bytes-per-cycle, --mem-in-flight, --watchdog to
 // app; backends_help lists the backends the command takes.
 void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& backends_help);
+
+// Refuses the device options given on cli (among `names`, default: all but --backend) where no
+// device is opened, rather than ignoring them: "--mem-latency has no effect <why>".
+void RejectDeviceOptions(const CLI::App& cli, const std::string& why,
+                         const std::vector<std::string>& names = {"--device", "--mem-latency",
+                                                                  "--mem-bytes-per-cycle",
+                                                                  "--mem-in-flight", "--watchdog"});
 
 // Opens the device through the backend factory. Throws UsageError for a backend that is not
 // available, or for a --device that this executable does not simulate: another built device is

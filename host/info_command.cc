@@ -55,8 +55,13 @@ int ListDevices(bool json) {
   return 0;
 }
 
-int RunInfo(const InfoArgs& args) {
-  if (args.list) return ListDevices(args.json);
+int RunInfo(const CLI::App& cli, const InfoArgs& args) {
+  if (args.list) {
+    RejectDeviceOptions(cli, "with --list (the devices of the build are listed, none is opened)",
+                        {"--device", "--backend", "--mem-latency", "--mem-bytes-per-cycle",
+                         "--mem-in-flight", "--watchdog"});
+    return ListDevices(args.json);
+  }
   auto device = OpenDevice(args.device);
   const driver::DeviceConfig c = driver::ReadDeviceConfig(*device);
   const char* mode = c.subnormals == Subnormals::kFlush ? "flush" : "ieee";
@@ -107,7 +112,7 @@ std::function<int()> AddInfoCommand(CLI::App& app) {
                 "subnormal mode, "
                 "executable; the default marked) instead of reading one");
   AddDeviceOptions(cmd, &args->device, kDeviceBackendsHelp);
-  return [args] { return RunInfo(*args); };
+  return [cmd, args] { return RunInfo(*cmd, *args); };
 }
 
 }  // namespace mxu::host

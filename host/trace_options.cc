@@ -1,5 +1,6 @@
 #include "host/trace_options.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -36,6 +37,25 @@ void RenameDumpfile(const std::string& gtkw, const std::string& from, const std:
   if (!out) throw std::runtime_error("cannot write GTKWave save file '" + to + "'");
 }
 
+// SIGTERM while a trace is recorded is taken as Ctrl-C: the platform then closes the trace whole
+// (no FILE.hier left) and exits 130, rather than the process dying mid-write.
+struct sigaction g_previous_term;
+bool g_term_forwarded = false;
+
+void ForwardTerm(int) { raise(SIGINT); }
+
+void ForwardTermToInt(bool on) {
+  if (on && !g_term_forwarded) {
+    struct sigaction action {};
+    action.sa_handler = ForwardTerm;
+    sigemptyset(&action.sa_mask);
+    g_term_forwarded = sigaction(SIGTERM, &action, &g_previous_term) == 0;
+  } else if (!on && g_term_forwarded) {
+    sigaction(SIGTERM, &g_previous_term, nullptr);
+    g_term_forwarded = false;
+  }
+}
+
 // Recording needs a backend that can record; the others refuse the options rather than ignore them.
 driver::Tracing& TracingOf(driver::Device& device) {
   driver::Tracing* tracing = device.tracing();
@@ -47,6 +67,8 @@ driver::Tracing& TracingOf(driver::Device& device) {
 }
 
 }  // namespace
+
+RunRecorder::~RunRecorder() { ForwardTermToInt(false); }
 
 std::string RunRecorder::GtkwPath(const std::string& fst_path) {
   const std::string ext = ".fst";
@@ -78,6 +100,7 @@ void RunRecorder::Arm(driver::Device& device) {
     outputs_->Temp(GtkwPath(options_.fst_path));
     outputs_->Write(options_.fst_path,
                     [&](const std::string& fst) { tracing.SetTrace(fst, start, options_.cycles); });
+    ForwardTermToInt(true);
   }
   // A trace needs the timeline too: its save file's markers are the run's events.
   tracing.StartTimeline();
@@ -89,6 +112,7 @@ void RunRecorder::Finish(driver::Device& device) {
   driver::Tracing& tracing = TracingOf(device);
   const uint64_t end = tracing.cycle();
   const std::string fst = trace ? outputs_->Temp(options_.fst_path) : "";
+  ForwardTermToInt(false);
   if (trace) outputs_->Write(options_.fst_path, [&](const std::string&) { tracing.CloseTrace(); });
   if (!options_.timeline_path.empty()) {
     outputs_->Write(options_.timeline_path,

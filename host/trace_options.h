@@ -36,9 +36,13 @@ class RunRecorder {
   // The files go to temporaries of outputs, renamed into place when the whole run succeeded.
   RunRecorder(TraceOptions options, PendingOutputs* outputs)
       : options_(std::move(options)), outputs_(outputs) {}
+  ~RunRecorder();
+  RunRecorder(const RunRecorder&) = delete;
+  RunRecorder& operator=(const RunRecorder&) = delete;
 
   // Starts recording; throws std::runtime_error ("cannot write ...") when a file's temporary
   // cannot be created. An older file at a path stays until the run's own replaces it.
+  // Until Finish(), SIGTERM is taken as Ctrl-C (the trace is closed whole, exit code 130).
   void Arm(driver::Device& device);
   // Closes the trace and writes the save file and the timeline; throws std::runtime_error naming
   // the file that could not be written, or saying that the trace window missed the run ("no

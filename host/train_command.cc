@@ -201,6 +201,7 @@ int Train(
   if (options.backend == "host" && (Given(cli, "--trace") || Given(cli, "--timeline"))) {
     throw UsageError("--trace and --timeline record the device: not with --backend host");
   }
+  if (options.backend == "host") RejectDeviceOptions(cli, "with --backend host (no device)");
   std::vector<PathArg> outputs;
   for (const char* option : {"--log", "--plot"}) {
     if (Given(cli, option) && lead) {

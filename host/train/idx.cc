@@ -138,6 +138,9 @@ int MaxLabel(const ImageSet& set) {
 // in a 10-class file) would otherwise make a model of 201 classes, most of them never seen.
 void CheckTrainingClasses(const ImageSet& set) {
   const int max_label = MaxLabel(set);
+  // One class is nothing to classify: the model would be right every time.
+  if (max_label == 0)
+    Fail(set.labels_path, "every label is 0: a classifier needs 2 classes or more");
   std::vector<bool> seen(static_cast<size_t>(max_label) + 1, false);
   for (uint8_t label : set.labels.data) seen[label] = true;
   for (int c = 0; c <= max_label; ++c) {
@@ -389,6 +392,12 @@ Split LoadIdxDataset(const std::string& dir_name, int max_train, int max_test) {
     Dataset all = ToDataset(train_set, 0, "idx:" + dir_name);
     all.classes = std::max(max_label + 1, 2);
     split = SplitDataset(all, kIdxSplitTestFraction, kIdxSplitSeed);
+    if (split.train.size() == 0 || split.test.size() == 0) {
+      Fail(dir_name, "the 80/20 split of " + std::to_string(all.size()) +
+                         " samples (no t10k-* test files) leaves no " +
+                         (split.test.size() == 0 ? "test" : "training") +
+                         " sample: give more samples of each class, or a t10k pair");
+    }
     KeepFirst(split.train, max_train);
     KeepFirst(split.test, max_test);
     return split;

@@ -198,6 +198,15 @@ TEST(Outputs, HelpOfAnUnknownCommandIsAUsageError) {
   EXPECT_EQ(RunMxu("help gemm").exit_code, 0);
 }
 
+// Defect 10: options that would have no effect are refused, not ignored.
+TEST(Outputs, OptionsWithoutEffectAreRefused) {
+  ExpectUsageError("info --list --backend model", "--backend has no effect with --list");
+  ExpectUsageError("info --list --mem-latency 5", "--mem-latency has no effect with --list");
+  ExpectUsageError("train --backend host --mem-latency 5", "--mem-latency has no effect");
+  ExpectUsageError("train --backend host --watchdog 5", "--watchdog has no effect");
+  EXPECT_EQ(RunMxu("info --list").exit_code, 0);
+}
+
 // Defect 7: inputs are checked against their size before they are read: a device, a header
 // that declares more than the file holds. A 1 GiB address-space limit makes reading first fail.
 TEST(Inputs, SizesAreCheckedBeforeReading) {

@@ -257,8 +257,8 @@ TEST(MxuTrainCli, DocumentedRangesHold) {
   EXPECT_EQ(json::parse(wide.out)["layers"], "2-4095-4095-3");
 
   const std::string images = MakeDir("idx_28x28");
-  WriteBytes(images + "/train-images-idx3-ubyte", Idx(0x08, {6, 28, 28}, 6 * 28 * 28));
-  WriteBytes(images + "/train-labels-idx1-ubyte", Idx(0x08, {6}, 6));
+  WriteBytes(images + "/train-images-idx3-ubyte", Idx(0x08, {15, 28, 28}, 15 * 28 * 28));
+  WriteBytes(images + "/train-labels-idx1-ubyte", Idx(0x08, {15}, 15));
   ExpectUsageError("train --backend model --model cnn --channels 4096 --data " + images,
                    "--channels 4096: the last conv layer gives 802816 features");
   ExpectUsageError("train --backend model --model cnn --channels 335 --data " + images,

@@ -368,8 +368,13 @@ TEST(WavesTrace, WindowPastTheEndIsAnErrorAndKeepsTheOlderFiles) {
   EXPECT_EQ(ReadFile(gtkw), "an older run's save file");
 }
 
-TEST(WavesTrace, CtrlCClosesTheTraceAndExits130) {
-  const std::string fst = TempPath("sigint.fst"), err = TempPath("sigint_err.txt");
+// SIGTERM as Ctrl-C: it left FILE.fst.hier behind.
+class WavesInterrupt : public ::testing::TestWithParam<int> {};
+
+TEST_P(WavesInterrupt, ClosesTheTraceAndExits130) {
+  const int signal = GetParam();
+  const std::string name = signal == SIGINT ? "sigint" : "sigterm";
+  const std::string fst = TempPath(name + ".fst"), err = TempPath(name + "_err.txt");
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
@@ -396,7 +401,7 @@ TEST(WavesTrace, CtrlCClosesTheTraceAndExits130) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  ASSERT_EQ(kill(child, SIGINT), 0);
+  ASSERT_EQ(kill(child, signal), 0);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
@@ -419,6 +424,8 @@ TEST(WavesTrace, CtrlCClosesTheTraceAndExits130) {
   // complete state): at least the first cycle's two points.
   EXPECT_GE(trace.times.size(), 2u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Signals, WavesInterrupt, ::testing::Values(SIGINT, SIGTERM));
 
 // ---- the timeline ----
 

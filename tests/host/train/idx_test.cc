@@ -146,12 +146,12 @@ TEST_F(IdxTest, LoadsTrainAndTestPairs) {
 }
 
 TEST_F(IdxTest, PixelsScaleToZeroOne) {
-  Write("train-images-idx3-ubyte", MakeIdx({1, 1, 3}, {0, 128, 255}));
-  Write("train-labels-idx1-ubyte", MakeIdx({1}, {0}));
+  Write("train-images-idx3-ubyte", MakeIdx({2, 1, 3}, {0, 128, 255, 0, 0, 0}));
+  Write("train-labels-idx1-ubyte", MakeIdx({2}, {0, 1}));
   Write("t10k-images-idx3-ubyte", MakeIdx({1, 1, 3}, {255, 0, 1}));
   Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {0}));
   const Split split = LoadIdxDataset(Dir());
-  EXPECT_EQ(split.train.x, (std::vector<float>{0.0f, 128 / 255.0f, 1.0f}));
+  EXPECT_EQ(split.train.x, (std::vector<float>{0.0f, 128 / 255.0f, 1.0f, 0.0f, 0.0f, 0.0f}));
   EXPECT_EQ(split.test.x, (std::vector<float>{1.0f, 0.0f, 1 / 255.0f}));
 }
 
@@ -197,6 +197,9 @@ TEST_F(IdxTest, ClassesAreAtLeastTwo) {
   Write("train-labels-idx1-ubyte", MakeIdx({3}, {0, 0, 0}));
   Write("t10k-images-idx3-ubyte", MakeImages(1, 2, 2));
   Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {0}));
+  // One class is nothing to learn: it was made a "2-class" model right 100% of the time.
+  EXPECT_CONTAINS(LoadError(), "every label is 0");
+  Write("train-labels-idx1-ubyte", MakeIdx({3}, {0, 1, 0}));
   EXPECT_EQ(LoadIdxDataset(Dir()).train.classes, 2);
 }
 
@@ -209,8 +212,9 @@ TEST_F(IdxTest, RefusesSparseOrUnknownClasses) {
                   "train-labels-idx1-ubyte: labels run up to 200 but class 2 has no "
                   "sample");
   Write("train-labels-idx1-ubyte", MakeIdx({4}, {0, 1, 2, 1}));
-  EXPECT_EQ(LoadError(), "");
   Write("t10k-images-idx3-ubyte", MakeImages(1, 2, 2));
+  Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {2}));
+  EXPECT_EQ(LoadError(), "");
   Write("t10k-labels-idx1-ubyte", MakeIdx({1}, {9}));
   EXPECT_CONTAINS(LoadError(),
                   "t10k-labels-idx1-ubyte: label 9 is not a class of the training labels (0..2)");
@@ -350,6 +354,19 @@ TEST_F(IdxTest, DeclaredSizesAreCheckedBeforeReading) {
   joined.insert(joined.end(), rest.begin(), rest.end());
   Write("members.gz", joined);
   EXPECT_EQ(ReadIdx(Path("members.gz")).data, (Bytes{1, 2, 3, 4}));
+}
+
+// One class (every label 0) was trained as "2 classes" to 100%; two samples failed later with a
+// message that did not name the 80/20 split.
+TEST_F(IdxTest, OneClassOrAnEmptySplitIsRefused) {
+  Write("train-images-idx3-ubyte", MakeImages(20, 3, 4));
+  Write("train-labels-idx1-ubyte", MakeLabels(20, 1));
+  EXPECT_CONTAINS(LoadError(), "train-labels-idx1-ubyte: every label is 0: a classifier needs 2");
+  Write("train-images-idx3-ubyte", MakeImages(2, 3, 4));
+  Write("train-labels-idx1-ubyte", MakeLabels(2, 2));
+  EXPECT_CONTAINS(LoadError(),
+                  "the 80/20 split of 2 samples (no t10k-* test files) leaves no "
+                  "test sample");
 }
 
 TEST_F(IdxTest, NamedDataSet) {
