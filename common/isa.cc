@@ -58,18 +58,7 @@ std::string Hex(uint64_t value) {
 
 }  // namespace
 
-uint64_t Instruction::Get(Field field) const {
-  uint64_t value = 0;
-  for (int done = 0; done < field.width;) {
-    const int bit = field.lsb + done;
-    const int shift = bit % 32;
-    const int take = std::min(32 - shift, field.width - done);
-    const uint64_t chunk = (uint64_t{words[bit / 32]} >> shift) & ((uint64_t{1} << take) - 1);
-    value |= chunk << done;
-    done += take;
-  }
-  return value;
-}
+uint64_t Instruction::Get(Field field) const { return FieldOf(words, field); }
 
 void Instruction::Set(Field field, uint64_t value) {
   for (int done = 0; done < field.width;) {
@@ -139,40 +128,43 @@ Instruction Raw(const std::array<uint32_t, 4>& words) {
 
 std::string Disassemble(const Instruction& in) {
   const auto& w = in.words;
-  const uint8_t opcode = in.opcode();
-  const auto num = [&](const char* name, Field field) {
-    return std::string(" ") + name + "=" + std::to_string(in.Get(field));
+  const auto num = [](const char* name, uint64_t value) {
+    return std::string(" ") + name + "=" + std::to_string(value);
   };
   std::string text;
-  switch (static_cast<Opcode>(opcode)) {
+  const Opcode opcode = OpcodeOf(w);
+  switch (opcode) {
     case Opcode::kLoad:
     case Opcode::kStore: {
-      const bool load = static_cast<Opcode>(opcode) == Opcode::kLoad;
+      const TransferFields f = DecodeTransfer(w);
+      const bool load = opcode == Opcode::kLoad;
       text = load ? "LOAD target=" : "STORE source=";
-      text += BufferText(static_cast<uint32_t>(in.Get(kTransferBuffer)));
-      text += num("rows", kTransferRows) + num("lanes", kTransferLanes) +
-              num("buf", kTransferBufferAddr) + " host=" + Hex(in.Get(kTransferHostAddr)) +
-              num("stride", kTransferStride);
-      if (in.Get(kTransferFlag)) text += load ? " transpose" : " relu";
+      text += BufferText(static_cast<uint32_t>(f.buffer));
+      text += num("rows", f.rows) + num("lanes", f.lanes) + num("buf", f.buffer_addr) +
+              " host=" + Hex(f.host_addr) + num("stride", f.stride);
+      if (f.flag) text += load ? " transpose" : " relu";
       break;
     }
-    case Opcode::kMatmul:
-      text = "MATMUL" + num("rows", kMatmulRows) + num("k_rows", kMatmulKRows) +
-             num("ub", kMatmulUbAddr) + num("acc", kMatmulAccAddr);
-      if (in.Get(kMatmulAccumulate)) text += " accumulate";
-      if (in.Get(kMatmulNewWeights)) text += " new_weights";
+    case Opcode::kMatmul: {
+      const MatmulFields f = DecodeMatmul(w);
+      text = "MATMUL" + num("rows", f.rows) + num("k_rows", f.k_rows) + num("ub", f.ub_addr) +
+             num("acc", f.acc_addr);
+      if (f.accumulate) text += " accumulate";
+      if (f.new_weights) text += " new_weights";
       break;
-    case Opcode::kActivate:
-      text = "ACTIVATE" + num("rows", kActivateRows) + num("acc", kActivateAccAddr) +
-             num("ub", kActivateUbAddr);
-      if (in.Get(kActivateRelu)) text += " relu";
+    }
+    case Opcode::kActivate: {
+      const ActivateFields f = DecodeActivate(w);
+      text = "ACTIVATE" + num("rows", f.rows) + num("acc", f.acc_addr) + num("ub", f.ub_addr);
+      if (f.relu) text += " relu";
       // The bias address is shown whenever it matters or is (illegally) set without bias.
-      if (in.Get(kActivateBias)) {
-        text += num("bias", kActivateBiasAddr);
-      } else if (in.Get(kActivateBiasAddr) != 0) {
-        text += num("bias_addr", kActivateBiasAddr);
+      if (f.bias) {
+        text += num("bias", f.bias_addr);
+      } else if (f.bias_addr != 0) {
+        text += num("bias_addr", f.bias_addr);
       }
       break;
+    }
     case Opcode::kSync:
       text = "SYNC";
       break;
@@ -181,18 +173,12 @@ std::string Disassemble(const Instruction& in) {
       break;
     default: {
       char line[64];
-      std::snprintf(line, sizeof(line), "ILLEGAL 0x%02x [%08x %08x %08x %08x]", opcode, w[0], w[1],
-                    w[2], w[3]);
+      std::snprintf(line, sizeof(line), "ILLEGAL 0x%02x [%08x %08x %08x %08x]",
+                    static_cast<unsigned>(opcode), w[0], w[1], w[2], w[3]);
       return line;
     }
   }
-  const Words named = NamedBits(opcode);
-  for (size_t i = 0; i < w.size(); ++i) {
-    if ((w[i] & ~named[i]) != 0) {
-      text += " (reserved bits set)";
-      break;
-    }
-  }
+  if (ReservedBitsSet(w)) text += " (reserved bits set)";
   return text;
 }
 

@@ -150,6 +150,120 @@ inline constexpr Words NamedBits(uint32_t opcode) {
   }
 }
 
+// Bits [field.lsb + field.width - 1 : field.lsb] of an instruction (field.width <= 64).
+inline constexpr uint64_t FieldOf(const Words& w, Field field) {
+  uint64_t value = 0;
+  for (int done = 0; done < field.width;) {
+    const int bit = field.lsb + done;
+    const int shift = bit % 32;
+    const int take = 32 - shift < field.width - done ? 32 - shift : field.width - done;
+    const uint64_t chunk = (uint64_t{w[bit / 32]} >> shift) & ((uint64_t{1} << take) - 1);
+    value |= chunk << done;
+    done += take;
+  }
+  return value;
+}
+
+// The opcode field (any 8-bit value: OpcodeName is nullptr for illegal ones).
+inline constexpr Opcode OpcodeOf(const Words& w) {
+  return static_cast<Opcode>(FieldOf(w, kOpcode));
+}
+
+// Whether `buffer` is a buffer code of the table (any other is ILLEGAL_FIELD).
+inline constexpr bool IsBuffer(Buffer buffer) {
+  return BufferName(static_cast<uint32_t>(buffer)) != nullptr;
+}
+
+// Whether a bit the instruction's opcode does not name is set (they must be zero).
+inline constexpr bool ReservedBitsSet(const Words& w) {
+  const Words named = NamedBits(static_cast<uint32_t>(FieldOf(w, kOpcode)));
+  for (size_t i = 0; i < w.size(); ++i) {
+    if ((w[i] & ~named[i]) != 0) return true;
+  }
+  return false;
+}
+
+// The fields of a transfer instruction (LOAD, STORE), as DecodeTransfer reads them.
+struct TransferFields {
+  // LOAD target: 0 UB, 1 WEIGHTS, 2 ACC; STORE source: 0 UB, 2 ACC
+  Buffer buffer;
+  // LOAD: transpose (UB, WEIGHTS); STORE: relu (ACC)
+  bool flag;
+  // rows
+  uint32_t rows;
+  // lanes
+  uint32_t lanes;
+  // buffer address (0 for WEIGHTS)
+  uint32_t buffer_addr;
+  // host address (byte)
+  uint64_t host_addr;
+  // host row stride, in elements
+  uint32_t stride;
+};
+inline constexpr TransferFields DecodeTransfer(const Words& w) {
+  TransferFields f{};
+  f.buffer = static_cast<Buffer>(FieldOf(w, kTransferBuffer));
+  f.flag = FieldOf(w, kTransferFlag) != 0;
+  f.rows = static_cast<uint32_t>(FieldOf(w, kTransferRows));
+  f.lanes = static_cast<uint32_t>(FieldOf(w, kTransferLanes));
+  f.buffer_addr = static_cast<uint32_t>(FieldOf(w, kTransferBufferAddr));
+  f.host_addr = FieldOf(w, kTransferHostAddr);
+  f.stride = static_cast<uint32_t>(FieldOf(w, kTransferStride));
+  return f;
+}
+
+// The fields of a matmul instruction (MATMUL), as DecodeMatmul reads them.
+struct MatmulFields {
+  // add to the accumulator rows instead of overwriting them
+  bool accumulate;
+  // first switch to the latest loaded weight tile
+  bool new_weights;
+  // rows (M)
+  uint32_t rows;
+  // lanes entering the array (1 .. ArrayRows)
+  uint32_t k_rows;
+  // UB address
+  uint32_t ub_addr;
+  // accumulator address
+  uint32_t acc_addr;
+};
+inline constexpr MatmulFields DecodeMatmul(const Words& w) {
+  MatmulFields f{};
+  f.accumulate = FieldOf(w, kMatmulAccumulate) != 0;
+  f.new_weights = FieldOf(w, kMatmulNewWeights) != 0;
+  f.rows = static_cast<uint32_t>(FieldOf(w, kMatmulRows));
+  f.k_rows = static_cast<uint32_t>(FieldOf(w, kMatmulKRows));
+  f.ub_addr = static_cast<uint32_t>(FieldOf(w, kMatmulUbAddr));
+  f.acc_addr = static_cast<uint32_t>(FieldOf(w, kMatmulAccAddr));
+  return f;
+}
+
+// The fields of an activate instruction (ACTIVATE), as DecodeActivate reads them.
+struct ActivateFields {
+  // ReLU
+  bool relu;
+  // add the bias accumulator row
+  bool bias;
+  // rows
+  uint32_t rows;
+  // accumulator address
+  uint32_t acc_addr;
+  // UB address
+  uint32_t ub_addr;
+  // bias accumulator address (0 unless bias)
+  uint32_t bias_addr;
+};
+inline constexpr ActivateFields DecodeActivate(const Words& w) {
+  ActivateFields f{};
+  f.relu = FieldOf(w, kActivateRelu) != 0;
+  f.bias = FieldOf(w, kActivateBias) != 0;
+  f.rows = static_cast<uint32_t>(FieldOf(w, kActivateRows));
+  f.acc_addr = static_cast<uint32_t>(FieldOf(w, kActivateAccAddr));
+  f.ub_addr = static_cast<uint32_t>(FieldOf(w, kActivateUbAddr));
+  f.bias_addr = static_cast<uint32_t>(FieldOf(w, kActivateBiasAddr));
+  return f;
+}
+
 }  // namespace mxu::isa
 
 namespace mxu::csr {

@@ -20,153 +20,171 @@ module mxu_ctrl_decode #(
   output mxu_pkg::activate_cmd_t ac_cmd_o
 );
 
-  logic [7:0]                    op;
-  logic [7:0]                    flags;
-  logic [15:0]                   f_rows, f_b, f_c, f_d;
-  logic [mxu_pkg::MemAddrWidth-1:0] f_host;
-  logic [15:0]                   f_stride;
-  logic                          is_load, is_store, is_mm, is_ac, is_sync, is_halt;
-  logic [3:0]                    check_err;
-  logic [16:0]                   rows17, buf_hi, ub_hi, acc_hi, ac_ub_hi, ac_acc_hi;
+  // The instruction as each format reads it (mxu_isa_pkg, generated from common/isa.toml).
+  mxu_isa_pkg::transfer_ins_t tr;    // LOAD, STORE
+  mxu_isa_pkg::matmul_ins_t   mm;    // MATMUL
+  mxu_isa_pkg::activate_ins_t ac;    // ACTIVATE
+  mxu_isa_pkg::bare_ins_t     bare;  // SYNC, HALT (and the opcode of every format)
+  mxu_isa_pkg::opcode_e       op;
+  mxu_isa_pkg::buf_e          tr_buf;
+  logic                       is_load, is_store, is_mm, is_ac, is_sync, is_halt;
+  mxu_isa_pkg::err_e          check_err;
+  mxu_pkg::row_t              tr_lo, tr_hi, mm_ub_lo, mm_ub_hi, mm_acc_lo, mm_acc_hi;
+  mxu_pkg::row_t              ac_acc_lo, ac_acc_hi, ac_ub_lo, ac_ub_hi, ac_bias_row;
 
   always_comb begin
-    op        = ins_i[7:0];
-    flags     = ins_i[15:8];
-    f_rows    = ins_i[31:16];
-    f_b       = ins_i[47:32];
-    f_c       = ins_i[63:48];
-    f_d       = ins_i[79:64];
-    f_host    = ins_i[111:64];
-    f_stride  = ins_i[127:112];
+    tr        = ins_i;
+    mm        = ins_i;
+    ac        = ins_i;
+    bare      = ins_i;
+    op        = bare.opcode;
+    tr_buf    = tr.buffer;
     is_load   = op == mxu_isa_pkg::OpLoad;
     is_store  = op == mxu_isa_pkg::OpStore;
     is_mm     = op == mxu_isa_pkg::OpMatmul;
     is_ac     = op == mxu_isa_pkg::OpActivate;
     is_sync   = op == mxu_isa_pkg::OpSync;
     is_halt   = op == mxu_isa_pkg::OpHalt;
-    rows17    = {1'b0, f_rows};
-    buf_hi    = {1'b0, f_c} + rows17;   // LOAD / STORE: buffer rows [f_c, buf_hi)
-    ub_hi     = {1'b0, f_c} + rows17;   // MATMUL: UB rows [f_c, ub_hi), ACC rows [f_d, acc_hi)
-    acc_hi    = {1'b0, f_d} + rows17;
-    ac_acc_hi = {1'b0, f_b} + rows17;   // ACTIVATE: ACC rows [f_b, +rows), UB rows [f_c, +rows)
-    ac_ub_hi  = {1'b0, f_c} + rows17;
+    // The buffer rows of each format, [lo, hi).
+    tr_lo       = mxu_pkg::RowBits'(tr.buffer_addr);
+    tr_hi       = tr_lo + mxu_pkg::RowBits'(tr.rows);
+    mm_ub_lo    = mxu_pkg::RowBits'(mm.ub_addr);
+    mm_ub_hi    = mm_ub_lo + mxu_pkg::RowBits'(mm.rows);
+    mm_acc_lo   = mxu_pkg::RowBits'(mm.acc_addr);
+    mm_acc_hi   = mm_acc_lo + mxu_pkg::RowBits'(mm.rows);
+    ac_acc_lo   = mxu_pkg::RowBits'(ac.acc_addr);
+    ac_acc_hi   = ac_acc_lo + mxu_pkg::RowBits'(ac.rows);
+    ac_ub_lo    = mxu_pkg::RowBits'(ac.ub_addr);
+    ac_ub_hi    = ac_ub_lo + mxu_pkg::RowBits'(ac.rows);
+    ac_bias_row = mxu_pkg::RowBits'(ac.bias_addr);
 
     // ----- Legality (docs/isa.md, Errors).
     check_err = mxu_isa_pkg::ErrNone;
     if (is_load || is_store) begin
-      if (flags[7:3] != '0 || (is_store && flags[2] && flags[1:0] != mxu_isa_pkg::BufAcc) ||
-          flags[1:0] == 2'd3 ||
-          (is_store && flags[1:0] == mxu_isa_pkg::BufWeights) ||
-          (is_load && flags[2] && flags[1:0] == mxu_isa_pkg::BufAcc) || f_rows == '0 || f_b == '0 ||
-          (flags[1:0] == mxu_isa_pkg::BufUb && 32'(f_b) > UbLanes) ||
-          (flags[1:0] != mxu_isa_pkg::BufUb && 32'(f_b) > Cols) ||
-          (flags[1:0] == mxu_isa_pkg::BufWeights && (32'(f_rows) > Rows || f_c != '0))) begin
+      if (tr.rsvd_11 != '0 || !mxu_isa_pkg::BufKnown[tr_buf] ||
+          (is_store && tr.flag && tr_buf != mxu_isa_pkg::BufAcc) ||
+          (is_store && tr_buf == mxu_isa_pkg::BufWeights) ||
+          (is_load && tr.flag && tr_buf == mxu_isa_pkg::BufAcc) || tr.rows == '0 ||
+          tr.lanes == '0 || (tr_buf == mxu_isa_pkg::BufUb && 32'(tr.lanes) > UbLanes) ||
+          (tr_buf != mxu_isa_pkg::BufUb && 32'(tr.lanes) > Cols) ||
+          (tr_buf == mxu_isa_pkg::BufWeights && (32'(tr.rows) > Rows || tr.buffer_addr != '0)))
+      begin
         check_err = mxu_isa_pkg::ErrIllegalField;
-      end else if (flags[1:0] == mxu_isa_pkg::BufUb && 32'(buf_hi) > UbDepth) begin
+      end else if (tr_buf == mxu_isa_pkg::BufUb && 32'(tr_hi) > UbDepth) begin
         check_err = mxu_isa_pkg::ErrUbRange;
-      end else if (flags[1:0] == mxu_isa_pkg::BufAcc && 32'(buf_hi) > AccDepth) begin
+      end else if (tr_buf == mxu_isa_pkg::BufAcc && 32'(tr_hi) > AccDepth) begin
         check_err = mxu_isa_pkg::ErrAccRange;
-      end else if (f_host[0] || (flags[1:0] == mxu_isa_pkg::BufAcc && f_host[1])) begin
+      end else if (tr.host_addr[0] || (tr_buf == mxu_isa_pkg::BufAcc && tr.host_addr[1])) begin
         check_err = mxu_isa_pkg::ErrMisaligned;
-      end else if (is_load && flags[1:0] == mxu_isa_pkg::BufWeights && tiles_i == 3'd3) begin
+      end else if (is_load && tr_buf == mxu_isa_pkg::BufWeights && tiles_i == 3'd3) begin
         check_err = mxu_isa_pkg::ErrWeightsFull;
       end
     end else if (is_mm) begin
-      if (flags[7:2] != '0 || ins_i[127:80] != '0 || f_rows == '0 || f_b == '0 ||
-          32'(f_b) > Rows) begin
+      if (mm.rsvd_10 != '0 || mm.rsvd_80 != '0 || mm.rows == '0 || mm.k_rows == '0 ||
+          32'(mm.k_rows) > Rows) begin
         check_err = mxu_isa_pkg::ErrIllegalField;
-      end else if (32'(ub_hi) > UbDepth) begin
+      end else if (32'(mm_ub_hi) > UbDepth) begin
         check_err = mxu_isa_pkg::ErrUbRange;
-      end else if (32'(acc_hi) > AccDepth) begin
+      end else if (32'(mm_acc_hi) > AccDepth) begin
         check_err = mxu_isa_pkg::ErrAccRange;
-      end else if (flags[1] && tiles_i == '0) begin
+      end else if (mm.new_weights && tiles_i == '0) begin
         check_err = mxu_isa_pkg::ErrNoWeights;
       end
     end else if (is_ac) begin
-      if (flags[7:2] != '0 || ins_i[127:80] != '0 || f_rows == '0 ||
-          (!flags[1] && f_d != '0)) begin
+      if (ac.rsvd_10 != '0 || ac.rsvd_80 != '0 || ac.rows == '0 ||
+          (!ac.bias && ac.bias_addr != '0)) begin
         check_err = mxu_isa_pkg::ErrIllegalField;
       end else if (32'(ac_ub_hi) > UbDepth) begin
         check_err = mxu_isa_pkg::ErrUbRange;
-      end else if (32'(ac_acc_hi) > AccDepth || 32'(f_d) >= AccDepth) begin
+      end else if (32'(ac_acc_hi) > AccDepth || 32'(ac.bias_addr) >= AccDepth) begin
         check_err = mxu_isa_pkg::ErrAccRange;
       end
     end else if (is_sync || is_halt) begin
-      if (ins_i[127:8] != '0) check_err = mxu_isa_pkg::ErrIllegalField;
+      if (bare.rsvd_8 != '0) check_err = mxu_isa_pkg::ErrIllegalField;
     end else begin
       check_err = mxu_isa_pkg::ErrIllegalOpcode;
     end
 
     // ----- Class, legality and the rows read (r) and written (w), per buffer.
     dec_o.is_load     = is_load;
-    dec_o.is_wload    = is_load && flags[1:0] == mxu_isa_pkg::BufWeights;
+    dec_o.is_wload    = is_load && tr_buf == mxu_isa_pkg::BufWeights;
     dec_o.is_store    = is_store;
     dec_o.is_mm       = is_mm;
     dec_o.is_ac       = is_ac;
     dec_o.is_sync     = is_sync;
     dec_o.is_halt     = is_halt;
-    dec_o.new_weights = is_mm && flags[1];
+    dec_o.new_weights = is_mm && mm.new_weights;
     dec_o.err         = check_err;
-    dec_o.buf_sel     = flags[1:0];
-    dec_o.buf_lo      = {1'b0, f_c};
-    dec_o.buf_hi      = buf_hi;
+    dec_o.buf_sel     = tr_buf;
+    dec_o.buf_lo      = tr_lo;
+    dec_o.buf_hi      = tr_hi;
     dec_o.r_ub = 1'b0; dec_o.w_ub = 1'b0; dec_o.r_acc = 1'b0; dec_o.w_acc = 1'b0;
     dec_o.r_ub_lo = '0; dec_o.r_ub_hi = '0; dec_o.w_ub_lo = '0; dec_o.w_ub_hi = '0;
     dec_o.r_acc_lo = '0; dec_o.r_acc_hi = '0; dec_o.w_acc_lo = '0; dec_o.w_acc_hi = '0;
-    if (is_load && flags[1:0] == mxu_isa_pkg::BufUb) begin
-      dec_o.w_ub = 1'b1; dec_o.w_ub_lo = {1'b0, f_c}; dec_o.w_ub_hi = buf_hi;
+    if (is_load && tr_buf == mxu_isa_pkg::BufUb) begin
+      dec_o.w_ub = 1'b1; dec_o.w_ub_lo = tr_lo; dec_o.w_ub_hi = tr_hi;
     end
-    if (is_load && flags[1:0] == mxu_isa_pkg::BufAcc) begin
-      dec_o.w_acc = 1'b1; dec_o.w_acc_lo = {1'b0, f_c}; dec_o.w_acc_hi = buf_hi;
+    if (is_load && tr_buf == mxu_isa_pkg::BufAcc) begin
+      dec_o.w_acc = 1'b1; dec_o.w_acc_lo = tr_lo; dec_o.w_acc_hi = tr_hi;
     end
-    if (is_store && flags[1:0] == mxu_isa_pkg::BufUb) begin
-      dec_o.r_ub = 1'b1; dec_o.r_ub_lo = {1'b0, f_c}; dec_o.r_ub_hi = buf_hi;
+    if (is_store && tr_buf == mxu_isa_pkg::BufUb) begin
+      dec_o.r_ub = 1'b1; dec_o.r_ub_lo = tr_lo; dec_o.r_ub_hi = tr_hi;
     end
-    if (is_store && flags[1:0] == mxu_isa_pkg::BufAcc) begin
-      dec_o.r_acc = 1'b1; dec_o.r_acc_lo = {1'b0, f_c}; dec_o.r_acc_hi = buf_hi;
+    if (is_store && tr_buf == mxu_isa_pkg::BufAcc) begin
+      dec_o.r_acc = 1'b1; dec_o.r_acc_lo = tr_lo; dec_o.r_acc_hi = tr_hi;
     end
     if (is_mm) begin
-      dec_o.r_ub = 1'b1;  dec_o.r_ub_lo = {1'b0, f_c};  dec_o.r_ub_hi = ub_hi;
-      dec_o.w_acc = 1'b1; dec_o.w_acc_lo = {1'b0, f_d}; dec_o.w_acc_hi = acc_hi;
+      dec_o.r_ub = 1'b1;  dec_o.r_ub_lo = mm_ub_lo;   dec_o.r_ub_hi = mm_ub_hi;
+      dec_o.w_acc = 1'b1; dec_o.w_acc_lo = mm_acc_lo; dec_o.w_acc_hi = mm_acc_hi;
     end
     if (is_ac) begin
-      dec_o.r_acc = 1'b1; dec_o.r_acc_lo = {1'b0, f_b}; dec_o.r_acc_hi = ac_acc_hi;
-      dec_o.w_ub = 1'b1;  dec_o.w_ub_lo = {1'b0, f_c};  dec_o.w_ub_hi = ac_ub_hi;
+      dec_o.r_acc = 1'b1; dec_o.r_acc_lo = ac_acc_lo; dec_o.r_acc_hi = ac_acc_hi;
+      dec_o.w_ub = 1'b1;  dec_o.w_ub_lo = ac_ub_lo;   dec_o.w_ub_hi = ac_ub_hi;
     end
-    dec_o.r_bias   = is_ac && flags[1];
-    dec_o.bias_row = {1'b0, f_d};
+    dec_o.r_bias   = is_ac && ac.bias;
+    dec_o.bias_row = ac_bias_row;
 
     // ----- Engine commands.
-    ld_cmd_o.target       = flags[1:0];
-    ld_cmd_o.transpose    = flags[2];
-    ld_cmd_o.rows         = f_rows;
-    ld_cmd_o.lanes        = f_b;
-    ld_cmd_o.buf_addr     = f_c;
-    ld_cmd_o.host_addr    = f_host;
-    ld_cmd_o.stride       = f_stride;
-    st_cmd_o.source       = flags[1:0];
-    st_cmd_o.relu         = flags[2];
-    st_cmd_o.rows         = f_rows;
-    st_cmd_o.lanes        = f_b;
-    st_cmd_o.buf_addr     = f_c;
-    st_cmd_o.host_addr    = f_host;
-    st_cmd_o.stride       = f_stride;
-    mm_cmd_o.ub_addr      = f_c;
-    mm_cmd_o.acc_addr     = f_d;
-    mm_cmd_o.rows         = f_rows;
-    mm_cmd_o.k_rows       = f_b;
-    mm_cmd_o.accumulate   = flags[0];
-    mm_cmd_o.new_weights  = flags[1];
-    ac_cmd_o.acc_addr     = f_b;
-    ac_cmd_o.ub_addr      = f_c;
-    ac_cmd_o.rows         = f_rows;
-    ac_cmd_o.relu         = flags[0];
-    ac_cmd_o.bias_en      = flags[1];
-    ac_cmd_o.bias_addr    = f_d;
+    ld_cmd_o.target       = tr_buf;
+    ld_cmd_o.transpose    = tr.flag;
+    ld_cmd_o.rows         = tr.rows;
+    ld_cmd_o.lanes        = tr.lanes;
+    ld_cmd_o.buf_addr     = tr.buffer_addr;
+    ld_cmd_o.host_addr    = tr.host_addr;
+    ld_cmd_o.stride       = tr.stride;
+    st_cmd_o.source       = tr_buf;
+    st_cmd_o.relu         = tr.flag;
+    st_cmd_o.rows         = tr.rows;
+    st_cmd_o.lanes        = tr.lanes;
+    st_cmd_o.buf_addr     = tr.buffer_addr;
+    st_cmd_o.host_addr    = tr.host_addr;
+    st_cmd_o.stride       = tr.stride;
+    mm_cmd_o.ub_addr      = mm.ub_addr;
+    mm_cmd_o.acc_addr     = mm.acc_addr;
+    mm_cmd_o.rows         = mm.rows;
+    mm_cmd_o.k_rows       = mm.k_rows;
+    mm_cmd_o.accumulate   = mm.accumulate;
+    mm_cmd_o.new_weights  = mm.new_weights;
+    ac_cmd_o.acc_addr     = ac.acc_addr;
+    ac_cmd_o.ub_addr      = ac.ub_addr;
+    ac_cmd_o.rows         = ac.rows;
+    ac_cmd_o.relu         = ac.relu;
+    ac_cmd_o.bias_en      = ac.bias;
+    ac_cmd_o.bias_addr    = ac.bias_addr;
   end
 
-  // The instruction fields are 16 bits: the buffers they address must fit.
+  // Each format's opcode field is the one bare.opcode reads.
+  logic unused_signals;
+  assign unused_signals = ^{tr.opcode, mm.opcode, ac.opcode};
+
+  // The instruction fields are 16 bits: the buffers they address must fit, and a row range's end
+  // (mxu_pkg::row_t) is one bit wider than an address field.
   `MXU_ASSERT_STATIC(gen_depth_check, UbDepth <= 65536 && AccDepth <= 65536 && Rows < 65536,
                      "mxu_ctrl_decode: buffer depths above 65536 rows do not fit the ISA fields")
+  `MXU_ASSERT_STATIC(gen_row_check,
+                     mxu_pkg::RowBits == mxu_isa_pkg::TransferBufferAddrWidth + 1 &&
+                     mxu_pkg::RowBits == mxu_isa_pkg::MatmulAccAddrWidth + 1 &&
+                     mxu_pkg::RowBits == mxu_isa_pkg::ActivateAccAddrWidth + 1,
+                     "mxu_ctrl_decode: mxu_pkg::RowBits must be the ISA address width + 1")
 
 endmodule

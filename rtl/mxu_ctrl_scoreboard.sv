@@ -44,6 +44,7 @@ module mxu_ctrl_scoreboard #(
 
   localparam int unsigned SlotWidth = (MmSlots > 1) ? $clog2(MmSlots) : 1;
   localparam int unsigned LdWidth   = (LdSlots > 1) ? $clog2(LdSlots) : 1;
+  localparam int unsigned RowBits   = mxu_pkg::RowBits;  // a row range's bounds (mxu_pkg::row_t)
 
   logic                 ac_busy_d, ac_busy_q;
   logic [1:0]           st_cnt_d, st_cnt_q;      // STOREs in flight: at most two
@@ -52,27 +53,28 @@ module mxu_ctrl_scoreboard #(
   // LOADs in flight per load engine: a queue each (UB / ACC loads: rows and buffer too).
   logic [LdSlots-1:0]   ld_valid_d, ld_valid_q, wld_valid_d, wld_valid_q;
   logic [LdSlots*2-1:0] ld_buf_d, ld_buf_q;
-  logic [LdSlots*17-1:0] ld_lo_d, ld_lo_q, ld_hi_d, ld_hi_q;
+  logic [LdSlots*RowBits-1:0] ld_lo_d, ld_lo_q, ld_hi_d, ld_hi_q;
   logic [LdSlots*32-1:0] ld_pc_d, ld_pc_q, wld_pc_d, wld_pc_q;
   logic [LdWidth-1:0]   ld_head_d, ld_head_q, ld_tail_d, ld_tail_q;
   logic [LdWidth-1:0]   wld_head_d, wld_head_q, wld_tail_d, wld_tail_q;
   logic [LdWidth-1:0]   ld_err_slot, wld_err_slot;
   logic [1:0]           st_buf_d, st_buf_q;
-  logic [16:0]          st_lo_d, st_lo_q, st_hi_d, st_hi_q;
+  mxu_pkg::row_t        st_lo_d, st_lo_q, st_hi_d, st_hi_q;
   logic [31:0]          st_pc_d, st_pc_q;
-  logic [16:0]          ac_acc_lo_d, ac_acc_lo_q, ac_acc_hi_d, ac_acc_hi_q;
-  logic [16:0]          ac_bias_d, ac_bias_q, ac_ub_lo_d, ac_ub_lo_q, ac_ub_hi_d, ac_ub_hi_q;
+  mxu_pkg::row_t        ac_acc_lo_d, ac_acc_lo_q, ac_acc_hi_d, ac_acc_hi_q;
+  mxu_pkg::row_t        ac_bias_d, ac_bias_q, ac_ub_lo_d, ac_ub_lo_q, ac_ub_hi_d, ac_ub_hi_q;
   logic                 ac_has_bias_d, ac_has_bias_q;
   logic [MmSlots-1:0]   mm_valid_d, mm_valid_q;
-  logic [MmSlots*17-1:0] mm_ub_lo_d, mm_ub_lo_q, mm_ub_hi_d, mm_ub_hi_q;
-  logic [MmSlots*17-1:0] mm_acc_lo_d, mm_acc_lo_q, mm_acc_hi_d, mm_acc_hi_q;
+  logic [MmSlots*RowBits-1:0] mm_ub_lo_d, mm_ub_lo_q, mm_ub_hi_d, mm_ub_hi_q;
+  logic [MmSlots*RowBits-1:0] mm_acc_lo_d, mm_acc_lo_q, mm_acc_hi_d, mm_acc_hi_q;
   logic [SlotWidth-1:0] mm_head_d, mm_head_q, mm_tail_d, mm_tail_q;
   logic [2:0]           tiles_d, tiles_q;
   logic                 disp_ld, disp_wld, disp_st, disp_mm, disp_ac;
 
   // True when [lo1, hi1) and [lo2, hi2) share a row.
-  function automatic logic overlaps(logic [16:0] lo1, logic [16:0] hi1, logic [16:0] lo2,
-                                    logic [16:0] hi2);
+  // (Arguments of the width, not of the type: Yosys 0.23 synthesizes typed ones differently.)
+  function automatic logic overlaps(logic [RowBits-1:0] lo1, logic [RowBits-1:0] hi1,
+                                    logic [RowBits-1:0] lo2, logic [RowBits-1:0] hi2);
     overlaps = (lo1 < hi2) && (lo2 < hi1);
   endfunction
 
@@ -84,17 +86,17 @@ module mxu_ctrl_scoreboard #(
     // check is the same for every instruction.
     for (int unsigned s = 0; s < LdSlots; s++) begin
       if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufUb &&
-          ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ld_lo_q[s*17 +: 17],
-                                   ld_hi_q[s*17 +: 17])) ||
-           (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ld_lo_q[s*17 +: 17],
-                                   ld_hi_q[s*17 +: 17])))) begin
+          ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ld_lo_q[s*RowBits +: RowBits],
+                                   ld_hi_q[s*RowBits +: RowBits])) ||
+           (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ld_lo_q[s*RowBits +: RowBits],
+                                   ld_hi_q[s*RowBits +: RowBits])))) begin
         conflict_o = 1'b1;
       end
       if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
-          ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, ld_lo_q[s*17 +: 17],
-                                    ld_hi_q[s*17 +: 17])) ||
-           (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ld_lo_q[s*17 +: 17],
-                                    ld_hi_q[s*17 +: 17])))) begin
+          ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, ld_lo_q[s*RowBits +: RowBits],
+                                    ld_hi_q[s*RowBits +: RowBits])) ||
+           (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ld_lo_q[s*RowBits +: RowBits],
+                                    ld_hi_q[s*RowBits +: RowBits])))) begin
         conflict_o = 1'b1;
       end
     end
@@ -119,14 +121,14 @@ module mxu_ctrl_scoreboard #(
     // Against MATMULs (read UB, write ACC). MATMULs among themselves run in order.
     for (int unsigned s = 0; s < MmSlots; s++) begin
       if (mm_valid_q[s] && !dec_i.is_mm) begin
-        if (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, mm_ub_lo_q[s*17 +: 17],
-                                   mm_ub_hi_q[s*17 +: 17])) begin
+        if (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, mm_ub_lo_q[s*RowBits +: RowBits],
+                                   mm_ub_hi_q[s*RowBits +: RowBits])) begin
           conflict_o = 1'b1;
         end
-        if ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, mm_acc_lo_q[s*17 +: 17],
-                                     mm_acc_hi_q[s*17 +: 17])) ||
-            (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, mm_acc_lo_q[s*17 +: 17],
-                                     mm_acc_hi_q[s*17 +: 17]))) begin
+        if ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, mm_acc_lo_q[s*RowBits +: RowBits],
+                                     mm_acc_hi_q[s*RowBits +: RowBits])) ||
+            (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, mm_acc_lo_q[s*RowBits +: RowBits],
+                                     mm_acc_hi_q[s*RowBits +: RowBits]))) begin
           conflict_o = 1'b1;
         end
       end
@@ -134,14 +136,14 @@ module mxu_ctrl_scoreboard #(
     if (dec_i.r_bias) begin  // the bias row is read too
       for (int unsigned s = 0; s < LdSlots; s++) begin
         if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
-            overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1, ld_lo_q[s*17 +: 17],
-                     ld_hi_q[s*17 +: 17])) begin
+            overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1, ld_lo_q[s*RowBits +: RowBits],
+                     ld_hi_q[s*RowBits +: RowBits])) begin
           conflict_o = 1'b1;
         end
       end
       for (int unsigned s = 0; s < MmSlots; s++) begin
         if (mm_valid_q[s] && overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1,
-                                      mm_acc_lo_q[s*17 +: 17], mm_acc_hi_q[s*17 +: 17])) begin
+                                      mm_acc_lo_q[s*RowBits +: RowBits], mm_acc_hi_q[s*RowBits +: RowBits])) begin
           conflict_o = 1'b1;
         end
       end
@@ -170,8 +172,8 @@ module mxu_ctrl_scoreboard #(
     if (disp_ld) begin
       ld_valid_d[ld_tail_q]        = 1'b1;
       ld_buf_d[ld_tail_q*2 +: 2]   = dec_i.buf_sel;
-      ld_lo_d[ld_tail_q*17 +: 17]  = dec_i.buf_lo;
-      ld_hi_d[ld_tail_q*17 +: 17]  = dec_i.buf_hi;
+      ld_lo_d[ld_tail_q*RowBits +: RowBits]  = dec_i.buf_lo;
+      ld_hi_d[ld_tail_q*RowBits +: RowBits]  = dec_i.buf_hi;
       ld_pc_d[ld_tail_q*32 +: 32]  = pc_i;
       ld_tail_d = ld_tail_q + 1'b1;
     end
@@ -210,10 +212,10 @@ module mxu_ctrl_scoreboard #(
     end
     if (disp_mm) begin
       mm_valid_d[mm_tail_q]           = 1'b1;
-      mm_ub_lo_d[mm_tail_q*17 +: 17]  = dec_i.r_ub_lo;
-      mm_ub_hi_d[mm_tail_q*17 +: 17]  = dec_i.r_ub_hi;
-      mm_acc_lo_d[mm_tail_q*17 +: 17] = dec_i.w_acc_lo;
-      mm_acc_hi_d[mm_tail_q*17 +: 17] = dec_i.w_acc_hi;
+      mm_ub_lo_d[mm_tail_q*RowBits +: RowBits]  = dec_i.r_ub_lo;
+      mm_ub_hi_d[mm_tail_q*RowBits +: RowBits]  = dec_i.r_ub_hi;
+      mm_acc_lo_d[mm_tail_q*RowBits +: RowBits] = dec_i.w_acc_lo;
+      mm_acc_hi_d[mm_tail_q*RowBits +: RowBits] = dec_i.w_acc_hi;
       mm_tail_d = mm_tail_q + 1'b1;
     end
     tiles_d   = tiles_q + 3'(disp_wld) - 3'(dispatch_i && dec_i.new_weights);

@@ -31,6 +31,58 @@ package mxu_isa_pkg;
     BufAcc     = 2'h2   // accumulators (fp32)
   } buf_e;
 
+  // Bit c set when c is a buffer code (any other is ILLEGAL_FIELD).
+  parameter logic [3:0] BufKnown = 4'b0111;
+
+  // Instruction formats: an instruction of the format is the struct (assign the 128-bit instruction
+  // to it and read the fields by name). rsvd_<lsb> are reserved bits: all must be zero (the
+  // ReservedMask parameters below).
+  // transfer (LOAD, STORE)
+  typedef struct packed {
+    logic [15:0] stride;       // [127:112] host row stride, in elements
+    logic [47:0] host_addr;    // [111:64] host address (byte)
+    logic [15:0] buffer_addr;  // [63:48] buffer address (0 for WEIGHTS)
+    logic [15:0] lanes;        // [47:32] lanes
+    logic [15:0] rows;         // [31:16] rows
+    logic [4:0]  rsvd_11;      // [15:11] reserved
+    logic        flag;         // [10] LOAD: transpose (UB, WEIGHTS); STORE: relu (ACC)
+    // [9:8] LOAD target: 0 UB, 1 WEIGHTS, 2 ACC; STORE source: 0 UB, 2 ACC
+    buf_e        buffer;
+    opcode_e     opcode;       // [7:0] opcode
+  } transfer_ins_t;
+
+  // matmul (MATMUL)
+  typedef struct packed {
+    logic [47:0] rsvd_80;      // [127:80] reserved
+    logic [15:0] acc_addr;     // [79:64] accumulator address
+    logic [15:0] ub_addr;      // [63:48] UB address
+    logic [15:0] k_rows;       // [47:32] lanes entering the array (1 .. ArrayRows)
+    logic [15:0] rows;         // [31:16] rows (M)
+    logic [5:0]  rsvd_10;      // [15:10] reserved
+    logic        new_weights;  // [9] first switch to the latest loaded weight tile
+    logic        accumulate;   // [8] add to the accumulator rows instead of overwriting them
+    opcode_e     opcode;       // [7:0] opcode
+  } matmul_ins_t;
+
+  // activate (ACTIVATE)
+  typedef struct packed {
+    logic [47:0] rsvd_80;    // [127:80] reserved
+    logic [15:0] bias_addr;  // [79:64] bias accumulator address (0 unless bias)
+    logic [15:0] ub_addr;    // [63:48] UB address
+    logic [15:0] acc_addr;   // [47:32] accumulator address
+    logic [15:0] rows;       // [31:16] rows
+    logic [5:0]  rsvd_10;    // [15:10] reserved
+    logic        bias;       // [9] add the bias accumulator row
+    logic        relu;       // [8] ReLU
+    opcode_e     opcode;     // [7:0] opcode
+  } activate_ins_t;
+
+  // bare (SYNC, HALT)
+  typedef struct packed {
+    logic [119:0] rsvd_8;  // [127:8] reserved
+    opcode_e      opcode;  // [7:0] opcode
+  } bare_ins_t;
+
   // Instruction fields of each format: bits [Lsb + Width - 1 : Lsb].
   // transfer (LOAD, STORE)
   parameter int unsigned TransferBufferLsb       = 8;

@@ -237,9 +237,16 @@ package mxu_pkg;
     logic [31:0]             pc;
   } ctrl_csr_t;
 
+  // A buffer row or the end of a row range [lo, hi): the instruction's 16-bit buffer-address
+  // fields and a carry, so that lo + rows never wraps (mxu_ctrl_decode checks the width against
+  // mxu_isa_pkg).
+  parameter int unsigned RowBits = 17;
+  typedef logic [RowBits-1:0] row_t;
+
   // The instruction at the head of the controller's buffer, decoded (mxu_ctrl_decode): its class,
-  // its legality and the buffer rows it reads and writes ([lo, hi), 17 bits so that hi never
-  // wraps), for the scoreboard's conflict checks.
+  // its legality and the buffer rows it reads and writes, for the scoreboard's conflict checks.
+  // err holds an mxu_isa_pkg::err_e and buf_sel an mxu_isa_pkg::buf_e: Yosys 0.23 reads no type
+  // of another package inside a package, so the fields are plain logic of the enums' widths.
   typedef struct packed {
     logic        is_load;      // LOAD (any target)
     logic        is_wload;     // LOAD WEIGHTS
@@ -251,22 +258,22 @@ package mxu_pkg;
     logic        new_weights;  // a MATMUL that claims a loaded weight tile
     logic [3:0]  err;          // ErrNone if the instruction is legal
     logic [1:0]  buf_sel;      // LOAD / STORE: the buffer, rows [buf_lo, buf_hi)
-    logic [16:0] buf_lo;
-    logic [16:0] buf_hi;
+    row_t        buf_lo;
+    row_t        buf_hi;
     logic        r_ub;         // reads unified-buffer rows [r_ub_lo, r_ub_hi)
-    logic [16:0] r_ub_lo;
-    logic [16:0] r_ub_hi;
+    row_t        r_ub_lo;
+    row_t        r_ub_hi;
     logic        w_ub;         // writes unified-buffer rows
-    logic [16:0] w_ub_lo;
-    logic [16:0] w_ub_hi;
+    row_t        w_ub_lo;
+    row_t        w_ub_hi;
     logic        r_acc;        // reads accumulator rows
-    logic [16:0] r_acc_lo;
-    logic [16:0] r_acc_hi;
+    row_t        r_acc_lo;
+    row_t        r_acc_hi;
     logic        w_acc;        // writes accumulator rows
-    logic [16:0] w_acc_lo;
-    logic [16:0] w_acc_hi;
+    row_t        w_acc_lo;
+    row_t        w_acc_hi;
     logic        r_bias;       // ACTIVATE: reads the bias row too
-    logic [16:0] bias_row;
+    row_t        bias_row;
   } ctrl_dec_t;
 
   // ---- State machines ----

@@ -19,23 +19,6 @@ constexpr uint32_t kNan = 0x7FC00000u;
 constexpr uint64_t kPage = 4096;    // bursts never cross 4 KiB
 constexpr uint32_t kMaxBurst = 16;  // beats
 
-uint32_t Bits(const isa::Words& w, int lsb, int width) {
-  uint64_t value = 0;
-  for (int i = 0; i < width; ++i) {
-    const int bit = lsb + i;
-    value |= uint64_t{(w[bit / 32] >> (bit % 32)) & 1u} << i;
-  }
-  return static_cast<uint32_t>(value);
-}
-uint64_t Bits64(const isa::Words& w, int lsb, int width) {
-  uint64_t value = 0;
-  for (int i = 0; i < width; ++i) {
-    const int bit = lsb + i;
-    value |= uint64_t{(w[bit / 32] >> (bit % 32)) & 1u} << i;
-  }
-  return value;
-}
-
 float F(uint32_t bits) {
   float f;
   std::memcpy(&f, &bits, 4);
@@ -410,89 +393,96 @@ struct Core::Impl {
   // ------------------------------------------------------------------------ decode
   Decoded Decode(const isa::Words& w) const {
     Decoded d;
-    const uint32_t op = w[0] & 0xFF;
-    const uint32_t flags = (w[0] >> 8) & 0xFF;
-    const uint32_t f_rows = Bits(w, 16, 16), f_b = Bits(w, 32, 16), f_c = Bits(w, 48, 16),
-                   f_d = Bits(w, 64, 16);
-    const uint64_t f_host = Bits64(w, 64, 48);
-    const uint32_t f_stride = Bits(w, 112, 16);
-    const bool reserved_hi = (w[2] >> 16) != 0 || w[3] != 0;  // bits [127:80]
-    const uint32_t buf = flags & 3, flag = (flags >> 2) & 1;
     uint32_t err = 0;
     const auto E = [](ErrorCode e) { return static_cast<uint32_t>(e); };
-    const uint32_t kUb = 0, kWeights = 1, kAcc = 2;
-    if (op == 0x01 || op == 0x02) {
-      const bool is_store = op == 0x02;
-      d.kind = is_store ? Kind::kStore : (buf == kWeights ? Kind::kWload : Kind::kLoad);
-      if ((flags >> 3) != 0 || (is_store && flag && buf != kAcc) || buf == 3 ||
-          (is_store && buf == kWeights) || (!is_store && flag && buf == kAcc) || f_rows == 0 ||
-          f_b == 0 || (buf == kUb && f_b > L) || (buf != kUb && f_b > C) ||
-          (buf == kWeights && (f_rows > R || f_c != 0))) {
-        err = E(ErrorCode::kIllegalField);
-      } else if (buf == kUb && f_c + f_rows > cfg.ub_depth) {
-        err = E(ErrorCode::kUbRange);
-      } else if (buf == kAcc && f_c + f_rows > cfg.acc_depth) {
-        err = E(ErrorCode::kAccRange);
-      } else if ((f_host & 1) || (buf == kAcc && (f_host & 2))) {
-        err = E(ErrorCode::kMisaligned);
-      } else if (!is_store && buf == kWeights && unclaimed == 3) {
-        err = E(ErrorCode::kWeightsFull);
+    const bool reserved = isa::ReservedBitsSet(w);  // a bit the opcode does not name
+    const isa::Opcode op = isa::OpcodeOf(w);
+    switch (op) {
+      case isa::Opcode::kLoad:
+      case isa::Opcode::kStore: {
+        const isa::TransferFields f = isa::DecodeTransfer(w);
+        const bool is_store = op == isa::Opcode::kStore;
+        const bool ub = f.buffer == isa::Buffer::kUb, weights = f.buffer == isa::Buffer::kWeights,
+                   acc = f.buffer == isa::Buffer::kAcc;
+        d.kind = is_store ? Kind::kStore : (weights ? Kind::kWload : Kind::kLoad);
+        if (reserved || (is_store && f.flag && !acc) || !isa::IsBuffer(f.buffer) ||
+            (is_store && weights) || (!is_store && f.flag && acc) || f.rows == 0 || f.lanes == 0 ||
+            (ub && f.lanes > L) || (!ub && f.lanes > C) ||
+            (weights && (f.rows > R || f.buffer_addr != 0))) {
+          err = E(ErrorCode::kIllegalField);
+        } else if (ub && f.buffer_addr + f.rows > cfg.ub_depth) {
+          err = E(ErrorCode::kUbRange);
+        } else if (acc && f.buffer_addr + f.rows > cfg.acc_depth) {
+          err = E(ErrorCode::kAccRange);
+        } else if ((f.host_addr & 1) || (acc && (f.host_addr & 2))) {
+          err = E(ErrorCode::kMisaligned);
+        } else if (!is_store && weights && unclaimed == 3) {
+          err = E(ErrorCode::kWeightsFull);
+        }
+        d.buf = static_cast<uint32_t>(f.buffer);
+        d.flag = f.flag;
+        d.rows = f.rows;
+        d.lanes = f.lanes;
+        d.buf_addr = f.buffer_addr;
+        d.host = f.host_addr;
+        d.stride = f.stride;
+        const Range r{true, f.buffer_addr, f.buffer_addr + f.rows};
+        if (!is_store && ub) d.w_ub = r;
+        if (!is_store && acc) d.w_acc = r;
+        if (is_store && ub) d.r_ub = r;
+        if (is_store && acc) d.r_acc = r;
+        break;
       }
-      d.buf = buf;
-      d.flag = flag;
-      d.rows = f_rows;
-      d.lanes = f_b;
-      d.buf_addr = f_c;
-      d.host = f_host;
-      d.stride = f_stride;
-      const Range r{true, f_c, f_c + f_rows};
-      if (!is_store && buf == kUb) d.w_ub = r;
-      if (!is_store && buf == kAcc) d.w_acc = r;
-      if (is_store && buf == kUb) d.r_ub = r;
-      if (is_store && buf == kAcc) d.r_acc = r;
-    } else if (op == 0x10) {
-      d.kind = Kind::kMatmul;
-      if ((flags >> 2) != 0 || reserved_hi || f_rows == 0 || f_b == 0 || f_b > R) {
-        err = E(ErrorCode::kIllegalField);
-      } else if (f_c + f_rows > cfg.ub_depth) {
-        err = E(ErrorCode::kUbRange);
-      } else if (f_d + f_rows > cfg.acc_depth) {
-        err = E(ErrorCode::kAccRange);
-      } else if ((flags & 2) && unclaimed == 0) {
-        err = E(ErrorCode::kNoWeights);
+      case isa::Opcode::kMatmul: {
+        const isa::MatmulFields f = isa::DecodeMatmul(w);
+        d.kind = Kind::kMatmul;
+        if (reserved || f.rows == 0 || f.k_rows == 0 || f.k_rows > R) {
+          err = E(ErrorCode::kIllegalField);
+        } else if (f.ub_addr + f.rows > cfg.ub_depth) {
+          err = E(ErrorCode::kUbRange);
+        } else if (f.acc_addr + f.rows > cfg.acc_depth) {
+          err = E(ErrorCode::kAccRange);
+        } else if (f.new_weights && unclaimed == 0) {
+          err = E(ErrorCode::kNoWeights);
+        }
+        d.rows = f.rows;
+        d.k_rows = f.k_rows;
+        d.ub_addr = f.ub_addr;
+        d.acc_addr = f.acc_addr;
+        d.accumulate = f.accumulate;
+        d.new_weights = f.new_weights;
+        d.r_ub = {true, f.ub_addr, f.ub_addr + f.rows};
+        d.w_acc = {true, f.acc_addr, f.acc_addr + f.rows};
+        break;
       }
-      d.rows = f_rows;
-      d.k_rows = f_b;
-      d.ub_addr = f_c;
-      d.acc_addr = f_d;
-      d.accumulate = flags & 1;
-      d.new_weights = (flags >> 1) & 1;
-      d.r_ub = {true, f_c, f_c + f_rows};
-      d.w_acc = {true, f_d, f_d + f_rows};
-    } else if (op == 0x20) {
-      d.kind = Kind::kActivate;
-      if ((flags >> 2) != 0 || reserved_hi || f_rows == 0 || (!(flags & 2) && f_d != 0)) {
-        err = E(ErrorCode::kIllegalField);
-      } else if (f_c + f_rows > cfg.ub_depth) {
-        err = E(ErrorCode::kUbRange);
-      } else if (f_b + f_rows > cfg.acc_depth || f_d >= cfg.acc_depth) {
-        err = E(ErrorCode::kAccRange);
+      case isa::Opcode::kActivate: {
+        const isa::ActivateFields f = isa::DecodeActivate(w);
+        d.kind = Kind::kActivate;
+        if (reserved || f.rows == 0 || (!f.bias && f.bias_addr != 0)) {
+          err = E(ErrorCode::kIllegalField);
+        } else if (f.ub_addr + f.rows > cfg.ub_depth) {
+          err = E(ErrorCode::kUbRange);
+        } else if (f.acc_addr + f.rows > cfg.acc_depth || f.bias_addr >= cfg.acc_depth) {
+          err = E(ErrorCode::kAccRange);
+        }
+        d.rows = f.rows;
+        d.acc_addr = f.acc_addr;
+        d.ub_addr = f.ub_addr;
+        d.bias_addr = f.bias_addr;
+        d.relu = f.relu;
+        d.bias = f.bias;
+        d.r_acc = {true, f.acc_addr, f.acc_addr + f.rows};
+        d.w_ub = {true, f.ub_addr, f.ub_addr + f.rows};
+        break;
       }
-      d.rows = f_rows;
-      d.acc_addr = f_b;
-      d.ub_addr = f_c;
-      d.bias_addr = f_d;
-      d.relu = flags & 1;
-      d.bias = (flags >> 1) & 1;
-      d.r_acc = {true, f_b, f_b + f_rows};
-      d.w_ub = {true, f_c, f_c + f_rows};
-    } else if (op == 0x30 || op == 0x3F) {
-      d.kind = op == 0x30 ? Kind::kSync : Kind::kHalt;
-      if ((w[0] >> 8) != 0 || w[1] != 0 || w[2] != 0 || w[3] != 0) {
-        err = E(ErrorCode::kIllegalField);
-      }
-    } else {
-      err = E(ErrorCode::kIllegalOpcode);
+      case isa::Opcode::kSync:
+      case isa::Opcode::kHalt:
+        d.kind = op == isa::Opcode::kSync ? Kind::kSync : Kind::kHalt;
+        if (reserved) err = E(ErrorCode::kIllegalField);
+        break;
+      default:
+        err = E(ErrorCode::kIllegalOpcode);
+        break;
     }
     d.err = err;
     return d;

@@ -324,6 +324,53 @@ TEST(IsaTableTest, NamedBitsAreEveryFieldAtItsMaximum) {
   EXPECT_EQ(kActivateNamedBits, (Words{0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0}));
 }
 
+// The generated decoders (DecodeTransfer, ...) read back what the encoders wrote, field by field.
+TEST(IsaTableTest, DecodersReadWhatTheEncodersWrite) {
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 2000; ++i) {
+    const uint32_t a = rng() & 0xFFFF, b = rng() & 0xFFFF, c = rng() & 0xFFFF, d = rng() & 0xFFFF;
+    const uint64_t host = rng() & 0xFFFFFFFFFFFFull;
+    const Buffer buffer = static_cast<Buffer>(rng() % 3);
+    const bool f1 = rng() & 1, f2 = rng() & 1;
+    const Instruction load = Load(buffer, a, b, c, host, d, f1);
+    ASSERT_EQ(OpcodeOf(load.words), Opcode::kLoad);
+    const TransferFields t = DecodeTransfer(load.words);
+    ASSERT_EQ(t.buffer, buffer);
+    ASSERT_EQ(t.flag, f1);
+    ASSERT_EQ(t.rows, a);
+    ASSERT_EQ(t.lanes, b);
+    ASSERT_EQ(t.buffer_addr, c);
+    ASSERT_EQ(t.host_addr, host);
+    ASSERT_EQ(t.stride, d);
+    ASSERT_FALSE(ReservedBitsSet(load.words));
+    const MatmulFields m = DecodeMatmul(Matmul(a, b, c, d, f1, f2).words);
+    ASSERT_EQ(m.rows, a);
+    ASSERT_EQ(m.k_rows, b);
+    ASSERT_EQ(m.ub_addr, c);
+    ASSERT_EQ(m.acc_addr, d);
+    ASSERT_EQ(m.accumulate, f1);
+    ASSERT_EQ(m.new_weights, f2);
+    const ActivateFields ac = DecodeActivate(Activate(a, b, c, f1, f2, d).words);
+    ASSERT_EQ(ac.rows, a);
+    ASSERT_EQ(ac.acc_addr, b);
+    ASSERT_EQ(ac.ub_addr, c);
+    ASSERT_EQ(ac.relu, f1);
+    ASSERT_EQ(ac.bias, f2);
+    ASSERT_EQ(ac.bias_addr, d);
+  }
+  EXPECT_EQ(OpcodeOf(Halt().words), Opcode::kHalt);
+  EXPECT_FALSE(IsBuffer(static_cast<Buffer>(3)));
+  EXPECT_TRUE(IsBuffer(Buffer::kWeights));
+  // Reserved bits: any bit outside the opcode's NamedBits.
+  EXPECT_FALSE(ReservedBitsSet(Sync().words));
+  EXPECT_TRUE(ReservedBitsSet(Raw({0x130, 0, 0, 0}).words));       // SYNC with bit 8 set
+  EXPECT_TRUE(ReservedBitsSet(Raw({0x801, 0, 0, 0}).words));       // LOAD with bit 11 set
+  EXPECT_TRUE(ReservedBitsSet(Raw({0x10, 0, 0x10000, 0}).words));  // MATMUL with bit 80 set
+  EXPECT_FALSE(ReservedBitsSet(Raw({0x10, 0, 0x8000, 0}).words));  // MATMUL acc_addr bit 15
+  EXPECT_TRUE(ReservedBitsSet(Raw({0x107, 0, 0, 0}).words));       // illegal: only the opcode
+  static_assert(DecodeMatmul(Words{0x00030010, 0, 0, 0}).rows == 3, "constexpr decoder");
+}
+
 TEST(IsaTableTest, NamesAndCodes) {
   EXPECT_EQ(kInstructionBytes, 16u);
   EXPECT_STREQ(OpcodeName(0x10), "MATMUL");
