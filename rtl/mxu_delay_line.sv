@@ -25,7 +25,11 @@ module mxu_delay_line #(
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        stages_q <= '0;
+        // Stage by stage: one '0 of the whole chain is a replication of over 8k bits on a
+        // 128-row array's skew (Verilator's WIDTHCONCAT).
+        for (int unsigned s = 0; s < Depth; s++) begin
+          stages_q[s*Width +: Width] <= '0;
+        end
       end else begin
         stages_q <= stages_d;
       end
