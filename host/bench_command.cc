@@ -24,6 +24,7 @@
 #include "common/memory_timing.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
+#include "driver/gemm_limits.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
@@ -45,9 +46,9 @@ namespace {
 using driver::Bf16Matrix;
 using Json = nlohmann::ordered_json;
 
-constexpr uint64_t kMaxDimension = 65535;
-// As for `mxu gemm`: A, B and C together at most half the device's 4 GiB of host memory.
-constexpr uint64_t kMaxProblemBytes = uint64_t{2} << 30;
+// As for `mxu gemm` (driver/gemm_limits.h).
+using driver::kMaxDimension;
+using driver::kMaxProblemBytes;
 // --quick keeps the shapes with M * K * N at most this.
 constexpr uint64_t kQuickMacs = uint64_t{1} << 21;
 constexpr char kShapeSyntax[] = "expected MxKxN[:ta][:tb], e.g. 64x784x128:ta";

@@ -12,12 +12,12 @@
 #include "common/bf16.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
+#include "driver/gemm_limits.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
 #include "host/cli.h"
 #include "host/device_options.h"
-#include "host/gemm_limits.h"
 #include "host/npy.h"
 #include "host/output_file.h"
 #include "host/random_operands.h"
@@ -28,6 +28,8 @@ namespace {
 
 using driver::Bf16Matrix;
 using driver::Fp32Matrix;
+using driver::GemmSizeProblem;
+using driver::kMaxDimension;
 
 // A malformed or unreadable input file is bad input (exit code 2), like a bad flag.
 // header_only: the dtype and shape, checked before any data is read.

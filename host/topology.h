@@ -15,12 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "driver/gemm_limits.h"
+
 namespace mxu::host {
 
-// The largest GEMM the bench runs, as for `mxu bench --shape`: every dimension at most 65535, and
-// A, B (bf16) and C (fp32) together at most half the device's 4 GiB of host memory.
-inline constexpr uint64_t kMaxGemmDimension = 65535;
-inline constexpr uint64_t kMaxGemmBytes = uint64_t{2} << 30;
+// The largest GEMM the bench runs, as for `mxu bench --shape` (driver/gemm_limits.h).
+inline constexpr uint64_t kMaxGemmDimension = driver::kMaxDimension;
+inline constexpr uint64_t kMaxGemmBytes = driver::kMaxProblemBytes;
 // Any one number of a topology file: larger is surely a mistake (and keeps products in 64 bits).
 inline constexpr uint64_t kMaxTopologyValue = uint64_t{1} << 20;
 

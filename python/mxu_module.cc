@@ -38,9 +38,9 @@
 #include "driver/device.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
+#include "driver/gemm_limits.h"
 #include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
-#include "host/gemm_limits.h"
 
 namespace py = pybind11;
 
@@ -115,7 +115,7 @@ std::vector<float> ToFloat32(const char* name, const py::array& array, size_t ra
   return std::vector<float>(view.data(), view.data() + view.size());
 }
 
-// The command line's limits (host/gemm_limits.h), from the shapes alone: before anything is
+// The command line's limits (driver/gemm_limits.h), from the shapes alone: before anything is
 // converted or allocated.
 void CheckShapes(const py::array& a, const py::array& b, bool ta, bool tb, bool bf16_out,
                  bool accumulate) {
@@ -125,14 +125,14 @@ void CheckShapes(const py::array& a, const py::array& b, bool ta, bool tb, bool 
                           std::to_string(array.ndim()));
     }
     for (int d = 0; d < 2; ++d) {
-      if (static_cast<uint64_t>(array.shape(d)) > host::kMaxDimension) {
+      if (static_cast<uint64_t>(array.shape(d)) > driver::kMaxDimension) {
         throw ArgumentError(std::string(name) + ": a dimension above " +
-                            std::to_string(host::kMaxDimension));
+                            std::to_string(driver::kMaxDimension));
       }
     }
   }
   const uint64_t m = a.shape(ta ? 1 : 0), k = a.shape(ta ? 0 : 1), n = b.shape(tb ? 0 : 1);
-  const std::string problem = host::GemmSizeProblem(m, k, n, bf16_out, accumulate);
+  const std::string problem = driver::GemmSizeProblem(m, k, n, bf16_out, accumulate);
   if (!problem.empty()) throw ArgumentError(problem);
 }
 

@@ -333,7 +333,7 @@ TEST(ModelAgreesWithRtl, RandomIllegalPrograms) {
 TEST(ModelAgreesWithRtl, TheFactoryListsTheModel) {
   const auto& names = backends::AvailableBackends();
   EXPECT_NE(std::find(names.begin(), names.end(), "model"), names.end());
-  auto dev = backends::OpenDevice({"model", MemoryTiming()});
+  auto dev = backends::OpenDevice({"model", MemoryTiming(), ""});
   EXPECT_STREQ(dev->name(), "model");
   EXPECT_EQ(dev->tracing(), nullptr);
   EXPECT_NE(g_rtl->tracing(), nullptr);
@@ -344,7 +344,7 @@ TEST(ModelAgreesWithRtl, TheFactoryListsTheModel) {
 
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  auto rtl = mxu::backends::OpenDevice({"rtl", mxu::MemoryTiming()});
+  auto rtl = mxu::backends::OpenDevice({"rtl", mxu::MemoryTiming(), ""});
   mxu::g_rtl = rtl.get();
   const int result = RUN_ALL_TESTS();
   mxu::g_rtl = nullptr;

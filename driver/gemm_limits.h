@@ -1,13 +1,13 @@
 // The size limits of one GEMM, the same for `mxu gemm` and the Python module (python/), checked
 // from the shapes before any operand is converted or allocated.
-#ifndef MXU_HOST_GEMM_LIMITS_H_
-#define MXU_HOST_GEMM_LIMITS_H_
+#ifndef MXU_DRIVER_GEMM_LIMITS_H_
+#define MXU_DRIVER_GEMM_LIMITS_H_
 
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
-namespace mxu::host {
+namespace mxu::driver {
 
 inline constexpr uint64_t kMaxDimension = 65535;
 // The operands and the result together: half the device's 4 GiB of host memory, the rest left
@@ -30,6 +30,6 @@ inline std::string GemmSizeProblem(uint64_t m, uint64_t k, uint64_t n, bool bf16
          gib(c) + "); the limit is " + gib(kMaxProblemBytes) + ", half the device's host memory";
 }
 
-}  // namespace mxu::host
+}  // namespace mxu::driver
 
-#endif  // MXU_HOST_GEMM_LIMITS_H_
+#endif  // MXU_DRIVER_GEMM_LIMITS_H_
