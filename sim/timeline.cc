@@ -71,10 +71,9 @@ void Timeline::Sample(uint64_t cycle, const DebugPorts& ports) {
 }
 
 void Timeline::Dispatch(uint64_t cycle, const DebugPorts& ports) {
-  const uint32_t word0 = ports.ins[0];
-  switch (static_cast<isa::Opcode>(word0 & 0xFF)) {
+  switch (isa::OpcodeOf(ports.ins)) {
     case isa::Opcode::kLoad:
-      if (((word0 >> 8) & 3) == static_cast<uint32_t>(isa::Buffer::kWeights)) {
+      if (isa::DecodeTransfer(ports.ins).buffer == isa::Buffer::kWeights) {
         OpenQueued(Track::kDmaWeights, cycle, ports);
         weight_tiles_.push_back(SpanOf(Track::kDmaWeights, cycle, ports));
       } else {
@@ -88,7 +87,7 @@ void Timeline::Dispatch(uint64_t cycle, const DebugPorts& ports) {
       Open(Track::kActivation, cycle, ports);
       break;
     case isa::Opcode::kMatmul:
-      matmuls_.push_back({ports.pc, ports.ins, word0 >> 16, 0});
+      matmuls_.push_back({ports.pc, ports.ins, isa::DecodeMatmul(ports.ins).rows, 0});
       break;
     default: {  // SYNC, HALT: the cycle they leave the controller
       Span span;

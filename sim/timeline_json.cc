@@ -12,10 +12,9 @@ using Track = Timeline::Track;
 using Json = nlohmann::ordered_json;
 
 std::string OpName(const std::array<uint32_t, 4>& ins) {
-  switch (static_cast<isa::Opcode>(ins[0] & 0xFF)) {
+  switch (isa::OpcodeOf(ins)) {
     case isa::Opcode::kLoad:
-      return ((ins[0] >> 8) & 3) == static_cast<uint32_t>(isa::Buffer::kWeights) ? "LOAD WEIGHTS"
-                                                                                 : "LOAD";
+      return isa::DecodeTransfer(ins).buffer == isa::Buffer::kWeights ? "LOAD WEIGHTS" : "LOAD";
     case isa::Opcode::kStore:
       return "STORE";
     case isa::Opcode::kMatmul:
