@@ -8,28 +8,20 @@
 #include <memory>
 #include <stdexcept>
 
+#include "host/plot/cairo_draw.h"
 #include "host/plot/plot.h"
 
 namespace mxu::plot {
 namespace {
 
-using Cairo = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
-using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
+using draw::Cairo;
+using draw::SetColour;
+using draw::SetFont;
+using draw::Surface;
 
-constexpr const char* kFont = "DejaVu Sans";
 constexpr Colour kText{30, 30, 30};
 constexpr Colour kAxis{90, 90, 90};
 constexpr Colour kGrid{228, 228, 228};
-
-void SetColour(cairo_t* cr, Colour c) {
-  cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
-}
-
-void SetFont(cairo_t* cr, double size, bool bold = false) {
-  cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL,
-                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-}
 
 // Text centred on x (or ending at x when right) with its baseline at y, rotated by angle.
 void Text(cairo_t* cr, const std::string& text, double x, double y, bool right = false,

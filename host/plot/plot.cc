@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include "host/plot/cairo_draw.h"
+
 namespace mxu::plot {
 namespace {
 
@@ -22,7 +24,6 @@ constexpr Colour kText{30, 30, 30};
 constexpr Colour kAxis{90, 90, 90};
 constexpr Colour kGrid{228, 228, 228};
 
-constexpr const char* kFont = "DejaVu Sans";
 constexpr double kTitleSize = 16;
 constexpr double kPanelTitleSize = 13;
 constexpr double kTickSize = 11;
@@ -32,18 +33,10 @@ constexpr double kLineWidth = 2;
 constexpr double kMarkerRadius = 2.5;
 constexpr size_t kMaxMarkedPoints = 60;  // longer curves are drawn without point markers
 
-using Cairo = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
-using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
-
-void SetColour(cairo_t* cr, Colour c) {
-  cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
-}
-
-void SetFont(cairo_t* cr, double size, bool bold = false) {
-  cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL,
-                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr, size);
-}
+using draw::Cairo;
+using draw::SetColour;
+using draw::SetFont;
+using draw::Surface;
 
 double TextWidth(cairo_t* cr, const std::string& text) {
   cairo_text_extents_t extents;
