@@ -44,6 +44,11 @@ NpyArray ReadInput(const std::string& path, bool header_only = false) {
 // A 2-D operand's header from .npy, read before the device opens: its shape is checked here.
 NpyArray ReadOperand(const std::string& path) {
   NpyArray array = ReadInput(path, true);
+  // .npy files may hold integers and strings too (checkpoints); operands are floats or bf16 bits.
+  if (!array.is_float() && array.dtype != NpyArray::Dtype::kUint16) {
+    throw UsageError(path + ": unsupported dtype '" + array.descr() +
+                     "' (expected float32 '<f4', float64 '<f8' or uint16 '<u2')");
+  }
   if (array.shape.size() != 2) {
     throw UsageError(path + ": expected a 2-D array, got rank " +
                      std::to_string(array.shape.size()));

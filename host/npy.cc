@@ -82,28 +82,90 @@ bool ElementCount(const std::vector<size_t>& shape, size_t* count) {
   return true;
 }
 
-size_t ItemSize(NpyArray::Dtype dtype) {
+// The bytes of one element; string_length counts for kUnicode only.
+size_t ItemSize(NpyArray::Dtype dtype, size_t string_length) {
   switch (dtype) {
+    case NpyArray::Dtype::kUint16:
+      return 2;
     case NpyArray::Dtype::kFloat32:
+    case NpyArray::Dtype::kInt32:
       return 4;
     case NpyArray::Dtype::kFloat64:
+    case NpyArray::Dtype::kUint64:
+    case NpyArray::Dtype::kInt64:
       return 8;
-    case NpyArray::Dtype::kUint16:
+    case NpyArray::Dtype::kUnicode:
       break;
   }
-  return 2;
+  return 4 * string_length;  // the parser bounds string_length so that this cannot overflow
 }
 
-const char* DtypeDescr(NpyArray::Dtype dtype) {
+size_t ItemSize(const NpyArray& a) { return ItemSize(a.dtype, a.string_length); }
+
+// The dtype's descr in the header, '<U<n>' for strings ('<U' when n is 0, i.e. unknown).
+std::string DtypeCode(NpyArray::Dtype dtype, size_t string_length) {
   switch (dtype) {
     case NpyArray::Dtype::kFloat32:
-      return "float32 '<f4'";
+      return "<f4";
     case NpyArray::Dtype::kFloat64:
-      return "float64 '<f8'";
+      return "<f8";
     case NpyArray::Dtype::kUint16:
+      return "<u2";
+    case NpyArray::Dtype::kUint64:
+      return "<u8";
+    case NpyArray::Dtype::kInt32:
+      return "<i4";
+    case NpyArray::Dtype::kInt64:
+      return "<i8";
+    case NpyArray::Dtype::kUnicode:
       break;
   }
-  return "uint16 '<u2'";
+  return string_length == 0 ? "<U" : "<U" + std::to_string(string_length);
+}
+
+// For messages: "float32 '<f4'", "string '<U5'".
+std::string DtypeDescr(NpyArray::Dtype dtype, size_t string_length = 0) {
+  const char* kind = "string";
+  switch (dtype) {
+    case NpyArray::Dtype::kFloat32:
+      kind = "float32";
+      break;
+    case NpyArray::Dtype::kFloat64:
+      kind = "float64";
+      break;
+    case NpyArray::Dtype::kUint16:
+      kind = "uint16";
+      break;
+    case NpyArray::Dtype::kUint64:
+      kind = "uint64";
+      break;
+    case NpyArray::Dtype::kInt32:
+      kind = "int32";
+      break;
+    case NpyArray::Dtype::kInt64:
+      kind = "int64";
+      break;
+    case NpyArray::Dtype::kUnicode:
+      break;
+  }
+  return std::string(kind) + " '" + DtypeCode(dtype, string_length) + "'";
+}
+
+// The longest string element accepted, in code units: far beyond any name or tag, and small
+// enough that its byte count never overflows.
+constexpr size_t kMaxStringLength = size_t{1} << 24;
+
+// n of a '<U<n>' descr, or 0 if descr is not one (n must be a positive decimal integer without
+// leading zeros, at most kMaxStringLength).
+size_t ParseUnicodeLength(const std::string& descr) {
+  if (descr.size() < 3 || descr.compare(0, 2, "<U") != 0 || descr[2] == '0') return 0;
+  size_t n = 0;
+  for (size_t i = 2; i < descr.size(); ++i) {
+    if (descr[i] < '0' || descr[i] > '9') return 0;
+    n = 10 * n + static_cast<size_t>(descr[i] - '0');
+    if (n > kMaxStringLength) return 0;
+  }
+  return n;
 }
 
 // Fortran (column-major) element bytes of shape, rearranged into C (row-major) order.
@@ -313,18 +375,61 @@ void AppendLittleEndian(uint64_t value, size_t size, std::vector<uint8_t>* out) 
 }
 
 // Checks that a's dtype is `want` and its data matches its shape, before decoding.
+// AsFloat32 and AsFloat64 take either float dtype.
 void CheckDecodable(const NpyArray& a, NpyArray::Dtype want, const char* caller) {
-  if (a.dtype != want && !(want == NpyArray::Dtype::kFloat32 && a.is_float())) {
+  const bool both_float =
+      a.is_float() && (want == NpyArray::Dtype::kFloat32 || want == NpyArray::Dtype::kFloat64);
+  if (a.dtype != want && !both_float) {
     throw std::runtime_error(std::string("NpyArray::") + caller + ": the array is " +
-                             DtypeDescr(a.dtype) + ", not " + DtypeDescr(want));
+                             DtypeDescr(a.dtype, a.string_length) + ", not " + DtypeDescr(want));
   }
   const size_t count = a.elements();
-  const size_t item = ItemSize(a.dtype);
-  if (count > SIZE_MAX / item || a.data.size() != count * item) {
+  const size_t item = ItemSize(a);
+  if (item == 0 || count > SIZE_MAX / item || a.data.size() != count * item) {
     throw std::runtime_error(std::string("NpyArray::") + caller + ": " +
                              std::to_string(a.data.size()) + " data bytes do not match shape " +
-                             ShapeRepr(a.shape) + " of " + DtypeDescr(a.dtype));
+                             ShapeRepr(a.shape) + " of " + DtypeDescr(a.dtype, a.string_length));
   }
+}
+
+// The first code unit of a '<U' array's data above 127 (checked on reading and writing: only
+// ASCII strings are exchanged); false if there is none.
+bool FindNonAscii(const uint8_t* data, size_t size, size_t string_length, uint32_t* code_point,
+                  size_t* element) {
+  for (size_t i = 0; i + 4 <= size; i += 4) {
+    const uint32_t unit = static_cast<uint32_t>(ReadLittleEndian(&data[i], 4));
+    if (unit > 0x7f) {
+      *code_point = unit;
+      *element = i / 4 / string_length;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string CodePointRepr(uint32_t code_point) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "U+%04X", static_cast<unsigned>(code_point));
+  return text;
+}
+
+// The string elements of a checked '<U' array, trailing NULs removed.
+std::vector<std::string> DecodeStrings(const NpyArray& a, const char* caller) {
+  uint32_t code_point = 0;
+  size_t element = 0;
+  if (FindNonAscii(a.data.data(), a.data.size(), a.string_length, &code_point, &element)) {
+    throw std::runtime_error(std::string("NpyArray::") + caller + ": code point " +
+                             CodePointRepr(code_point) + " in string element " +
+                             std::to_string(element) + " is not ASCII");
+  }
+  std::vector<std::string> strings(a.elements());
+  for (size_t i = 0; i < strings.size(); ++i) {
+    std::string& text = strings[i];
+    for (size_t j = 0; j < a.string_length; ++j)
+      text += static_cast<char>(a.data[4 * (i * a.string_length + j)]);
+    while (!text.empty() && text.back() == '\0') text.pop_back();
+  }
+  return strings;
 }
 
 void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -345,38 +450,173 @@ void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   }
 }
 
-// Serializes a format 1.0 file whose element bytes are already little-endian.
-void WriteNpyBytes(const std::string& path, NpyArray::Dtype dtype, const std::vector<uint8_t>& data,
-                   size_t values, const std::vector<size_t>& shape) {
+// The element bytes of values, little-endian: T's bits as the same-sized unsigned integer.
+template <typename T>
+std::vector<uint8_t> EncodeLittleEndian(const std::vector<T>& values) {
+  std::vector<uint8_t> bytes;
+  bytes.reserve(sizeof(T) * values.size());
+  for (const T& value : values) {
+    uint64_t bits = 0;
+    if constexpr (sizeof(T) == 2) {
+      uint16_t raw;
+      std::memcpy(&raw, &value, sizeof(raw));
+      bits = raw;
+    } else if constexpr (sizeof(T) == 4) {
+      uint32_t raw;
+      std::memcpy(&raw, &value, sizeof(raw));
+      bits = raw;
+    } else {
+      static_assert(sizeof(T) == 8);
+      std::memcpy(&bits, &value, sizeof(bits));
+    }
+    AppendLittleEndian(bits, sizeof(T), &bytes);
+  }
+  return bytes;
+}
+
+// An array of `values` elements already encoded in data, checked against shape.
+NpyArray MakeArray(NpyArray::Dtype dtype, std::vector<uint8_t> data, size_t values,
+                   const std::vector<size_t>& shape, const std::string& name) {
   size_t count = 0;
   if (!ElementCount(shape, &count)) {
-    Fail(path, "shape " + ShapeRepr(shape) + " is too large: the element count overflows size_t");
+    Fail(name, "shape " + ShapeRepr(shape) + " is too large: the element count overflows size_t");
   }
   if (values != count) {
-    Fail(path, std::to_string(values) + " values do not match shape " + ShapeRepr(shape) + " (" +
+    Fail(name, std::to_string(values) + " values do not match shape " + ShapeRepr(shape) + " (" +
                    std::to_string(count) + " elements)");
   }
-  const char* descr = dtype == NpyArray::Dtype::kFloat32 ? "<f4" : "<u2";
-  std::string header = std::string("{'descr': '") + descr +
-                       "', 'fortran_order': False, 'shape': " + ShapeRepr(shape) + ", }";
+  NpyArray array;
+  array.dtype = dtype;
+  array.shape = shape;
+  array.data = std::move(data);
+  return array;
+}
+
+// The strings as a '<U<n>' array of the given shape, n the longest (at least 1, as NumPy's).
+NpyArray MakeStrings(const std::vector<std::string>& texts, std::vector<size_t> shape,
+                     const char* caller) {
+  size_t length = 1;
+  for (const std::string& text : texts) {
+    for (size_t i = 0; i < text.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(text[i]);
+      if (c == 0 || c > 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof(hex), "0x%02x", c);
+        Fail(caller, std::string("byte ") + hex + " at offset " + std::to_string(i) + " of " +
+                         Printable(text, kQuoteLimit) +
+                         (c == 0 ? " is NUL, which NumPy strips from strings"
+                                 : " is not ASCII (only ASCII strings are supported)"));
+      }
+    }
+    length = std::max(length, text.size());
+  }
+  if (length > kMaxStringLength) {
+    Fail(caller, "a string of " + std::to_string(length) + " bytes is above the limit of " +
+                     std::to_string(kMaxStringLength));
+  }
+  NpyArray array;
+  array.dtype = NpyArray::Dtype::kUnicode;
+  array.string_length = length;
+  array.shape = std::move(shape);
+  array.data.reserve(4 * length * texts.size());
+  for (const std::string& text : texts) {
+    for (size_t i = 0; i < length; ++i) {
+      AppendLittleEndian(i < text.size() ? static_cast<unsigned char>(text[i]) : 0, 4, &array.data);
+    }
+  }
+  return array;
+}
+
+}  // namespace
+
+std::vector<uint8_t> SerializeNpy(const NpyArray& array, const std::string& name_for_errors) {
+  const std::string& name = name_for_errors;
+  size_t count = 0;
+  if (!ElementCount(array.shape, &count)) {
+    Fail(name,
+         "shape " + ShapeRepr(array.shape) + " is too large: the element count overflows size_t");
+  }
+  if (array.dtype == NpyArray::Dtype::kUnicode) {
+    // The reader's limits, so that whatever is written reads back.
+    if (array.string_length == 0 || array.string_length > kMaxStringLength) {
+      Fail(name, "string length " + std::to_string(array.string_length) +
+                     " is out of range (1 to " + std::to_string(kMaxStringLength) + ")");
+    }
+    if (array.shape.size() > 1) {
+      Fail(name, "string arrays of rank " + std::to_string(array.shape.size()) +
+                     " are not supported (only 0-d and 1-d)");
+    }
+  }
+  const size_t item = ItemSize(array);
+  size_t expected = 0;
+  if (MultiplyOverflows(count, item, &expected) || array.data.size() != expected) {
+    Fail(name, std::to_string(array.data.size()) + " data bytes do not match shape " +
+                   ShapeRepr(array.shape) + " of " + DtypeDescr(array.dtype, array.string_length));
+  }
+  uint32_t code_point = 0;
+  size_t element = 0;
+  if (array.dtype == NpyArray::Dtype::kUnicode &&
+      FindNonAscii(array.data.data(), array.data.size(), array.string_length, &code_point,
+                   &element)) {
+    Fail(name, "code point " + CodePointRepr(code_point) + " in string element " +
+                   std::to_string(element) + " is not ASCII (only ASCII strings are supported)");
+  }
+  std::string header = "{'descr': '" + DtypeCode(array.dtype, array.string_length) +
+                       "', 'fortran_order': False, 'shape': " + ShapeRepr(array.shape) + ", }";
   // Magic, version, 2-byte length, header and its terminating newline, padded to the alignment.
   const size_t unpadded = kMagicSize + 2 + 2 + header.size() + 1;
   header.append((kHeaderAlign - unpadded % kHeaderAlign) % kHeaderAlign, ' ');
   header += '\n';
   if (header.size() > UINT16_MAX) {
-    Fail(path, "header of " + std::to_string(header.size()) +
+    Fail(name, "header of " + std::to_string(header.size()) +
                    " bytes does not fit format 1.0 (shape has too many dimensions)");
   }
-  std::vector<uint8_t> bytes(kMagic, kMagic + kMagicSize);
+  std::vector<uint8_t> bytes;
+  bytes.reserve(kMagicSize + 4 + header.size() + array.data.size());
+  bytes.assign(kMagic, kMagic + kMagicSize);
   bytes.push_back(1);
   bytes.push_back(0);
   AppendLittleEndian(header.size(), 2, &bytes);
   bytes.insert(bytes.end(), header.begin(), header.end());
-  bytes.insert(bytes.end(), data.begin(), data.end());
-  WriteFile(path, bytes);
+  bytes.insert(bytes.end(), array.data.begin(), array.data.end());
+  return bytes;
 }
 
-}  // namespace
+NpyArray MakeNpy(const std::vector<float>& data, const std::vector<size_t>& shape) {
+  return MakeArray(NpyArray::Dtype::kFloat32, EncodeLittleEndian(data), data.size(), shape,
+                   "MakeNpy");
+}
+
+NpyArray MakeNpy(const std::vector<double>& data, const std::vector<size_t>& shape) {
+  return MakeArray(NpyArray::Dtype::kFloat64, EncodeLittleEndian(data), data.size(), shape,
+                   "MakeNpy");
+}
+
+NpyArray MakeNpy(const std::vector<uint16_t>& data, const std::vector<size_t>& shape) {
+  return MakeArray(NpyArray::Dtype::kUint16, EncodeLittleEndian(data), data.size(), shape,
+                   "MakeNpy");
+}
+
+NpyArray MakeNpy(const std::vector<uint64_t>& data, const std::vector<size_t>& shape) {
+  return MakeArray(NpyArray::Dtype::kUint64, EncodeLittleEndian(data), data.size(), shape,
+                   "MakeNpy");
+}
+
+NpyArray MakeNpy(const std::vector<int32_t>& data, const std::vector<size_t>& shape) {
+  return MakeArray(NpyArray::Dtype::kInt32, EncodeLittleEndian(data), data.size(), shape,
+                   "MakeNpy");
+}
+
+NpyArray MakeNpy(const std::vector<int64_t>& data, const std::vector<size_t>& shape) {
+  return MakeArray(NpyArray::Dtype::kInt64, EncodeLittleEndian(data), data.size(), shape,
+                   "MakeNpy");
+}
+
+NpyArray MakeNpyString(const std::string& text) { return MakeStrings({text}, {}, "MakeNpyString"); }
+
+NpyArray MakeNpyStrings(const std::vector<std::string>& texts) {
+  return MakeStrings(texts, {texts.size()}, "MakeNpyStrings");
+}
 
 size_t NpyArray::elements() const {
   size_t count = 0;
@@ -386,6 +626,8 @@ size_t NpyArray::elements() const {
   }
   return count;
 }
+
+std::string NpyArray::descr() const { return DtypeCode(dtype, string_length); }
 
 std::vector<float> NpyArray::AsFloat32() const {
   CheckDecodable(*this, Dtype::kFloat32, "AsFloat32");
@@ -408,6 +650,20 @@ std::vector<float> NpyArray::AsFloat32() const {
   return values;
 }
 
+std::vector<double> NpyArray::AsFloat64() const {
+  CheckDecodable(*this, Dtype::kFloat64, "AsFloat64");
+  if (dtype == Dtype::kFloat32) {
+    const std::vector<float> narrow = AsFloat32();
+    return std::vector<double>(narrow.begin(), narrow.end());
+  }
+  std::vector<double> values(data.size() / 8);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint64_t bits = ReadLittleEndian(&data[8 * i], 8);
+    std::memcpy(&values[i], &bits, sizeof(bits));
+  }
+  return values;
+}
+
 std::vector<uint16_t> NpyArray::AsUint16() const {
   CheckDecodable(*this, Dtype::kUint16, "AsUint16");
   std::vector<uint16_t> values(data.size() / 2);
@@ -415,6 +671,47 @@ std::vector<uint16_t> NpyArray::AsUint16() const {
     values[i] = static_cast<uint16_t>(ReadLittleEndian(&data[2 * i], 2));
   }
   return values;
+}
+
+std::vector<uint64_t> NpyArray::AsUint64() const {
+  CheckDecodable(*this, Dtype::kUint64, "AsUint64");
+  std::vector<uint64_t> values(data.size() / 8);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = ReadLittleEndian(&data[8 * i], 8);
+  return values;
+}
+
+std::vector<int32_t> NpyArray::AsInt32() const {
+  CheckDecodable(*this, Dtype::kInt32, "AsInt32");
+  std::vector<int32_t> values(data.size() / 4);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint32_t bits = static_cast<uint32_t>(ReadLittleEndian(&data[4 * i], 4));
+    std::memcpy(&values[i], &bits, sizeof(bits));  // two's complement, without a narrowing cast
+  }
+  return values;
+}
+
+std::vector<int64_t> NpyArray::AsInt64() const {
+  CheckDecodable(*this, Dtype::kInt64, "AsInt64");
+  std::vector<int64_t> values(data.size() / 8);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const uint64_t bits = ReadLittleEndian(&data[8 * i], 8);
+    std::memcpy(&values[i], &bits, sizeof(bits));
+  }
+  return values;
+}
+
+std::string NpyArray::AsString() const {
+  CheckDecodable(*this, Dtype::kUnicode, "AsString");
+  if (!shape.empty()) {
+    throw std::runtime_error("NpyArray::AsString: the array has shape " + ShapeRepr(shape) +
+                             ", not () (AsStrings decodes string arrays)");
+  }
+  return DecodeStrings(*this, "AsString")[0];
+}
+
+std::vector<std::string> NpyArray::AsStrings() const {
+  CheckDecodable(*this, Dtype::kUnicode, "AsStrings");
+  return DecodeStrings(*this, "AsStrings");
 }
 
 namespace {
@@ -471,17 +768,31 @@ Layout ParseLayout(const uint8_t* head, size_t head_size, uint64_t total, const 
     array.dtype = NpyArray::Dtype::kFloat64;
   } else if (header.descr == "<u2") {
     array.dtype = NpyArray::Dtype::kUint16;
+  } else if (header.descr == "<u8") {
+    array.dtype = NpyArray::Dtype::kUint64;
+  } else if (header.descr == "<i4") {
+    array.dtype = NpyArray::Dtype::kInt32;
+  } else if (header.descr == "<i8") {
+    array.dtype = NpyArray::Dtype::kInt64;
+  } else if (const size_t length = ParseUnicodeLength(header.descr); length > 0) {
+    array.dtype = NpyArray::Dtype::kUnicode;
+    array.string_length = length;
+    if (header.shape.size() > 1) {
+      Fail(name, "string arrays of rank " + std::to_string(header.shape.size()) +
+                     " are not supported (only 0-d and 1-d)");
+    }
   } else {
     const bool big_endian = !header.descr.empty() && header.descr[0] == '>';
     Fail(name, "unsupported dtype '" + header.descr + "' (" +
                    (big_endian ? "big-endian data is not supported; " : "") +
-                   "expected float32 '<f4', float64 '<f8' or uint16 '<u2')");
+                   "expected float32 '<f4', float64 '<f8', uint16 '<u2', uint64 '<u8', int32 "
+                   "'<i4', int64 '<i8' or ASCII strings '<U<n>')");
   }
   if (!ElementCount(header.shape, &layout.count)) {
     Fail(name,
          "shape " + ShapeRepr(header.shape) + " is too large: the element count overflows size_t");
   }
-  if (MultiplyOverflows(layout.count, ItemSize(array.dtype), &layout.data_size)) {
+  if (MultiplyOverflows(layout.count, ItemSize(array), &layout.data_size)) {
     Fail(name,
          "shape " + ShapeRepr(header.shape) + " is too large: the byte count overflows size_t");
   }
@@ -498,10 +809,17 @@ Layout ParseLayout(const uint8_t* head, size_t head_size, uint64_t total, const 
   return layout;
 }
 
-NpyArray WithData(Layout layout, const uint8_t* data) {
+NpyArray WithData(Layout layout, const uint8_t* data, const std::string& name) {
   NpyArray array = std::move(layout.array);
+  uint32_t code_point = 0;
+  size_t element = 0;
+  if (array.dtype == NpyArray::Dtype::kUnicode &&
+      FindNonAscii(data, layout.data_size, array.string_length, &code_point, &element)) {
+    Fail(name, "code point " + CodePointRepr(code_point) + " in string element " +
+                   std::to_string(element) + " is not ASCII (only ASCII strings are supported)");
+  }
   if (layout.fortran_order) {
-    array.data = FortranToC(data, array.shape, layout.count, ItemSize(array.dtype));
+    array.data = FortranToC(data, array.shape, layout.count, ItemSize(array));
   } else {
     array.data.assign(data, data + layout.data_size);
   }
@@ -557,7 +875,7 @@ class NpyFile {
     const std::vector<uint8_t> skipped = Read(layout_.data_start - header_bytes_);
     const std::vector<uint8_t> data = Read(layout_.data_size);
     if (data.size() != layout_.data_size) Fail(path_, "truncated data: the file shrank");
-    return WithData(layout_, data.data());
+    return WithData(layout_, data.data(), path_);
   }
 
  private:
@@ -581,10 +899,14 @@ class NpyFile {
 
 }  // namespace
 
-NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for_errors) {
-  Layout layout = ParseLayout(bytes.data(), bytes.size(), bytes.size(), name_for_errors);
+NpyArray ParseNpy(const uint8_t* bytes, size_t size, const std::string& name_for_errors) {
+  Layout layout = ParseLayout(bytes, size, size, name_for_errors);
   const size_t start = layout.data_start;
-  return WithData(std::move(layout), bytes.data() + start);
+  return WithData(std::move(layout), bytes + start, name_for_errors);
+}
+
+NpyArray ParseNpy(const std::vector<uint8_t>& bytes, const std::string& name_for_errors) {
+  return ParseNpy(bytes.data(), bytes.size(), name_for_errors);
 }
 
 NpyArray ReadNpy(const std::string& path) { return NpyFile(path).ReadArray(); }
@@ -593,22 +915,20 @@ NpyArray ReadNpyHeader(const std::string& path) { return NpyFile(path).layout().
 
 void WriteNpy(const std::string& path, const std::vector<float>& data,
               const std::vector<size_t>& shape) {
-  std::vector<uint8_t> bytes;
-  bytes.reserve(4 * data.size());
-  for (const float value : data) {
-    uint32_t bits;
-    std::memcpy(&bits, &value, sizeof(bits));
-    AppendLittleEndian(bits, 4, &bytes);
-  }
-  WriteNpyBytes(path, NpyArray::Dtype::kFloat32, bytes, data.size(), shape);
+  WriteFile(path, SerializeNpy(MakeArray(NpyArray::Dtype::kFloat32, EncodeLittleEndian(data),
+                                         data.size(), shape, path),
+                               path));
 }
 
 void WriteNpy(const std::string& path, const std::vector<uint16_t>& data,
               const std::vector<size_t>& shape) {
-  std::vector<uint8_t> bytes;
-  bytes.reserve(2 * data.size());
-  for (const uint16_t value : data) AppendLittleEndian(value, 2, &bytes);
-  WriteNpyBytes(path, NpyArray::Dtype::kUint16, bytes, data.size(), shape);
+  WriteFile(path, SerializeNpy(MakeArray(NpyArray::Dtype::kUint16, EncodeLittleEndian(data),
+                                         data.size(), shape, path),
+                               path));
+}
+
+void WriteNpy(const std::string& path, const NpyArray& array) {
+  WriteFile(path, SerializeNpy(array, path));
 }
 
 }  // namespace mxu::host
