@@ -17,6 +17,7 @@
 #include "host/gemm_command.h"
 #include "host/info_command.h"
 #include "host/output_file.h"
+#include "host/predict_command.h"
 #include "host/rank_agreement.h"
 #include "host/selfcheck.h"
 #include "host/train_command.h"
@@ -59,6 +60,7 @@ int sc_main(int argc, char** argv) {
       {"selfcheck", mxu::host::AddSelfcheckCommand(app)},
       {"gemm", mxu::host::AddGemmCommand(app)},
       {"train", mxu::host::AddTrainCommand(app)},
+      {"predict", mxu::host::AddPredictCommand(app)},
       {"info", mxu::host::AddInfoCommand(app)},
       {"bench", mxu::host::AddBenchCommand(app, std::vector<std::string>(argv, argv + argc))},
   };

@@ -61,12 +61,17 @@ mode_t NewFileMode() {
 
 }  // namespace
 
+bool SamePath(const std::string& a, const std::string& b) { return Identify(a).Same(Identify(b)); }
+
 void CheckOutputPaths(const std::vector<PathArg>& outputs, const std::vector<PathArg>& inputs) {
   std::vector<FileId> ids;
   for (const PathArg& out : outputs) {
     if (out.path.empty()) throw UsageError(out.option + " needs a file name");
-    const std::map<std::string, std::string> kinds = {
-        {"--trace", "trace"}, {"--timeline", "timeline"}, {"--log", "log"}, {"--plot", "plot"}};
+    const std::map<std::string, std::string> kinds = {{"--trace", "trace"},
+                                                      {"--timeline", "timeline"},
+                                                      {"--log", "log"},
+                                                      {"--plot", "plot"},
+                                                      {"--save", "checkpoint"}};
     const auto kind = kinds.find(out.option);
     const std::string name = out.option + ": cannot write " +
                              (kind == kinds.end() ? "output" : kind->second) + " file " +

@@ -24,6 +24,9 @@ struct PathArg {
 // and no output is also an input. Throws UsageError naming both options.
 void CheckOutputPaths(const std::vector<PathArg>& outputs, const std::vector<PathArg>& inputs);
 
+// Whether two paths name one file (by path with links resolved, or by inode).
+bool SamePath(const std::string& a, const std::string& b);
+
 // The temporary files of one run's outputs: Temp() creates one beside each output, the command
 // writes there, Commit() renames them all into place; whatever was not committed is removed
 // when this goes away (a failed run).

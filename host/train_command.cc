@@ -1,15 +1,18 @@
 #include "host/train_command.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "host/cli.h"
@@ -17,12 +20,16 @@
 #include "host/output_file.h"
 #include "host/rank_agreement.h"
 #include "host/trace_options.h"
+#include "host/train/checkpoint.h"
 #include "host/train/curves_plot.h"
+#include "host/train/data_source.h"
 #include "host/train/dataset.h"
 #include "host/train/idx.h"
 #include "host/train/matmul_engine.h"
 #include "host/train/mpi_collective.h"
+#include "host/train/tensor_parallel_mlp.h"
 #include "host/train/trainer.h"
+#include "host/training_engine.h"
 
 namespace mxu::host {
 namespace {
@@ -106,34 +113,116 @@ struct TrainArgs {
   int classes = train::kSpiralClasses;
   int samples_per_class = train::kSpiralSamplesPerClass;
   std::string log, plot;
+  std::string save, resume;
+  std::string parallel = "data";
   bool json = false, quiet = false;
 };
 
-struct TrainingData {
-  train::Split split;
-  std::string name;
+// IDX files from --data, or the generated spirals.
+train::LoadedData LoadData(const CLI::App& cli, const TrainArgs& args, uint64_t seed) {
+  train::DataSource source;
+  if (Given(cli, "--data")) source.data = args.data;
+  source.train_samples = args.train_samples;
+  source.test_samples = args.test_samples;
+  source.classes = args.classes;
+  source.samples_per_class = args.samples_per_class;
+  try {
+    return train::LoadData(source, seed);
+  } catch (const std::runtime_error& error) {
+    throw UsageError(error.what());  // a missing or malformed file is bad input
+  }
+}
+
+// SIGINT and SIGTERM while a run saves checkpoints: the signal is noted, the step being run
+// finishes, the checkpoint is written and the tool exits 128 + the signal's number. A second
+// signal ends the process at once (SA_RESETHAND restores the default after the first).
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void NoteStopSignal(int signal) { g_stop_signal = signal; }
+
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = NoteStopSignal;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    installed_ = sigaction(SIGINT, &action, &previous_int_) == 0 &&
+                 sigaction(SIGTERM, &action, &previous_term_) == 0;
+  }
+  ~StopSignals() {
+    if (!installed_) return;
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {
+  }, previous_term_{};
+  bool installed_ = false;
 };
 
-// IDX files from --data, or the generated spirals.
-TrainingData LoadData(const CLI::App& cli, const TrainArgs& args, uint64_t seed) {
-  TrainingData data;
-  if (Given(cli, "--data")) {
-    try {
-      data.split = train::LoadIdxDataset(train::DataDirectory(args.data), args.train_samples,
-                                         args.test_samples);
-    } catch (const std::runtime_error& error) {
-      throw UsageError(error.what());  // a missing or malformed file is bad input
+std::string Text(float value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
+  return text;
+}
+
+std::string Text(const std::vector<int>& widths) {
+  std::string text;
+  for (int w : widths) text += (text.empty() ? "" : ",") + std::to_string(w);
+  return text.empty() ? "none" : text;
+}
+
+// --resume: the run's settings are the checkpoint's; an option given on the command line must say
+// the same, or the run is refused on one line naming it.
+void TakeCheckpointSettings(const CLI::App& cli, const train::Checkpoint& ck,
+                            train::TrainConfig& config, const std::string& file) {
+  const train::TrainConfig& saved = ck.config;
+  const struct {
+    const char* option;
+    std::string given, saved;
+  } settings[] = {
+      {"--model", config.model, saved.model},
+      {"--hidden", Text(config.hidden), Text(saved.hidden)},
+      {"--channels", Text(config.channels), Text(saved.channels)},
+      {"--seed", std::to_string(config.seed), std::to_string(saved.seed)},
+      {"--batch", std::to_string(config.batch_size), std::to_string(saved.batch_size)},
+      {"--accumulate-steps", std::to_string(config.accumulate_steps),
+       std::to_string(saved.accumulate_steps)},
+      {"--dropout", Text(config.dropout), Text(saved.dropout)},
+      {"--clip-norm", Text(config.clip_norm), Text(saved.clip_norm)},
+      {"--optimizer", config.optimizer.kind, saved.optimizer.kind},
+      {"--lr", Text(config.optimizer.learning_rate), Text(saved.optimizer.learning_rate)},
+      {"--momentum", Text(config.optimizer.momentum), Text(saved.optimizer.momentum)},
+      {"--loss-scale", Text(config.loss_scaling.initial_scale),
+       Text(saved.loss_scaling.initial_scale)},
+      {"--scale-growth", std::to_string(config.loss_scaling.growth_interval),
+       std::to_string(saved.loss_scaling.growth_interval)},
+      {"--parallel", config.model_parallel ? "model" : "data",
+       saved.model_parallel ? "model" : "data"},
+      {"--link-bytes-per-cycle", std::to_string(config.interconnect.link_bytes_per_cycle),
+       std::to_string(saved.interconnect.link_bytes_per_cycle)},
+      {"--link-latency", std::to_string(config.interconnect.link_latency_cycles),
+       std::to_string(saved.interconnect.link_latency_cycles)},
+  };
+  for (const auto& s : settings) {
+    if (Given(cli, s.option) && s.given != s.saved) {
+      throw UsageError("--resume " + file + ": the checkpoint was trained with " + s.option + " " +
+                       s.saved + ", the command line gives " + s.given);
     }
-    data.name = args.data == train::kFashionMnistName ? "Fashion-MNIST" : "IDX " + args.data;
-    return data;
   }
-  const int classes = args.classes;
-  const int per_class = args.samples_per_class;
-  data.split =
-      train::SplitDataset(train::MakeSpirals(per_class, classes, train::kSpiralNoise, seed),
-                          train::kSpiralTestFraction, seed);
-  data.name = std::to_string(classes) + "-arm spirals";
-  return data;
+  const int epochs = config.epochs;
+  const uint64_t overflow = config.inject_overflow_step, failure = config.inject_failure_step;
+  const int eval_batch = config.eval_batch;
+  config = saved;
+  config.epochs = epochs;
+  config.inject_overflow_step = overflow;
+  config.inject_failure_step = failure;
+  config.eval_batch = eval_batch;
 }
 
 // Every file of --data is an input no output may overwrite.
@@ -173,10 +262,10 @@ int Train(
   if (config_in.model != "mlp" && config_in.model != "cnn") {
     throw UsageError("unknown model '" + config_in.model + "' (expected mlp or cnn)");
   }
-  const bool cnn = config_in.model == "cnn";
-  if (Given(cli, "--channels") && !cnn)
+  const bool cnn_given = config_in.model == "cnn";
+  if (Given(cli, "--channels") && !cnn_given)
     throw UsageError("--channels is the CNN's: give --model cnn");
-  if (cnn) {
+  if (cnn_given) {
     if (!Given(cli, "--data")) throw UsageError("--model cnn needs image data: give --data");
     config_in.channels = ParseWidths(args.channels, "--channels");
     if (config_in.channels.empty()) throw UsageError("--channels: the CNN needs a conv layer");
@@ -198,21 +287,54 @@ int Train(
       config_in.optimizer.learning_rate = 0.001f;
     }
   }
+  if (args.parallel != "data" && args.parallel != "model") {
+    throw UsageError("unknown --parallel '" + args.parallel + "' (expected data or model)");
+  }
+  config_in.model_parallel = args.parallel == "model";
+  if (config_in.model_parallel && ranks.size() < 2) {
+    throw UsageError(
+        "--parallel model splits the model across the ranks of a job: run it under mpirun -np N "
+        "(N >= 2)");
+  }
+  if (config_in.model_parallel && cnn_given) {
+    throw UsageError("--parallel model splits an MLP's dense layers: not with --model cnn");
+  }
+  std::optional<train::Checkpoint> resumed;
+  if (Given(cli, "--resume")) {
+    try {
+      resumed = train::ReadCheckpoint(args.resume);
+    } catch (const std::runtime_error& error) {
+      throw UsageError(std::string("--resume ") + error.what());
+    }
+    TakeCheckpointSettings(cli, *resumed, config_in, args.resume);
+    const int finished = static_cast<int>(resumed->history.size());
+    if (config_in.epochs <= finished || config_in.epochs < resumed->state.epoch) {
+      throw UsageError("--epochs " + std::to_string(config_in.epochs) + ": the checkpoint " +
+                       args.resume + " has finished " + std::to_string(finished) +
+                       " epochs; give more to go on");
+    }
+  }
+  const bool cnn = config_in.model == "cnn";
   if (options.backend == "host" && (Given(cli, "--trace") || Given(cli, "--timeline"))) {
     throw UsageError("--trace and --timeline record the device: not with --backend host");
   }
   if (options.backend == "host") RejectDeviceOptions(cli, "with --backend host (no device)");
   std::vector<PathArg> outputs;
-  for (const char* option : {"--log", "--plot"}) {
+  for (const char* option : {"--log", "--plot", "--save"}) {
     if (Given(cli, option) && lead) {
       outputs.push_back({option, cli.get_option(option)->as<std::string>()});
     }
   }
   RunRecorder::AddOutputs(trace, &outputs);
-  CheckOutputPaths(outputs, DataFiles(cli, args));
+  std::vector<PathArg> inputs = DataFiles(cli, args);
+  // --save may replace the checkpoint it resumes from (read whole already); nothing else may.
+  if (resumed && !(Given(cli, "--save") && SamePath(args.save, args.resume))) {
+    inputs.push_back({"--resume", args.resume});
+  }
+  CheckOutputPaths(outputs, inputs);
   const bool json = args.json;
   const train::TrainConfig& config = config_in;
-  const TrainingData loaded = LoadData(cli, args, config.seed);
+  const train::LoadedData loaded = LoadData(cli, args, config.seed);
   const train::Split& data = loaded.split;
   const std::string& data_name = loaded.name;
   if (cnn) {
@@ -239,7 +361,11 @@ int Train(
                        " channels) to the dense layer, above the device's GEMM limit of 65535");
     }
   }
-  const uint64_t global_batch = static_cast<uint64_t>(config.batch_size) * ranks.size();
+  // Data parallelism shares a step's samples among the ranks; model parallelism gives every rank
+  // them all.
+  const int data_ranks = config.model_parallel ? 1 : ranks.size();
+  const uint64_t global_batch =
+      static_cast<uint64_t>(config.batch_size) * data_ranks * config.accumulate_steps;
   const uint64_t steps_per_epoch =
       (static_cast<uint64_t>(data.train.size()) + global_batch - 1) / global_batch;
   const uint64_t total_steps = steps_per_epoch * static_cast<uint64_t>(config.epochs);
@@ -254,29 +380,63 @@ int Train(
   RunRecorder recorder(trace, &files);
 
   // The engine: the device through the driver, or plain fp32 on the host.
-  std::unique_ptr<driver::Device> device;
-  std::unique_ptr<train::MatmulEngine> engine;
-  std::string engine_text;
-  if (options.backend == "host") {
-    engine = std::make_unique<train::HostMatmulEngine>();
-    engine_text = "host fp32";
-  } else {
-    device = OpenDevice(options);
-    auto device_engine =
-        std::make_unique<train::DeviceMatmulEngine>(*device, options.watchdog_cycles);
-    engine_text =
-        std::string(device->name()) + " (" + std::to_string(device_engine->config().rows) + "x" +
-        std::to_string(device_engine->config().cols) + " array, bf16 operands, fp32 accumulation)";
-    engine = std::move(device_engine);
-  }
+  TrainingEngine opened = OpenTrainingEngine(options);
+  const std::unique_ptr<driver::Device>& device = opened.device;
+  const std::unique_ptr<train::MatmulEngine>& engine = opened.engine;
+  const std::string& engine_text = opened.description;
+  const std::string& numerics = opened.numerics;
 
   if (Given(cli, "--inject-failure") &&
       (config.inject_failure_step < 1 || config.inject_failure_step > total_steps)) {
     throw UsageError("--inject-failure must be a step in [1, " + std::to_string(total_steps) +
                      "], got " + std::to_string(config.inject_failure_step));
   }
+  std::unique_ptr<train::Trainer> trainer_owner;
+  try {
+    trainer_owner =
+        std::make_unique<train::Trainer>(config, data.train, data.test, *engine, &ranks);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());  // e.g. a layer narrower than the ranks it is split across
+  }
+  train::Trainer& trainer = *trainer_owner;
+  std::vector<EpochRecord> records;
+  if (resumed) {
+    // The checkpoint's data, arithmetic, ranks and model must be this run's.
+    const std::string refused = "--resume " + args.resume + ": the checkpoint ";
+    const train::DataIdentity& d = resumed->data;
+    const auto data_text = [](const std::string& name, int train, int test, int features,
+                              int classes) {
+      return name + " (" + std::to_string(train) + " train / " + std::to_string(test) +
+             " test samples, " + std::to_string(features) + " features, " +
+             std::to_string(classes) + " classes)";
+    };
+    const std::string saved_data =
+        data_text(d.name, d.train_samples, d.test_samples, d.features, d.classes);
+    const std::string this_data = data_text(data_name, data.train.size(), data.test.size(),
+                                            data.train.features, data.train.classes);
+    if (saved_data != this_data) {
+      throw UsageError(refused + "was trained on " + saved_data + ", this run loads " + this_data);
+    }
+    if (resumed->numerics != numerics) {
+      throw UsageError(refused + "computed with " + resumed->numerics + ", this run with " +
+                       numerics);
+    }
+    if (resumed->ranks != ranks.size()) {
+      throw UsageError(refused + "was trained on " + std::to_string(resumed->ranks) +
+                       " rank(s), this run has " + std::to_string(ranks.size()));
+    }
+    if (resumed->model != trainer.model().Describe()) {
+      throw UsageError(refused + "holds " + resumed->model + ", this run builds " +
+                       trainer.model().Describe());
+    }
+    try {
+      trainer.set_state(resumed->state);
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(refused + "does not fit: " + error.what());
+    }
+    records = resumed->history;
+  }
   ready();
-  train::Trainer trainer(config, data.train, data.test, *engine, &ranks);
   std::vector<int> widths = {data.train.features};
   widths.insert(widths.end(), config.hidden.begin(), config.hidden.end());
   widths.push_back(data.train.classes);
@@ -292,8 +452,31 @@ int Train(
                  trainer.model().Describe().c_str(), trainer.model().parameter_count(),
                  config.optimizer.kind.c_str(), config.optimizer.learning_rate, config.batch_size,
                  config.epochs, (unsigned long long)config.seed);
+    if (config.accumulate_steps > 1 || config.dropout > 0 || config.clip_norm > 0) {
+      std::fprintf(text,
+                   "accumulate %d micro-batches (%llu samples per update), dropout %g, "
+                   "clip norm %g\n",
+                   config.accumulate_steps, (unsigned long long)global_batch,
+                   static_cast<double>(config.dropout), static_cast<double>(config.clip_norm));
+    }
     std::fprintf(text, "GEMMs on %s\n", engine_text.c_str());
-    if (ranks.size() > 1) {
+    if (resumed) {
+      std::fprintf(text, "resumed from %s: %d epochs and %llu steps done\n", args.resume.c_str(),
+                   static_cast<int>(records.size()), (unsigned long long)resumed->state.step);
+    }
+    if (config.model_parallel) {
+      const size_t local =
+          static_cast<const train::TensorParallelMlp&>(trainer.model()).local_parameter_count();
+      std::fprintf(text,
+                   "model parallel: %d ranks (one chip each), every weight matrix split by output "
+                   "columns: %llu weight bytes per rank (one chip: %llu); activations all-gathered "
+                   "and input gradients all-reduced on a ring (link %llu B/cycle, latency %llu "
+                   "cycles)\n",
+                   ranks.size(), (unsigned long long)(local * sizeof(float)),
+                   (unsigned long long)(trainer.model().parameter_count() * sizeof(float)),
+                   (unsigned long long)config.interconnect.link_bytes_per_cycle,
+                   (unsigned long long)config.interconnect.link_latency_cycles);
+    } else if (ranks.size() > 1) {
       const uint64_t bytes = trainer.model().parameter_count() * sizeof(float);
       std::fprintf(text,
                    "data parallel: %d ranks (one chip each), %llu samples per step; gradient "
@@ -316,16 +499,69 @@ int Train(
     log.open(files.Temp(args.log));
     if (!log) throw UsageError("cannot write the log " + args.log);
     log << CsvHeader();
+    for (const EpochRecord& record : records) log << CsvRow(record);  // a resumed run's history
+  }
+  // --save: a checkpoint after every epoch, and on SIGINT / SIGTERM after the step being run.
+  const bool saving = Given(cli, "--save");
+  std::optional<StopSignals> signals;
+  if (saving) {
+    signals.emplace();
+    trainer.stop_requested = [&ranks] {
+      // Every rank stops at the same step: one that got the signal stops them all.
+      uint64_t stop = g_stop_signal != 0;
+      if (ranks.size() > 1) {
+        for (uint64_t rank_stop : ranks.AllGather(stop)) stop |= rank_stop;
+      }
+      return stop != 0;
+    };
   }
   ProgressBar bar(!quiet && isatty(STDERR_FILENO));
-  std::vector<EpochRecord> records;
+  // Writes the checkpoint (rank 0; every rank takes part in gathering it); returns its step.
+  const auto save = [&]() -> uint64_t {
+    train::Checkpoint ck;
+    ck.config = config;
+    ck.ranks = ranks.size();
+    ck.model = trainer.model().Describe();
+    ck.numerics = numerics;
+    ck.data = {data_name,
+               Given(cli, "--data") ? args.data : "",
+               data.train.size(),
+               data.test.size(),
+               data.train.features,
+               data.train.classes,
+               Given(cli, "--data") ? 0 : args.samples_per_class};
+    ck.state = trainer.state();  // a collective call with model parallelism
+    ck.history = records;
+    if (lead) {
+      PendingOutputs checkpoint;
+      checkpoint.Write(args.save,
+                       [&](const std::string& temp) { train::WriteCheckpoint(temp, ck); });
+      checkpoint.Commit();
+    }
+    return ck.state.step;
+  };
+  // The signal that stopped the run, if one did (after its checkpoint was written).
+  const auto stopped = [&]() -> int {
+    if (!saving || !trainer.stop_requested()) return 0;
+    bar.Clear();
+    const uint64_t step = save();
+    const int signal = g_stop_signal ? static_cast<int>(g_stop_signal) : SIGINT;
+    if (lead) {
+      std::fprintf(stderr, "stopped by signal %d after step %llu: checkpoint %s written\n", signal,
+                   (unsigned long long)step, args.save.c_str());
+    }
+    return 128 + signal;
+  };
   // The trace window counts device cycles from the start of training.
   if (device) recorder.Arm(*device);
   const auto start = std::chrono::steady_clock::now();
-  for (int e = 1; e <= config.epochs; ++e) {
+  for (int e = trainer.epochs_done() + 1; e <= config.epochs; ++e) {
     const EpochRecord record = trainer.RunEpoch(
         [&](int step, int steps, double loss) { bar.Update(e, config.epochs, step, steps, loss); });
     bar.Clear();
+    if (!record.complete) {
+      if (const int code = stopped()) return code;
+    }
     records.push_back(record);
     if (log.is_open()) {
       log << CsvRow(record) << std::flush;
@@ -341,11 +577,16 @@ int Train(
         std::fprintf(text, "  cycles %llu", (unsigned long long)record.engine.device_cycles);
       }
       if (ranks.size() > 1) {
-        std::fprintf(text, "  all-reduce cycles %llu",
+        std::fprintf(text, "  %s cycles %llu",
+                     config.model_parallel ? "interconnect" : "all-reduce",
                      (unsigned long long)record.communication_cycles);
       }
       std::fprintf(text, "\n");
       std::fflush(text);
+    }
+    if (saving) save();
+    if (e < config.epochs) {
+      if (const int code = stopped()) return code;
     }
   }
   const double wall =
@@ -431,6 +672,16 @@ int Train(
     char hash[24];
     std::snprintf(hash, sizeof hash, "%016llx", (unsigned long long)last.weights_hash);
     j["weights_hash"] = hash;
+    j["parallel"] = config.model_parallel ? "model" : "data";
+    j["weight_bytes_per_rank"] =
+        (config.model_parallel
+             ? static_cast<const train::TensorParallelMlp&>(trainer.model()).local_parameter_count()
+             : trainer.model().parameter_count()) *
+        sizeof(float);
+    j["accumulate_steps"] = config.accumulate_steps;
+    j["dropout"] = config.dropout;
+    j["clip_norm"] = config.clip_norm;
+    j["clipped_steps"] = trainer.clipped_steps();
     j["confusion"] = last.confusion;  // test set: rows true class, columns predicted
     std::printf("%s\n", j.dump().c_str());
   } else if (!quiet) {
@@ -444,10 +695,10 @@ int Train(
     std::printf("\n");
     if (ranks.size() > 1) {
       std::printf(
-          "%d ranks: %.0f samples/s; per step %.0f compute + %.0f all-reduce cycles, simulated "
+          "%d ranks: %.0f samples/s; per step %.0f compute + %.0f %s cycles, simulated "
           "scaling efficiency %.1f%%\n",
           ranks.size(), samples_per_second, cycles_per_step, comm_per_step,
-          100 * scaling_efficiency);
+          config.model_parallel ? "interconnect" : "all-reduce", 100 * scaling_efficiency);
     }
   }
   if (log.is_open()) {
@@ -544,7 +795,33 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
                   "one layer: 334)")
       ->type_name("C,C,...");
   AddInteger(cmd, "--epochs", &c.epochs, 1, 100000, "passes over the training set");
-  AddInteger(cmd, "--batch", &c.batch_size, 1, 65535, "samples per step");
+  AddInteger(cmd, "--batch", &c.batch_size, 1, 65535,
+             "samples per step (per rank with data parallelism; per micro-batch with "
+             "--accumulate-steps)");
+  AddInteger(cmd, "--accumulate-steps", &c.accumulate_steps, 1, 65535,
+             "micro-batches of --batch samples per update, their weight gradients summed on the "
+             "device (C += A x B); bit-identical to one batch N times larger when --batch is a "
+             "multiple of the array's rows");
+  AddFloat(cmd, "--dropout", &c.dropout, 0, 1, true,
+           "inverted dropout rate after every hidden ReLU (MLP, and the CNN's dense head), in "
+           "[0, 1); masks drawn from --seed");
+  AddFloat(cmd, "--clip-norm", &c.clip_norm, 0, 1e30, false,
+           "clip the unscaled gradients to this global L2 norm (Keras's global_clipnorm); 0: off");
+  cmd->add_option("--parallel", a.parallel,
+                  "under mpirun -np N: data (each rank --batch samples of every step, gradients "
+                  "all-reduced) or model (an MLP's weight matrices split by output columns across "
+                  "the ranks, the whole batch on each, activations all-gathered)")
+      ->type_name("KIND");
+  cmd->add_option("--save", a.save,
+                  "checkpoint (NumPy .npz: weights, optimizer and loss-scaler state, position in "
+                  "the data, settings, history) written after every epoch and, on SIGINT or "
+                  "SIGTERM, after the step being run (then exit 130 / 143); replaced whole")
+      ->type_name("FILE.npz");
+  cmd->add_option("--resume", a.resume,
+                  "continue the run a --save checkpoint holds, up to --epochs in all: bit for bit "
+                  "the run that was not stopped. Its settings are the run's; the data, device "
+                  "numerics and ranks must be the same")
+      ->type_name("FILE.npz");
   cmd->add_option("--optimizer", c.optimizer.kind, "adam or sgd (with momentum)")
       ->type_name("NAME");
   AddFloat(cmd, "--lr", &c.optimizer.learning_rate, 1e-9, 1e6, false,

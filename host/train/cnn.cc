@@ -91,17 +91,25 @@ Fp32Matrix Cnn::Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_back
   // NHWC rows of one sample are its flattened features.
   pooled.cols = static_cast<int>(pooled.data.size() / batch_);
   pooled.rows = batch_;
-  ForwardPass pass = head_.Forward(engine, pooled);
+  ForwardPass pass = head_.Forward(engine, pooled, for_backward ? dropout_ : Dropout());
+  pass_dropout_ = for_backward ? dropout_.rate : 0.0f;
   Fp32Matrix logits = std::move(pass.logits);
   head_pass_ = for_backward ? std::move(pass) : ForwardPass();
   if (!for_backward) saved_.clear();
   return logits;
 }
 
-Gradients Cnn::Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) {
+Gradients Cnn::Backward(MatmulEngine& engine, const Fp32Matrix& d_logits, const Gradients* sum) {
   if (saved_.size() != convs_.size()) throw std::logic_error("Cnn::Backward without a forward");
   Fp32Matrix d_pooled;
-  const Gradients head = head_.Backward(engine, head_pass_, d_logits, &d_pooled);
+  // The head's layers follow the conv layers' in the gradients' layout.
+  Gradients head_sum;
+  if (sum) {
+    head_sum.w.assign(sum->w.begin() + static_cast<std::ptrdiff_t>(convs_.size()), sum->w.end());
+    head_sum.b.assign(sum->b.begin() + static_cast<std::ptrdiff_t>(convs_.size()), sum->b.end());
+  }
+  const Gradients head = head_.Backward(engine, head_pass_, d_logits, &d_pooled,
+                                        sum ? &head_sum : nullptr, pass_dropout_);
   Gradients grads;
   grads.w.resize(convs_.size());
   grads.b.resize(convs_.size());
@@ -118,6 +126,7 @@ Gradients Cnn::Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) {
     ops[0].a = &saved.patches;
     ops[0].trans_a = true;
     ops[0].b = &d_y;
+    if (sum) ops[0].c0 = &sum->w[l];
     ops[0].label = "conv " + std::to_string(l + 1) + " dW";
     if (l > 0) {
       ops[1].a = &d_y;
@@ -127,7 +136,11 @@ Gradients Cnn::Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) {
     }
     std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
     grads.w[l] = std::move(outputs[0]);
-    grads.b[l].assign(static_cast<size_t>(d_y.cols), 0.0f);
+    if (sum) {
+      grads.b[l] = sum->b[l];
+    } else {
+      grads.b[l].assign(static_cast<size_t>(d_y.cols), 0.0f);
+    }
     for (int r = 0; r < d_y.rows; ++r) {
       for (int c = 0; c < d_y.cols; ++c) grads.b[l][c] += d_y.at(r, c);
     }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/train/conv.h"
@@ -40,7 +41,10 @@ class Cnn : public Model {
   Cnn(const CnnConfig& config, uint64_t seed);
 
   Fp32Matrix Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) override;
-  Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) override;
+  Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits,
+                     const Gradients* sum = nullptr) override;
+  // The dense head's hidden layers drop; the conv layers do not.
+  void SetDropout(Dropout dropout) override { dropout_ = std::move(dropout); }
   std::vector<std::vector<float>*> Parameters() override;
   size_t parameter_count() const override;
   std::string Describe() const override;
@@ -60,6 +64,8 @@ class Cnn : public Model {
   int batch_ = 0;
   std::vector<Saved> saved_;
   ForwardPass head_pass_;
+  Dropout dropout_;
+  float pass_dropout_ = 0;
 };
 
 }  // namespace mxu::train

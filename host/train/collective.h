@@ -1,5 +1,5 @@
-// What data-parallel training needs from its ranks (one simulated chip each): sums that give
-// the same bits on every rank and every run, and a check that all ranks agree. `mxu train`
+// What data- and model-parallel training need from its ranks (one simulated chip each): sums that
+// give the same bits on every rank and every run, and a check that all ranks agree. `mxu train`
 // under mpirun uses MpiCollective (host/train/mpi_collective.h); a lone process uses
 // SingleProcess, whose sums are the values themselves.
 #ifndef MXU_HOST_TRAIN_COLLECTIVE_H_
@@ -22,6 +22,8 @@ class Collective {
   virtual void SumInRankOrder(std::vector<double>& values) = 0;
   // Every rank's value, in rank order.
   virtual std::vector<uint64_t> AllGather(uint64_t value) = 0;
+  // Every rank's values concatenated in rank order (the ranks may pass different counts).
+  virtual std::vector<float> AllGather(const std::vector<float>& values) = 0;
 };
 
 class SingleProcess : public Collective {
@@ -31,6 +33,7 @@ class SingleProcess : public Collective {
   void SumInRankOrder(std::vector<float>&) override {}
   void SumInRankOrder(std::vector<double>&) override {}
   std::vector<uint64_t> AllGather(uint64_t value) override { return {value}; }
+  std::vector<float> AllGather(const std::vector<float>& values) override { return values; }
 };
 
 }  // namespace mxu::train

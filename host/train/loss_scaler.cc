@@ -38,4 +38,15 @@ bool LossScaler::Update(bool gradients_finite) {
   return true;
 }
 
+void LossScaler::set_state(const State& state) {
+  if (!IsPowerOfTwo(state.scale) || state.scale < config_.min_scale ||
+      state.scale > config_.max_scale || state.good_in_a_row < 0 ||
+      state.good_in_a_row >= config_.growth_interval) {
+    throw std::invalid_argument("loss scaler state out of range");
+  }
+  scale_ = state.scale;
+  good_in_a_row_ = state.good_in_a_row;
+  skipped_ = state.skipped;
+}
+
 }  // namespace mxu::train

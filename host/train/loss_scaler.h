@@ -24,6 +24,16 @@ class LossScaler {
   bool Update(bool gradients_finite);
   uint64_t skipped_steps() const { return skipped_; }
 
+  // What a checkpoint keeps of the scaler.
+  struct State {
+    float scale = 0;
+    int good_in_a_row = 0;
+    uint64_t skipped = 0;
+  };
+  State state() const { return {scale_, good_in_a_row_, skipped_}; }
+  // Throws std::invalid_argument for a scale that is not a power of two within the limits.
+  void set_state(const State& state);
+
  private:
   LossScalerConfig config_;
   float scale_;

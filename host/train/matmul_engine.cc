@@ -29,6 +29,10 @@ Dims CheckShapes(const MatmulOp& op) {
     throw std::invalid_argument("bias has " + std::to_string(op.bias->size()) +
                                 " values, expected " + std::to_string(d.n));
   }
+  if (op.c0 && (op.bias || op.c0->rows != d.m || op.c0->cols != d.n)) {
+    throw std::invalid_argument("the accumulators' start C0 must be " + std::to_string(d.m) + "x" +
+                                std::to_string(d.n) + ", without a bias");
+  }
   return d;
 }
 
@@ -104,6 +108,8 @@ Fp32Matrix HostMatmulEngine::Run(const MatmulOp& op) {
     float* row = &c.data[static_cast<size_t>(i) * d.n];
     if (op.bias) {
       for (int j = 0; j < d.n; ++j) row[j] = (*op.bias)[j];
+    } else if (op.c0) {
+      for (int j = 0; j < d.n; ++j) row[j] = op.c0->at(i, j);
     }
     for (int p = 0; p < d.k; ++p) {
       const float a = op.trans_a ? op.a->at(p, i) : op.a->at(i, p);
@@ -195,9 +201,17 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunChunked(const std::vector<MatmulO
   std::vector<Fp32Matrix> results(ops.size());
   for (int begin = 0; begin < max_m; begin += chunk) {
     const int end = std::min(max_m, begin + chunk);
-    std::vector<Fp32Matrix> a_rows(ops.size());
+    std::vector<Fp32Matrix> a_rows(ops.size()), c0_rows(ops.size());
     std::vector<MatmulOp> part = ops;
     for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].c0) {
+        const Fp32Matrix& c0 = *ops[i].c0;
+        c0_rows[i] = Fp32Matrix(end - begin, c0.cols);
+        std::copy(c0.data.begin() + static_cast<std::ptrdiff_t>(begin) * c0.cols,
+                  c0.data.begin() + static_cast<std::ptrdiff_t>(end) * c0.cols,
+                  c0_rows[i].data.begin());
+        part[i].c0 = &c0_rows[i];
+      }
       if (ops[i].chain_from >= 0) continue;
       a_rows[i] = OpARows(ops[i], begin, end);
       part[i].a = &a_rows[i];
@@ -239,6 +253,7 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunWhole(const std::vector<MatmulOp>
                                   : ToBf16(*op.b, config_.subnormals));
     request.b = &operands.back();
     request.bias = op.bias;
+    request.c0 = op.c0;
     request.relu = op.relu;
     request.output = driver::OutputType::kFp32;
     if (!op.label.empty()) {

@@ -25,6 +25,10 @@ struct MatmulOp {
   bool trans_a = false;
   bool trans_b = false;
   const std::vector<float>* bias = nullptr;  // N values added to every row
+  // M x N, the accumulators' start instead of a bias: C = C0 + op(A) x op(B), the instruction
+  // set's accumulate form. The products add to C0 in the order they add to zero without it, so
+  // a sum over K split at a multiple of the array's rows is the sum over the whole K, bit for bit.
+  const Fp32Matrix* c0 = nullptr;
   bool relu = false;
   // A program's op may take A from an earlier op of the same program: the result of
   // ops[chain_from] (after its bias and ReLU), with `a` null. The device engine keeps that
@@ -59,6 +63,8 @@ class MatmulEngine {
   virtual std::vector<Fp32Matrix> RunProgram(const std::vector<MatmulOp>& ops);
   virtual const char* name() const = 0;
   const EngineStats& stats() const { return stats_; }
+  // A resumed run continues its statistics from the checkpoint's.
+  void set_stats(const EngineStats& stats) { stats_ = stats; }
 
  protected:
   EngineStats stats_;

@@ -24,7 +24,25 @@ Mlp::Mlp(const std::vector<int>& widths, uint64_t seed) {
   }
 }
 
-ForwardPass Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x) const {
+float DropoutKeepScale(float rate) { return 1.0f / (1.0f - rate); }
+
+void ApplyDropout(Fp32Matrix& m, const Dropout& dropout, int layer) {
+  if (!(dropout.rate > 0.0f)) return;
+  if (!(dropout.rate < 1.0f)) throw std::invalid_argument("the dropout rate must be below 1");
+  if (dropout.row_seeds.size() != static_cast<size_t>(m.rows)) {
+    throw std::invalid_argument("dropout needs one seed per row");
+  }
+  const float keep_scale = DropoutKeepScale(dropout.rate);
+  for (int r = 0; r < m.rows; ++r) {
+    Rng rng(MixSeed(dropout.row_seeds[r], static_cast<uint64_t>(layer)));
+    float* row = &m.data[static_cast<size_t>(r) * m.cols];
+    for (int c = 0; c < m.cols; ++c) {
+      row[c] = rng.Uniform() < dropout.rate ? 0.0f : row[c] * keep_scale;
+    }
+  }
+}
+
+ForwardPass Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x, const Dropout& dropout) const {
   // One program: each layer's activations feed the next on the device.
   std::vector<MatmulOp> ops(layers_.size());
   for (size_t l = 0; l < layers_.size(); ++l) {
@@ -39,16 +57,32 @@ ForwardPass Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x) const {
     op.relu = l + 1 < layers_.size();
     op.label = "layer " + std::to_string(l + 1) + " forward";
   }
-  std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
   ForwardPass pass;
   pass.inputs.push_back(x);
+  if (dropout.rate > 0.0f) {
+    // The masks are drawn on the host: a program per layer, each taking the dropped activations.
+    for (size_t l = 0; l < ops.size(); ++l) {
+      MatmulOp op = ops[l];
+      op.chain_from = -1;
+      op.a = &pass.inputs.back();
+      Fp32Matrix y = engine.Run(op);
+      if (l + 1 == ops.size()) {
+        pass.logits = std::move(y);
+      } else {
+        ApplyDropout(y, dropout, static_cast<int>(l));
+        pass.inputs.push_back(std::move(y));
+      }
+    }
+    return pass;
+  }
+  std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
   for (size_t l = 0; l + 1 < outputs.size(); ++l) pass.inputs.push_back(std::move(outputs[l]));
   pass.logits = std::move(outputs.back());
   return pass;
 }
 
 Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass, const Fp32Matrix& d_logits,
-                        Fp32Matrix* d_input) const {
+                        Fp32Matrix* d_input, const Gradients* sum, float dropout) const {
   const size_t n = layers_.size();
   Gradients grads;
   grads.w.resize(n);
@@ -62,6 +96,7 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass, const Fp3
     dw.a = &pass.inputs[l];
     dw.trans_a = true;
     dw.b = &d_out;
+    if (sum) dw.c0 = &sum->w[l];
     dw.label = "layer " + std::to_string(l + 1) + " dW";
     if (want_dx) {
       MatmulOp& dx = ops[1];
@@ -72,7 +107,11 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass, const Fp3
     }
     std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
     grads.w[l] = std::move(outputs[0]);
-    grads.b[l].assign(static_cast<size_t>(d_out.cols), 0.0f);
+    if (sum) {
+      grads.b[l] = sum->b[l];
+    } else {
+      grads.b[l].assign(static_cast<size_t>(d_out.cols), 0.0f);
+    }
     for (int r = 0; r < d_out.rows; ++r) {
       for (int c = 0; c < d_out.cols; ++c) grads.b[l][c] += d_out.at(r, c);
     }
@@ -80,11 +119,13 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass, const Fp3
       if (d_input) *d_input = std::move(outputs[1]);
       break;
     }
-    // dX through the ReLU that produced X: its gradient is 1 where X > 0.
+    // dX through the dropout and the ReLU that produced X: X > 0 where the ReLU passed and the
+    // mask kept, the gradient there being the dropout's scale (1 without dropout).
     Fp32Matrix d_in = std::move(outputs[1]);
     const Fp32Matrix& x = pass.inputs[l];
+    const float keep_scale = dropout > 0.0f ? DropoutKeepScale(dropout) : 1.0f;
     for (size_t i = 0; i < d_in.data.size(); ++i) {
-      if (!(x.data[i] > 0.0f)) d_in.data[i] = 0.0f;
+      d_in.data[i] = x.data[i] > 0.0f ? d_in.data[i] * keep_scale : 0.0f;
     }
     d_out = std::move(d_in);
   }
@@ -107,7 +148,8 @@ std::string Mlp::Describe() const {
 }
 
 Fp32Matrix Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) {
-  ForwardPass pass = Forward(engine, x);
+  ForwardPass pass = Forward(engine, x, for_backward ? dropout_ : Dropout());
+  pass_dropout_ = for_backward ? dropout_.rate : 0.0f;
   Fp32Matrix logits = std::move(pass.logits);
   if (for_backward) {
     last_pass_ = std::move(pass);
@@ -117,8 +159,8 @@ Fp32Matrix Mlp::Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_back
   return logits;
 }
 
-Gradients Mlp::Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) {
-  return Backward(engine, last_pass_, d_logits);
+Gradients Mlp::Backward(MatmulEngine& engine, const Fp32Matrix& d_logits, const Gradients* sum) {
+  return Backward(engine, last_pass_, d_logits, nullptr, sum, pass_dropout_);
 }
 
 size_t Mlp::parameter_count() const {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/train/matmul_engine.h"
@@ -29,16 +30,22 @@ class Mlp : public Model {
   // widths: input features, hidden widths..., classes. He-normal weights, zero biases.
   Mlp(const std::vector<int>& widths, uint64_t seed);
 
-  // The forward pass as one device program, the layers chained on chip.
-  ForwardPass Forward(MatmulEngine& engine, const Fp32Matrix& x) const;
+  // The forward pass as one device program, the layers chained on chip; with dropout, a program
+  // per layer (the masks are applied on the host between them).
+  ForwardPass Forward(MatmulEngine& engine, const Fp32Matrix& x,
+                      const Dropout& dropout = Dropout()) const;
   // d_logits: dLoss/dlogits (already multiplied by the loss scale). Bias gradients are column
   // sums on the host. The input layer's dX is formed only for d_input (a CNN's dense head).
+  // `sum`: as Model::Backward; dropout: the rate of the pass (its kept activations are scaled).
   Gradients Backward(MatmulEngine& engine, const ForwardPass& pass, const Fp32Matrix& d_logits,
-                     Fp32Matrix* d_input = nullptr) const;
+                     Fp32Matrix* d_input = nullptr, const Gradients* sum = nullptr,
+                     float dropout = 0) const;
 
   // Model.
   Fp32Matrix Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) override;
-  Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) override;
+  Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits,
+                     const Gradients* sum = nullptr) override;
+  void SetDropout(Dropout dropout) override { dropout_ = std::move(dropout); }
   std::vector<std::vector<float>*> Parameters() override;
   size_t parameter_count() const override;
   std::string Describe() const override;
@@ -48,7 +55,15 @@ class Mlp : public Model {
  private:
   std::vector<DenseLayer> layers_;
   ForwardPass last_pass_;
+  Dropout dropout_;         // for the next training pass
+  float pass_dropout_ = 0;  // the rate last_pass_ was made with
 };
+
+// Zeroes each element of row r of m with probability rate (row_seeds[r]'s stream) and scales the
+// others by 1 / (1 - rate). Throws std::invalid_argument when the seeds do not match m's rows.
+void ApplyDropout(Fp32Matrix& m, const Dropout& dropout, int layer);
+// The factor kept activations are multiplied by.
+float DropoutKeepScale(float rate);
 
 }  // namespace mxu::train
 

@@ -21,6 +21,15 @@ struct Gradients {
   void Scale(float factor);
 };
 
+// Inverted dropout after every hidden ReLU: an activation is zeroed with probability `rate` and
+// the kept ones multiplied by 1 / (1 - rate), in training passes only. Row r's mask comes from its
+// own stream, row_seeds[r] (the trainer keys it by the sample, not the batch), so the masks do not
+// depend on how a step's samples are split into shards or micro-batches.
+struct Dropout {
+  float rate = 0;  // 0: no dropout
+  std::vector<uint64_t> row_seeds;
+};
+
 class Model {
  public:
   virtual ~Model() = default;
@@ -28,7 +37,13 @@ class Model {
   // needs; without (evaluation), keeps nothing.
   virtual Fp32Matrix Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) = 0;
   // The parameters' gradients from d_logits, dLoss/dlogits of the last Forward(for_backward).
-  virtual Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits) = 0;
+  // With `sum` (gradients of earlier micro-batches, this layout), sum + these gradients: the
+  // weight gradients accumulate on the engine (C += A x B), the biases' in row order, so that
+  // micro-batches give the sums of one large batch.
+  virtual Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits,
+                             const Gradients* sum = nullptr) = 0;
+  // The dropout of the next Forward(for_backward = true); evaluation passes never drop.
+  virtual void SetDropout(Dropout dropout) = 0;
   // W0, b0, W1, b1, ...
   virtual std::vector<std::vector<float>*> Parameters() = 0;
   virtual size_t parameter_count() const = 0;

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -50,6 +51,25 @@ std::vector<uint64_t> MpiCollective::AllGather(uint64_t value) {
   if (MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD) !=
       MPI_SUCCESS) {
     throw std::runtime_error("MPI_Allgather failed");
+  }
+  return all;
+}
+
+std::vector<float> MpiCollective::AllGather(const std::vector<float>& values) {
+  if (size_ == 1) return values;
+  const std::vector<uint64_t> counts = AllGather(static_cast<uint64_t>(values.size()));
+  std::vector<int> sizes, offsets;
+  uint64_t total = 0;
+  for (uint64_t count : counts) {
+    offsets.push_back(static_cast<int>(total));
+    sizes.push_back(static_cast<int>(count));
+    total += count;
+  }
+  if (total > static_cast<uint64_t>(INT32_MAX)) throw std::runtime_error("all-gather too large");
+  std::vector<float> all(total);
+  if (MPI_Allgatherv(values.data(), static_cast<int>(values.size()), MPI_FLOAT, all.data(),
+                     sizes.data(), offsets.data(), MPI_FLOAT, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    throw std::runtime_error("MPI_Allgatherv failed");
   }
   return all;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace mxu::train {
 namespace {
@@ -23,7 +24,51 @@ void InitState(std::vector<std::vector<float>>& state,
   for (const std::vector<float>* p : params) state.emplace_back(p->size(), 0.0f);
 }
 
+// A state tensor list is empty (no step yet) or one tensor per parameter, sized alike.
+void CheckState(const std::vector<std::vector<float>>& state,
+                const std::vector<std::vector<float>*>& params, const char* what) {
+  if (state.empty()) return;
+  bool ok = state.size() == params.size();
+  for (size_t i = 0; ok && i < params.size(); ++i) ok = state[i].size() == params[i]->size();
+  if (!ok)
+    throw std::invalid_argument(std::string("the optimizer's ") + what +
+                                " do not match the model's parameters");
+}
+
 }  // namespace
+
+OptimizerState SgdMomentum::state() const {
+  OptimizerState state;
+  state.first = velocity_;
+  return state;
+}
+
+void SgdMomentum::set_state(const OptimizerState& state,
+                            const std::vector<std::vector<float>*>& params) {
+  CheckState(state.first, params, "velocities");
+  if (!state.second.empty()) throw std::invalid_argument("SGD keeps one moment, not two");
+  velocity_ = state.first;
+}
+
+OptimizerState Adam::state() const {
+  OptimizerState state;
+  state.first = m_;
+  state.second = v_;
+  state.steps = static_cast<uint64_t>(steps_);
+  return state;
+}
+
+void Adam::set_state(const OptimizerState& state, const std::vector<std::vector<float>*>& params) {
+  CheckState(state.first, params, "first moments");
+  CheckState(state.second, params, "second moments");
+  if (state.first.empty() != state.second.empty() || state.first.empty() != (state.steps == 0) ||
+      state.steps > (uint64_t{1} << 31)) {
+    throw std::invalid_argument("Adam's moments and step count disagree");
+  }
+  m_ = state.first;
+  v_ = state.second;
+  steps_ = static_cast<int>(state.steps);
+}
 
 void SgdMomentum::Step(const std::vector<std::vector<float>*>& params,
                        const std::vector<std::vector<float>*>& grads) {

@@ -3,6 +3,7 @@
 #ifndef MXU_HOST_TRAIN_OPTIMIZER_H_
 #define MXU_HOST_TRAIN_OPTIMIZER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,9 +17,20 @@ struct OptimizerConfig {
   float beta1 = 0.9f, beta2 = 0.999f, epsilon = 1e-8f;  // adam
 };
 
+// An optimizer's state, for checkpoints: per parameter tensor its moments (SGD: the velocity in
+// `first`, nothing in `second`; Adam: m and v), empty before the first step, and the steps taken.
+struct OptimizerState {
+  std::vector<std::vector<float>> first, second;
+  uint64_t steps = 0;
+};
+
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
+  virtual OptimizerState state() const = 0;
+  // Throws std::invalid_argument when the state's tensors do not match params in number and size.
+  virtual void set_state(const OptimizerState& state,
+                         const std::vector<std::vector<float>*>& params) = 0;
   // params[i] -= update(grads[i]); the tensors keep their order and sizes from call to call.
   virtual void Step(const std::vector<std::vector<float>*>& params,
                     const std::vector<std::vector<float>*>& grads) = 0;
@@ -30,6 +42,9 @@ class SgdMomentum : public Optimizer {
   explicit SgdMomentum(const OptimizerConfig& config) : config_(config) {}
   void Step(const std::vector<std::vector<float>*>& params,
             const std::vector<std::vector<float>*>& grads) override;
+  OptimizerState state() const override;
+  void set_state(const OptimizerState& state,
+                 const std::vector<std::vector<float>*>& params) override;
 
  private:
   OptimizerConfig config_;
@@ -42,6 +57,9 @@ class Adam : public Optimizer {
   explicit Adam(const OptimizerConfig& config) : config_(config) {}
   void Step(const std::vector<std::vector<float>*>& params,
             const std::vector<std::vector<float>*>& grads) override;
+  OptimizerState state() const override;
+  void set_state(const OptimizerState& state,
+                 const std::vector<std::vector<float>*>& params) override;
 
  private:
   OptimizerConfig config_;

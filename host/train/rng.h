@@ -9,6 +9,7 @@
 #ifndef MXU_HOST_TRAIN_RNG_H_
 #define MXU_HOST_TRAIN_RNG_H_
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -16,6 +17,15 @@
 #include <vector>
 
 namespace mxu::train {
+
+// One 64-bit value from two, every bit of each affecting every bit of the result (splitmix64's
+// finalizer over a combination): streams keyed by (seed, epoch, sample, layer) and the like.
+inline uint64_t MixSeed(uint64_t a, uint64_t b) {
+  uint64_t z = a + 0x9E3779B97F4A7C15ull * (b + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
 
 class Rng {
  public:
@@ -75,6 +85,16 @@ class Rng {
       const size_t j = static_cast<size_t>(Below(i));
       std::swap(items[i - 1], items[j]);
     }
+  }
+
+  // The whole state, for checkpoints: a generator given it again continues the same stream.
+  std::array<uint64_t, 4> state() const { return {state_[0], state_[1], state_[2], state_[3]}; }
+  // Throws std::invalid_argument for the all-zero state, which xoshiro never leaves.
+  void set_state(const std::array<uint64_t, 4>& state) {
+    if ((state[0] | state[1] | state[2] | state[3]) == 0) {
+      throw std::invalid_argument("Rng::set_state: the all-zero state is not a xoshiro state");
+    }
+    for (int i = 0; i < 4; ++i) state_[i] = state[i];
   }
 
  private:

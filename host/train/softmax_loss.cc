@@ -7,13 +7,14 @@
 namespace mxu::train {
 
 LossResult SoftmaxCrossEntropy(const driver::Fp32Matrix& logits, const std::vector<int>& labels,
-                               float loss_scale, driver::Fp32Matrix* d_logits) {
+                               float loss_scale, driver::Fp32Matrix* d_logits, float mean_over) {
   if (static_cast<int>(labels.size()) != logits.rows) {
     throw std::invalid_argument("one label per row of logits expected");
   }
   LossResult result;
   if (d_logits) *d_logits = driver::Fp32Matrix(logits.rows, logits.cols);
-  const float grad_scale = loss_scale / static_cast<float>(logits.rows);
+  const float grad_scale =
+      loss_scale / (mean_over > 0 ? mean_over : static_cast<float>(logits.rows));
   for (int r = 0; r < logits.rows; ++r) {
     const int label = labels[r];
     if (label < 0 || label >= logits.cols) throw std::invalid_argument("label out of range");

@@ -14,9 +14,11 @@ struct LossResult {
 };
 
 // labels[r] is the class of row r. When d_logits is given it receives
-// d(mean loss)/d(logits) * loss_scale: (softmax - one_hot) * loss_scale / rows.
+// d(mean loss)/d(logits) * loss_scale: (softmax - one_hot) * (loss_scale / mean_over), the mean
+// taken over mean_over samples (0: these rows; a shard or micro-batch of a larger step passes the
+// step's count, so that its rows get the bits they would in one batch).
 LossResult SoftmaxCrossEntropy(const driver::Fp32Matrix& logits, const std::vector<int>& labels,
-                               float loss_scale, driver::Fp32Matrix* d_logits);
+                               float loss_scale, driver::Fp32Matrix* d_logits, float mean_over = 0);
 
 }  // namespace mxu::train
 

@@ -4,6 +4,7 @@
 #ifndef MXU_HOST_TRAIN_TRAINER_H_
 #define MXU_HOST_TRAIN_TRAINER_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -31,7 +32,18 @@ struct TrainConfig {
   // Evaluation runs the held-out set in batches of this many samples.
   int eval_batch = 1024;
   int epochs = 20;
-  int batch_size = 64;  // per rank: a step takes batch_size x ranks samples in all
+  // Per rank and micro-batch: a step takes batch_size x ranks x accumulate_steps samples in all
+  // (data parallelism), batch_size x accumulate_steps with model parallelism.
+  int batch_size = 64;
+  // Micro-batches per update: their weight gradients are summed on the device (C += A x B).
+  int accumulate_steps = 1;
+  // Inverted dropout after every hidden ReLU (0: none), masks keyed by the seed and the sample.
+  float dropout = 0;
+  // Clips the unscaled gradients to this global L2 norm (Keras's global_clipnorm); 0: off.
+  float clip_norm = 0;
+  // Model (tensor) parallelism under a collective of N ranks: an MLP's weights sliced by output
+  // columns, the whole batch on every rank. Otherwise data parallelism.
+  bool model_parallel = false;
   uint64_t seed = 1;
   OptimizerConfig optimizer;
   LossScalerConfig loss_scaling;
@@ -59,8 +71,30 @@ struct EpochRecord {
   EngineStats training;  // cumulative, training steps only (this rank's device)
   // Cumulative simulated cycles of the gradient all-reduces on the ring (0 on one rank).
   uint64_t communication_cycles = 0;
-  // FNV-1a of the fp32 master weights' bytes after the epoch: equal on every rank (checked).
+  // FNV-1a of the fp32 master weights' bytes after the epoch: equal on every rank (checked). With
+  // model parallelism, FNV-1a over the ranks' hashes of their slices.
   uint64_t weights_hash = 0;
+  // False when the epoch was stopped early (Trainer::stop_requested): no evaluation then.
+  bool complete = true;
+};
+
+// Everything a run needs to continue where it stopped, bit for bit (host/train/checkpoint.h keeps
+// it in a file). The engine's cumulative statistics are part of it: the log reports them.
+struct TrainerState {
+  std::vector<std::vector<float>> parameters;  // Model::Parameters() order (this rank's slices)
+  OptimizerState optimizer;
+  LossScaler::State scaler;
+  std::array<uint64_t, 4> shuffle_rng{};  // after the current epoch's shuffle
+  int epoch = 0;                          // epochs begun
+  int epoch_step = 0;                     // steps finished in it; steps_per_epoch(): complete
+  std::vector<int> order;                 // the current epoch's sample order
+  uint64_t step = 0;                      // steps finished in all
+  // The current epoch's running training totals.
+  double loss_sum = 0;
+  uint64_t correct = 0, seen = 0;
+  EngineStats engine, training;
+  uint64_t communication_cycles = 0;
+  uint64_t clipped_steps = 0;
 };
 
 struct SkippedStep {
@@ -68,6 +102,11 @@ struct SkippedStep {
   int epoch = 0;
   float scale_before = 0, scale_after = 0;
 };
+
+// The model config describes, initialised from its seed, for data shaped like `like` (features,
+// classes, image size): an Mlp, a Cnn, or with config.model_parallel a TensorParallelMlp over
+// ranks. Throws std::invalid_argument for a bad configuration.
+std::unique_ptr<Model> MakeModel(const TrainConfig& config, const Dataset& like, Collective& ranks);
 
 class Trainer {
  public:
@@ -82,7 +121,11 @@ class Trainer {
   Trainer(const TrainConfig& config, const Dataset& train, const Dataset& test,
           MatmulEngine& engine, Collective* collective = nullptr);
 
+  // Runs the rest of the current epoch, or a new one, and evaluates the held-out set. When
+  // stop_requested returns true after a step that does not end the epoch, returns early with
+  // record.complete false (no evaluation): state() then continues from the next step.
   EpochRecord RunEpoch(const Progress& progress = nullptr);
+  std::function<bool()> stop_requested;
   const std::vector<SkippedStep>& skipped() const { return skipped_; }
   // Called for every skipped step, as it happens (for the log).
   std::function<void(const SkippedStep&)> on_skip;
@@ -90,6 +133,17 @@ class Trainer {
   const Model& model() const { return *model_; }
   Model& model() { return *model_; }
   int steps_per_epoch() const;
+  // Samples per optimizer step, all ranks and micro-batches together.
+  int samples_per_step() const;
+  // The epochs finished (a stopped epoch does not count).
+  int epochs_done() const { return epoch_ - (in_epoch() ? 1 : 0); }
+  uint64_t clipped_steps() const { return clipped_steps_; }
+
+  // The whole model's state (with model parallelism a collective call: every rank makes it, and
+  // gets the whole model gathered from the ranks' slices).
+  TrainerState state();
+  // Throws std::invalid_argument when the state does not fit this trainer's model and data.
+  void set_state(const TrainerState& state);
 
  private:
   struct Evaluation {
@@ -101,6 +155,12 @@ class Trainer {
                   std::vector<int>* labels) const;
   // This rank's part [begin, end) of the samples [0, count).
   std::pair<size_t, size_t> Shard(size_t count) const;
+  // Ranks the batch is split across: 1 with model parallelism.
+  int data_ranks() const { return config_.model_parallel ? 1 : collective_.size(); }
+  bool in_epoch() const { return !order_.empty() && epoch_step_ < steps_per_epoch(); }
+  // One optimizer step over the samples [begin, end) of order_.
+  void Step(size_t begin, size_t end);
+  uint64_t CommunicationCycles() const;
   // Sums the gradients over the ranks; adds the all-reduce's cycles.
   void AllReduce(Gradients& grads);
   uint64_t WeightsHash();
@@ -115,6 +175,11 @@ class Trainer {
   Rng shuffle_rng_;
   int epoch_ = 0;
   uint64_t step_ = 0;
+  int epoch_step_ = 0;
+  std::vector<int> order_;
+  double loss_sum_ = 0;
+  uint64_t correct_ = 0, seen_ = 0;
+  uint64_t clipped_steps_ = 0;
   std::vector<SkippedStep> skipped_;
   EngineStats training_stats_;
   SingleProcess single_;

@@ -1,0 +1,174 @@
+#include "host/predict_command.h"
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host/cli.h"
+#include "host/device_options.h"
+#include "host/npy.h"
+#include "host/output_file.h"
+#include "host/train/checkpoint.h"
+#include "host/train/collective.h"
+#include "host/train/data_source.h"
+#include "host/train/evaluate.h"
+#include "host/train/trainer.h"
+#include "host/training_engine.h"
+
+namespace mxu::host {
+namespace {
+
+struct PredictArgs {
+  DeviceOptions device;
+  std::string model, data, out;
+  int test_samples = 0;
+  bool json = false;
+};
+
+// The checkpoint's test set, or the one --data names.
+train::LoadedData LoadTestData(const CLI::App& cli, const PredictArgs& args,
+                               const train::Checkpoint& ck) {
+  train::DataSource source;
+  source.data = Given(cli, "--data") ? args.data : ck.data.data;
+  const bool same_data = source.data == ck.data.data;
+  // The training run's split: the same first N samples (an IDX set without t10k files is split
+  // 80/20, so the training count matters too).
+  source.train_samples = same_data ? ck.data.train_samples : 0;
+  source.test_samples = Given(cli, "--test-samples") ? args.test_samples
+                        : same_data                  ? ck.data.test_samples
+                                                     : 0;
+  source.classes = ck.data.classes;
+  source.samples_per_class = ck.data.samples_per_class;
+  if (source.data.empty() && Given(cli, "--test-samples")) {
+    throw UsageError("--test-samples takes the first N samples of --data; " + ck.data.name +
+                     " are generated whole from the seed");
+  }
+  try {
+    return train::LoadData(source, ck.config.seed);
+  } catch (const std::runtime_error& error) {
+    throw UsageError(error.what());
+  }
+}
+
+int Predict(const CLI::App& cli, const PredictArgs& args) {
+  const DeviceOptions& options = args.device;
+  if (options.backend == "host") RejectDeviceOptions(cli, "with --backend host (no device)");
+  std::vector<PathArg> outputs;
+  if (Given(cli, "--out")) outputs.push_back({"--out", args.out});
+  CheckOutputPaths(outputs, {{"--model", args.model}});
+  train::Checkpoint ck;
+  try {
+    ck = train::ReadCheckpoint(args.model);
+  } catch (const std::runtime_error& error) {
+    throw UsageError(std::string("--model ") + error.what());
+  }
+  const train::LoadedData loaded = LoadTestData(cli, args, ck);
+  const train::Dataset& test = loaded.split.test;
+  if (test.features != ck.data.features || test.classes != ck.data.classes) {
+    throw UsageError("--data: " + loaded.name + " has " + std::to_string(test.features) +
+                     " features and " + std::to_string(test.classes) + " classes; the model " +
+                     ck.model + " in " + args.model + " takes " + std::to_string(ck.data.features) +
+                     " and " + std::to_string(ck.data.classes));
+  }
+  if (ck.config.model == "cnn" && (test.image_rows == 0 || test.image_cols == 0)) {
+    throw UsageError("the CNN in " + args.model + " needs image data; " + loaded.name + " is not");
+  }
+
+  // The model on one chip: a model-parallel run's checkpoint holds the whole model too.
+  train::TrainConfig config = ck.config;
+  config.model_parallel = false;
+  train::SingleProcess one;
+  std::unique_ptr<train::Model> model = train::MakeModel(config, loaded.split.train, one);
+  const std::vector<std::vector<float>*> params = model->Parameters();
+  if (model->Describe() != ck.model || params.size() != ck.state.parameters.size()) {
+    throw UsageError("--model " + args.model + ": its weights do not make " + ck.model);
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i]->size() != ck.state.parameters[i].size()) {
+      throw UsageError("--model " + args.model + ": weight tensor " + std::to_string(i) +
+                       " has the wrong size for " + ck.model);
+    }
+    *params[i] = ck.state.parameters[i];
+  }
+
+  TrainingEngine opened = OpenTrainingEngine(options);
+  const train::EvaluationSums sums = train::EvaluateSamples(
+      *model, *opened.engine, test, 0, static_cast<size_t>(test.size()), config.eval_batch);
+  const double accuracy = double(sums.correct) / test.size();
+  const double loss = sums.loss_sum / test.size();
+  // The training run's final evaluation, when it was of this very set and arithmetic.
+  const bool comparable = !ck.history.empty() && loaded.name == ck.data.name &&
+                          test.size() == ck.data.test_samples && opened.numerics == ck.numerics;
+
+  PendingOutputs files;
+  if (Given(cli, "--out")) {
+    files.Write(args.out, [&](const std::string& temp) {
+      const std::vector<int32_t> predictions(sums.predictions.begin(), sums.predictions.end());
+      WriteNpy(temp, MakeNpy(predictions, {predictions.size()}));
+    });
+  }
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["model"] = ck.model;
+    j["checkpoint"] = args.model;
+    j["data"] = loaded.name;
+    j["samples"] = test.size();
+    j["backend"] = opened.engine->name();
+    j["numerics"] = opened.numerics;
+    j["test_loss"] = loss;
+    j["test_accuracy"] = accuracy;
+    if (comparable) j["trained_test_accuracy"] = ck.history.back().test_accuracy;
+    j["confusion"] = sums.confusion;  // rows: true class, columns: predicted
+    std::printf("%s\n", j.dump().c_str());
+  } else {
+    std::printf("%s on %d %s test samples, GEMMs on %s: accuracy %.2f%%, loss %.4f\n",
+                ck.model.c_str(), test.size(), loaded.name.c_str(), opened.description.c_str(),
+                100 * accuracy, loss);
+    if (comparable) {
+      std::printf("the training run's evaluation after epoch %d: accuracy %.2f%%%s\n",
+                  ck.history.back().epoch, 100 * ck.history.back().test_accuracy,
+                  ck.history.back().test_accuracy == accuracy ? " (the same)" : " (differs!)");
+    }
+  }
+  FlushStdout();
+  files.Commit();
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> AddPredictCommand(CLI::App& app) {
+  auto args = std::make_shared<PredictArgs>();
+  PredictArgs& a = *args;
+  CLI::App* cmd = app.add_subcommand(
+      "predict",
+      "Inference with a model `mxu train --save` wrote: every GEMM on the device (or --backend "
+      "host), the test set's accuracy and confusion matrix, the predicted classes with --out. "
+      "Without --data, the data set the model was trained on (its test part), so the accuracy "
+      "is the training run's final evaluation.");
+  cmd->footer(kExitCodesHelp);
+  cmd->add_option("--model", a.model, "the checkpoint (mxu train --save)")
+      ->type_name("FILE.npz")
+      ->required();
+  CLI::Option* data =
+      cmd->add_option("--data", a.data,
+                      "directory of IDX files as mxu train takes them, or fashion-mnist (default: "
+                      "the model's own data set)")
+          ->type_name("DIR");
+  AddInteger(cmd, "--test-samples", &a.test_samples, 0, 1 << 30,
+             "keep the first N test samples (0: all; default: as many as the training run)")
+      ->needs(data);
+  cmd->add_option("--out", a.out, "the predicted classes, one int32 per test sample")
+      ->type_name("FILE.npy");
+  cmd->add_flag("--json", a.json,
+                "the result as one JSON object on stdout: test_accuracy, test_loss, confusion");
+  AddDeviceOptions(
+      cmd, &a.device,
+      "rtl (the verilated RTL platform), model (the fast C++ model) or host (plain fp32)");
+  return [cmd, args] { return Predict(*cmd, *args); };
+}
+
+}  // namespace mxu::host

@@ -1,0 +1,237 @@
+// `mxu train --save / --resume`, `mxu predict` and the training options around them (dropout,
+// gradient accumulation, clipping), run as a user would: resuming is bit for bit the run that was
+// not stopped, a signal leaves a whole checkpoint of the last finished step, accumulation equals
+// one larger batch, predict equals the training run's final evaluation, and bad input is refused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/host/mxu_cli.h"
+
+namespace mxu::host {
+namespace {
+
+using nlohmann::json;
+
+json Summary(const CliResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out.empty() ? "{}" : r.out);
+}
+
+// The spirals on the fast model backend: 11 steps an epoch at the default batch of 64.
+const std::string kTrain = "train --backend model --quiet";
+
+// A column of a CSV log, one value per epoch.
+std::vector<std::string> Column(const std::string& csv, int column) {
+  std::vector<std::string> values;
+  size_t line = csv.find('\n') + 1;  // past the header
+  while (line < csv.size()) {
+    const size_t end = csv.find('\n', line);
+    std::string row = csv.substr(line, end - line);
+    for (int c = 0; c < column; ++c) row = row.substr(row.find(',') + 1);
+    values.push_back(row.substr(0, row.find(',')));
+    line = end + 1;
+  }
+  return values;
+}
+constexpr int kTestAccuracyColumn = 4, kWeightsHashColumn = 12;
+
+TEST(MxuTrainCheckpoint, TwoEpochsThenResumeToFourIsFourInOneRun) {
+  const std::string full_log = TempPath("full.csv"), full_ck = TempPath("full.npz");
+  const std::string half_log = TempPath("half.csv"), half_ck = TempPath("half.npz");
+  ASSERT_EQ(RunMxu(kTrain + " --epochs 4 --log " + full_log + " --save " + full_ck).exit_code, 0);
+  ASSERT_EQ(RunMxu(kTrain + " --epochs 2 --save " + half_ck).exit_code, 0);
+  const CliResult resumed = RunMxu(kTrain + " --epochs 4 --resume " + half_ck + " --save " +
+                                   half_ck + " --log " + half_log);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  // Every log line (the resumed run writes the history it resumed from too) and the final
+  // checkpoint (weights, Adam's moments and step, loss scale, data order, counters) bit for bit.
+  EXPECT_EQ(ReadFile(half_log), ReadFile(full_log));
+  EXPECT_EQ(Column(ReadFile(full_log), 0).size(), 4u);
+  EXPECT_EQ(ReadFile(half_ck), ReadFile(full_ck));
+}
+
+TEST(MxuTrainCheckpoint, SgdAndAccumulationResumeBitIdentically) {
+  const std::string full = TempPath("sgd_full.npz"), half = TempPath("sgd_half.npz");
+  const std::string run = kTrain + " --optimizer sgd --batch 16 --accumulate-steps 2";
+  ASSERT_EQ(RunMxu(run + " --epochs 3 --save " + full).exit_code, 0);
+  ASSERT_EQ(RunMxu(run + " --epochs 1 --save " + half).exit_code, 0);
+  ASSERT_EQ(RunMxu(kTrain + " --epochs 3 --resume " + half + " --save " + half).exit_code, 0);
+  EXPECT_EQ(ReadFile(half), ReadFile(full));
+}
+
+// SIGINT or SIGTERM in the middle of an epoch: the step being run finishes, the checkpoint of
+// that step is written whole, the exit code is 128 + the signal; resuming from it gives the run
+// that was never stopped.
+void InterruptAndResume(const std::string& signal, int expected_code) {
+  const std::string ck = TempPath("stopped_" + signal + ".npz");
+  const std::string log = TempPath("stopped_" + signal + ".csv");
+  std::remove(ck.c_str());
+  // 45000 samples, 704 steps an epoch: the first checkpoint (after epoch 1) is the cue to stop.
+  const std::string run = kTrain + " --samples-per-class 15000 --batch 48";
+  const CliResult stopped =
+      RunShell("(" + std::string(MXU_BINARY) + " " + run + " --epochs 1000 --save " + ck +
+               " & pid=$!; for i in $(seq 600); do [ -e " + ck +
+               " ] && break; sleep 0.05; done; kill -" + signal + " $pid; wait $pid; echo $?)");
+  ASSERT_EQ(stopped.out, std::to_string(expected_code) + "\n") << stopped.err;
+  EXPECT_NE(stopped.err.find("checkpoint " + ck + " written"), std::string::npos) << stopped.err;
+  // Stopped after some step of epoch 2 or later; resume to the end of the epoch it was in.
+  const json at = Summary(RunMxu("predict --backend model --json --model " + ck));
+  EXPECT_GT(at["test_accuracy"].get<double>(), 0.5);
+  const CliResult again = RunMxu(kTrain +
+                                 " --samples-per-class 15000 --batch 48 --epochs 3 "
+                                 "--resume " +
+                                 ck + " --log " + log);
+  if (again.exit_code == 2 && again.err.find("has finished 3 epochs") != std::string::npos) {
+    GTEST_SKIP() << "the machine was too slow to stop the run within 3 epochs";
+  }
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const std::string straight = TempPath("straight_" + signal + ".csv");
+  ASSERT_EQ(RunMxu(run + " --epochs 3 --log " + straight).exit_code, 0);
+  EXPECT_EQ(ReadFile(log), ReadFile(straight));
+}
+
+TEST(MxuTrainCheckpoint, SigintLeavesTheLastFinishedStep) { InterruptAndResume("INT", 130); }
+TEST(MxuTrainCheckpoint, SigtermLeavesTheLastFinishedStep) { InterruptAndResume("TERM", 143); }
+
+TEST(MxuTrainCheckpoint, NumpyReadsTheDocumentedArrays) {
+  const std::string ck = TempPath("numpy.npz");
+  ASSERT_EQ(RunMxu(kTrain + " --epochs 2 --save " + ck).exit_code, 0);
+  const CliResult r =
+      RunShell(std::string(MXU_PYTHON) + " -c \"import numpy as np; z = np.load('" + ck +
+               "', allow_pickle=False); print(z['model'], z['dense1_w'].shape, "
+               "z['adam_v_dense3_b'].shape, int(z['step']), int(z['epoch']), "
+               "z['history'].shape, z['loss_scale'].dtype)\"");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "MLP 2-32-32-3 (2, 32) (3,) 22 2 (2, 12) float32\n");
+}
+
+TEST(MxuPredict, EqualsTheTrainingRunsFinalEvaluation) {
+  const std::string ck = TempPath("predict.npz"), out = TempPath("predictions.npy");
+  const json trained = Summary(RunMxu(kTrain + " --json --epochs 3 --save " + ck));
+  const json predicted =
+      Summary(RunMxu("predict --backend model --json --model " + ck + " --out " + out));
+  EXPECT_EQ(predicted["test_accuracy"], trained["test_accuracy"]);
+  EXPECT_EQ(predicted["test_loss"], trained["final_test_loss"]);
+  EXPECT_EQ(predicted["confusion"], trained["confusion"]);
+  EXPECT_EQ(predicted["samples"], trained["test_samples"]);
+  // One int32 class per sample: the .npy header, then 225 x 4 bytes.
+  const std::string npy = ReadFile(out);
+  EXPECT_NE(npy.find("'descr': '<i4'"), std::string::npos);
+  EXPECT_NE(npy.find("(225,)"), std::string::npos);
+  EXPECT_EQ(npy.size() % 64, 900u % 64);
+}
+
+TEST(MxuTrainAccumulation, MicroBatchesOfTheArraysRowsEqualOneLargeBatch) {
+  // 16 rows a micro-batch on the 16x16 array: the K tiles of dW = X^T dY fall where they fall in
+  // one 64-row batch, and C += A x B adds them in the same order: the same bits.
+  const json large = Summary(RunMxu(kTrain + " --json --epochs 3 --batch 64"));
+  const json micro = Summary(RunMxu(kTrain + " --json --epochs 3 --batch 16 --accumulate-steps 4"));
+  EXPECT_EQ(micro["weights_hash"], large["weights_hash"]);
+  EXPECT_EQ(micro["test_accuracy"], large["test_accuracy"]);
+  EXPECT_EQ(micro["steps"], large["steps"]);
+  EXPECT_EQ(micro["samples_per_step"], 64);
+  EXPECT_GT(micro["gemms"].get<int>(), large["gemms"].get<int>());  // 4 micro-batches a step
+  // 8 rows a micro-batch split a K tile: the sums round differently (close, not equal).
+  const json split = Summary(RunMxu(kTrain + " --json --epochs 3 --batch 8 --accumulate-steps 8"));
+  EXPECT_NE(split["weights_hash"], large["weights_hash"]);
+  EXPECT_NEAR(split["test_accuracy"].get<double>(), large["test_accuracy"].get<double>(), 0.03);
+}
+
+TEST(MxuTrainAccumulation, OnTheHostAnyMicroBatchEqualsOneLargeBatch) {
+  const std::string host = "train --backend host --quiet --json --epochs 2";
+  const json large = Summary(RunMxu(host + " --batch 60"));
+  const json micro = Summary(RunMxu(host + " --batch 12 --accumulate-steps 5"));
+  EXPECT_EQ(micro["weights_hash"], large["weights_hash"]);
+}
+
+TEST(MxuTrainDropout, ChangesTrainingAndKeepsEvaluationDeterministic) {
+  const json plain = Summary(RunMxu(kTrain + " --json --epochs 3"));
+  const json a = Summary(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2"));
+  const json b = Summary(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2"));
+  EXPECT_NE(a["weights_hash"], plain["weights_hash"]);
+  EXPECT_EQ(a["weights_hash"], b["weights_hash"]);  // masks from the seed
+  const json other_seed = Summary(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2 --seed 2"));
+  EXPECT_NE(other_seed["weights_hash"], a["weights_hash"]);
+  // The masks are keyed by the sample: accumulation still equals the large batch.
+  const json micro =
+      Summary(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2 --batch 16 --accumulate-steps 4"));
+  EXPECT_EQ(micro["weights_hash"], a["weights_hash"]);
+}
+
+TEST(MxuTrainClipping, ClipsEveryAppliedStepAndNoSkippedOne) {
+  // A norm far below the gradients': every applied step is clipped; the poisoned step is skipped
+  // untouched.
+  const json clipped =
+      Summary(RunMxu(kTrain + " --json --epochs 2 --clip-norm 0.001 --inject-overflow 3"));
+  EXPECT_EQ(clipped["skipped_steps"], 1);
+  EXPECT_EQ(clipped["clipped_steps"], clipped["steps"].get<int>() - 1);
+  // A norm far above them changes nothing.
+  const json loose = Summary(RunMxu(kTrain + " --json --epochs 2 --clip-norm 1e6"));
+  const json plain = Summary(RunMxu(kTrain + " --json --epochs 2"));
+  EXPECT_EQ(loose["clipped_steps"], 0);
+  EXPECT_EQ(loose["weights_hash"], plain["weights_hash"]);
+  EXPECT_NE(clipped["weights_hash"], plain["weights_hash"]);
+}
+
+TEST(MxuTrainCheckpoint, RefusesWhatDoesNotMatch) {
+  const std::string ck = TempPath("refuse.npz");
+  ASSERT_EQ(RunMxu(kTrain + " --epochs 2 --save " + ck).exit_code, 0);
+  ExpectUsageError(kTrain + " --epochs 4 --resume " + ck + " --hidden 16",
+                   "trained with --hidden 32,32, the command line gives 16");
+  ExpectUsageError(kTrain + " --epochs 4 --resume " + ck + " --classes 4",
+                   "was trained on 3-arm spirals (675 train / 225 test samples");
+  ExpectUsageError("train --backend host --quiet --epochs 4 --resume " + ck,
+                   "computed with bf16 x bf16 -> fp32 on a 16x16 array, subnormals ieee, this run "
+                   "with host fp32");
+  ExpectUsageError(kTrain + " --epochs 2 --resume " + ck, "has finished 2 epochs; give more");
+  ExpectUsageError(kTrain + " --epochs 4 --resume " + TempPath("missing.npz"),
+                   "cannot open for reading");
+  // Truncated anywhere, or a byte flipped in an array: refused on one line, never a crash.
+  const std::string bytes = ReadFile(ck), cut = TempPath("cut.npz");
+  for (size_t length : {size_t{0}, size_t{30}, bytes.size() / 2, bytes.size() - 1}) {
+    WriteBytes(cut, bytes.substr(0, length));
+    ExpectUsageError(kTrain + " --epochs 4 --resume " + cut, "--resume " + cut + ":");
+  }
+  std::string flipped = bytes;
+  flipped[bytes.size() / 3] ^= 0x40;
+  WriteBytes(cut, flipped);
+  ExpectUsageError("predict --backend model --model " + cut, "--model " + cut + ":");
+  const std::string not_ck = TempPath("not_ck.npy");
+  WriteBytes(not_ck, "\x93NUMPY");
+  ExpectUsageError("predict --backend model --model " + not_ck, "--model " + not_ck);
+}
+
+TEST(MxuTrainCheckpoint, RefusesBadOptions) {
+  ExpectUsageError(kTrain + " --dropout 1", "--dropout");
+  ExpectUsageError(kTrain + " --dropout -0.1", "--dropout");
+  ExpectUsageError(kTrain + " --accumulate-steps 0", "--accumulate-steps");
+  ExpectUsageError(kTrain + " --clip-norm -1", "--clip-norm");
+  ExpectUsageError(kTrain + " --parallel model", "run it under mpirun");
+  ExpectUsageError(kTrain + " --parallel tensor", "unknown --parallel 'tensor'");
+  ExpectUsageError(kTrain + " --save " + TempPath("no/such/dir/ck.npz"), "--save");
+  ExpectUsageError(kTrain + " --save " + std::string(MXU_CLI_TMPDIR), "it is a directory");
+  ExpectUsageError("predict --backend model", "--model is required");
+  ExpectUsageError("predict --backend model --model " + TempPath("missing.npz"),
+                   "cannot open for reading");
+}
+
+TEST(MxuTrainCheckpoint, AFailedRunLeavesTheLastWholeCheckpoint) {
+  // A run that fails after its first epoch: the checkpoint of epoch 1 stays, whole, and no
+  // temporary file is left beside it.
+  const std::string dir = TempPath("failing_dir");
+  ASSERT_EQ(RunShell("rm -rf " + dir + " && mkdir " + dir).exit_code, 0);
+  const std::string ck = dir + "/ck.npz";
+  const CliResult r =
+      RunMxu(kTrain + " --epochs 3 --inject-failure 15 --save " + ck);  // step 15: epoch 2
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const json at = Summary(RunMxu("predict --backend model --json --model " + ck));
+  EXPECT_EQ(RunShell("ls " + dir).out, "ck.npz\n");
+  const CliResult resumed = RunMxu(kTrain + " --epochs 3 --json --resume " + ck);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+}
+
+}  // namespace
+}  // namespace mxu::host
