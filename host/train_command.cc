@@ -629,7 +629,8 @@ int Train(
   const double samples_per_second =
       wall > 0 ? double(last.steps) * double(global_batch) / wall : 0.0;
   // Data parallelism: a step's simulated time is this chip's compute plus the all-reduce.
-  const double comm_per_step = last.steps ? double(last.communication_cycles) / last.steps : 0.0;
+  const double comm_per_step =
+      last.steps ? double(last.training_communication_cycles) / last.steps : 0.0;
   const double scaling_efficiency = cycles_per_step + comm_per_step > 0
                                         ? cycles_per_step / (cycles_per_step + comm_per_step)
                                         : 1.0;

@@ -226,6 +226,7 @@ void WriteCheckpoint(const std::string& path, const Checkpoint& ck) {
   w.U64s("engine_stats", StatsWords(s.engine));
   w.U64s("training_stats", StatsWords(s.training));
   w.U64("communication_cycles", s.communication_cycles);
+  w.U64("training_communication_cycles", s.training_communication_cycles);
   w.U64("clipped_steps", s.clipped_steps);
   // The finished epochs.
   std::vector<double> history;
@@ -339,6 +340,7 @@ Checkpoint ReadCheckpoint(const std::string& path) {
   s.engine = StatsFromWords(r.U64s("engine_stats", 4));
   s.training = StatsFromWords(r.U64s("training_stats", 4));
   s.communication_cycles = r.U64("communication_cycles");
+  s.training_communication_cycles = r.U64("training_communication_cycles");
   s.clipped_steps = r.U64("clipped_steps");
 
   const NpyArray& history = r.F64s("history", 2);

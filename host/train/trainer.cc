@@ -202,6 +202,7 @@ void Trainer::Step(size_t begin, size_t end) {
                              " (test hook --inject-failure)");
   }
   const EngineStats before = engine_.stats();
+  const uint64_t communication_before = CommunicationCycles();
   const float scale = scaler_.scale();
   // Micro-batches of batch x ranks samples, each cut into the ranks' shards; the loss is the mean
   // over the whole step's samples, so every row's gradient is scaled by scale / (end - begin)
@@ -268,6 +269,7 @@ void Trainer::Step(size_t begin, size_t end) {
   training_stats_.device_cycles += after.device_cycles - before.device_cycles;
   training_stats_.array_busy_cycles += after.array_busy_cycles - before.array_busy_cycles;
   training_stats_.device_wall_seconds += after.device_wall_seconds - before.device_wall_seconds;
+  training_communication_cycles_ += CommunicationCycles() - communication_before;
 }
 
 EpochRecord Trainer::RunEpoch(const Progress& progress) {
@@ -312,6 +314,7 @@ EpochRecord Trainer::RunEpoch(const Progress& progress) {
   record.engine = engine_.stats();
   record.training = training_stats_;
   record.communication_cycles = CommunicationCycles();
+  record.training_communication_cycles = training_communication_cycles_;
   record.weights_hash = WeightsHash();
   if (!config_.model_parallel) {
     const std::vector<uint64_t> hashes = collective_.AllGather(record.weights_hash);
@@ -346,6 +349,7 @@ TrainerState Trainer::state() {
   s.engine = engine_.stats();
   s.training = training_stats_;
   s.communication_cycles = CommunicationCycles();
+  s.training_communication_cycles = training_communication_cycles_;
   s.clipped_steps = clipped_steps_;
   return s;
 }
@@ -404,6 +408,7 @@ void Trainer::set_state(const TrainerState& whole) {
   auto* sliced = dynamic_cast<TensorParallelMlp*>(model_.get());
   communication_cycles_ = s.communication_cycles;
   if (sliced) communication_cycles_ -= sliced->communication_cycles();
+  training_communication_cycles_ = s.training_communication_cycles;
   clipped_steps_ = s.clipped_steps;
 }
 

@@ -69,8 +69,11 @@ struct EpochRecord {
   uint64_t skipped_steps = 0;
   EngineStats engine;    // cumulative, evaluation included
   EngineStats training;  // cumulative, training steps only (this rank's device)
-  // Cumulative simulated cycles of the gradient all-reduces on the ring (0 on one rank).
+  // Cumulative simulated cycles of the gradient all-reduces on the ring (0 on one rank); with
+  // model parallelism of the activations' all-gathers and the input gradients' all-reduces,
+  // evaluation passes included. training_communication_cycles: the training steps' alone.
   uint64_t communication_cycles = 0;
+  uint64_t training_communication_cycles = 0;
   // FNV-1a of the fp32 master weights' bytes after the epoch: equal on every rank (checked). With
   // model parallelism, FNV-1a over the ranks' hashes of their slices.
   uint64_t weights_hash = 0;
@@ -94,6 +97,7 @@ struct TrainerState {
   uint64_t correct = 0, seen = 0;
   EngineStats engine, training;
   uint64_t communication_cycles = 0;
+  uint64_t training_communication_cycles = 0;
   uint64_t clipped_steps = 0;
 };
 
@@ -185,6 +189,7 @@ class Trainer {
   SingleProcess single_;
   Collective& collective_;
   uint64_t communication_cycles_ = 0;
+  uint64_t training_communication_cycles_ = 0;
 };
 
 }  // namespace mxu::train

@@ -161,6 +161,22 @@ TEST(MxuTrainDropout, ChangesTrainingAndKeepsEvaluationDeterministic) {
   EXPECT_EQ(micro["weights_hash"], a["weights_hash"]);
 }
 
+// The RTL draws no masks of its own: with the host's masks, the verilated array computes the model
+// backend's bits, dropout or not, and takes up a model backend's checkpoint as its own.
+TEST(MxuTrainRtl, DropoutAndResumeGiveTheModelsBits) {
+  const std::string run = "train --quiet --json --dropout 0.2 --samples-per-class 100";
+  const json rtl = Summary(RunMxu(run + " --backend rtl --epochs 1"));
+  const json model = Summary(RunMxu(run + " --backend model --epochs 1"));
+  EXPECT_EQ(rtl["weights_hash"], model["weights_hash"]);
+  EXPECT_EQ(rtl["final_train_loss"], model["final_train_loss"]);
+  const std::string ck = TempPath("model_for_rtl.npz");
+  ASSERT_EQ(RunMxu(run + " --backend model --epochs 1 --save " + ck).exit_code, 0);
+  const json resumed = Summary(RunMxu(run + " --backend rtl --epochs 2 --resume " + ck));
+  const json straight = Summary(RunMxu(run + " --backend model --epochs 2"));
+  EXPECT_EQ(resumed["weights_hash"], straight["weights_hash"]);
+  EXPECT_EQ(resumed["test_accuracy"], straight["test_accuracy"]);
+}
+
 TEST(MxuTrainClipping, ClipsEveryAppliedStepAndNoSkippedOne) {
   // A norm far below the gradients': every applied step is clipped; the poisoned step is skipped
   // untouched.

@@ -113,5 +113,58 @@ TEST(MxuTrainMpi, UsageErrorsExitTwoPrintedOnce) {
   }
 }
 
+// Model parallelism: each rank holds a column slice of every weight matrix and the whole batch.
+// The weights start as the one-chip model's; every output column's dot product is the one chip's
+// (the device sums K in the same order), only dX adds the ranks' partial products in another
+// order, so the runs stay within a point of each other.
+TEST(MxuTrainMpi, ModelParallelMatchesOneChipWithHalfTheWeightsPerRank) {
+  const std::string run = "train --backend model --epochs 6 --hidden 64,64 --json --quiet";
+  const json one = Summary(RunMxu(run));
+  const json two = Summary(Mpirun(2, run + " --parallel model"));
+  EXPECT_EQ(two["parallel"], "model");
+  EXPECT_EQ(two["samples_per_step"], 64);  // the whole batch on every rank
+  EXPECT_EQ(two["steps"], one["steps"]);
+  const double acc1 = one["test_accuracy"], acc2 = two["test_accuracy"];
+  EXPECT_LE(std::fabs(acc2 - acc1), 0.01) << acc1 << " vs " << acc2;
+  // 2-64-64-3: 4547 parameters; rank 0 holds 2x32 + 32, 64x32 + 32, 64x1 + 1 of them.
+  EXPECT_EQ(one["weight_bytes_per_rank"], 4547 * 4);
+  EXPECT_EQ(two["weight_bytes_per_rank"], (64 + 32 + 2048 + 32 + 64 + 1) * 4);
+  // Per step of B samples: the all-gathers of the Bx64, Bx64 and Bx3 fp32 activations (1 ring
+  // step each: 350 + ceil(bytes / 2 / 88)) and the all-reduces of the Bx64 input gradients of
+  // layers 2 and 3 (2 ring steps each). An epoch: 10 steps of 64 samples, one of 35.
+  const double full = 3 * 350 + 94 + 94 + 5 + 2 * 2 * (350 + 94);
+  const double last = 3 * 350 + 51 + 51 + 3 + 2 * 2 * (350 + 51);
+  EXPECT_DOUBLE_EQ(two["communication_cycles_per_step"].get<double>(), (10 * full + last) / 11);
+}
+
+TEST(MxuTrainMpi, AModelParallelCheckpointPredictsOnOneChip) {
+  const std::string ck = TempPath("model_parallel.npz");
+  const std::string run = "train --backend model --hidden 64,64 --json --quiet";
+  const json trained = Summary(Mpirun(2, run + " --epochs 2 --parallel model --save " + ck));
+  // The checkpoint holds the whole model, gathered from the slices: one chip's forward pass gives
+  // the bits the two ranks' did (each output column summed alike).
+  const json predicted = Summary(RunMxu("predict --backend model --json --model " + ck));
+  EXPECT_EQ(predicted["test_accuracy"], trained["test_accuracy"]);
+  EXPECT_EQ(predicted["confusion"], trained["confusion"]);
+  // And the two ranks resume from it bit for bit.
+  const std::string half = TempPath("model_parallel_half.npz");
+  Summary(Mpirun(2, run + " --parallel model --epochs 1 --save " + half));
+  const json resumed = Summary(Mpirun(2, run + " --epochs 2 --parallel model --resume " + half));
+  EXPECT_EQ(resumed["weights_hash"], trained["weights_hash"]);
+  // A checkpoint of 2 ranks is refused on one.
+  const CliResult one = RunMxu(run + " --epochs 3 --resume " + ck);
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_NE(one.err.find("was trained on 2 rank(s), this run has 1"), std::string::npos) << one.err;
+}
+
+TEST(MxuTrainMpi, DataParallelResumesBitIdentically) {
+  const std::string full = TempPath("dp_full.npz"), half = TempPath("dp_half.npz");
+  const std::string run = "train --backend model --batch 32 --quiet";
+  Summary(Mpirun(2, run + " --epochs 3 --json --save " + full));
+  Summary(Mpirun(2, run + " --epochs 1 --json --save " + half));
+  Summary(Mpirun(2, run + " --epochs 3 --json --resume " + half + " --save " + half));
+  EXPECT_EQ(ReadFile(half), ReadFile(full));
+}
+
 }  // namespace
 }  // namespace mxu::host

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "backends/model_device.h"
@@ -113,6 +114,66 @@ TEST(DeviceMatmulEngine, ChainedProgramsTooTallForTheBufferRunInChunks) {
   EXPECT_TRUE(BitEqual(both[0], engine.Run(mixed[0])));
   EXPECT_TRUE(BitEqual(both[1], engine.Run(mixed[1])));
   EXPECT_EQ(both[1].rows, 70000);
+}
+
+// Gradient accumulation's contract: C0 + X1^T dY1, then + X2^T dY2, is X^T dY over both halves
+// of K, bit for bit, when the split falls on a multiple of the array's rows (the K tiles add in
+// the same order); the host engine adds one product at a time, so any split gives its bits.
+TEST(DeviceMatmulEngine, AccumulatingFromC0SplitsKAtTheArraysRowsBitExactly) {
+  backends::ModelDevice device;
+  DeviceMatmulEngine device_engine(device, kWatchdog);
+  HostMatmulEngine host_engine;
+  Rng rng(11);
+  const int features = 37, outputs = 19;
+  const int rows = static_cast<int>(device_engine.config().rows);
+  for (MatmulEngine* engine :
+       {static_cast<MatmulEngine*>(&device_engine), static_cast<MatmulEngine*>(&host_engine)}) {
+    for (const int split : {rows, 2 * rows, 5}) {
+      const int batch = 3 * rows + 7;
+      const Fp32Matrix x = Random(batch, features, rng), dy = Random(batch, outputs, rng);
+      const auto rows_of = [](const Fp32Matrix& m, int begin, int end) {
+        Fp32Matrix part(end - begin, m.cols);
+        std::copy(m.data.begin() + begin * m.cols, m.data.begin() + end * m.cols,
+                  part.data.begin());
+        return part;
+      };
+      MatmulOp whole;
+      whole.a = &x;
+      whole.trans_a = true;
+      whole.b = &dy;
+      const Fp32Matrix expected = engine->Run(whole);
+      const Fp32Matrix x1 = rows_of(x, 0, split), x2 = rows_of(x, split, batch);
+      const Fp32Matrix dy1 = rows_of(dy, 0, split), dy2 = rows_of(dy, split, batch);
+      MatmulOp first = whole, second = whole;
+      first.a = &x1;
+      first.b = &dy1;
+      const Fp32Matrix c0 = engine->Run(first);
+      second.a = &x2;
+      second.b = &dy2;
+      second.c0 = &c0;
+      const Fp32Matrix got = engine->Run(second);
+      const bool aligned = split % rows == 0 || engine == &host_engine;
+      EXPECT_EQ(BitEqual(got, expected), aligned) << engine->name() << " split " << split;
+      for (size_t i = 0; i < got.data.size(); ++i) {
+        ASSERT_NEAR(got.data[i], expected.data[i], 1e-3f * (1 + std::fabs(expected.data[i])));
+      }
+    }
+  }
+}
+
+TEST(DeviceMatmulEngine, RefusesAC0OfTheWrongShapeOrWithABias) {
+  HostMatmulEngine engine;
+  const Fp32Matrix a(2, 3), b(3, 4), c0(2, 5);
+  const std::vector<float> bias(4, 0.0f);
+  MatmulOp op;
+  op.a = &a;
+  op.b = &b;
+  op.c0 = &c0;
+  EXPECT_THROW(engine.Run(op), std::invalid_argument);
+  const Fp32Matrix right(2, 4);
+  op.c0 = &right;
+  op.bias = &bias;
+  EXPECT_THROW(engine.Run(op), std::invalid_argument);
 }
 
 }  // namespace
