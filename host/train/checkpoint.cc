@@ -21,9 +21,7 @@ constexpr int kHistoryColumns = 12;
 // Builds the archive's list of named arrays.
 class Writer {
  public:
-  void String(const std::string& name, const std::string& text) {
-    Add(name, MakeNpyString(text));
-  }
+  void String(const std::string& name, const std::string& text) { Add(name, MakeNpyString(text)); }
   void U64(const std::string& name, uint64_t value) {
     Add(name, MakeNpy(std::vector<uint64_t>{value}, {}));
   }

@@ -7,8 +7,8 @@ namespace mxu::train {
 LoadedData LoadData(const DataSource& source, uint64_t seed) {
   LoadedData loaded;
   if (!source.data.empty()) {
-    loaded.split = LoadIdxDataset(DataDirectory(source.data), source.train_samples,
-                                  source.test_samples);
+    loaded.split =
+        LoadIdxDataset(DataDirectory(source.data), source.train_samples, source.test_samples);
     loaded.name = source.data == kFashionMnistName ? "Fashion-MNIST" : "IDX " + source.data;
     return loaded;
   }

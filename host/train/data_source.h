@@ -12,7 +12,7 @@
 namespace mxu::train {
 
 struct DataSource {
-  std::string data;  // the --data argument; empty: the spirals
+  std::string data;                         // the --data argument; empty: the spirals
   int train_samples = 0, test_samples = 0;  // IDX: keep the first N (0: all)
   int classes = kSpiralClasses;             // spirals
   int samples_per_class = kSpiralSamplesPerClass;
