@@ -136,14 +136,7 @@ Gradients Cnn::Backward(MatmulEngine& engine, const Fp32Matrix& d_logits, const 
     }
     std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
     grads.w[l] = std::move(outputs[0]);
-    if (sum) {
-      grads.b[l] = sum->b[l];
-    } else {
-      grads.b[l].assign(static_cast<size_t>(d_y.cols), 0.0f);
-    }
-    for (int r = 0; r < d_y.rows; ++r) {
-      for (int c = 0; c < d_y.cols; ++c) grads.b[l][c] += d_y.at(r, c);
-    }
+    grads.b[l] = BiasGradient(d_y, sum ? &sum->b[l] : nullptr);
     if (l > 0) d_pooled = Col2im(outputs[1], layer.shape);
   }
   grads.w.insert(grads.w.end(), head.w.begin(), head.w.end());

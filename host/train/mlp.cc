@@ -24,15 +24,13 @@ Mlp::Mlp(const std::vector<int>& widths, uint64_t seed) {
   }
 }
 
-float DropoutKeepScale(float rate) { return 1.0f / (1.0f - rate); }
-
 void ApplyDropout(Fp32Matrix& m, const Dropout& dropout, int layer) {
   if (!(dropout.rate > 0.0f)) return;
   if (!(dropout.rate < 1.0f)) throw std::invalid_argument("the dropout rate must be below 1");
   if (dropout.row_seeds.size() != static_cast<size_t>(m.rows)) {
     throw std::invalid_argument("dropout needs one seed per row");
   }
-  const float keep_scale = DropoutKeepScale(dropout.rate);
+  const float keep_scale = 1.0f / (1.0f - dropout.rate);
   for (int r = 0; r < m.rows; ++r) {
     Rng rng(MixSeed(dropout.row_seeds[r], static_cast<uint64_t>(layer)));
     float* row = &m.data[static_cast<size_t>(r) * m.cols];
@@ -107,26 +105,14 @@ Gradients Mlp::Backward(MatmulEngine& engine, const ForwardPass& pass, const Fp3
     }
     std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
     grads.w[l] = std::move(outputs[0]);
-    if (sum) {
-      grads.b[l] = sum->b[l];
-    } else {
-      grads.b[l].assign(static_cast<size_t>(d_out.cols), 0.0f);
-    }
-    for (int r = 0; r < d_out.rows; ++r) {
-      for (int c = 0; c < d_out.cols; ++c) grads.b[l][c] += d_out.at(r, c);
-    }
+    grads.b[l] = BiasGradient(d_out, sum ? &sum->b[l] : nullptr);
     if (l == 0) {
       if (d_input) *d_input = std::move(outputs[1]);
       break;
     }
-    // dX through the dropout and the ReLU that produced X: X > 0 where the ReLU passed and the
-    // mask kept, the gradient there being the dropout's scale (1 without dropout).
+    // dX through the dropout and the ReLU that produced X.
     Fp32Matrix d_in = std::move(outputs[1]);
-    const Fp32Matrix& x = pass.inputs[l];
-    const float keep_scale = dropout > 0.0f ? DropoutKeepScale(dropout) : 1.0f;
-    for (size_t i = 0; i < d_in.data.size(); ++i) {
-      d_in.data[i] = x.data[i] > 0.0f ? d_in.data[i] * keep_scale : 0.0f;
-    }
+    ThroughDropoutAndRelu(d_in, pass.inputs[l], dropout);
     d_out = std::move(d_in);
   }
   return grads;

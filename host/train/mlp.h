@@ -62,8 +62,6 @@ class Mlp : public Model {
 // Zeroes each element of row r of m with probability rate (row_seeds[r]'s stream) and scales the
 // others by 1 / (1 - rate). Throws std::invalid_argument when the seeds do not match m's rows.
 void ApplyDropout(Fp32Matrix& m, const Dropout& dropout, int layer);
-// The factor kept activations are multiplied by.
-float DropoutKeepScale(float rate);
 
 }  // namespace mxu::train
 

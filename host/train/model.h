@@ -30,6 +30,13 @@ struct Dropout {
   std::vector<uint64_t> row_seeds;
 };
 
+// A bias's gradient: the column sums of d (rows in order), added to `start` (the sum of earlier
+// micro-batches) or to zeros.
+std::vector<float> BiasGradient(const Fp32Matrix& d, const std::vector<float>* start);
+// dL/dX from dL/d(dropped activations) where X = Dropout(ReLU(Z)): X > 0 where the ReLU passed and
+// the mask kept, the gradient there being the dropout's scale (1 without dropout), 0 elsewhere.
+void ThroughDropoutAndRelu(Fp32Matrix& d, const Fp32Matrix& x, float dropout_rate);
+
 class Model {
  public:
   virtual ~Model() = default;

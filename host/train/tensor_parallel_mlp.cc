@@ -111,20 +111,13 @@ Gradients TensorParallelMlp::Backward(MatmulEngine& engine, const Fp32Matrix& d_
     }
     std::vector<Fp32Matrix> outputs = engine.RunProgram(ops);
     grads.w[l] = std::move(outputs[0]);
-    grads.b[l] = sum ? sum->b[l] : std::vector<float>(static_cast<size_t>(d_mine.cols), 0.0f);
-    for (int r = 0; r < d_mine.rows; ++r) {
-      for (int c = 0; c < d_mine.cols; ++c) grads.b[l][c] += d_mine.at(r, c);
-    }
+    grads.b[l] = BiasGradient(d_mine, sum ? &sum->b[l] : nullptr);
     if (l == 0) break;
     // dX = sum over the ranks of their partial products, in rank order.
     Fp32Matrix d_in = std::move(outputs[1]);
     ranks_.SumInRankOrder(d_in.data);
     communication_cycles_ += link_.AllReduceCycles(d_in.data.size() * sizeof(float), ranks_.size());
-    const Fp32Matrix& x = pass_.inputs[l];
-    const float keep_scale = pass_dropout_ > 0.0f ? DropoutKeepScale(pass_dropout_) : 1.0f;
-    for (size_t i = 0; i < d_in.data.size(); ++i) {
-      d_in.data[i] = x.data[i] > 0.0f ? d_in.data[i] * keep_scale : 0.0f;
-    }
+    ThroughDropoutAndRelu(d_in, pass_.inputs[l], pass_dropout_);
     d_out = std::move(d_in);
   }
   return grads;
