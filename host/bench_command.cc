@@ -33,11 +33,14 @@
 #include "host/output_file.h"
 #include "host/plot/plot.h"
 #include "host/random_operands.h"
+#include "host/rank_agreement.h"
 #include "host/roofline.h"
+#include "host/rtl_sample.h"
 #include "host/sweep.h"
 #include "host/topology.h"
 #include "host/topology_report.h"
 #include "host/train/dataset.h"
+#include "host/train/mpi_collective.h"
 #include "host/train/trainer.h"
 
 namespace mxu::host {
@@ -280,6 +283,7 @@ struct BenchArgs {
   std::string topology;
   std::string sweep, roofline;
   float clock_mhz = 940;
+  int rtl_sample = 0;
   std::vector<std::string> command_line;
 };
 
@@ -373,21 +377,23 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
 // Every shape under one memory setting, on a device of its own: the rows, as they finish, on
 // stdout.
 Json RunSetting(const BenchArgs& args, const std::vector<Shape>& shapes, size_t setting,
-                const MemoryTiming& timing) {
+                const MemoryTiming& timing, bool print = true) {
   DeviceOptions options = args.device;
   options.timing = timing;
   auto device = OpenDevice(options);
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
-  std::printf("memory: %s (%s backend, %u x %u array)\n", TimingText(timing).c_str(),
-              device->name(), config.rows, config.cols);
-  PrintHeader();
+  if (print) {
+    std::printf("memory: %s (%s backend, %u x %u array)\n", TimingText(timing).c_str(),
+                device->name(), config.rows, config.cols);
+    PrintHeader();
+  }
   Json out;
   out["backend"] = device->name();
   out["device"] = ConfigJson(config);
   out["rows"] = Json::array();
   for (const Shape& shape : shapes) {
     out["rows"].push_back(RunShape(*device, config, args, setting, timing, shape));
-    PrintRow(out["rows"].back());
+    if (print) PrintRow(out["rows"].back());
   }
   return out;
 }
@@ -395,7 +401,8 @@ Json RunSetting(const BenchArgs& args, const std::vector<Shape>& shapes, size_t 
 // Runs work in a child process and returns what it returned. The RTL backend elaborates SystemC
 // once per process, so each memory setting gets a process (and a device) of its own; this one
 // never opens a device. A failure in the child comes back as its one-line message and exit code.
-Json RunInChild(const std::function<Json()>& work, const std::string& what) {
+Json RunInChild(const std::function<Json()>& work, const std::string& what,
+                bool capture_stdout = false) {
   std::fflush(stdout);
   std::fflush(stderr);
   int fds[2];
@@ -404,6 +411,10 @@ Json RunInChild(const std::function<Json()>& work, const std::string& what) {
   if (pid < 0) throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
   if (pid == 0) {
     close(fds[0]);
+    // Captured, what the child prints comes back in the JSON ("stdout") for the parent to print
+    // in its place (the ranks of a sweep under mpirun print through rank 0, in point order).
+    FILE* captured = capture_stdout ? std::tmpfile() : nullptr;
+    if (captured) dup2(fileno(captured), STDOUT_FILENO);
     Json out;
     try {
       out = work();
@@ -415,6 +426,15 @@ Json RunInChild(const std::function<Json()>& work, const std::string& what) {
       out = {{"error", error.what()}, {"exit", 1}};
     } catch (const std::exception& error) {
       out = {{"error", std::string("error: ") + error.what()}, {"exit", 1}};
+    }
+    if (captured) {
+      std::fflush(stdout);
+      std::string printed;
+      std::rewind(captured);
+      char chunk[4096];
+      for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, captured)) > 0;)
+        printed.append(chunk, n);
+      out["stdout"] = printed;
     }
     const std::string text = out.dump();
     for (size_t done = 0; done < text.size();) {
@@ -519,6 +539,11 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
                       "unless --mem or --mem-bytes-per-cycle is given, a port wider than the "
                       "memory gets a memory as wide (and 3 x its DMA requests in flight)")
           ->type_name("SPEC,SPEC,...");
+  AddInteger(cmd, "--rtl-sample", &a.rtl_sample, 1, 100000,
+             "with --backend model: run N of the GEMMs (spread evenly through the list) on the "
+             "RTL of the same built device too, under the first memory setting, and print the "
+             "model's cycles against the RTL's (and `rtl_sample` in --json)")
+      ->excludes(sweep);
   AddFloat(cmd, "--clock-mhz", &a.clock_mhz, 1, 100000, false,
            "the clock at which the sweep summary gives each device's time");
   cmd->add_option("--roofline", a.roofline,
@@ -548,7 +573,14 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
   for (const char* option : {"--mem-latency", "--mem-bytes-per-cycle", "--mem-in-flight"}) {
     mem->excludes(cmd->get_option(option));
   }
-  return [cmd, args] { return RunBench(*cmd, *args); };
+  return [cmd, args] {
+    try {
+      return RunBench(*cmd, *args);
+    } catch (const UsageError&) {
+      if (SilentRank()) return 2;  // under mpirun every rank finds it; rank 0 reports it
+      throw;
+    }
+  };
 }
 
 namespace {
@@ -584,38 +616,113 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
     }
   }
   const bool memory_given = Given(cli, "--mem") || Given(cli, "--mem-bytes-per-cycle");
+  const std::vector<std::string>& available = backends::AvailableBackends();
+  if (Given(cli, "--rtl-sample")) {
+    if (args.device.backend != "model") {
+      throw UsageError(
+          "--rtl-sample checks the model backend against the RTL: give --backend "
+          "model");
+    }
+    if (std::find(available.begin(), available.end(), "rtl") == available.end()) {
+      throw UsageError("--rtl-sample needs the RTL backend, which this build does not have");
+    }
+  }
   std::vector<PathArg> outputs;
   for (const char* option : {"--json", "--plot", "--roofline"}) {
     if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
   }
   CheckOutputPaths(outputs, inputs);
-  const std::vector<std::string>& backends = backends::AvailableBackends();
-  if (std::find(backends.begin(), backends.end(), args.device.backend) == backends.end()) {
+  if (std::find(available.begin(), available.end(), args.device.backend) == available.end()) {
     OpenDevice(args.device);  // throws the one-line message for an unknown backend
   }
 
-  Json rows = Json::array(), device, backend;
-  for (size_t p = 0; p < points.size(); ++p) {
+  // Under mpirun the sweep's runs (point x memory setting) are dealt out to the ranks in turn;
+  // each prints into its result, and rank 0 prints them all in order, as one process would.
+  std::unique_ptr<train::MpiCollective> ranks;
+  if (train::LaunchedByMpi()) {
+    if (!sweeping) {
+      throw UsageError(
+          "under mpirun, mxu bench spreads the points of --sweep over the ranks; "
+          "without --sweep run it as one process");
+    }
+    ranks = std::make_unique<train::MpiCollective>();
+  }
+  const size_t runs = points.size() * settings.size();
+  const auto run = [&](size_t k, bool capture) {
+    const size_t p = k / settings.size(), i = k % settings.size();
     BenchArgs point = args;
-    if (sweeping) point.device.device = points[p], point.device.backend = "model";
-    for (size_t i = 0; i < settings.size(); ++i) {
-      if (p > 0 || i > 0) std::printf("\n");
-      MemoryTiming timing = settings[i];
-      if (sweeping) {
-        std::printf("device %s\n", points[p].c_str());
-        timing = PointTiming(timing, ParseDeviceSpec(points[p]).bus_bytes, memory_given);
+    MemoryTiming timing = settings[i];
+    if (sweeping) {
+      point.device.device = points[p], point.device.backend = "model";
+      timing = PointTiming(timing, ParseDeviceSpec(points[p]).bus_bytes, memory_given);
+    }
+    return RunInChild([&] { return RunSetting(point, shapes, i, timing); },
+                      "memory setting " + TimingText(timing), capture);
+  };
+  const auto print_heading = [&](size_t k) {
+    if (k > 0) std::printf("\n");
+    if (sweeping) std::printf("device %s\n", points[k / settings.size()].c_str());
+  };
+  std::vector<Json> outs(runs);
+  if (!ranks || ranks->size() == 1) {
+    for (size_t k = 0; k < runs; ++k) {
+      print_heading(k);
+      outs[k] = run(k, false);
+    }
+  } else {
+    Json mine = Json::array();
+    for (size_t k = static_cast<size_t>(ranks->rank()); k < runs; k += ranks->size()) {
+      Json out;
+      try {
+        out = run(k, true);
+      } catch (const UsageError& error) {
+        out = {{"error", error.what()}, {"exit", 2}};
+      } catch (const std::exception& error) {
+        out = {{"error", error.what()}, {"exit", 1}};
       }
-      const Json out = RunInChild([&] { return RunSetting(point, shapes, i, timing); },
-                                  "memory setting " + TimingText(timing));
-      device = out["device"];
-      backend = out["backend"];
-      for (Json r : out["rows"]) {
-        if (sweeping) r["point"] = p, r["device_spec"] = points[p];
-        rows.push_back(r);
-      }
+      mine.push_back({{"run", k}, {"out", out}});
+    }
+    for (const std::string& text : ranks->AllGatherText(mine.dump())) {
+      for (const Json& entry : Json::parse(text)) outs[entry["run"].get<size_t>()] = entry["out"];
+    }
+    for (size_t k = 0; k < runs; ++k) {  // the first failure in run order, reported once
+      if (!outs[k].contains("error")) continue;
+      if (ranks->rank() != 0) return outs[k]["exit"].get<int>();
+      if (outs[k]["exit"].get<int>() == 2) throw UsageError(outs[k]["error"].get<std::string>());
+      throw driver::DeviceError(outs[k]["error"].get<std::string>());
+    }
+    if (ranks->rank() != 0) return 0;
+    for (size_t k = 0; k < runs; ++k) {
+      print_heading(k);
+      std::fputs(outs[k]["stdout"].get<std::string>().c_str(), stdout);
+    }
+  }
+  Json rows = Json::array(), device, backend;
+  for (size_t k = 0; k < runs; ++k) {
+    const Json& out = outs[k];
+    device = out["device"];
+    backend = out["backend"];
+    for (Json r : out["rows"]) {
+      if (sweeping)
+        r["point"] = k / settings.size(), r["device_spec"] = points[k / settings.size()];
+      rows.push_back(r);
     }
   }
   const bool one_group = points.size() == 1 && settings.size() == 1;
+  Json rtl_sample;
+  if (Given(cli, "--rtl-sample")) {
+    // The first memory setting's rows are GEMMs 0, 1, ... in order.
+    const std::vector<size_t> indices =
+        RtlSampleIndices(shapes.size(), static_cast<size_t>(args.rtl_sample));
+    std::vector<Shape> sample;
+    for (size_t index : indices) sample.push_back(shapes[index]);
+    BenchArgs on_rtl = args;
+    on_rtl.device.backend = "rtl";
+    const Json out =
+        RunInChild([&] { return RunSetting(on_rtl, sample, 0, settings[0], /*print=*/false); },
+                   "the RTL sample");
+    rtl_sample = RtlSampleReport(rows, indices, out["rows"]);
+  }
 
   uint64_t cycles = 0, ideal = 0, bound = 0, checked = 0, mismatches = 0;
   double wall = 0;
@@ -653,6 +760,7 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
       100 * util_ideal, (unsigned long long)bound, 100 * util_bound, wall, Short(cps).c_str());
   if (topology && one_group) PrintNetwork(*topology, NetworkTotals(rows));
   if (sweeping) PrintSweepSummary(SweepSummary(rows, args.clock_mhz), args.clock_mhz);
+  if (!rtl_sample.is_null()) PrintRtlSample(rtl_sample);
   std::fflush(stdout);
 
   PendingOutputs files;
@@ -670,6 +778,7 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
     for (const MemoryTiming& t : settings) j["memory_settings"].push_back(TimingJson(t));
     j["rows"] = rows;
     if (sweeping) j["sweep"] = SweepSummary(rows, args.clock_mhz);
+    if (!rtl_sample.is_null()) j["rtl_sample"] = rtl_sample;
     if (topology) {
       j["topology"] = {{"file", args.topology}, {"format", topology->conv ? "conv" : "gemm"}};
       j["layers"] = TopologyLayersJson(*topology, rows);

@@ -762,8 +762,8 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
       "operands, "
       "fp32 accumulation, dynamic loss scaling); the generated spirals, or MNIST-style IDX files "
       "with --data (--data fashion-mnist). --backend host: the same loop in plain fp32 on the "
-      "host. Under mpirun -np N, data parallel: each rank one chip, --batch samples per rank, "
-      "gradients summed in rank order.");
+      "host. Under mpirun -np N, data parallel (each rank one chip, --batch samples per rank, "
+      "gradients summed in rank order) or --parallel model (weights split across the ranks).");
   cmd->footer(kExitCodesHelp);
   CLI::Option* data =
       cmd->add_option("--data", a.data,

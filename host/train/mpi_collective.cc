@@ -74,6 +74,26 @@ std::vector<float> MpiCollective::AllGather(const std::vector<float>& values) {
   return all;
 }
 
+std::vector<std::string> MpiCollective::AllGatherText(const std::string& text) {
+  const std::vector<uint64_t> sizes = AllGather(static_cast<uint64_t>(text.size()));
+  std::vector<int> counts, offsets;
+  uint64_t total = 0;
+  for (uint64_t size : sizes) {
+    offsets.push_back(static_cast<int>(total));
+    counts.push_back(static_cast<int>(size));
+    total += size;
+  }
+  if (total > static_cast<uint64_t>(INT32_MAX)) throw std::runtime_error("all-gather too large");
+  std::string all(total, '\0');
+  if (MPI_Allgatherv(text.data(), static_cast<int>(text.size()), MPI_CHAR, all.data(),
+                     counts.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    throw std::runtime_error("MPI_Allgatherv failed");
+  }
+  std::vector<std::string> texts;
+  for (size_t r = 0; r < sizes.size(); ++r) texts.push_back(all.substr(offsets[r], sizes[r]));
+  return texts;
+}
+
 void MpiCollective::Abort(const std::string& message) const {
   std::fflush(stdout);
   std::fprintf(stderr, "mxu train: rank %d of %d: %s\n", rank_, size_, message.c_str());

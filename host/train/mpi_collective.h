@@ -30,6 +30,8 @@ class MpiCollective : public Collective {
   void SumInRankOrder(std::vector<double>& values) override;
   std::vector<uint64_t> AllGather(uint64_t value) override;
   std::vector<float> AllGather(const std::vector<float>& values) override;
+  // Every rank's text, in rank order (`mxu bench --sweep` gathers its points' results so).
+  std::vector<std::string> AllGatherText(const std::string& text);
 
   // Prints "mxu train: rank R of N: <message>" on stderr and stops every rank of the job
   // (MPI_Abort): the others may be waiting in a collective and would never return.

@@ -5,6 +5,7 @@
 // small files.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -125,6 +126,39 @@ TEST(MxuTopologyCli, SweepSummarizesEveryDeviceAndDrawsTheRoofline) {
     EXPECT_DOUBLE_EQ(s["milliseconds"].get<double>(), double(cycles) / 500e3);
   }
   EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
+}
+
+// --rtl-sample: GEMMs spread through the list run on the RTL of the same device too; the model's
+// cycles, the rows' own, lie within the agreement the model backend keeps (2%).
+TEST(MxuTopologyCli, RtlSampleComparesTheModelWithTheRtl) {
+  const std::string json_path = TempPath("rtl_sample.json");
+  const CliResult r = RunMxu("bench --backend model --topology " + Data("conv_small.csv") +
+                             " --rtl-sample 2 --json " + json_path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("RTL sample: 2 GEMMs"), std::string::npos) << r.out;
+  const json j = json::parse(ReadFile(json_path));
+  const json& sample = j["rtl_sample"];
+  ASSERT_EQ(sample["gemms"].size(), 2u);
+  const size_t layers = j["rows"].size();
+  uint64_t model = 0, rtl = 0;
+  for (size_t s = 0; s < 2; ++s) {
+    const json& g = sample["gemms"][s];
+    SCOPED_TRACE(g.dump());
+    EXPECT_EQ(g["index"], (2 * s + 1) * layers / 4);  // the middles of two halves
+    const json& row = j["rows"][g["index"].get<size_t>()];
+    EXPECT_EQ(g["name"], row["name"]);
+    EXPECT_EQ(g["model_cycles"], row["cycles"]);
+    EXPECT_GT(g["rtl_cycles"].get<uint64_t>(), 0u);
+    EXPECT_LE(std::fabs(g["difference"].get<double>()), 0.02);
+    model += g["model_cycles"].get<uint64_t>();
+    rtl += g["rtl_cycles"].get<uint64_t>();
+  }
+  EXPECT_EQ(sample["model_cycles"], model);
+  EXPECT_EQ(sample["rtl_cycles"], rtl);
+  ExpectUsageError("bench --backend rtl --shape 32x32x32 --rtl-sample 1",
+                   "--rtl-sample checks the model backend against the RTL");
+  ExpectUsageError("bench --sweep 8x8 --shape 32x32x32 --rtl-sample 1", "--rtl-sample");
+  ExpectUsageError("bench --backend model --shape 32x32x32 --rtl-sample 0", "--rtl-sample");
 }
 
 TEST(MxuTopologyCli, BadSweepsGiveOneLine) {

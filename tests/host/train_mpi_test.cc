@@ -76,10 +76,9 @@ TEST(MxuTrainMpi, AFailingRankStopsTheJobWithItsMessage) {
 }
 
 // Lines `mxu` printed (mpirun adds its own banner when a rank exits non-zero).
-size_t MxuLines(const std::string& err) {
+size_t MxuLines(const std::string& err, const std::string& prefix = "mxu train:") {
   size_t lines = 0;
-  for (size_t at = err.find("mxu train:"); at != std::string::npos;
-       at = err.find("mxu train:", at + 1)) {
+  for (size_t at = err.find(prefix); at != std::string::npos; at = err.find(prefix, at + 1)) {
     ++lines;
   }
   return lines;
@@ -164,6 +163,47 @@ TEST(MxuTrainMpi, DataParallelResumesBitIdentically) {
   Summary(Mpirun(2, run + " --epochs 1 --json --save " + half));
   Summary(Mpirun(2, run + " --epochs 3 --json --resume " + half + " --save " + half));
   EXPECT_EQ(ReadFile(half), ReadFile(full));
+}
+
+// `mxu bench --sweep` under mpirun: the points dealt out to the ranks, rank 0 printing them in
+// order: what one process prints and writes, but for the wall times.
+TEST(MxuBenchMpi, ASweepOverRanksIsOneProcesssSweep) {
+  const std::string args = "bench --sweep 8x8,16x16,32x32 --shape 64x64x64 --shape 128x32x64";
+  const std::string one_json = TempPath("sweep_one.json"), two_json = TempPath("sweep_two.json");
+  const CliResult one = RunMxu(args + " --json " + one_json);
+  const CliResult two = Mpirun(2, args + " --json " + two_json);
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  // Lines without their wall-time fields (a row's last two columns, the summary's end).
+  const auto without_times = [](const std::string& text) {
+    std::string kept;
+    size_t start = 0;
+    for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+      std::string line = text.substr(start, end - start);
+      if (line.rfind("summary:", 0) == 0) line = line.substr(0, line.find(", ideal"));
+      if (line.rfind("- ", 0) == 0) {
+        for (int field = 0; field < 2; ++field)
+          line = line.substr(0, line.find_last_not_of(' ', line.rfind(' ')) + 1);
+      }
+      kept += line + "\n";
+    }
+    return kept;
+  };
+  EXPECT_EQ(without_times(two.out), without_times(one.out));
+  EXPECT_NE(two.out.find("device 32x32"), std::string::npos) << two.out;
+  json a = json::parse(ReadFile(one_json)), b = json::parse(ReadFile(two_json));
+  for (json* j : {&a, &b}) {
+    for (json& row : (*j)["rows"]) row.erase("wall_seconds"), row.erase("sim_cycles_per_second");
+    (*j)["summary"].erase("wall_seconds");
+    (*j)["summary"].erase("sim_cycles_per_second");
+  }
+  EXPECT_EQ(a["rows"], b["rows"]);
+  EXPECT_EQ(a["sweep"], b["sweep"]);
+  EXPECT_EQ(a["summary"], b["summary"]);
+  // Without --sweep there is nothing to spread: refused once.
+  const CliResult alone = Mpirun(2, "bench --backend model --shape 32x32x32");
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_EQ(MxuLines(alone.err, "mxu bench:"), 1u) << alone.err;
 }
 
 }  // namespace
