@@ -246,6 +246,7 @@ std::string Percent(double fraction) {
   return text;
 }
 
+constexpr size_t kNameWidth = 13;
 constexpr char kRowFormat[] = "%-13s %-14s %7s %7s %7s %5s %5s %6s %6s %6s %6s %6s %6s %6s %6s\n";
 
 void PrintHeader() {
@@ -257,7 +258,9 @@ void PrintRow(const Json& r) {
   char wall[16];
   std::snprintf(wall, sizeof wall, "%.2f", r["wall_seconds"].get<double>());
   // A shape named by itself (--shape, the plain table entries) shows "-" for its name.
-  const std::string name = r["name"] == r["shape"] ? "-" : r["name"].get<std::string>();
+  std::string name = r["name"] == r["shape"] ? "-" : r["name"].get<std::string>();
+  // A long layer name is cut to its column (the JSON keeps it whole), so the columns line up.
+  if (name.size() > kNameWidth) name = name.substr(0, kNameWidth - 1) + "~";
   std::printf(kRowFormat, name.c_str(), r["shape"].get<std::string>().c_str(),
               std::to_string(r["cycles"].get<uint64_t>()).c_str(),
               std::to_string(r["ideal_cycles"].get<uint64_t>()).c_str(),

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
 # Synthesizes one RTL module with Yosys (generic gates), fails on latches or on any Yosys error,
-# and prints the cell count. Usage: scripts/synth_rtl.sh MODULE [STAT_FILE] [-set PARAM VALUE]...
-# mxu_sram_1r1w stands for an SRAM macro: other modules see it as a black box (its ports only), and
-# it is synthesized to flip-flops only when it is the module asked for.
+# and prints the cell count.
+# Usage: scripts/synth_rtl.sh [--whole] MODULE [STAT_FILE] [-set PARAM VALUE]...
+# By default the module's own logic is synthesized and every module it instantiates is a black box
+# (its ports only, checked against the instance): each of those is synthesized by its own run (the
+# synth_* tests run one per module), so no logic is synthesized twice. --whole synthesizes the
+# module with its whole hierarchy, for the cost figures (scripts/hw_cost.sh, docs).
+# mxu_sram_1r1w stands for an SRAM macro: a black box in --whole runs too, synthesized to
+# flip-flops only when it is the module asked for.
 set -euo pipefail
+whole=0
+if [ "${1:-}" = --whole ]; then
+  whole=1
+  shift
+fi
 module=$1
 stat_file=${2:-/dev/null}
 shift $(( $# >= 2 ? 2 : 1 ))
@@ -13,16 +23,29 @@ while [ $# -ge 3 ] && [ "$1" = -set ]; do
   shift 3
 done
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
-sources="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'mxu_sram_1r1w\.sv$' | tr '\n' ' ')"
+packages="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv"
+modules=$(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'mxu_sram_1r1w\.sv$' | tr '\n' ' ')
 if [ "$module" = mxu_sram_1r1w ]; then
   read_sram="read_verilog -sv $rtl/mxu_sram_1r1w.sv"
 else
   read_sram="read_verilog -sv -lib $rtl/mxu_sram_1r1w.sv"
 fi
+if [ $whole = 1 ]; then
+  sources="$packages $modules"
+  read_others=""
+elif [ "$module" = mxu_sram_1r1w ]; then
+  sources="$packages"
+  read_others=""
+else
+  sources="$packages $rtl/$module.sv"
+  others=$(tr ' ' '\n' <<<"$modules" | grep -v -e "/$module\.sv\$" -e '^$' | tr '\n' ' ')
+  read_others="read_verilog -sv -lib $others"
+fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! yosys -q -l "$log" -p "
     read_verilog -sv $sources
+    $read_others
     $read_sram
     $params
     synth -top $module
