@@ -253,8 +253,9 @@ std::string CrossDevice::Summary() const {
 }
 
 uint64_t CrossDevice::cycle() const { return reference_tracing_->cycle(); }
-void CrossDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) {
-  reference_tracing_->SetTrace(path, start_cycle, cycles);
+void CrossDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles,
+                           const driver::TraceScope& scope) {
+  reference_tracing_->SetTrace(path, start_cycle, cycles, scope);
 }
 void CrossDevice::CloseTrace() { reference_tracing_->CloseTrace(); }
 bool CrossDevice::trace_written() const { return reference_tracing_->trace_written(); }

@@ -49,7 +49,8 @@ class CrossDevice : public driver::Device, public driver::Tracing {
 
   // driver::Tracing: the reference's.
   uint64_t cycle() const override;
-  void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) override;
+  void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles,
+                const driver::TraceScope& scope) override;
   void CloseTrace() override;
   bool trace_written() const override;
   void WriteTraceLayout(const std::string& gtkw_path) override;

@@ -52,8 +52,15 @@ bool RtlDevice::RunUntilInterrupt(uint64_t max_cycles) {
 
 uint64_t RtlDevice::cycle() const { return platform_->cycle(); }
 
-void RtlDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) {
-  platform_->SetTrace(path, start_cycle, cycles);
+void RtlDevice::SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles,
+                         const driver::TraceScope& scope) {
+  std::vector<std::pair<int, std::string>> scopes;  // empty: every signal
+  if (scope.kind == driver::TraceScope::Kind::kLayouts) {
+    for (const std::string& hier : waves::LayoutScopes()) scopes.emplace_back(1, hier);
+  } else if (scope.kind == driver::TraceScope::Kind::kList) {
+    scopes = scope.scopes;
+  }
+  platform_->SetTrace(path, start_cycle, cycles, scopes);
 }
 
 void RtlDevice::SetProgramLabel(const std::string& label) { platform_->SetProgramLabel(label); }

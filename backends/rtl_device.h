@@ -34,7 +34,8 @@ class RtlDevice : public driver::Device, public driver::Tracing {
 
   // driver::Tracing
   uint64_t cycle() const override;
-  void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) override;
+  void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles,
+                const driver::TraceScope& scope) override;
   void CloseTrace() override;
   bool trace_written() const override;
   void WriteTraceLayout(const std::string& gtkw_path) override;

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "driver/trace_scope.h"
+
 namespace mxu::driver {
 
 class Tracing {
@@ -14,9 +16,11 @@ class Tracing {
 
   // Device clock cycles since the backend was opened: trace windows are given in this count.
   virtual uint64_t cycle() const = 0;
-  // FST waveform of cycles [start_cycle, start_cycle + cycles) (cycles 0: to the end). Throws
-  // std::runtime_error at once when the file's directory is not writable.
-  virtual void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles) = 0;
+  // FST waveform of cycles [start_cycle, start_cycle + cycles) (cycles 0: to the end), holding the
+  // signals of `scope` (driver/trace_scope.h). Throws std::runtime_error at once when the file's
+  // directory is not writable.
+  virtual void SetTrace(const std::string& path, uint64_t start_cycle, uint64_t cycles,
+                        const TraceScope& scope) = 0;
   // Closes the waveform; throws std::runtime_error naming the file when the window's file could
   // not be written.
   virtual void CloseTrace() = 0;

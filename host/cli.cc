@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "driver/trace_scope.h"
+
 namespace mxu::host {
 namespace {
 
@@ -157,6 +159,23 @@ void AddTraceOptions(CLI::App* app, TraceOptions* options) {
       ->needs(trace);
   AddInteger(app, "--trace-cycles", &options->cycles, 0, UINT64_MAX,
              "cycles in the trace window; 0: to the end of the run")
+      ->needs(trace);
+  app->add_option("--trace-scope", options->scope,
+                  "the signals traced: layouts (what the shipped GTKWave layouts show, and the "
+                  "other signals of their scopes), all (every signal: ~15x the bytes and 2x the "
+                  "time), or HIER[:DEPTH],... (each scope's signals, DEPTH levels down; default "
+                  "all levels), e.g. mxu_top.mxu_top.u_dma:2")
+      ->type_name("SCOPE")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              driver::ParseTraceScope(text);
+              return std::string();
+            } catch (const std::invalid_argument& error) {
+              return std::string(error.what());
+            }
+          },
+          "", "trace scope"))
       ->needs(trace);
   app->add_option("--timeline", options->timeline_path,
                   "write the instruction timeline (Chrome trace-event JSON) to this file")

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "driver/trace_scope.h"
 #include "host/cli.h"
 
 namespace mxu::host {
@@ -98,8 +99,9 @@ void RunRecorder::Arm(driver::Device& device) {
                                ? UINT64_MAX
                                : armed_at_ + options_.start_cycle;
     outputs_->Temp(GtkwPath(options_.fst_path));
-    outputs_->Write(options_.fst_path,
-                    [&](const std::string& fst) { tracing.SetTrace(fst, start, options_.cycles); });
+    outputs_->Write(options_.fst_path, [&](const std::string& fst) {
+      tracing.SetTrace(fst, start, options_.cycles, driver::ParseTraceScope(options_.scope));
+    });
     ForwardTermToInt(true);
   }
   // A trace needs the timeline too: its save file's markers are the run's events.

@@ -15,10 +15,11 @@
 namespace mxu::host {
 
 struct TraceOptions {
-  std::string fst_path;       // empty: no waveform
-  uint64_t start_cycle = 0;   // counted from RunRecorder::Arm
-  uint64_t cycles = 10'000;   // 0: to the end of the run
-  std::string timeline_path;  // empty: no timeline
+  std::string fst_path;           // empty: no waveform
+  uint64_t start_cycle = 0;       // counted from RunRecorder::Arm
+  uint64_t cycles = 10'000;       // 0: to the end of the run
+  std::string scope = "layouts";  // which signals (driver/trace_scope.h)
+  std::string timeline_path;      // empty: no timeline
 };
 
 // The command line fills these: AddTraceOptions (host/cli.h).

@@ -375,7 +375,8 @@ uint32_t Platform::CsrAccess(bool write, uint32_t addr, uint32_t value) {
 
 // ---- Platform: tracing --------------------------------------------------------------------------
 
-void Platform::SetTrace(const std::string& fst_path, uint64_t start_cycle, uint64_t num_cycles) {
+void Platform::SetTrace(const std::string& fst_path, uint64_t start_cycle, uint64_t num_cycles,
+                        const std::vector<std::pair<int, std::string>>& scopes) {
   CloseTrace();
   trace_error_.clear();
   // Fail here, in the caller's context, for a directory that cannot take the file.
@@ -385,6 +386,7 @@ void Platform::SetTrace(const std::string& fst_path, uint64_t start_cycle, uint6
     throw std::runtime_error("cannot write trace file '" + fst_path + "'");
   }
   trace_path_ = fst_path;
+  trace_scopes_ = scopes;
   trace_written_ = false;
   trace_start_ = std::max(start_cycle, cycle_);
   trace_end_ = num_cycles == 0 || start_cycle > UINT64_MAX - num_cycles ? UINT64_MAX
@@ -439,6 +441,12 @@ void Platform::TraceDump(uint64_t time) {
     std::fclose(file);
     trace_ = std::make_unique<VerilatedFstC>();
     model_->trace(trace_.get(), 99);
+    // Only these scopes' signals are declared and written (the others are still compared each
+    // cycle by the verilated trace code, which costs far less than writing them).
+    for (const auto& [depth, scope] : trace_scopes_) trace_->dumpvars(depth, scope);
+    // The model's ports always: Verilator 5.006's FST writer crashes on a trace that declares no
+    // signal at all (a scope that matches none).
+    if (!trace_scopes_.empty()) trace_->dumpvars(1, "mxu_top");
     trace_->open(trace_path_.c_str());
     trace_written_ = true;
   }

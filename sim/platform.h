@@ -96,19 +96,21 @@ class Platform : public sc_core::sc_module {
   bool irq() const;
 
   // FST trace of cycles [start_cycle, start_cycle + num_cycles) (num_cycles 0: to the end),
-  // every signal to depth 99. The file is opened when the window starts (now, if start_cycle has
-  // passed) and closed when it ends, by CloseTrace() or by the destructor; a new SetTrace closes
-  // the current one. Time in the file: cycle c is clock low at c * period and rises at
-  // c * period + period / 2, in the model's time precision (ps). Signals the platform drives
-  // change with the falling edge. Without a window there is no trace object and no dump call.
-  // Throws std::runtime_error at once when the file's directory is not writable.
+  // every signal, or with `scopes` the signals of each (depth, hierarchical scope) as Verilator's
+  // dumpvars takes them (depth 1: the scope's own signals). The file is opened when the window
+  // starts (now, if start_cycle has passed) and closed when it ends, by CloseTrace() or by the
+  // destructor; a new SetTrace closes the current one. Time in the file: cycle c is clock low at c
+  // * period and rises at c * period + period / 2, in the model's time precision (ps). Signals the
+  // platform drives change with the falling edge. Without a window there is no trace object and no
+  // dump call. Throws std::runtime_error at once when the file's directory is not writable.
   //
   // Ctrl-C: while a file is open, SIGINT is caught (the previous disposition is restored when it
   // closes). The handler only sets a flag; the clock loop checks it once per traced cycle and
   // then closes the file properly (a complete FST, no .hier file left), writes one line to
   // stderr ("<program>: interrupted: trace FILE closed at cycle N") and ends the process with
   // exit status 130.
-  void SetTrace(const std::string& fst_path, uint64_t start_cycle, uint64_t num_cycles);
+  void SetTrace(const std::string& fst_path, uint64_t start_cycle, uint64_t num_cycles,
+                const std::vector<std::pair<int, std::string>>& scopes = {});
   void CloseTrace();
   bool tracing() const { return trace_ != nullptr; }
   // Why the last window produced no file (it could not be created when it opened); else empty.
@@ -188,6 +190,7 @@ class Platform : public sc_core::sc_module {
   std::unique_ptr<VerilatedFstC> trace_;
   bool trace_armed_ = false;
   std::string trace_path_;
+  std::vector<std::pair<int, std::string>> trace_scopes_;
   std::string trace_error_;
   bool trace_written_ = false;
   uint64_t trace_start_ = 0;

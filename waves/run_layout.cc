@@ -98,4 +98,24 @@ std::string RunLayout(const std::string& fst_path, uint64_t window_start, uint64
   return out.str();
 }
 
+std::vector<std::string> LayoutScopes() {
+  std::vector<std::string> scopes;
+  for (const std::string& layout : Layouts()) {
+    std::istringstream lines(layout);
+    for (std::string line; std::getline(lines, line);) {
+      // A signal line: "mxu_top.a.b.sig[7:0]", or "+{alias} mxu_top.a.b.sig[7:0]".
+      const size_t at = line.find("mxu_top.");
+      if (at == std::string::npos || (at != 0 && line[0] != '+')) continue;
+      std::string signal = line.substr(at);
+      const size_t range = signal.rfind('[');
+      if (range != std::string::npos && signal.find(':', range) != std::string::npos) {
+        signal.erase(range);  // a vector's bit range, not a generate index
+      }
+      const std::string scope = signal.substr(0, signal.rfind('.'));
+      if (std::find(scopes.begin(), scopes.end(), scope) == scopes.end()) scopes.push_back(scope);
+    }
+  }
+  return scopes;
+}
+
 }  // namespace mxu::waves

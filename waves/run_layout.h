@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/timeline.h"
 
@@ -16,6 +17,11 @@ namespace mxu::waves {
 // The layouts of waves/ as built: filter paths absolute (the bf16 filter of this build).
 const char* OverviewLayout();
 const char* Bf16FilterPath();
+// Every shipped layout (overview, array, buffers), as built.
+std::vector<std::string> Layouts();
+// The hierarchical scopes of every signal the shipped layouts show, each once (a trace of these
+// scopes' own signals holds what the layouts show: driver::TraceScope's "layouts").
+std::vector<std::string> LayoutScopes();
 
 // The first cycle of a span on `track` that starts inside [window_start, window_end), if any.
 std::optional<uint64_t> FirstSpanStart(const sim::Timeline& timeline, sim::Timeline::Track track,

@@ -169,6 +169,43 @@ TEST(Waves, EveryLayoutSignalIsInTheTrace) {
   }
 }
 
+// The default trace holds what the layouts show (above) at a fraction of every signal: a
+// window of the 32^3 GEMM writes well under 2 KB a cycle. --trace-scope all holds every signal,
+// a list of scopes their own signals and the model's ports.
+TEST(Waves, TraceScopesChooseTheSignals) {
+  const std::string all_fst = TempPath("scope_all.fst"), list_fst = TempPath("scope_list.fst");
+  ASSERT_EQ(
+      RunMxu(kGemm + " --trace " + all_fst + " --trace-cycles 2000 --trace-scope all").exit_code,
+      0);
+  const std::string dispatch = "mxu_top.mxu_top.u_controller.u_dispatch";
+  ASSERT_EQ(RunMxu(kGemm + " --trace " + list_fst + " --trace-cycles 2000 --trace-scope " +
+                   dispatch + ":1")
+                .exit_code,
+            0);
+  const Trace layouts = ReadTrace(SmallTrace()), all = ReadTrace(all_fst),
+              list = ReadTrace(list_fst);
+  EXPECT_GT(all.signals.size(), 10 * layouts.signals.size());
+  for (const std::string& signal : layouts.signals) EXPECT_TRUE(all.signals.count(signal));
+  const uint64_t cycles =
+      2000;  // the window; the run is shorter than it, so this is an upper bound
+  EXPECT_LT(ReadFile(SmallTrace()).size(), 2048 * cycles);
+  EXPECT_LT(ReadFile(SmallTrace()).size() * 10, ReadFile(all_fst).size());
+  bool dispatch_seen = false;
+  for (const std::string& signal : list.signals) {
+    const bool in_dispatch = signal.rfind(dispatch + ".", 0) == 0 &&
+                             signal.find('.', dispatch.size() + 1) == std::string::npos;
+    const bool port = signal.rfind("mxu_top.", 0) == 0 &&
+                      signal.find('.', std::string("mxu_top.").size()) == std::string::npos;
+    EXPECT_TRUE(in_dispatch || port) << signal;
+    dispatch_seen = dispatch_seen || in_dispatch;
+  }
+  EXPECT_TRUE(dispatch_seen);
+  const Result bad = RunMxu(kGemm + " --trace " + TempPath("bad.fst") + " --trace-scope a..b");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--trace-scope"), std::string::npos) << bad.err;
+  EXPECT_EQ(RunMxu(kGemm + " --trace-scope all").exit_code, 2);  // needs --trace
+}
+
 TEST(Waves, LayoutsNameTheShippedFilter) {
   // A filter line names build/bin/mxu-bf16-filter, which the build makes.
   const std::string array = ReadFile(Layout("array"));
