@@ -32,6 +32,29 @@ struct DeviceConfig {
 // Throws DeviceError when the ID register does not identify the device.
 DeviceConfig ReadDeviceConfig(Device& device);
 
+// "MAJOR.MINOR" of the version register.
+inline std::string VersionText(uint32_t version) {
+  return std::to_string(version >> 16) + "." + std::to_string(version & 0xFFFF);
+}
+
+// Calls field(name, value) for each field of the configuration as the tools report it (`mxu info
+// --json`, the device of `mxu bench --json`, the Python module's info()), in this order: one list,
+// so that they cannot drift. Values are uint32_t, or std::string for version and subnormals.
+template <typename Field>
+void ForEachConfigField(const DeviceConfig& c, Field&& field) {
+  field("version", VersionText(c.version));
+  field("array_rows", c.rows);
+  field("array_cols", c.cols);
+  field("ub_depth", c.ub_depth);
+  field("ub_lanes", c.ub_lanes);
+  field("acc_depth", c.acc_depth);
+  field("weight_fifo_depth", c.weight_fifo_depth);
+  field("bus_bytes", c.bus_bytes);
+  field("max_in_flight", c.max_in_flight);
+  field("pe_stages", c.pe_stages);
+  field("subnormals", std::string(ToString(c.subnormals)));
+}
+
 }  // namespace mxu::driver
 
 #endif  // MXU_DRIVER_DEVICE_CONFIG_H_

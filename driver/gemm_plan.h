@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/isa.h"
+#include "common/memory_timing.h"
 #include "driver/device_config.h"
 
 namespace mxu::driver {
@@ -106,8 +107,8 @@ struct GemmPlacement {
 };
 
 // The memory the cost model assumes: the device reports its bus width and requests in flight,
-// not the latency of the memory behind it.
-inline constexpr int kPlannerMemoryLatency = 100;
+// not the latency of the memory behind it, so the planner takes the default memory's.
+inline constexpr int kPlannerMemoryLatency = MemoryTiming().latency_cycles;
 
 // Throws std::invalid_argument for shapes the device cannot take (a dimension < 1 or beyond the
 // 16-bit instruction fields, both bias and C0).

@@ -209,17 +209,7 @@ std::string TimingText(const MemoryTiming& t) {
 
 Json ConfigJson(const driver::DeviceConfig& c) {
   Json j;
-  j["version"] = std::to_string(c.version >> 16) + "." + std::to_string(c.version & 0xFFFF);
-  j["array_rows"] = c.rows;
-  j["array_cols"] = c.cols;
-  j["ub_depth"] = c.ub_depth;
-  j["ub_lanes"] = c.ub_lanes;
-  j["acc_depth"] = c.acc_depth;
-  j["weight_fifo_depth"] = c.weight_fifo_depth;
-  j["bus_bytes"] = c.bus_bytes;
-  j["max_in_flight"] = c.max_in_flight;
-  j["pe_stages"] = c.pe_stages;
-  j["subnormals"] = c.subnormals == Subnormals::kFlush ? "flush" : "ieee";
+  driver::ForEachConfigField(c, [&](const char* name, const auto& value) { j[name] = value; });
   return j;
 }
 

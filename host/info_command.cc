@@ -64,22 +64,12 @@ int RunInfo(const CLI::App& cli, const InfoArgs& args) {
   }
   auto device = OpenDevice(args.device);
   const driver::DeviceConfig c = driver::ReadDeviceConfig(*device);
-  const char* mode = c.subnormals == Subnormals::kFlush ? "flush" : "ieee";
+  const char* mode = ToString(c.subnormals);
   if (args.json) {
     nlohmann::ordered_json j;
     j["backend"] = device->name();
     j["device"] = args.device.device.empty() ? backends::ThisDevice().name : args.device.device;
-    j["version"] = std::to_string(c.version >> 16) + "." + std::to_string(c.version & 0xFFFF);
-    j["array_rows"] = c.rows;
-    j["array_cols"] = c.cols;
-    j["ub_depth"] = c.ub_depth;
-    j["ub_lanes"] = c.ub_lanes;
-    j["acc_depth"] = c.acc_depth;
-    j["weight_fifo_depth"] = c.weight_fifo_depth;
-    j["bus_bytes"] = c.bus_bytes;
-    j["max_in_flight"] = c.max_in_flight;
-    j["pe_stages"] = c.pe_stages;
-    j["subnormals"] = mode;
+    driver::ForEachConfigField(c, [&](const char* name, const auto& value) { j[name] = value; });
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }

@@ -35,6 +35,7 @@
 #include "backends/device_factory.h"
 #include "common/bf16.h"
 #include "common/csr_map.h"
+#include "common/memory_timing.h"
 #include "driver/device.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
@@ -317,18 +318,8 @@ class Device {
     py::dict info;
     info["backend"] = device_->name();
     info["device"] = backends::ThisDevice().name;  // the build's default device (MXU_DEVICES)
-    info["version"] =
-        std::to_string(config_.version >> 16) + "." + std::to_string(config_.version & 0xFFFF);
-    info["array_rows"] = config_.rows;
-    info["array_cols"] = config_.cols;
-    info["ub_depth"] = config_.ub_depth;
-    info["ub_lanes"] = config_.ub_lanes;
-    info["acc_depth"] = config_.acc_depth;
-    info["weight_fifo_depth"] = config_.weight_fifo_depth;
-    info["bus_bytes"] = config_.bus_bytes;
-    info["max_in_flight"] = config_.max_in_flight;
-    info["pe_stages"] = config_.pe_stages;
-    info["subnormals"] = config_.subnormals == Subnormals::kFlush ? "flush" : "ieee";
+    driver::ForEachConfigField(config_,
+                               [&](const char* name, const auto& value) { info[name] = value; });
     info["mem_latency"] = timing_.latency_cycles;
     info["mem_bytes_per_cycle"] = timing_.bytes_per_cycle;
     info["mem_in_flight"] = timing_.max_in_flight;
@@ -361,6 +352,9 @@ py::array GoldenGemm(const py::array& a, const py::array& b, bool ta, bool tb, b
 
 }  // namespace
 }  // namespace mxu::python
+
+// The Python defaults are the one definition's (common/memory_timing.h).
+const mxu::MemoryTiming kDefaultMemory;
 
 PYBIND11_MODULE(mxu, m) {
   using namespace mxu::python;
@@ -404,8 +398,9 @@ PYBIND11_MODULE(mxu, m) {
                      "A device on the named backend with the host memory's timing. One per "
                      "process: SystemC elaborates the RTL device once.")
       .def(py::init<const std::string&, long long, long long, long long, long long>(),
-           py::arg("backend") = "rtl", py::arg("mem_latency") = 100,
-           py::arg("mem_bytes_per_cycle") = 32, py::arg("mem_in_flight") = 8,
+           py::arg("backend") = "rtl", py::arg("mem_latency") = kDefaultMemory.latency_cycles,
+           py::arg("mem_bytes_per_cycle") = kDefaultMemory.bytes_per_cycle,
+           py::arg("mem_in_flight") = kDefaultMemory.max_in_flight,
            py::arg("watchdog") = 200'000'000)
       .def("gemm", &Device::Gemm, py::arg("a"), py::arg("b"), py::kw_only(), py::arg("ta") = false,
            py::arg("tb") = false, py::arg("relu") = false, py::arg("bias") = py::none(),
