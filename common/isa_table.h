@@ -294,6 +294,34 @@ inline constexpr uint32_t kPc = 0x04C;
 inline constexpr uint32_t kCounterBase = 0x080;
 inline constexpr uint32_t kCounterStride = 8;
 
+// Every CSR by name, in address order (the Python module's mxu.CSR).
+struct CsrEntry {
+  const char* name;
+  uint32_t address;
+};
+inline constexpr CsrEntry kCsrTable[] = {
+    {"ID", 0x000},             // R
+    {"VERSION", 0x004},        // R
+    {"ARRAY", 0x008},          // R
+    {"UB_DEPTH", 0x00C},       // R
+    {"ACC_DEPTH", 0x010},      // R
+    {"WFIFO_DEPTH", 0x014},    // R
+    {"FEATURES", 0x018},       // R
+    {"PIPELINE", 0x01C},       // R
+    {"CTRL", 0x020},           // W
+    {"STATUS", 0x024},         // R
+    {"IRQ_CLEAR", 0x028},      // W
+    {"ERROR_CODE", 0x02C},     // R
+    {"ERROR_PC", 0x030},       // R
+    {"ERROR_ADDR_LO", 0x034},  // R
+    {"ERROR_ADDR_HI", 0x038},  // R
+    {"CMD_ADDR_LO", 0x040},    // RW
+    {"CMD_ADDR_HI", 0x044},    // RW
+    {"CMD_COUNT", 0x048},      // RW
+    {"PC", 0x04C},             // R
+    {"COUNTER_BASE", 0x080},   // R: the counters
+};
+
 // ARRAY: [15:0] rows, [31:16] cols.
 inline constexpr uint32_t ArrayRows(uint32_t value) { return value & 0xFFFF; }
 inline constexpr uint32_t ArrayCols(uint32_t value) { return value >> 16; }

@@ -381,17 +381,8 @@ PYBIND11_MODULE(mxu, m) {
   m.def("backends", &mxu::backends::AvailableBackends,
         "The backends this build can open, the default first.");
 
-  py::dict csr;
-  csr["ID"] = mxu::csr::kId;
-  csr["VERSION"] = mxu::csr::kVersion;
-  csr["ARRAY"] = mxu::csr::kArray;
-  csr["UB_DEPTH"] = mxu::csr::kUbDepth;
-  csr["ACC_DEPTH"] = mxu::csr::kAccDepth;
-  csr["WFIFO_DEPTH"] = mxu::csr::kWfifoDepth;
-  csr["FEATURES"] = mxu::csr::kFeatures;
-  csr["PIPELINE"] = mxu::csr::kPipeline;
-  csr["STATUS"] = mxu::csr::kStatus;
-  csr["COUNTER_BASE"] = mxu::csr::kCounterBase;
+  py::dict csr;  // generated from common/isa.toml, as every CSR address is
+  for (const mxu::csr::CsrEntry& entry : mxu::csr::kCsrTable) csr[entry.name] = entry.address;
   m.attr("CSR") = csr;
 
   py::class_<Device>(m, "Device",

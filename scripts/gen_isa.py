@@ -473,6 +473,20 @@ def gen_cc(t):
   lines.append(f"inline constexpr uint32_t kCounterBase = {cc_hex(block['base'], 3)};")
   lines.append(f"inline constexpr uint32_t kCounterStride = {block['stride']};")
   lines.append("")
+  lines.append("// Every CSR by name, in address order (the Python module's mxu.CSR).")
+  lines.append("struct CsrEntry {")
+  lines.append("  const char* name;")
+  lines.append("  uint32_t address;")
+  lines.append("};")
+  lines.append("inline constexpr CsrEntry kCsrTable[] = {")
+  # One entry a line, each with its access as a comment (aligned, as clang-format keeps it).
+  entries = [(f"{{\"{c['name']}\", {cc_hex(c['address'], 3)}}},", c["access"]) for c in t["csr"]]
+  entries.append((f"{{\"COUNTER_BASE\", {cc_hex(block['base'], 3)}}},", "R: the counters"))
+  width = max(len(e) for e, _ in entries)
+  for entry, access in entries:
+    lines.append(f"    {entry.ljust(width)}  // {access}")
+  lines.append("};")
+  lines.append("")
   for csr in t["csr"]:
     if not csr["fields"]:
       continue
