@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # Installs whatever is missing (Debian bookworm, apt), then configures and builds the project
-# incrementally into build/. Extra arguments go to the CMake configure step.
+# incrementally into build/: everything, or with --target NAME (repeatable, first) only those
+# targets and what they need (the demo builds the one `mxu` it runs). Extra arguments go to the
+# CMake configure step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+targets=()
+while [ "${1:-}" = --target ]; do
+  [ $# -ge 2 ] || { echo "setup.sh: --target needs a target name" >&2; exit 2; }
+  targets+=(--target "$2")
+  shift 2
+done
 
 # python3 (3.11: tomllib): scripts/gen_isa.py and its up-to-date test.
 # zlib1g-dev: Verilator's FST tracing links zlib. libcairo2-dev: the plots (host/plot);
@@ -30,4 +38,4 @@ if ((${#missing[@]})); then
 fi
 
 cmake -S . -B build -G Ninja -Wno-dev "$@" >/dev/null
-cmake --build build -j"$(nproc)"
+cmake --build build -j"$(nproc)" ${targets[@]+"${targets[@]}"}
