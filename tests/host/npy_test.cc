@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/scratch_dir.h"
+
 namespace mxu::host {
 namespace {
 
@@ -23,20 +25,9 @@ using Dtype = NpyArray::Dtype;
 // parallel CTest runs never share a file. The folder is kept when a test fails, for inspection.
 class NpyTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ =
-        fs::path(MXU_NPY_TEST_TMPDIR) / (std::string(info->test_suite_name()) + "." + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
+  std::string Path(const std::string& file) const { return scratch_.Path(file); }
 
-  std::string Path(const std::string& file) const { return (dir_ / file).string(); }
-
-  fs::path dir_;
+  mxu::testing::ScratchDir scratch_{MXU_NPY_TEST_TMPDIR};
 };
 
 Bytes FileBytes(const std::string& path) {
@@ -473,10 +464,10 @@ TEST_F(NpyTest, ReadErrorsNameThePath) {
         << e.what();
   }
   try {
-    ReadNpy(dir_.string());
+    ReadNpy(scratch_.dir().string());
     FAIL() << "read a directory";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(dir_.string() + ": ", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(scratch_.dir().string() + ": ", 0), 0u) << e.what();
   }
   WriteBytes(Path("short.npy"), NpyFile(1,
                                         "{'descr': '<u2', 'fortran_order': False, "

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/scratch_dir.h"
+
 namespace mxu::host {
 namespace {
 
@@ -29,20 +31,9 @@ using Dtype = NpyArray::Dtype;
 // parallel CTest runs never share a file. The folder is kept when a test fails, for inspection.
 class NpzTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ =
-        fs::path(MXU_NPZ_TEST_TMPDIR) / (std::string(info->test_suite_name()) + "." + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
+  std::string Path(const std::string& file) const { return scratch_.Path(file); }
 
-  std::string Path(const std::string& file) const { return (dir_ / file).string(); }
-
-  fs::path dir_;
+  mxu::testing::ScratchDir scratch_{MXU_NPZ_TEST_TMPDIR};
 };
 
 Bytes FileBytes(const std::string& path) {
@@ -498,10 +489,10 @@ TEST_F(NpzTest, ReadAndWriteErrorsNameThePath) {
         << e.what();
   }
   try {
-    ReadNpz(dir_.string());
+    ReadNpz(scratch_.dir().string());
     FAIL() << "read a directory";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), dir_.string() + ": a directory, not an .npz file");
+    EXPECT_EQ(std::string(e.what()), scratch_.dir().string() + ": a directory, not an .npz file");
   }
   try {
     WriteNpz(Path("no/such/dir/a.npz"), arrays);

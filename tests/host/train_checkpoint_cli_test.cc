@@ -96,6 +96,28 @@ void InterruptAndResume(const std::string& signal, int expected_code) {
 TEST(MxuTrainCheckpoint, SigintLeavesTheLastFinishedStep) { InterruptAndResume("INT", 130); }
 TEST(MxuTrainCheckpoint, SigtermLeavesTheLastFinishedStep) { InterruptAndResume("TERM", 143); }
 
+// A CNN's checkpoint: conv and dense weights by name, predict and resume as for the MLP (the
+// installed Fashion-MNIST, 256 training images, on the model backend).
+TEST(MxuTrainCheckpoint, ACnnPredictsAndResumes) {
+  const std::string run =
+      "train --backend model --quiet --json --model cnn --channels 4 "
+      "--hidden 16 --data fashion-mnist --train-samples 256 --test-samples 100";
+  const std::string ck = TempPath("cnn.npz");
+  const json one = Summary(RunMxu(run + " --epochs 1 --save " + ck));
+  const json predicted = Summary(RunMxu("predict --backend model --json --model " + ck));
+  EXPECT_EQ(predicted["test_accuracy"], one["test_accuracy"]);
+  EXPECT_EQ(predicted["confusion"], one["confusion"]);
+  EXPECT_EQ(predicted["model"], "CNN 28x28 conv3x3-4 pool2 dense 784-16-10");
+  const json resumed = Summary(RunMxu(run + " --epochs 2 --resume " + ck));
+  const json straight = Summary(RunMxu(run + " --epochs 2"));
+  EXPECT_EQ(resumed["weights_hash"], straight["weights_hash"]);
+  ExpectUsageError(
+      "train --backend model --model cnn --channels 8 --hidden 16 --data "
+      "fashion-mnist --train-samples 256 --test-samples 100 --epochs 2 --resume " +
+          ck,
+      "trained with --channels 4, the command line gives 8");
+}
+
 TEST(MxuTrainCheckpoint, NumpyReadsTheDocumentedArrays) {
   const std::string ck = TempPath("numpy.npz");
   ASSERT_EQ(RunMxu(kTrain + " --epochs 2 --save " + ck).exit_code, 0);
