@@ -247,78 +247,73 @@ struct OtherRankFailed {
   int code;
 };
 
-// ready: called once the set-up is done, just before training (under mpirun every rank learns
-// there whether all got that far).
-int Train(
-    const CLI::App& cli, TrainArgs& args, train::Collective& ranks,
-    const std::function<void()>& ready = [] {}) {
-  const DeviceOptions& options = args.device;
-  // Rank 0 alone prints, logs, plots and traces; the others train in silence.
-  const bool lead = ranks.rank() == 0;
-  TraceOptions trace = args.trace;
-  if (!lead) trace = TraceOptions();
-  if (!lead) args.quiet = true, args.json = false;
-  train::TrainConfig& config_in = args.config;
-  if (config_in.model != "mlp" && config_in.model != "cnn") {
-    throw UsageError("unknown model '" + config_in.model + "' (expected mlp or cnn)");
+// The options as a TrainConfig (args.config), with the CNN's, the optimizer's and the
+// parallelism's rules; with --resume, the checkpoint (its settings become the run's). Throws
+// UsageError.
+std::optional<train::Checkpoint> ResolveConfig(const CLI::App& cli, TrainArgs& args,
+                                               const train::Collective& ranks) {
+  train::TrainConfig& config = args.config;
+  if (config.model != "mlp" && config.model != "cnn") {
+    throw UsageError("unknown model '" + config.model + "' (expected mlp or cnn)");
   }
-  const bool cnn_given = config_in.model == "cnn";
-  if (Given(cli, "--channels") && !cnn_given)
+  const bool cnn = config.model == "cnn";
+  if (Given(cli, "--channels") && !cnn) {
     throw UsageError("--channels is the CNN's: give --model cnn");
-  if (cnn_given) {
+  }
+  if (cnn) {
     if (!Given(cli, "--data")) throw UsageError("--model cnn needs image data: give --data");
-    config_in.channels = ParseWidths(args.channels, "--channels");
-    if (config_in.channels.empty()) throw UsageError("--channels: the CNN needs a conv layer");
-    config_in.hidden = {128};  // the CNN's dense head, unless --hidden says otherwise
+    config.channels = ParseWidths(args.channels, "--channels");
+    if (config.channels.empty()) throw UsageError("--channels: the CNN needs a conv layer");
+    config.hidden = {128};  // the CNN's dense head, unless --hidden says otherwise
   }
-  if (Given(cli, "--hidden")) config_in.hidden = ParseWidths(args.hidden, "--hidden");
-  if (config_in.optimizer.kind != "adam" && config_in.optimizer.kind != "sgd") {
-    throw UsageError("unknown optimizer '" + config_in.optimizer.kind + "' (expected adam or sgd)");
+  if (Given(cli, "--hidden")) config.hidden = ParseWidths(args.hidden, "--hidden");
+  if (config.optimizer.kind != "adam" && config.optimizer.kind != "sgd") {
+    throw UsageError("unknown optimizer '" + config.optimizer.kind + "' (expected adam or sgd)");
   }
-  if (Given(cli, "--momentum") && config_in.optimizer.kind != "sgd") {
+  if (Given(cli, "--momentum") && config.optimizer.kind != "sgd") {
     throw UsageError("--momentum is SGD's: give --optimizer sgd with it, or leave it out");
   }
   // Adam's step suits the data: 0.01 on the 2-feature spirals, 0.001 on images (at 0.01 a
   // 784-128-10 MLP stalls near 85% on Fashion-MNIST; at 0.001 it reaches 87.5% in 5 epochs).
   if (!Given(cli, "--lr")) {
-    if (config_in.optimizer.kind == "sgd") {
-      config_in.optimizer.learning_rate = 0.05f;
+    if (config.optimizer.kind == "sgd") {
+      config.optimizer.learning_rate = 0.05f;
     } else if (Given(cli, "--data")) {
-      config_in.optimizer.learning_rate = 0.001f;
+      config.optimizer.learning_rate = 0.001f;
     }
   }
   if (args.parallel != "data" && args.parallel != "model") {
     throw UsageError("unknown --parallel '" + args.parallel + "' (expected data or model)");
   }
-  config_in.model_parallel = args.parallel == "model";
-  if (config_in.model_parallel && ranks.size() < 2) {
+  config.model_parallel = args.parallel == "model";
+  if (config.model_parallel && ranks.size() < 2) {
     throw UsageError(
         "--parallel model splits the model across the ranks of a job: run it under mpirun -np N "
         "(N >= 2)");
   }
-  if (config_in.model_parallel && cnn_given) {
+  if (config.model_parallel && cnn) {
     throw UsageError("--parallel model splits an MLP's dense layers: not with --model cnn");
   }
+  if (!Given(cli, "--resume")) return std::nullopt;
   std::optional<train::Checkpoint> resumed;
-  if (Given(cli, "--resume")) {
-    try {
-      resumed = train::ReadCheckpoint(args.resume);
-    } catch (const std::runtime_error& error) {
-      throw UsageError(std::string("--resume ") + error.what());
-    }
-    TakeCheckpointSettings(cli, *resumed, config_in, args.resume);
-    const int finished = static_cast<int>(resumed->history.size());
-    if (config_in.epochs <= finished || config_in.epochs < resumed->state.epoch) {
-      throw UsageError("--epochs " + std::to_string(config_in.epochs) + ": the checkpoint " +
-                       args.resume + " has finished " + std::to_string(finished) +
-                       " epochs; give more to go on");
-    }
+  try {
+    resumed = train::ReadCheckpoint(args.resume);
+  } catch (const std::runtime_error& error) {
+    throw UsageError(std::string("--resume ") + error.what());
   }
-  const bool cnn = config_in.model == "cnn";
-  if (options.backend == "host" && (Given(cli, "--trace") || Given(cli, "--timeline"))) {
-    throw UsageError("--trace and --timeline record the device: not with --backend host");
+  TakeCheckpointSettings(cli, *resumed, config, args.resume);
+  const int finished = static_cast<int>(resumed->history.size());
+  if (config.epochs <= finished || config.epochs < resumed->state.epoch) {
+    throw UsageError("--epochs " + std::to_string(config.epochs) + ": the checkpoint " +
+                     args.resume + " has finished " + std::to_string(finished) +
+                     " epochs; give more to go on");
   }
-  if (options.backend == "host") RejectDeviceOptions(cli, "with --backend host (no device)");
+  return resumed;
+}
+
+// Every output against the others and the inputs, before anything runs.
+void CheckOutputs(const CLI::App& cli, const TrainArgs& args, const TraceOptions& trace, bool lead,
+                  bool resumed) {
   std::vector<PathArg> outputs;
   for (const char* option : {"--log", "--plot", "--save"}) {
     if (Given(cli, option) && lead) {
@@ -332,42 +327,38 @@ int Train(
     inputs.push_back({"--resume", args.resume});
   }
   CheckOutputPaths(outputs, inputs);
-  const bool json = args.json;
-  const train::TrainConfig& config = config_in;
-  const train::LoadedData loaded = LoadData(cli, args, config.seed);
-  const train::Split& data = loaded.split;
-  const std::string& data_name = loaded.name;
-  if (cnn) {
-    // A conv layer's weight gradient sums over batch x pixels products: one K of the device.
-    const int64_t pixels = int64_t{data.train.image_rows} * data.train.image_cols;
-    if (pixels == 0) throw UsageError("--model cnn needs image data; " + data_name + " is not");
-    if (pixels * config.batch_size > train::DeviceMatmulEngine::kMaxRows) {
-      throw UsageError("--batch " + std::to_string(config.batch_size) + " with " +
-                       std::to_string(pixels) + "-pixel images is above the CNN's limit of " +
-                       std::to_string(train::DeviceMatmulEngine::kMaxRows / pixels) +
-                       " (batch x pixels must be at most 65535)");
-    }
-    // On the device the dense head's input is one K (and the input gradient's N).
-    int64_t rows = data.train.image_rows, cols = data.train.image_cols;
-    for (size_t i = 0; i < config.channels.size() && rows >= 2 && cols >= 2; ++i) {
-      rows /= 2, cols /= 2;
-    }
-    const int64_t flat = rows * cols * config.channels.back();
-    if (flat > train::DeviceMatmulEngine::kMaxRows && options.backend != "host") {
-      throw UsageError("--channels " + args.channels + ": the last conv layer gives " +
-                       std::to_string(flat) + " features (" + std::to_string(rows) + "x" +
-                       std::to_string(cols) + " pixels x " +
-                       std::to_string(config.channels.back()) +
-                       " channels) to the dense layer, above the device's GEMM limit of 65535");
-    }
+}
+
+// The CNN's products within the device's limits on this data.
+void CheckCnnFits(const TrainArgs& args, const train::TrainConfig& config,
+                  const train::LoadedData& loaded) {
+  const train::Dataset& train = loaded.split.train;
+  // A conv layer's weight gradient sums over batch x pixels products: one K of the device.
+  const int64_t pixels = int64_t{train.image_rows} * train.image_cols;
+  if (pixels == 0) throw UsageError("--model cnn needs image data; " + loaded.name + " is not");
+  if (pixels * config.batch_size > train::DeviceMatmulEngine::kMaxRows) {
+    throw UsageError("--batch " + std::to_string(config.batch_size) + " with " +
+                     std::to_string(pixels) + "-pixel images is above the CNN's limit of " +
+                     std::to_string(train::DeviceMatmulEngine::kMaxRows / pixels) +
+                     " (batch x pixels must be at most 65535)");
   }
-  // Data parallelism shares a step's samples among the ranks; model parallelism gives every rank
-  // them all.
-  const int data_ranks = config.model_parallel ? 1 : ranks.size();
-  const uint64_t global_batch =
-      static_cast<uint64_t>(config.batch_size) * data_ranks * config.accumulate_steps;
-  const uint64_t steps_per_epoch =
-      (static_cast<uint64_t>(data.train.size()) + global_batch - 1) / global_batch;
+  // On the device the dense head's input is one K (and the input gradient's N).
+  int64_t rows = train.image_rows, cols = train.image_cols;
+  for (size_t i = 0; i < config.channels.size() && rows >= 2 && cols >= 2; ++i) {
+    rows /= 2, cols /= 2;
+  }
+  const int64_t flat = rows * cols * config.channels.back();
+  if (flat > train::DeviceMatmulEngine::kMaxRows && args.device.backend != "host") {
+    throw UsageError("--channels " + args.channels + ": the last conv layer gives " +
+                     std::to_string(flat) + " features (" + std::to_string(rows) + "x" +
+                     std::to_string(cols) + " pixels x " + std::to_string(config.channels.back()) +
+                     " channels) to the dense layer, above the device's GEMM limit of 65535");
+  }
+}
+
+// The test hooks' steps within the run.
+void CheckTestHooks(const CLI::App& cli, const train::TrainConfig& config,
+                    uint64_t steps_per_epoch) {
   const uint64_t total_steps = steps_per_epoch * static_cast<uint64_t>(config.epochs);
   if (Given(cli, "--inject-overflow") &&
       (config.inject_overflow_step < 1 || config.inject_overflow_step > total_steps)) {
@@ -376,274 +367,202 @@ int Train(
                      std::to_string(steps_per_epoch) + " steps), got " +
                      std::to_string(config.inject_overflow_step));
   }
-  PendingOutputs files;
-  RunRecorder recorder(trace, &files);
-
-  // The engine: the device through the driver, or plain fp32 on the host.
-  TrainingEngine opened = OpenTrainingEngine(options);
-  const std::unique_ptr<driver::Device>& device = opened.device;
-  const std::unique_ptr<train::MatmulEngine>& engine = opened.engine;
-  const std::string& engine_text = opened.description;
-  const std::string& numerics = opened.numerics;
-
   if (Given(cli, "--inject-failure") &&
       (config.inject_failure_step < 1 || config.inject_failure_step > total_steps)) {
     throw UsageError("--inject-failure must be a step in [1, " + std::to_string(total_steps) +
                      "], got " + std::to_string(config.inject_failure_step));
   }
-  std::unique_ptr<train::Trainer> trainer_owner;
+}
+
+// The checkpoint's data, arithmetic, ranks and model must be this run's; then the trainer takes
+// its state. Returns the history it holds.
+std::vector<EpochRecord> Restore(const train::Checkpoint& ck, const std::string& file,
+                                 const train::LoadedData& loaded, const std::string& numerics,
+                                 int ranks, train::Trainer& trainer) {
+  const std::string refused = "--resume " + file + ": the checkpoint ";
+  const auto data_text = [](const std::string& name, int train, int test, int features,
+                            int classes) {
+    return name + " (" + std::to_string(train) + " train / " + std::to_string(test) +
+           " test samples, " + std::to_string(features) + " features, " + std::to_string(classes) +
+           " classes)";
+  };
+  const train::DataIdentity& d = ck.data;
+  const train::Split& data = loaded.split;
+  const std::string saved_data =
+      data_text(d.name, d.train_samples, d.test_samples, d.features, d.classes);
+  const std::string this_data = data_text(loaded.name, data.train.size(), data.test.size(),
+                                          data.train.features, data.train.classes);
+  if (saved_data != this_data) {
+    throw UsageError(refused + "was trained on " + saved_data + ", this run loads " + this_data);
+  }
+  if (ck.numerics != numerics) {
+    throw UsageError(refused + "computed with " + ck.numerics + ", this run with " + numerics);
+  }
+  if (ck.ranks != ranks) {
+    throw UsageError(refused + "was trained on " + std::to_string(ck.ranks) +
+                     " rank(s), this run has " + std::to_string(ranks));
+  }
+  if (ck.model != trainer.model().Describe()) {
+    throw UsageError(refused + "holds " + ck.model + ", this run builds " +
+                     trainer.model().Describe());
+  }
   try {
-    trainer_owner =
-        std::make_unique<train::Trainer>(config, data.train, data.test, *engine, &ranks);
+    trainer.set_state(ck.state);
   } catch (const std::invalid_argument& error) {
-    throw UsageError(error.what());  // e.g. a layer narrower than the ranks it is split across
+    throw UsageError(refused + "does not fit: " + error.what());
   }
-  train::Trainer& trainer = *trainer_owner;
-  std::vector<EpochRecord> records;
-  if (resumed) {
-    // The checkpoint's data, arithmetic, ranks and model must be this run's.
-    const std::string refused = "--resume " + args.resume + ": the checkpoint ";
-    const train::DataIdentity& d = resumed->data;
-    const auto data_text = [](const std::string& name, int train, int test, int features,
-                              int classes) {
-      return name + " (" + std::to_string(train) + " train / " + std::to_string(test) +
-             " test samples, " + std::to_string(features) + " features, " +
-             std::to_string(classes) + " classes)";
-    };
-    const std::string saved_data =
-        data_text(d.name, d.train_samples, d.test_samples, d.features, d.classes);
-    const std::string this_data = data_text(data_name, data.train.size(), data.test.size(),
-                                            data.train.features, data.train.classes);
-    if (saved_data != this_data) {
-      throw UsageError(refused + "was trained on " + saved_data + ", this run loads " + this_data);
-    }
-    if (resumed->numerics != numerics) {
-      throw UsageError(refused + "computed with " + resumed->numerics + ", this run with " +
-                       numerics);
-    }
-    if (resumed->ranks != ranks.size()) {
-      throw UsageError(refused + "was trained on " + std::to_string(resumed->ranks) +
-                       " rank(s), this run has " + std::to_string(ranks.size()));
-    }
-    if (resumed->model != trainer.model().Describe()) {
-      throw UsageError(refused + "holds " + resumed->model + ", this run builds " +
-                       trainer.model().Describe());
-    }
-    try {
-      trainer.set_state(resumed->state);
-    } catch (const std::invalid_argument& error) {
-      throw UsageError(refused + "does not fit: " + error.what());
-    }
-    records = resumed->history;
-  }
-  ready();
-  std::vector<int> widths = {data.train.features};
-  widths.insert(widths.end(), config.hidden.begin(), config.hidden.end());
-  widths.push_back(data.train.classes);
+  return ck.history;
+}
 
-  // Human-readable lines go to stdout, or to stderr when stdout carries the JSON.
-  FILE* text = json ? stderr : stdout;
-  const bool quiet = args.quiet;
-  if (!quiet) {
-    std::fprintf(text, "training %s: %d train / %d test samples, %d features, %d classes\n",
-                 data_name.c_str(), data.train.size(), data.test.size(), data.train.features,
-                 data.train.classes);
-    std::fprintf(text, "model %s (%zu parameters), %s lr %g, batch %d, %d epochs, seed %llu\n",
-                 trainer.model().Describe().c_str(), trainer.model().parameter_count(),
-                 config.optimizer.kind.c_str(), config.optimizer.learning_rate, config.batch_size,
-                 config.epochs, (unsigned long long)config.seed);
-    if (config.accumulate_steps > 1 || config.dropout > 0 || config.clip_norm > 0) {
-      std::fprintf(text,
-                   "accumulate %d micro-batches (%llu samples per update), dropout %g, "
-                   "clip norm %g\n",
-                   config.accumulate_steps, (unsigned long long)global_batch,
-                   static_cast<double>(config.dropout), static_cast<double>(config.clip_norm));
-    }
-    std::fprintf(text, "GEMMs on %s\n", engine_text.c_str());
-    if (resumed) {
-      std::fprintf(text, "resumed from %s: %d epochs and %llu steps done\n", args.resume.c_str(),
-                   static_cast<int>(records.size()), (unsigned long long)resumed->state.step);
-    }
-    if (config.model_parallel) {
-      const size_t local =
-          static_cast<const train::TensorParallelMlp&>(trainer.model()).local_parameter_count();
-      std::fprintf(text,
-                   "model parallel: %d ranks (one chip each), every weight matrix split by output "
-                   "columns: %llu weight bytes per rank (one chip: %llu); activations all-gathered "
-                   "and input gradients all-reduced on a ring (link %llu B/cycle, latency %llu "
-                   "cycles)\n",
-                   ranks.size(), (unsigned long long)(local * sizeof(float)),
-                   (unsigned long long)(trainer.model().parameter_count() * sizeof(float)),
-                   (unsigned long long)config.interconnect.link_bytes_per_cycle,
-                   (unsigned long long)config.interconnect.link_latency_cycles);
-    } else if (ranks.size() > 1) {
-      const uint64_t bytes = trainer.model().parameter_count() * sizeof(float);
-      std::fprintf(text,
-                   "data parallel: %d ranks (one chip each), %llu samples per step; gradient "
-                   "all-reduce of %llu bytes on a ring: %llu cycles per step (link %llu B/cycle, "
-                   "latency %llu cycles)\n",
-                   ranks.size(), (unsigned long long)global_batch, (unsigned long long)bytes,
-                   (unsigned long long)config.interconnect.AllReduceCycles(bytes, ranks.size()),
-                   (unsigned long long)config.interconnect.link_bytes_per_cycle,
-                   (unsigned long long)config.interconnect.link_latency_cycles);
-    }
-  }
-  trainer.on_skip = [&](const train::SkippedStep& skip) {
-    std::fprintf(stderr, "step %llu: gradient holds Inf/NaN: step skipped, loss scale %g -> %g\n",
-                 (unsigned long long)skip.step, static_cast<double>(skip.scale_before),
-                 static_cast<double>(skip.scale_after));
-  };
+// The weight bytes one rank holds: a slice of each matrix with model parallelism.
+size_t WeightBytesPerRank(const train::TrainConfig& config, const train::Trainer& trainer) {
+  const size_t parameters =
+      config.model_parallel
+          ? static_cast<const train::TensorParallelMlp&>(trainer.model()).local_parameter_count()
+          : trainer.model().parameter_count();
+  return parameters * sizeof(float);
+}
 
-  std::ofstream log;
-  if (Given(cli, "--log") && lead) {
-    log.open(files.Temp(args.log));
-    if (!log) throw UsageError("cannot write the log " + args.log);
-    log << CsvHeader();
-    for (const EpochRecord& record : records) log << CsvRow(record);  // a resumed run's history
+// What the run is: data, model, settings, engine, parallelism.
+void PrintRunHeader(FILE* text, const train::LoadedData& loaded, const train::TrainConfig& config,
+                    const train::Trainer& trainer, const std::string& engine, int ranks,
+                    uint64_t global_batch) {
+  const train::Split& data = loaded.split;
+  std::fprintf(text, "training %s: %d train / %d test samples, %d features, %d classes\n",
+               loaded.name.c_str(), data.train.size(), data.test.size(), data.train.features,
+               data.train.classes);
+  std::fprintf(text, "model %s (%zu parameters), %s lr %g, batch %d, %d epochs, seed %llu\n",
+               trainer.model().Describe().c_str(), trainer.model().parameter_count(),
+               config.optimizer.kind.c_str(), config.optimizer.learning_rate, config.batch_size,
+               config.epochs, (unsigned long long)config.seed);
+  if (config.accumulate_steps > 1 || config.dropout > 0 || config.clip_norm > 0) {
+    std::fprintf(text,
+                 "accumulate %d micro-batches (%llu samples per update), dropout %g, clip norm "
+                 "%g\n",
+                 config.accumulate_steps, (unsigned long long)global_batch,
+                 static_cast<double>(config.dropout), static_cast<double>(config.clip_norm));
   }
-  // --save: a checkpoint after every epoch, and on SIGINT / SIGTERM after the step being run.
-  const bool saving = Given(cli, "--save");
-  std::optional<StopSignals> signals;
-  if (saving) {
-    signals.emplace();
-    trainer.stop_requested = [&ranks] {
-      // Every rank stops at the same step: one that got the signal stops them all.
-      uint64_t stop = g_stop_signal != 0;
-      if (ranks.size() > 1) {
-        for (uint64_t rank_stop : ranks.AllGather(stop)) stop |= rank_stop;
-      }
-      return stop != 0;
-    };
+  std::fprintf(text, "GEMMs on %s\n", engine.c_str());
+  const train::RingInterconnect& link = config.interconnect;
+  if (config.model_parallel) {
+    std::fprintf(text,
+                 "model parallel: %d ranks (one chip each), every weight matrix split by output "
+                 "columns: %llu weight bytes per rank (one chip: %llu); activations all-gathered "
+                 "and input gradients all-reduced on a ring (link %llu B/cycle, latency %llu "
+                 "cycles)\n",
+                 ranks, (unsigned long long)WeightBytesPerRank(config, trainer),
+                 (unsigned long long)(trainer.model().parameter_count() * sizeof(float)),
+                 (unsigned long long)link.link_bytes_per_cycle,
+                 (unsigned long long)link.link_latency_cycles);
+  } else if (ranks > 1) {
+    const uint64_t bytes = trainer.model().parameter_count() * sizeof(float);
+    std::fprintf(text,
+                 "data parallel: %d ranks (one chip each), %llu samples per step; gradient "
+                 "all-reduce of %llu bytes on a ring: %llu cycles per step (link %llu B/cycle, "
+                 "latency %llu cycles)\n",
+                 ranks, (unsigned long long)global_batch, (unsigned long long)bytes,
+                 (unsigned long long)link.AllReduceCycles(bytes, ranks),
+                 (unsigned long long)link.link_bytes_per_cycle,
+                 (unsigned long long)link.link_latency_cycles);
   }
-  ProgressBar bar(!quiet && isatty(STDERR_FILENO));
-  // Writes the checkpoint (rank 0; every rank takes part in gathering it); returns its step.
-  const auto save = [&]() -> uint64_t {
-    train::Checkpoint ck;
-    ck.config = config;
-    ck.ranks = ranks.size();
-    ck.model = trainer.model().Describe();
-    ck.numerics = numerics;
-    ck.data = {data_name,
-               Given(cli, "--data") ? args.data : "",
-               data.train.size(),
-               data.test.size(),
-               data.train.features,
-               data.train.classes,
-               Given(cli, "--data") ? 0 : args.samples_per_class};
-    ck.state = trainer.state();  // a collective call with model parallelism
-    ck.history = records;
-    if (lead) {
-      PendingOutputs checkpoint;
-      checkpoint.Write(args.save,
-                       [&](const std::string& temp) { train::WriteCheckpoint(temp, ck); });
-      checkpoint.Commit();
-    }
-    return ck.state.step;
-  };
-  // The signal that stopped the run, if one did (after its checkpoint was written).
-  const auto stopped = [&]() -> int {
-    if (!saving || !trainer.stop_requested()) return 0;
-    bar.Clear();
-    const uint64_t step = save();
-    const int signal = g_stop_signal ? static_cast<int>(g_stop_signal) : SIGINT;
-    if (lead) {
-      std::fprintf(stderr, "stopped by signal %d after step %llu: checkpoint %s written\n", signal,
-                   (unsigned long long)step, args.save.c_str());
-    }
-    return 128 + signal;
-  };
-  // The trace window counts device cycles from the start of training.
-  if (device) recorder.Arm(*device);
-  const auto start = std::chrono::steady_clock::now();
-  for (int e = trainer.epochs_done() + 1; e <= config.epochs; ++e) {
-    const EpochRecord record = trainer.RunEpoch(
-        [&](int step, int steps, double loss) { bar.Update(e, config.epochs, step, steps, loss); });
-    bar.Clear();
-    if (!record.complete) {
-      if (const int code = stopped()) return code;
-    }
-    records.push_back(record);
-    if (log.is_open()) {
-      log << CsvRow(record) << std::flush;
-      if (!log) throw std::runtime_error("writing the log " + args.log + " failed");
-    }
-    if (!quiet) {
-      std::fprintf(
-          text, "epoch %*d/%d  loss %.4f  train %5.1f%%  test %5.1f%%  scale %g  skipped %llu",
-          ProgressBar::Digits(config.epochs), e, config.epochs, record.train_loss,
-          100 * record.train_accuracy, 100 * record.test_accuracy,
-          static_cast<double>(record.loss_scale), (unsigned long long)record.skipped_steps);
-      if (device) {
-        std::fprintf(text, "  cycles %llu", (unsigned long long)record.engine.device_cycles);
-      }
-      if (ranks.size() > 1) {
-        std::fprintf(text, "  %s cycles %llu",
-                     config.model_parallel ? "interconnect" : "all-reduce",
-                     (unsigned long long)record.communication_cycles);
-      }
-      std::fprintf(text, "\n");
-      std::fflush(text);
-    }
-    if (saving) save();
-    if (e < config.epochs) {
-      if (const int code = stopped()) return code;
-    }
-  }
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (device) recorder.Finish(*device);
+}
 
-  if (Given(cli, "--plot") && lead) {
-    std::vector<train::Series> loss(2), accuracy(2);
-    loss[0].label = "train loss";
-    loss[1].label = "test loss";
-    accuracy[0].label = "train";
-    accuracy[1].label = "test";
-    for (const EpochRecord& r : records) {
-      loss[0].y.push_back(r.train_loss);
-      loss[1].y.push_back(r.test_loss);
-      accuracy[0].y.push_back(r.train_accuracy);  // fractions: the plot shows percent
-      accuracy[1].y.push_back(r.test_accuracy);
-    }
-    files.Write(args.plot, [&](const std::string& temp) {
-      train::WriteCurvesPng(temp,
-                            "mxu train: " + trainer.model().Describe() + " on " + engine->name(),
-                            loss, accuracy);
-    });
-  }
+void PrintResumed(FILE* text, const std::string& file, const train::Checkpoint& ck) {
+  std::fprintf(text, "resumed from %s: %d epochs and %llu steps done\n", file.c_str(),
+               static_cast<int>(ck.history.size()), (unsigned long long)ck.state.step);
+}
 
-  const EpochRecord& last = records.back();
+void PrintSkippedStep(const train::SkippedStep& skip) {
+  std::fprintf(stderr, "step %llu: gradient holds Inf/NaN: step skipped, loss scale %g -> %g\n",
+               (unsigned long long)skip.step, static_cast<double>(skip.scale_before),
+               static_cast<double>(skip.scale_after));
+}
+
+void PrintEpoch(FILE* text, const EpochRecord& record, const train::TrainConfig& config,
+                bool device, int ranks) {
+  std::fprintf(text, "epoch %*d/%d  loss %.4f  train %5.1f%%  test %5.1f%%  scale %g  skipped %llu",
+               ProgressBar::Digits(config.epochs), record.epoch, config.epochs, record.train_loss,
+               100 * record.train_accuracy, 100 * record.test_accuracy,
+               static_cast<double>(record.loss_scale), (unsigned long long)record.skipped_steps);
+  if (device) std::fprintf(text, "  cycles %llu", (unsigned long long)record.engine.device_cycles);
+  if (ranks > 1) {
+    std::fprintf(text, "  %s cycles %llu", config.model_parallel ? "interconnect" : "all-reduce",
+                 (unsigned long long)record.communication_cycles);
+  }
+  std::fprintf(text, "\n");
+  std::fflush(text);
+}
+
+void WritePlot(const std::string& path, const std::vector<EpochRecord>& records,
+               const std::string& title) {
+  std::vector<train::Series> loss(2), accuracy(2);
+  loss[0].label = "train loss";
+  loss[1].label = "test loss";
+  accuracy[0].label = "train";
+  accuracy[1].label = "test";
+  for (const EpochRecord& r : records) {
+    loss[0].y.push_back(r.train_loss);
+    loss[1].y.push_back(r.test_loss);
+    accuracy[0].y.push_back(r.train_accuracy);  // fractions: the plot shows percent
+    accuracy[1].y.push_back(r.test_accuracy);
+  }
+  train::WriteCurvesPng(path, title, loss, accuracy);
+}
+
+// What a finished run reports: the summary line(s), or the JSON object.
+struct RunSummary {
+  const train::LoadedData* loaded;
+  const train::TrainConfig* config;
+  const train::Trainer* trainer;
+  const train::MatmulEngine* engine;
+  const EpochRecord* last;
+  bool device, json, quiet, cnn;
+  int ranks;
+  uint64_t global_batch;
+  double wall;
+};
+
+void Report(const RunSummary& run) {
+  const EpochRecord& last = *run.last;
+  const train::TrainConfig& config = *run.config;
   const train::EngineStats& stats = last.engine;
   const train::EngineStats& steps_only = last.training;
-  const uint64_t array_macs_per_cycle =
-      device ? uint64_t(static_cast<train::DeviceMatmulEngine&>(*engine).config().rows) *
-                   static_cast<train::DeviceMatmulEngine&>(*engine).config().cols
-             : 0;
+  uint64_t array_macs_per_cycle = 0;
+  if (const auto* device = dynamic_cast<const train::DeviceMatmulEngine*>(run.engine)) {
+    array_macs_per_cycle = uint64_t{device->config().rows} * device->config().cols;
+  }
   // Utilization and cycles per step count the training steps (evaluation passes excluded).
   const double utilization =
       steps_only.device_cycles
           ? double(steps_only.macs) / (double(steps_only.device_cycles) * array_macs_per_cycle)
           : 0;
   const double cycles_per_step = last.steps ? double(steps_only.device_cycles) / last.steps : 0.0;
-  const double steps_per_second = wall > 0 ? last.steps / wall : 0;
+  const double steps_per_second = run.wall > 0 ? last.steps / run.wall : 0;
   const double samples_per_second =
-      wall > 0 ? double(last.steps) * double(global_batch) / wall : 0.0;
-  // Data parallelism: a step's simulated time is this chip's compute plus the all-reduce.
+      run.wall > 0 ? double(last.steps) * double(run.global_batch) / run.wall : 0.0;
+  // Several chips: a step's simulated time is this chip's compute plus the ring's transfers.
   const double comm_per_step =
       last.steps ? double(last.training_communication_cycles) / last.steps : 0.0;
   const double scaling_efficiency = cycles_per_step + comm_per_step > 0
                                         ? cycles_per_step / (cycles_per_step + comm_per_step)
                                         : 1.0;
-  if (json) {
+  const train::Model& model = run.trainer->model();
+  const train::Split& data = run.loaded->split;
+  if (run.json) {
     // Non-finite numbers (a diverged loss) are written as null.
     nlohmann::ordered_json j;
-    j["backend"] = engine->name();
-    j["data"] = data_name;
+    j["backend"] = run.engine->name();
+    j["data"] = run.loaded->name;
     j["train_samples"] = data.train.size();
     j["test_samples"] = data.test.size();
-    j["model"] = trainer.model().Describe();
-    if (!cnn) j["layers"] = JoinWidths(widths);
-    j["parameters"] = trainer.model().parameter_count();
+    j["model"] = model.Describe();
+    if (!run.cnn) {
+      std::vector<int> widths = {data.train.features};
+      widths.insert(widths.end(), config.hidden.begin(), config.hidden.end());
+      widths.push_back(data.train.classes);
+      j["layers"] = JoinWidths(widths);
+    }
+    j["parameters"] = model.parameter_count();
     j["optimizer"] = config.optimizer.kind;
     j["learning_rate"] = config.optimizer.learning_rate;
     j["batch"] = config.batch_size;
@@ -662,10 +581,10 @@ int Train(
     j["cycles_per_step"] = cycles_per_step;
     j["array_busy_cycles"] = stats.array_busy_cycles;
     j["utilization"] = utilization;
-    j["wall_seconds"] = wall;
+    j["wall_seconds"] = run.wall;
     j["steps_per_second"] = steps_per_second;
-    j["ranks"] = ranks.size();
-    j["samples_per_step"] = global_batch;
+    j["ranks"] = run.ranks;
+    j["samples_per_step"] = run.global_batch;
     j["samples_per_second"] = samples_per_second;
     j["communication_cycles"] = last.communication_cycles;
     j["communication_cycles_per_step"] = comm_per_step;
@@ -674,34 +593,212 @@ int Train(
     std::snprintf(hash, sizeof hash, "%016llx", (unsigned long long)last.weights_hash);
     j["weights_hash"] = hash;
     j["parallel"] = config.model_parallel ? "model" : "data";
-    j["weight_bytes_per_rank"] =
-        (config.model_parallel
-             ? static_cast<const train::TensorParallelMlp&>(trainer.model()).local_parameter_count()
-             : trainer.model().parameter_count()) *
-        sizeof(float);
+    j["weight_bytes_per_rank"] = WeightBytesPerRank(config, *run.trainer);
     j["accumulate_steps"] = config.accumulate_steps;
     j["dropout"] = config.dropout;
     j["clip_norm"] = config.clip_norm;
-    j["clipped_steps"] = trainer.clipped_steps();
+    j["clipped_steps"] = run.trainer->clipped_steps();
     j["confusion"] = last.confusion;  // test set: rows true class, columns predicted
     std::printf("%s\n", j.dump().c_str());
-  } else if (!quiet) {
-    std::printf("test accuracy %.1f%% after %llu steps (%llu skipped), %.1f s, %.2f steps/s",
-                100 * last.test_accuracy, (unsigned long long)last.steps,
-                (unsigned long long)last.skipped_steps, wall, steps_per_second);
-    if (device) {
-      std::printf("; %llu GEMMs, %.0f device cycles per training step, utilization %.1f%%",
-                  (unsigned long long)stats.gemms, cycles_per_step, 100 * utilization);
+    return;
+  }
+  if (run.quiet) return;
+  std::printf("test accuracy %.1f%% after %llu steps (%llu skipped), %.1f s, %.2f steps/s",
+              100 * last.test_accuracy, (unsigned long long)last.steps,
+              (unsigned long long)last.skipped_steps, run.wall, steps_per_second);
+  if (run.device) {
+    std::printf("; %llu GEMMs, %.0f device cycles per training step, utilization %.1f%%",
+                (unsigned long long)stats.gemms, cycles_per_step, 100 * utilization);
+  }
+  std::printf("\n");
+  if (run.ranks > 1) {
+    std::printf(
+        "%d ranks: %.0f samples/s; per step %.0f compute + %.0f %s cycles, simulated scaling "
+        "efficiency %.1f%%\n",
+        run.ranks, samples_per_second, cycles_per_step, comm_per_step,
+        config.model_parallel ? "interconnect" : "all-reduce", 100 * scaling_efficiency);
+  }
+}
+
+// --save: the checkpoint after every epoch and, on SIGINT or SIGTERM, after the step being run
+// (the signal noted by StopSignals; every rank stops at the same step). Rank 0 writes; with model
+// parallelism every rank takes part in gathering the whole model.
+class Checkpointer {
+ public:
+  Checkpointer(std::string path, const train::TrainConfig& config, train::DataIdentity data,
+               std::string numerics, bool lead, train::Collective& ranks, train::Trainer& trainer)
+      : path_(std::move(path)),
+        config_(config),
+        data_(std::move(data)),
+        numerics_(std::move(numerics)),
+        lead_(lead),
+        ranks_(ranks),
+        trainer_(trainer) {
+    trainer.stop_requested = [&ranks] {
+      uint64_t stop = g_stop_signal != 0;
+      if (ranks.size() > 1) {
+        for (uint64_t rank_stop : ranks.AllGather(stop)) stop |= rank_stop;
+      }
+      return stop != 0;
+    };
+  }
+
+  // Writes the checkpoint of the trainer's state and this history; returns its step.
+  uint64_t Save(const std::vector<EpochRecord>& history) {
+    train::Checkpoint ck;
+    ck.config = config_;
+    ck.ranks = ranks_.size();
+    ck.model = trainer_.model().Describe();
+    ck.numerics = numerics_;
+    ck.data = data_;
+    ck.state = trainer_.state();  // a collective call with model parallelism
+    ck.history = history;
+    if (lead_) {
+      PendingOutputs file;
+      file.Write(path_, [&](const std::string& temp) { train::WriteCheckpoint(temp, ck); });
+      file.Commit();
     }
-    std::printf("\n");
-    if (ranks.size() > 1) {
-      std::printf(
-          "%d ranks: %.0f samples/s; per step %.0f compute + %.0f %s cycles, simulated "
-          "scaling efficiency %.1f%%\n",
-          ranks.size(), samples_per_second, cycles_per_step, comm_per_step,
-          config.model_parallel ? "interconnect" : "all-reduce", 100 * scaling_efficiency);
+    return ck.state.step;
+  }
+
+  // After a stop request: the checkpoint, a line saying so, and the exit code (128 + signal).
+  int Stop(const std::vector<EpochRecord>& history) {
+    const uint64_t step = Save(history);
+    const int signal = g_stop_signal ? static_cast<int>(g_stop_signal) : SIGINT;
+    if (lead_) {
+      std::fprintf(stderr, "stopped by signal %d after step %llu: checkpoint %s written\n", signal,
+                   (unsigned long long)step, path_.c_str());
+    }
+    return 128 + signal;
+  }
+
+ private:
+  StopSignals signals_;
+  std::string path_;
+  train::TrainConfig config_;
+  train::DataIdentity data_;
+  std::string numerics_;
+  bool lead_;
+  train::Collective& ranks_;
+  train::Trainer& trainer_;
+};
+
+// ready: called once the set-up is done, just before training (under mpirun every rank learns
+// there whether all got that far).
+int Train(
+    const CLI::App& cli, TrainArgs& args, train::Collective& ranks,
+    const std::function<void()>& ready = [] {}) {
+  // Rank 0 alone prints, logs, plots and traces; the others train in silence.
+  const bool lead = ranks.rank() == 0;
+  TraceOptions trace = args.trace;
+  if (!lead) trace = TraceOptions();
+  if (!lead) args.quiet = true, args.json = false;
+  const DeviceOptions& options = args.device;
+
+  // Set-up: options, checkpoint, outputs, data, engine, trainer; every check before any run.
+  const std::optional<train::Checkpoint> resumed = ResolveConfig(cli, args, ranks);
+  const train::TrainConfig& config = args.config;
+  const bool cnn = config.model == "cnn";
+  if (options.backend == "host" && (Given(cli, "--trace") || Given(cli, "--timeline"))) {
+    throw UsageError("--trace and --timeline record the device: not with --backend host");
+  }
+  if (options.backend == "host") RejectDeviceOptions(cli, "with --backend host (no device)");
+  CheckOutputs(cli, args, trace, lead, resumed.has_value());
+  const train::LoadedData loaded = LoadData(cli, args, config.seed);
+  const train::Split& data = loaded.split;
+  if (cnn) CheckCnnFits(args, config, loaded);
+  // Data parallelism shares a step's samples among the ranks; model parallelism gives every rank
+  // them all.
+  const int data_ranks = config.model_parallel ? 1 : ranks.size();
+  const uint64_t global_batch =
+      static_cast<uint64_t>(config.batch_size) * data_ranks * config.accumulate_steps;
+  CheckTestHooks(cli, config,
+                 (static_cast<uint64_t>(data.train.size()) + global_batch - 1) / global_batch);
+  PendingOutputs files;
+  RunRecorder recorder(trace, &files);
+  const TrainingEngine opened = OpenTrainingEngine(options);
+  const std::unique_ptr<driver::Device>& device = opened.device;
+  train::MatmulEngine& engine = *opened.engine;
+  std::unique_ptr<train::Trainer> trainer_owner;
+  try {
+    trainer_owner = std::make_unique<train::Trainer>(config, data.train, data.test, engine, &ranks);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());  // e.g. a layer narrower than the ranks it is split across
+  }
+  train::Trainer& trainer = *trainer_owner;
+  std::vector<EpochRecord> records;
+  if (resumed) {
+    records = Restore(*resumed, args.resume, loaded, opened.numerics, ranks.size(), trainer);
+  }
+  ready();
+
+  // Human-readable lines go to stdout, or to stderr when stdout carries the JSON.
+  FILE* text = args.json ? stderr : stdout;
+  const bool quiet = args.quiet;
+  if (!quiet) {
+    PrintRunHeader(text, loaded, config, trainer, opened.description, ranks.size(), global_batch);
+    if (resumed) PrintResumed(text, args.resume, *resumed);
+  }
+  trainer.on_skip = PrintSkippedStep;
+  std::ofstream log;
+  if (Given(cli, "--log") && lead) {
+    log.open(files.Temp(args.log));
+    if (!log) throw UsageError("cannot write the log " + args.log);
+    log << CsvHeader();
+    for (const EpochRecord& record : records) log << CsvRow(record);  // a resumed run's history
+  }
+  ProgressBar bar(!quiet && isatty(STDERR_FILENO));
+  std::optional<Checkpointer> checkpoints;
+  if (Given(cli, "--save")) {
+    train::DataIdentity identity{loaded.name,
+                                 Given(cli, "--data") ? args.data : "",
+                                 data.train.size(),
+                                 data.test.size(),
+                                 data.train.features,
+                                 data.train.classes,
+                                 Given(cli, "--data") ? 0 : args.samples_per_class};
+    checkpoints.emplace(args.save, config, identity, opened.numerics, lead, ranks, trainer);
+  }
+  // The signal that stopped the run, if one did (after its checkpoint was written).
+  const auto stopped = [&]() -> int {
+    if (!checkpoints || !trainer.stop_requested()) return 0;
+    bar.Clear();
+    return checkpoints->Stop(records);
+  };
+
+  // The run. The trace window counts device cycles from the start of training.
+  if (device) recorder.Arm(*device);
+  const auto start = std::chrono::steady_clock::now();
+  for (int e = trainer.epochs_done() + 1; e <= config.epochs; ++e) {
+    const EpochRecord record = trainer.RunEpoch(
+        [&](int step, int steps, double loss) { bar.Update(e, config.epochs, step, steps, loss); });
+    bar.Clear();
+    if (!record.complete) {
+      if (const int code = stopped()) return code;
+    }
+    records.push_back(record);
+    if (log.is_open()) {
+      log << CsvRow(record) << std::flush;
+      if (!log) throw std::runtime_error("writing the log " + args.log + " failed");
+    }
+    if (!quiet) PrintEpoch(text, record, config, device != nullptr, ranks.size());
+    if (checkpoints) checkpoints->Save(records);
+    if (e < config.epochs) {
+      if (const int code = stopped()) return code;
     }
   }
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (device) recorder.Finish(*device);
+
+  // The report and the outputs.
+  if (Given(cli, "--plot") && lead) {
+    files.Write(args.plot, [&](const std::string& temp) {
+      WritePlot(temp, records, "mxu train: " + trainer.model().Describe() + " on " + engine.name());
+    });
+  }
+  Report({&loaded, &config, &trainer, &engine, &records.back(), device != nullptr, args.json, quiet,
+          cnn, ranks.size(), global_batch, wall});
   if (log.is_open()) {
     log.close();
     if (!log) throw std::runtime_error("writing the log " + args.log + " failed");
