@@ -570,7 +570,7 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
     try {
       return RunBench(*cmd, *args);
     } catch (const UsageError&) {
-      if (SilentRank()) return 2;  // under mpirun every rank finds it; rank 0 reports it
+      if (SilentRank()) return SilentRankExit();  // every rank finds it; rank 0 reports it
       throw;
     }
   };

@@ -99,10 +99,10 @@ int sc_main(int argc, char** argv) {
     std::fputs(subcommand->help().c_str(), stdout);
     return Stdout(command);
   } catch (const CLI::ParseError& error) {
-    if (mxu::host::SilentRank()) return 2;
+    if (mxu::host::SilentRank()) return mxu::host::SilentRankExit();
     return Fail(command, mxu::host::DescribeParseError(error), 2);
   } catch (const mxu::host::UsageError& error) {
-    if (mxu::host::SilentRank()) return 2;
+    if (mxu::host::SilentRank()) return mxu::host::SilentRankExit();
     return Fail(command, error.what(), 2);
   }
   try {

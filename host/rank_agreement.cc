@@ -1,6 +1,8 @@
 #include "host/rank_agreement.h"
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <vector>
 
 namespace mxu::host {
@@ -68,6 +70,11 @@ bool SilentRank() {
     if (rank != nullptr) return std::string(rank) != "0";
   }
   return false;
+}
+
+int SilentRankExit() {
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  return 2;
 }
 
 }  // namespace mxu::host

@@ -32,6 +32,10 @@ int FirstFailedRank(train::Collective& ranks, int code, int* failed_code = nullp
 // same on every rank, and rank 0 alone reports it.
 bool SilentRank();
 
+// A silent rank's way out of bad usage: exit code 2, after a moment, since mpirun stops the whole
+// job when a rank exits non-zero and would otherwise kill rank 0 before its line is out.
+int SilentRankExit();
+
 }  // namespace mxu::host
 
 #endif  // MXU_HOST_RANK_AGREEMENT_H_

@@ -29,6 +29,8 @@
 #include "host/train/mpi_collective.h"
 #include "host/train/tensor_parallel_mlp.h"
 #include "host/train/trainer.h"
+#include "host/train_checkpointing.h"
+#include "host/train_report.h"
 #include "host/training_engine.h"
 
 namespace mxu::host {
@@ -54,52 +56,6 @@ std::vector<int> ParseWidths(const std::string& text, const std::string& option)
     if (comma == std::string::npos) return widths;
     start = comma + 1;
   }
-}
-
-// The progress bar rewrites one terminal line; off a terminal only whole epochs are printed.
-class ProgressBar {
- public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
-  void Update(int epoch, int epochs, int step, int steps, double loss) {
-    if (!enabled_) return;
-    constexpr int kWidth = 30;
-    const int filled = steps ? step * kWidth / steps : kWidth;
-    std::fprintf(stderr, "\repoch %*d/%d [%s%s] %d/%d  loss %.4f ", Digits(epochs), epoch, epochs,
-                 std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(), step,
-                 steps, loss);
-    std::fflush(stderr);
-  }
-  void Clear() {
-    if (enabled_) std::fprintf(stderr, "\r\033[K");
-  }
-  static int Digits(int n) { return static_cast<int>(std::to_string(n).size()); }
-
- private:
-  bool enabled_;
-};
-
-std::string CsvHeader() {
-  return "epoch,train_loss,train_accuracy,test_loss,test_accuracy,loss_scale,steps,"
-         "skipped_steps,gemms,device_cycles,array_busy_cycles,communication_cycles,weights_hash\n";
-}
-
-// Everything in a row is deterministic for a seed (no wall times): two runs give equal logs.
-std::string CsvRow(const EpochRecord& r) {
-  char line[320];
-  std::snprintf(
-      line, sizeof line, "%d,%.9g,%.9g,%.9g,%.9g,%.9g,%llu,%llu,%llu,%llu,%llu,%llu,%016llx\n",
-      r.epoch, r.train_loss, r.train_accuracy, r.test_loss, r.test_accuracy,
-      static_cast<double>(r.loss_scale), (unsigned long long)r.steps,
-      (unsigned long long)r.skipped_steps, (unsigned long long)r.engine.gemms,
-      (unsigned long long)r.engine.device_cycles, (unsigned long long)r.engine.array_busy_cycles,
-      (unsigned long long)r.communication_cycles, (unsigned long long)r.weights_hash);
-  return line;
-}
-
-std::string JoinWidths(const std::vector<int>& widths) {
-  std::string text;
-  for (int w : widths) text += (text.empty() ? "" : "-") + std::to_string(w);
-  return text;
 }
 
 struct TrainArgs {
@@ -131,98 +87,6 @@ train::LoadedData LoadData(const CLI::App& cli, const TrainArgs& args, uint64_t 
   } catch (const std::runtime_error& error) {
     throw UsageError(error.what());  // a missing or malformed file is bad input
   }
-}
-
-// SIGINT and SIGTERM while a run saves checkpoints: the signal is noted, the step being run
-// finishes, the checkpoint is written and the tool exits 128 + the signal's number. A second
-// signal ends the process at once (SA_RESETHAND restores the default after the first).
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-void NoteStopSignal(int signal) { g_stop_signal = signal; }
-
-class StopSignals {
- public:
-  StopSignals() {
-    g_stop_signal = 0;
-    struct sigaction action {};
-    action.sa_handler = NoteStopSignal;
-    action.sa_flags = SA_RESETHAND;
-    sigemptyset(&action.sa_mask);
-    installed_ = sigaction(SIGINT, &action, &previous_int_) == 0 &&
-                 sigaction(SIGTERM, &action, &previous_term_) == 0;
-  }
-  ~StopSignals() {
-    if (!installed_) return;
-    sigaction(SIGINT, &previous_int_, nullptr);
-    sigaction(SIGTERM, &previous_term_, nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  struct sigaction previous_int_ {
-  }, previous_term_{};
-  bool installed_ = false;
-};
-
-std::string Text(float value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
-  return text;
-}
-
-std::string Text(const std::vector<int>& widths) {
-  std::string text;
-  for (int w : widths) text += (text.empty() ? "" : ",") + std::to_string(w);
-  return text.empty() ? "none" : text;
-}
-
-// --resume: the run's settings are the checkpoint's; an option given on the command line must say
-// the same, or the run is refused on one line naming it.
-void TakeCheckpointSettings(const CLI::App& cli, const train::Checkpoint& ck,
-                            train::TrainConfig& config, const std::string& file) {
-  const train::TrainConfig& saved = ck.config;
-  const struct {
-    const char* option;
-    std::string given, saved;
-  } settings[] = {
-      {"--model", config.model, saved.model},
-      {"--hidden", Text(config.hidden), Text(saved.hidden)},
-      {"--channels", Text(config.channels), Text(saved.channels)},
-      {"--seed", std::to_string(config.seed), std::to_string(saved.seed)},
-      {"--batch", std::to_string(config.batch_size), std::to_string(saved.batch_size)},
-      {"--accumulate-steps", std::to_string(config.accumulate_steps),
-       std::to_string(saved.accumulate_steps)},
-      {"--dropout", Text(config.dropout), Text(saved.dropout)},
-      {"--clip-norm", Text(config.clip_norm), Text(saved.clip_norm)},
-      {"--optimizer", config.optimizer.kind, saved.optimizer.kind},
-      {"--lr", Text(config.optimizer.learning_rate), Text(saved.optimizer.learning_rate)},
-      {"--momentum", Text(config.optimizer.momentum), Text(saved.optimizer.momentum)},
-      {"--loss-scale", Text(config.loss_scaling.initial_scale),
-       Text(saved.loss_scaling.initial_scale)},
-      {"--scale-growth", std::to_string(config.loss_scaling.growth_interval),
-       std::to_string(saved.loss_scaling.growth_interval)},
-      {"--parallel", config.model_parallel ? "model" : "data",
-       saved.model_parallel ? "model" : "data"},
-      {"--link-bytes-per-cycle", std::to_string(config.interconnect.link_bytes_per_cycle),
-       std::to_string(saved.interconnect.link_bytes_per_cycle)},
-      {"--link-latency", std::to_string(config.interconnect.link_latency_cycles),
-       std::to_string(saved.interconnect.link_latency_cycles)},
-  };
-  for (const auto& s : settings) {
-    if (Given(cli, s.option) && s.given != s.saved) {
-      throw UsageError("--resume " + file + ": the checkpoint was trained with " + s.option + " " +
-                       s.saved + ", the command line gives " + s.given);
-    }
-  }
-  const int epochs = config.epochs;
-  const uint64_t overflow = config.inject_overflow_step, failure = config.inject_failure_step;
-  const int eval_batch = config.eval_batch;
-  config = saved;
-  config.epochs = epochs;
-  config.inject_overflow_step = overflow;
-  config.inject_failure_step = failure;
-  config.eval_batch = eval_batch;
 }
 
 // Every file of --data is an input no output may overwrite.
@@ -374,315 +238,6 @@ void CheckTestHooks(const CLI::App& cli, const train::TrainConfig& config,
   }
 }
 
-// The checkpoint's data, arithmetic, ranks and model must be this run's; then the trainer takes
-// its state. Returns the history it holds.
-std::vector<EpochRecord> Restore(const train::Checkpoint& ck, const std::string& file,
-                                 const train::LoadedData& loaded, const std::string& numerics,
-                                 int ranks, train::Trainer& trainer) {
-  const std::string refused = "--resume " + file + ": the checkpoint ";
-  const auto data_text = [](const std::string& name, int train, int test, int features,
-                            int classes) {
-    return name + " (" + std::to_string(train) + " train / " + std::to_string(test) +
-           " test samples, " + std::to_string(features) + " features, " + std::to_string(classes) +
-           " classes)";
-  };
-  const train::DataIdentity& d = ck.data;
-  const train::Split& data = loaded.split;
-  const std::string saved_data =
-      data_text(d.name, d.train_samples, d.test_samples, d.features, d.classes);
-  const std::string this_data = data_text(loaded.name, data.train.size(), data.test.size(),
-                                          data.train.features, data.train.classes);
-  if (saved_data != this_data) {
-    throw UsageError(refused + "was trained on " + saved_data + ", this run loads " + this_data);
-  }
-  if (ck.numerics != numerics) {
-    throw UsageError(refused + "computed with " + ck.numerics + ", this run with " + numerics);
-  }
-  if (ck.ranks != ranks) {
-    throw UsageError(refused + "was trained on " + std::to_string(ck.ranks) +
-                     " rank(s), this run has " + std::to_string(ranks));
-  }
-  if (ck.model != trainer.model().Describe()) {
-    throw UsageError(refused + "holds " + ck.model + ", this run builds " +
-                     trainer.model().Describe());
-  }
-  try {
-    trainer.set_state(ck.state);
-  } catch (const std::invalid_argument& error) {
-    throw UsageError(refused + "does not fit: " + error.what());
-  }
-  return ck.history;
-}
-
-// The weight bytes one rank holds: a slice of each matrix with model parallelism.
-size_t WeightBytesPerRank(const train::TrainConfig& config, const train::Trainer& trainer) {
-  const size_t parameters =
-      config.model_parallel
-          ? static_cast<const train::TensorParallelMlp&>(trainer.model()).local_parameter_count()
-          : trainer.model().parameter_count();
-  return parameters * sizeof(float);
-}
-
-// What the run is: data, model, settings, engine, parallelism.
-void PrintRunHeader(FILE* text, const train::LoadedData& loaded, const train::TrainConfig& config,
-                    const train::Trainer& trainer, const std::string& engine, int ranks,
-                    uint64_t global_batch) {
-  const train::Split& data = loaded.split;
-  std::fprintf(text, "training %s: %d train / %d test samples, %d features, %d classes\n",
-               loaded.name.c_str(), data.train.size(), data.test.size(), data.train.features,
-               data.train.classes);
-  std::fprintf(text, "model %s (%zu parameters), %s lr %g, batch %d, %d epochs, seed %llu\n",
-               trainer.model().Describe().c_str(), trainer.model().parameter_count(),
-               config.optimizer.kind.c_str(), config.optimizer.learning_rate, config.batch_size,
-               config.epochs, (unsigned long long)config.seed);
-  if (config.accumulate_steps > 1 || config.dropout > 0 || config.clip_norm > 0) {
-    std::fprintf(text,
-                 "accumulate %d micro-batches (%llu samples per update), dropout %g, clip norm "
-                 "%g\n",
-                 config.accumulate_steps, (unsigned long long)global_batch,
-                 static_cast<double>(config.dropout), static_cast<double>(config.clip_norm));
-  }
-  std::fprintf(text, "GEMMs on %s\n", engine.c_str());
-  const train::RingInterconnect& link = config.interconnect;
-  if (config.model_parallel) {
-    std::fprintf(text,
-                 "model parallel: %d ranks (one chip each), every weight matrix split by output "
-                 "columns: %llu weight bytes per rank (one chip: %llu); activations all-gathered "
-                 "and input gradients all-reduced on a ring (link %llu B/cycle, latency %llu "
-                 "cycles)\n",
-                 ranks, (unsigned long long)WeightBytesPerRank(config, trainer),
-                 (unsigned long long)(trainer.model().parameter_count() * sizeof(float)),
-                 (unsigned long long)link.link_bytes_per_cycle,
-                 (unsigned long long)link.link_latency_cycles);
-  } else if (ranks > 1) {
-    const uint64_t bytes = trainer.model().parameter_count() * sizeof(float);
-    std::fprintf(text,
-                 "data parallel: %d ranks (one chip each), %llu samples per step; gradient "
-                 "all-reduce of %llu bytes on a ring: %llu cycles per step (link %llu B/cycle, "
-                 "latency %llu cycles)\n",
-                 ranks, (unsigned long long)global_batch, (unsigned long long)bytes,
-                 (unsigned long long)link.AllReduceCycles(bytes, ranks),
-                 (unsigned long long)link.link_bytes_per_cycle,
-                 (unsigned long long)link.link_latency_cycles);
-  }
-}
-
-void PrintResumed(FILE* text, const std::string& file, const train::Checkpoint& ck) {
-  std::fprintf(text, "resumed from %s: %d epochs and %llu steps done\n", file.c_str(),
-               static_cast<int>(ck.history.size()), (unsigned long long)ck.state.step);
-}
-
-void PrintSkippedStep(const train::SkippedStep& skip) {
-  std::fprintf(stderr, "step %llu: gradient holds Inf/NaN: step skipped, loss scale %g -> %g\n",
-               (unsigned long long)skip.step, static_cast<double>(skip.scale_before),
-               static_cast<double>(skip.scale_after));
-}
-
-void PrintEpoch(FILE* text, const EpochRecord& record, const train::TrainConfig& config,
-                bool device, int ranks) {
-  std::fprintf(text, "epoch %*d/%d  loss %.4f  train %5.1f%%  test %5.1f%%  scale %g  skipped %llu",
-               ProgressBar::Digits(config.epochs), record.epoch, config.epochs, record.train_loss,
-               100 * record.train_accuracy, 100 * record.test_accuracy,
-               static_cast<double>(record.loss_scale), (unsigned long long)record.skipped_steps);
-  if (device) std::fprintf(text, "  cycles %llu", (unsigned long long)record.engine.device_cycles);
-  if (ranks > 1) {
-    std::fprintf(text, "  %s cycles %llu", config.model_parallel ? "interconnect" : "all-reduce",
-                 (unsigned long long)record.communication_cycles);
-  }
-  std::fprintf(text, "\n");
-  std::fflush(text);
-}
-
-void WritePlot(const std::string& path, const std::vector<EpochRecord>& records,
-               const std::string& title) {
-  std::vector<train::Series> loss(2), accuracy(2);
-  loss[0].label = "train loss";
-  loss[1].label = "test loss";
-  accuracy[0].label = "train";
-  accuracy[1].label = "test";
-  for (const EpochRecord& r : records) {
-    loss[0].y.push_back(r.train_loss);
-    loss[1].y.push_back(r.test_loss);
-    accuracy[0].y.push_back(r.train_accuracy);  // fractions: the plot shows percent
-    accuracy[1].y.push_back(r.test_accuracy);
-  }
-  train::WriteCurvesPng(path, title, loss, accuracy);
-}
-
-// What a finished run reports: the summary line(s), or the JSON object.
-struct RunSummary {
-  const train::LoadedData* loaded;
-  const train::TrainConfig* config;
-  const train::Trainer* trainer;
-  const train::MatmulEngine* engine;
-  const EpochRecord* last;
-  bool device, json, quiet, cnn;
-  int ranks;
-  uint64_t global_batch;
-  double wall;
-};
-
-void Report(const RunSummary& run) {
-  const EpochRecord& last = *run.last;
-  const train::TrainConfig& config = *run.config;
-  const train::EngineStats& stats = last.engine;
-  const train::EngineStats& steps_only = last.training;
-  uint64_t array_macs_per_cycle = 0;
-  if (const auto* device = dynamic_cast<const train::DeviceMatmulEngine*>(run.engine)) {
-    array_macs_per_cycle = uint64_t{device->config().rows} * device->config().cols;
-  }
-  // Utilization and cycles per step count the training steps (evaluation passes excluded).
-  const double utilization =
-      steps_only.device_cycles
-          ? double(steps_only.macs) / (double(steps_only.device_cycles) * array_macs_per_cycle)
-          : 0;
-  const double cycles_per_step = last.steps ? double(steps_only.device_cycles) / last.steps : 0.0;
-  const double steps_per_second = run.wall > 0 ? last.steps / run.wall : 0;
-  const double samples_per_second =
-      run.wall > 0 ? double(last.steps) * double(run.global_batch) / run.wall : 0.0;
-  // Several chips: a step's simulated time is this chip's compute plus the ring's transfers.
-  const double comm_per_step =
-      last.steps ? double(last.training_communication_cycles) / last.steps : 0.0;
-  const double scaling_efficiency = cycles_per_step + comm_per_step > 0
-                                        ? cycles_per_step / (cycles_per_step + comm_per_step)
-                                        : 1.0;
-  const train::Model& model = run.trainer->model();
-  const train::Split& data = run.loaded->split;
-  if (run.json) {
-    // Non-finite numbers (a diverged loss) are written as null.
-    nlohmann::ordered_json j;
-    j["backend"] = run.engine->name();
-    j["data"] = run.loaded->name;
-    j["train_samples"] = data.train.size();
-    j["test_samples"] = data.test.size();
-    j["model"] = model.Describe();
-    if (!run.cnn) {
-      std::vector<int> widths = {data.train.features};
-      widths.insert(widths.end(), config.hidden.begin(), config.hidden.end());
-      widths.push_back(data.train.classes);
-      j["layers"] = JoinWidths(widths);
-    }
-    j["parameters"] = model.parameter_count();
-    j["optimizer"] = config.optimizer.kind;
-    j["learning_rate"] = config.optimizer.learning_rate;
-    j["batch"] = config.batch_size;
-    j["epochs"] = config.epochs;
-    j["seed"] = config.seed;
-    j["final_train_loss"] = last.train_loss;
-    j["final_train_accuracy"] = last.train_accuracy;
-    j["final_test_loss"] = last.test_loss;
-    j["test_accuracy"] = last.test_accuracy;
-    j["steps"] = last.steps;
-    j["skipped_steps"] = last.skipped_steps;
-    j["loss_scale"] = last.loss_scale;
-    j["gemms"] = stats.gemms;
-    j["macs"] = stats.macs;
-    j["device_cycles"] = stats.device_cycles;
-    j["cycles_per_step"] = cycles_per_step;
-    j["array_busy_cycles"] = stats.array_busy_cycles;
-    j["utilization"] = utilization;
-    j["wall_seconds"] = run.wall;
-    j["steps_per_second"] = steps_per_second;
-    j["ranks"] = run.ranks;
-    j["samples_per_step"] = run.global_batch;
-    j["samples_per_second"] = samples_per_second;
-    j["communication_cycles"] = last.communication_cycles;
-    j["communication_cycles_per_step"] = comm_per_step;
-    j["scaling_efficiency"] = scaling_efficiency;
-    char hash[24];
-    std::snprintf(hash, sizeof hash, "%016llx", (unsigned long long)last.weights_hash);
-    j["weights_hash"] = hash;
-    j["parallel"] = config.model_parallel ? "model" : "data";
-    j["weight_bytes_per_rank"] = WeightBytesPerRank(config, *run.trainer);
-    j["accumulate_steps"] = config.accumulate_steps;
-    j["dropout"] = config.dropout;
-    j["clip_norm"] = config.clip_norm;
-    j["clipped_steps"] = run.trainer->clipped_steps();
-    j["confusion"] = last.confusion;  // test set: rows true class, columns predicted
-    std::printf("%s\n", j.dump().c_str());
-    return;
-  }
-  if (run.quiet) return;
-  std::printf("test accuracy %.1f%% after %llu steps (%llu skipped), %.1f s, %.2f steps/s",
-              100 * last.test_accuracy, (unsigned long long)last.steps,
-              (unsigned long long)last.skipped_steps, run.wall, steps_per_second);
-  if (run.device) {
-    std::printf("; %llu GEMMs, %.0f device cycles per training step, utilization %.1f%%",
-                (unsigned long long)stats.gemms, cycles_per_step, 100 * utilization);
-  }
-  std::printf("\n");
-  if (run.ranks > 1) {
-    std::printf(
-        "%d ranks: %.0f samples/s; per step %.0f compute + %.0f %s cycles, simulated scaling "
-        "efficiency %.1f%%\n",
-        run.ranks, samples_per_second, cycles_per_step, comm_per_step,
-        config.model_parallel ? "interconnect" : "all-reduce", 100 * scaling_efficiency);
-  }
-}
-
-// --save: the checkpoint after every epoch and, on SIGINT or SIGTERM, after the step being run
-// (the signal noted by StopSignals; every rank stops at the same step). Rank 0 writes; with model
-// parallelism every rank takes part in gathering the whole model.
-class Checkpointer {
- public:
-  Checkpointer(std::string path, const train::TrainConfig& config, train::DataIdentity data,
-               std::string numerics, bool lead, train::Collective& ranks, train::Trainer& trainer)
-      : path_(std::move(path)),
-        config_(config),
-        data_(std::move(data)),
-        numerics_(std::move(numerics)),
-        lead_(lead),
-        ranks_(ranks),
-        trainer_(trainer) {
-    trainer.stop_requested = [&ranks] {
-      uint64_t stop = g_stop_signal != 0;
-      if (ranks.size() > 1) {
-        for (uint64_t rank_stop : ranks.AllGather(stop)) stop |= rank_stop;
-      }
-      return stop != 0;
-    };
-  }
-
-  // Writes the checkpoint of the trainer's state and this history; returns its step.
-  uint64_t Save(const std::vector<EpochRecord>& history) {
-    train::Checkpoint ck;
-    ck.config = config_;
-    ck.ranks = ranks_.size();
-    ck.model = trainer_.model().Describe();
-    ck.numerics = numerics_;
-    ck.data = data_;
-    ck.state = trainer_.state();  // a collective call with model parallelism
-    ck.history = history;
-    if (lead_) {
-      PendingOutputs file;
-      file.Write(path_, [&](const std::string& temp) { train::WriteCheckpoint(temp, ck); });
-      file.Commit();
-    }
-    return ck.state.step;
-  }
-
-  // After a stop request: the checkpoint, a line saying so, and the exit code (128 + signal).
-  int Stop(const std::vector<EpochRecord>& history) {
-    const uint64_t step = Save(history);
-    const int signal = g_stop_signal ? static_cast<int>(g_stop_signal) : SIGINT;
-    if (lead_) {
-      std::fprintf(stderr, "stopped by signal %d after step %llu: checkpoint %s written\n", signal,
-                   (unsigned long long)step, path_.c_str());
-    }
-    return 128 + signal;
-  }
-
- private:
-  StopSignals signals_;
-  std::string path_;
-  train::TrainConfig config_;
-  train::DataIdentity data_;
-  std::string numerics_;
-  bool lead_;
-  train::Collective& ranks_;
-  train::Trainer& trainer_;
-};
-
 // ready: called once the set-up is done, just before training (under mpirun every rank learns
 // there whether all got that far).
 int Train(
@@ -819,14 +374,25 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   }
   train::MpiCollective ranks;
   if (ranks.size() == 1) return Train(cli, args, ranks);
+  // Every rank leaves a failed set-up only once the one line is printed: mpirun stops the whole
+  // job when a rank exits non-zero, and would otherwise kill the rank about to print it.
+  const auto report_and_leave = [&](bool reporter, const std::string& message, int code) {
+    if (reporter) {
+      std::fprintf(stderr, "mxu train: %s\n", message.c_str());
+      std::fflush(stderr);
+    }
+    ranks.AllGather(uint64_t{0});
+    return code;
+  };
   // What only names outputs or shapes the printing may differ (the other ranks ignore it).
   const std::string differing = DifferingOption(cli,
                                                 {"--log", "--plot", "--json", "--quiet", "--trace",
                                                  "--trace-start", "--trace-cycles", "--timeline"},
                                                 ranks);
   if (!differing.empty()) {
-    if (ranks.rank() != 0) return 2;
-    throw UsageError(differing + " differs between the ranks: give every rank the same options");
+    return report_and_leave(
+        ranks.rank() == 0,
+        differing + " differs between the ranks: give every rank the same options", 2);
   }
   bool ready = false;
   try {
@@ -836,13 +402,14 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
       if (FirstFailedRank(ranks, 0, &code) >= 0) throw OtherRankFailed{code};
     });
   } catch (const OtherRankFailed& stop) {
-    return stop.code;
+    return report_and_leave(false, "", stop.code);
   } catch (const UsageError& error) {
     if (ready) ranks.Abort(error.what());
-    if (FirstFailedRank(ranks, 2) != ranks.rank()) return 2;
-    throw;  // main prints it, once
+    return report_and_leave(FirstFailedRank(ranks, 2) == ranks.rank(), error.what(), 2);
   } catch (const std::exception& error) {
-    if (!ready && FirstFailedRank(ranks, 1) != ranks.rank()) return 1;
+    if (!ready && FirstFailedRank(ranks, 1) != ranks.rank()) {
+      return report_and_leave(false, "", 1);
+    }
     ranks.Abort(error.what());
   }
 }
