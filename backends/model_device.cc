@@ -12,16 +12,6 @@ namespace {
 
 constexpr uint64_t kAddrMask = (uint64_t{1} << 48) - 1;
 
-std::string DescribeCsr(bool write, uint32_t addr, uint32_t value) {
-  char text[64];
-  if (write) {
-    std::snprintf(text, sizeof(text), "CSR write of 0x%03x (value 0x%08x)", addr, value);
-  } else {
-    std::snprintf(text, sizeof(text), "CSR read of 0x%03x", addr);
-  }
-  return text;
-}
-
 uint32_t Log2(uint32_t power_of_two) {
   uint32_t log = 0;
   while ((1u << log) < power_of_two) ++log;
@@ -91,7 +81,7 @@ uint32_t ModelDevice::ReadCsr(uint32_t addr) {
     if (addr == csr::CounterLo(i)) return static_cast<uint32_t>(counters_[i]);
     if (addr == csr::CounterHi(i)) return static_cast<uint32_t>(counters_[i] >> 32);
   }
-  throw std::runtime_error(DescribeCsr(false, addr, 0) + " answered with an error");
+  throw std::runtime_error(csr::DescribeCsr(false, addr, 0) + " answered with an error");
 }
 
 void ModelDevice::WriteCsr(uint32_t addr, uint32_t value) {
@@ -128,7 +118,7 @@ void ModelDevice::WriteCsr(uint32_t addr, uint32_t value) {
       cmd_count_ = value;
       return;
     default:
-      throw std::runtime_error(DescribeCsr(true, addr, value) + " answered with an error");
+      throw std::runtime_error(csr::DescribeCsr(true, addr, value) + " answered with an error");
   }
 }
 

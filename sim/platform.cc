@@ -24,20 +24,12 @@
 #include <utility>
 #include <vector>
 
+#include "common/csr_map.h"
+
 namespace mxu::sim {
 namespace {
 
 using sc_core::sc_time;
-
-std::string DescribeCsr(bool write, uint32_t addr, uint32_t value) {
-  char text[64];
-  if (write) {
-    std::snprintf(text, sizeof(text), "CSR write of 0x%03x (value 0x%08x)", addr, value);
-  } else {
-    std::snprintf(text, sizeof(text), "CSR read of 0x%03x", addr);
-  }
-  return text;
-}
 
 // The device's memory port (MemBusBytes, the device's bus=B): the verilated data pins are a
 // VlWide of 32-bit words, the strobes an integer or a VlWide.
@@ -364,11 +356,11 @@ uint32_t Platform::CsrAccess(bool write, uint32_t addr, uint32_t value) {
   if (!answered) {
     DriveInputs();  // withdraw the request
     Settle();
-    throw std::runtime_error(DescribeCsr(write, addr, value) + " was not answered within " +
+    throw std::runtime_error(csr::DescribeCsr(write, addr, value) + " was not answered within " +
                              std::to_string(kCsrWatchdogCycles) + " cycles");
   }
   if (csr_error_) {
-    throw std::runtime_error(DescribeCsr(write, addr, value) + " answered with an error");
+    throw std::runtime_error(csr::DescribeCsr(write, addr, value) + " answered with an error");
   }
   return csr_rdata_;
 }
