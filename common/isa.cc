@@ -27,7 +27,7 @@ Instruction WithOpcode(Opcode opcode) {
 // LOAD and STORE share their layout; the flag is LOAD's transpose and STORE's relu.
 Instruction Transfer(const char* name, Opcode opcode, const char* buffer_field, Buffer buffer,
                      uint32_t rows, uint32_t lanes, uint32_t buffer_addr, uint64_t host_addr,
-                     uint32_t stride_elements, bool flag) {
+                     uint32_t stride_elements, bool flag, bool integer) {
   CheckField(name, buffer_field, static_cast<uint8_t>(buffer), kTransferBuffer);
   CheckField(name, "rows", rows, kTransferRows);
   CheckField(name, "lanes", lanes, kTransferLanes);
@@ -37,6 +37,7 @@ Instruction Transfer(const char* name, Opcode opcode, const char* buffer_field, 
   Instruction in = WithOpcode(opcode);
   in.Set(kTransferBuffer, static_cast<uint8_t>(buffer));
   in.Set(kTransferFlag, flag);
+  in.Set(kTransferInt8, integer);
   in.Set(kTransferRows, rows);
   in.Set(kTransferLanes, lanes);
   in.Set(kTransferBufferAddr, buffer_addr);
@@ -73,19 +74,19 @@ void Instruction::Set(Field field, uint64_t value) {
 }
 
 Instruction Load(Buffer target, uint32_t rows, uint32_t lanes, uint32_t buffer_addr,
-                 uint64_t host_addr, uint32_t stride_elements, bool transpose) {
+                 uint64_t host_addr, uint32_t stride_elements, bool transpose, bool integer) {
   return Transfer("LOAD", Opcode::kLoad, "target", target, rows, lanes, buffer_addr, host_addr,
-                  stride_elements, transpose);
+                  stride_elements, transpose, integer);
 }
 
 Instruction Store(Buffer source, uint32_t rows, uint32_t lanes, uint32_t buffer_addr,
-                  uint64_t host_addr, uint32_t stride_elements, bool relu) {
+                  uint64_t host_addr, uint32_t stride_elements, bool relu, bool integer) {
   return Transfer("STORE", Opcode::kStore, "source", source, rows, lanes, buffer_addr, host_addr,
-                  stride_elements, relu);
+                  stride_elements, relu, integer);
 }
 
 Instruction Matmul(uint32_t rows, uint32_t k_rows, uint32_t ub_addr, uint32_t acc_addr,
-                   bool accumulate, bool new_weights) {
+                   bool accumulate, bool new_weights, bool integer) {
   CheckField("MATMUL", "rows", rows, kMatmulRows);
   CheckField("MATMUL", "k_rows", k_rows, kMatmulKRows);
   CheckField("MATMUL", "ub_addr", ub_addr, kMatmulUbAddr);
@@ -93,6 +94,7 @@ Instruction Matmul(uint32_t rows, uint32_t k_rows, uint32_t ub_addr, uint32_t ac
   Instruction in = WithOpcode(Opcode::kMatmul);
   in.Set(kMatmulAccumulate, accumulate);
   in.Set(kMatmulNewWeights, new_weights);
+  in.Set(kMatmulInt8, integer);
   in.Set(kMatmulRows, rows);
   in.Set(kMatmulKRows, k_rows);
   in.Set(kMatmulUbAddr, ub_addr);
@@ -113,6 +115,21 @@ Instruction Activate(uint32_t rows, uint32_t acc_addr, uint32_t ub_addr, bool re
   in.Set(kActivateAccAddr, acc_addr);
   in.Set(kActivateUbAddr, ub_addr);
   in.Set(kActivateBiasAddr, bias_addr);
+  return in;
+}
+
+Instruction ActivateInteger(uint32_t rows, uint32_t acc_addr, uint32_t ub_addr, bool relu,
+                            bool bias, uint32_t bias_addr, uint32_t quant_addr,
+                            int zero_point) {
+  if (zero_point < -128 || zero_point > 127) {
+    throw std::invalid_argument("ACTIVATE: zero_point = " + std::to_string(zero_point) +
+                                " is not an int8");
+  }
+  CheckField("ACTIVATE", "quant_addr", quant_addr, kActivateQuantAddr);
+  Instruction in = Activate(rows, acc_addr, ub_addr, relu, bias, bias_addr);
+  in.Set(kActivateInt8, true);
+  in.Set(kActivateQuantAddr, quant_addr);
+  in.Set(kActivateZeroPoint, static_cast<uint8_t>(zero_point));
   return in;
 }
 
@@ -143,6 +160,7 @@ std::string Disassemble(const Instruction& in) {
       text += num("rows", f.rows) + num("lanes", f.lanes) + num("buf", f.buffer_addr) +
               " host=" + Hex(f.host_addr) + num("stride", f.stride);
       if (f.flag) text += load ? " transpose" : " relu";
+      if (f.int8) text += " int8";
       break;
     }
     case Opcode::kMatmul: {
@@ -151,6 +169,7 @@ std::string Disassemble(const Instruction& in) {
              num("acc", f.acc_addr);
       if (f.accumulate) text += " accumulate";
       if (f.new_weights) text += " new_weights";
+      if (f.int8) text += " int8";
       break;
     }
     case Opcode::kActivate: {
@@ -162,6 +181,12 @@ std::string Disassemble(const Instruction& in) {
         text += num("bias", f.bias_addr);
       } else if (f.bias_addr != 0) {
         text += num("bias_addr", f.bias_addr);
+      }
+      if (f.int8) {
+        text += " int8" + num("quant", f.quant_addr) +
+                " zero_point=" + std::to_string(static_cast<int8_t>(f.zero_point));
+      } else if (f.quant_addr != 0 || f.zero_point != 0) {
+        text += num("quant_addr", f.quant_addr) + num("zero_point", f.zero_point);
       }
       break;
     }

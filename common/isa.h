@@ -32,14 +32,21 @@ struct Instruction {
 // fit its bit field (rows, lanes, k_rows, addresses: 16 bits; host address: 48 bits; stride: 16
 // bits; buffer: 2 bits).
 Instruction Load(Buffer target, uint32_t rows, uint32_t lanes, uint32_t buffer_addr,
-                 uint64_t host_addr, uint32_t stride_elements, bool transpose = false);
-// relu (ACC source only): negative values and -0 leave as +0, NaN as the canonical NaN.
+                 uint64_t host_addr, uint32_t stride_elements, bool transpose = false,
+                 bool integer = false);
+// relu (ACC source only): negative values and -0 leave as +0, NaN as the canonical NaN (integer:
+// negative int32 values leave as 0). integer: int8 bytes from UB lanes, int32 from ACC.
 Instruction Store(Buffer source, uint32_t rows, uint32_t lanes, uint32_t buffer_addr,
-                  uint64_t host_addr, uint32_t stride_elements, bool relu = false);
+                  uint64_t host_addr, uint32_t stride_elements, bool relu = false,
+                  bool integer = false);
 Instruction Matmul(uint32_t rows, uint32_t k_rows, uint32_t ub_addr, uint32_t acc_addr,
-                   bool accumulate, bool new_weights);
+                   bool accumulate, bool new_weights, bool integer = false);
 Instruction Activate(uint32_t rows, uint32_t acc_addr, uint32_t ub_addr, bool relu, bool bias,
                      uint32_t bias_addr = 0);
+// The integer ACTIVATE: int32 (+ bias) requantized to int8 with the quantization row at
+// quant_addr (docs/numerics.md); zero_point in [-128, 127].
+Instruction ActivateInteger(uint32_t rows, uint32_t acc_addr, uint32_t ub_addr, bool relu,
+                            bool bias, uint32_t bias_addr, uint32_t quant_addr, int zero_point);
 Instruction Sync();
 Instruction Halt();
 // Any bit pattern, for tests of illegal encodings.

@@ -83,6 +83,9 @@ inline constexpr const char* BufferName(uint32_t value) {
 inline constexpr Field kTransferBuffer{8, 2};
 // LOAD: transpose (UB, WEIGHTS); STORE: relu (ACC)
 inline constexpr Field kTransferFlag{10, 1};
+// the int8 mode: int8 host bytes for UB and WEIGHTS (LOAD sign-extends each into a lane, STORE
+// writes a lane's low byte); ACC: int32 words (a STORE's relu zeroes negatives, with no NaN rule)
+inline constexpr Field kTransferInt8{11, 1};
 // rows
 inline constexpr Field kTransferRows{16, 16};
 // lanes
@@ -99,6 +102,9 @@ inline constexpr Field kTransferStride{112, 16};
 inline constexpr Field kMatmulAccumulate{8, 1};
 // first switch to the latest loaded weight tile
 inline constexpr Field kMatmulNewWeights{9, 1};
+// int8 x int8 products summed exactly in int32 (the operands' low bytes); otherwise bf16 x bf16
+// into fp32
+inline constexpr Field kMatmulInt8{10, 1};
 // rows (M)
 inline constexpr Field kMatmulRows{16, 16};
 // lanes entering the array (1 .. ArrayRows)
@@ -113,6 +119,9 @@ inline constexpr Field kMatmulAccAddr{64, 16};
 inline constexpr Field kActivateRelu{8, 1};
 // add the bias accumulator row
 inline constexpr Field kActivateBias{9, 1};
+// requantize int32 to int8 with the quantization row (docs/numerics.md) instead of rounding fp32 to
+// bf16
+inline constexpr Field kActivateInt8{10, 1};
 // rows
 inline constexpr Field kActivateRows{16, 16};
 // accumulator address
@@ -121,13 +130,17 @@ inline constexpr Field kActivateAccAddr{32, 16};
 inline constexpr Field kActivateUbAddr{48, 16};
 // bias accumulator address (0 unless bias)
 inline constexpr Field kActivateBiasAddr{64, 16};
+// quantization accumulator row: per lane multiplier << 8 | shift (0 unless int8)
+inline constexpr Field kActivateQuantAddr{80, 16};
+// output zero point, int8 two's complement (0 unless int8)
+inline constexpr Field kActivateZeroPoint{96, 8};
 
 // The bits each opcode names (opcode and fields), as the instruction's words; every
 // other bit is reserved and must be zero.
-inline constexpr Words kLoadNamedBits = {0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
-inline constexpr Words kStoreNamedBits = {0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
-inline constexpr Words kMatmulNamedBits = {0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0x00000000};
-inline constexpr Words kActivateNamedBits = {0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0x00000000};
+inline constexpr Words kLoadNamedBits = {0xFFFF0FFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
+inline constexpr Words kStoreNamedBits = {0xFFFF0FFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF};
+inline constexpr Words kMatmulNamedBits = {0xFFFF07FF, 0xFFFFFFFF, 0x0000FFFF, 0x00000000};
+inline constexpr Words kActivateNamedBits = {0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0x000000FF};
 inline constexpr Words kSyncNamedBits = {0x000000FF, 0x00000000, 0x00000000, 0x00000000};
 inline constexpr Words kHaltNamedBits = {0x000000FF, 0x00000000, 0x00000000, 0x00000000};
 // The named bits of `opcode`; the opcode field alone for illegal opcodes.
@@ -189,6 +202,9 @@ struct TransferFields {
   Buffer buffer;
   // LOAD: transpose (UB, WEIGHTS); STORE: relu (ACC)
   bool flag;
+  // the int8 mode: int8 host bytes for UB and WEIGHTS (LOAD sign-extends each into a lane, STORE
+  // writes a lane's low byte); ACC: int32 words (a STORE's relu zeroes negatives, with no NaN rule)
+  bool int8;
   // rows
   uint32_t rows;
   // lanes
@@ -204,6 +220,7 @@ inline constexpr TransferFields DecodeTransfer(const Words& w) {
   TransferFields f{};
   f.buffer = static_cast<Buffer>(FieldOf(w, kTransferBuffer));
   f.flag = FieldOf(w, kTransferFlag) != 0;
+  f.int8 = FieldOf(w, kTransferInt8) != 0;
   f.rows = static_cast<uint32_t>(FieldOf(w, kTransferRows));
   f.lanes = static_cast<uint32_t>(FieldOf(w, kTransferLanes));
   f.buffer_addr = static_cast<uint32_t>(FieldOf(w, kTransferBufferAddr));
@@ -218,6 +235,9 @@ struct MatmulFields {
   bool accumulate;
   // first switch to the latest loaded weight tile
   bool new_weights;
+  // int8 x int8 products summed exactly in int32 (the operands' low bytes); otherwise bf16 x bf16
+  // into fp32
+  bool int8;
   // rows (M)
   uint32_t rows;
   // lanes entering the array (1 .. ArrayRows)
@@ -231,6 +251,7 @@ inline constexpr MatmulFields DecodeMatmul(const Words& w) {
   MatmulFields f{};
   f.accumulate = FieldOf(w, kMatmulAccumulate) != 0;
   f.new_weights = FieldOf(w, kMatmulNewWeights) != 0;
+  f.int8 = FieldOf(w, kMatmulInt8) != 0;
   f.rows = static_cast<uint32_t>(FieldOf(w, kMatmulRows));
   f.k_rows = static_cast<uint32_t>(FieldOf(w, kMatmulKRows));
   f.ub_addr = static_cast<uint32_t>(FieldOf(w, kMatmulUbAddr));
@@ -244,6 +265,9 @@ struct ActivateFields {
   bool relu;
   // add the bias accumulator row
   bool bias;
+  // requantize int32 to int8 with the quantization row (docs/numerics.md) instead of rounding fp32
+  // to bf16
+  bool int8;
   // rows
   uint32_t rows;
   // accumulator address
@@ -252,15 +276,22 @@ struct ActivateFields {
   uint32_t ub_addr;
   // bias accumulator address (0 unless bias)
   uint32_t bias_addr;
+  // quantization accumulator row: per lane multiplier << 8 | shift (0 unless int8)
+  uint32_t quant_addr;
+  // output zero point, int8 two's complement (0 unless int8)
+  uint32_t zero_point;
 };
 inline constexpr ActivateFields DecodeActivate(const Words& w) {
   ActivateFields f{};
   f.relu = FieldOf(w, kActivateRelu) != 0;
   f.bias = FieldOf(w, kActivateBias) != 0;
+  f.int8 = FieldOf(w, kActivateInt8) != 0;
   f.rows = static_cast<uint32_t>(FieldOf(w, kActivateRows));
   f.acc_addr = static_cast<uint32_t>(FieldOf(w, kActivateAccAddr));
   f.ub_addr = static_cast<uint32_t>(FieldOf(w, kActivateUbAddr));
   f.bias_addr = static_cast<uint32_t>(FieldOf(w, kActivateBiasAddr));
+  f.quant_addr = static_cast<uint32_t>(FieldOf(w, kActivateQuantAddr));
+  f.zero_point = static_cast<uint32_t>(FieldOf(w, kActivateZeroPoint));
   return f;
 }
 
@@ -326,12 +357,15 @@ inline constexpr CsrEntry kCsrTable[] = {
 inline constexpr uint32_t ArrayRows(uint32_t value) { return value & 0xFFFF; }
 inline constexpr uint32_t ArrayCols(uint32_t value) { return value >> 16; }
 
-// FEATURES: [7:0] bus_log2, [8] flush_subnormals, [23:16] ub_lanes, [31:24] max_in_flight.
+// FEATURES: [7:0] bus_log2, [8] flush_subnormals, [9] int8, [23:16] ub_lanes, [31:24]
+// max_in_flight.
 inline constexpr uint32_t FeaturesBusLog2(uint32_t value) { return value & 0xFF; }
 inline constexpr uint32_t kFeaturesFlushSubnormals = 1u << 8;
 inline constexpr bool FeaturesFlushSubnormals(uint32_t value) {
   return (value & kFeaturesFlushSubnormals) != 0;
 }
+inline constexpr uint32_t kFeaturesInt8 = 1u << 9;
+inline constexpr bool FeaturesInt8(uint32_t value) { return (value & kFeaturesInt8) != 0; }
 inline constexpr uint32_t FeaturesUbLanes(uint32_t value) { return (value >> 16) & 0xFF; }
 inline constexpr uint32_t FeaturesMaxInFlight(uint32_t value) { return value >> 24; }
 

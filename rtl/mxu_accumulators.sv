@@ -1,6 +1,6 @@
 // Accumulators: fp32 rows of Lanes lanes on Banks 1R1W SRAMs (the bank is the top address bits).
-// Result rows from the array either overwrite a row or are added into it (fp32_add per lane,
-// docs/numerics.md):
+// Result rows from the array either overwrite a row or are added into it (fp32_add per lane, or
+// a wrapping int32 add for the int8 mode's rows: docs/numerics.md):
 //   cycle o   : result row arrives; an accumulating row reads its old value;
 //   cycle o+1 : old + result (or result alone) is written; res_done_o pulses for a last row.
 // A row written in cycle o and accumulated into again in cycle o+1 is forwarded, so results of
@@ -27,6 +27,7 @@ module mxu_accumulators #(
   input  logic                 res_valid_i,
   input  logic [AddrWidth-1:0] res_addr_i,
   input  logic                 res_accumulate_i,
+  input  logic                 res_int8_i,
   input  logic                 res_last_i,
   input  logic [Lanes*32-1:0]  res_data_i,
   output logic                 res_done_o,
@@ -43,7 +44,7 @@ module mxu_accumulators #(
 );
 
   // Stage 1 -> 2 registers.
-  logic                 s2_valid_q, s2_accumulate_q, s2_last_q;
+  logic                 s2_valid_q, s2_accumulate_q, s2_last_q, s2_int8_q;
   logic [AddrWidth-1:0] s2_addr_q;
   logic [Lanes*32-1:0]  s2_data_q;
   // The most recent write of each bank, for forwarding.
@@ -56,7 +57,7 @@ module mxu_accumulators #(
   logic [Banks-1:0]          sram_rd_en, sram_wr_en;
   logic [Banks*BankAw-1:0]   sram_rd_addr, sram_wr_addr;
   logic [Banks*Lanes*32-1:0] sram_rd_data, sram_wr_data;
-  logic [Lanes*32-1:0]       old_value, old_read, sum;
+  logic [Lanes*32-1:0]       old_value, old_read, sum, fp_sum;
   logic                      res_read, s2_fwd;
   logic [BankBits-1:0]       res_bank, rd_bank, wr_bank, s2_bank;
 
@@ -113,8 +114,10 @@ module mxu_accumulators #(
       .a_i    (old_value[l*32 +: 32]),
       .b_i    (s2_data_q[l*32 +: 32]),
       .valid_o(unused_valid),
-      .sum_o  (sum[l*32 +: 32])
+      .sum_o  (fp_sum[l*32 +: 32])
     );
+    assign sum[l*32 +: 32] = s2_int8_q ? old_value[l*32 +: 32] + s2_data_q[l*32 +: 32]
+                                       : fp_sum[l*32 +: 32];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -122,6 +125,7 @@ module mxu_accumulators #(
       s2_valid_q      <= 1'b0;
       s2_accumulate_q <= 1'b0;
       s2_last_q       <= 1'b0;
+      s2_int8_q       <= 1'b0;
       s2_addr_q       <= '0;
       s2_data_q       <= '0;
       last_wr_valid_q <= '0;
@@ -134,6 +138,7 @@ module mxu_accumulators #(
       s2_valid_q      <= res_valid_i;
       s2_accumulate_q <= res_accumulate_i;
       s2_last_q       <= res_valid_i && res_last_i;
+      s2_int8_q       <= res_int8_i;
       s2_addr_q       <= res_addr_i;
       s2_data_q       <= res_data_i;
       last_wr_valid_q <= last_wr_valid_d;

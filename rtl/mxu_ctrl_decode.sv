@@ -30,7 +30,8 @@ module mxu_ctrl_decode #(
   logic                       is_load, is_store, is_mm, is_ac, is_sync, is_halt;
   mxu_isa_pkg::err_e          check_err;
   mxu_pkg::row_t              tr_lo, tr_hi, mm_ub_lo, mm_ub_hi, mm_acc_lo, mm_acc_hi;
-  mxu_pkg::row_t              ac_acc_lo, ac_acc_hi, ac_ub_lo, ac_ub_hi, ac_bias_row;
+  mxu_pkg::row_t              ac_acc_lo, ac_acc_hi, ac_ub_lo, ac_ub_hi, ac_bias_row, ac_quant_row;
+  logic                       tr_bytes;  // int8 elements of UB / WEIGHTS: no alignment rule
   // The rows field, at the same bits in every format: named for the waveform layouts
   // (waves/overview.gtkw shows the instruction at the head with its rows); no logic reads it.
   logic [15:0]                f_rows;
@@ -61,11 +62,14 @@ module mxu_ctrl_decode #(
     ac_ub_lo    = mxu_pkg::RowBits'(ac.ub_addr);
     ac_ub_hi    = ac_ub_lo + mxu_pkg::RowBits'(ac.rows);
     ac_bias_row = mxu_pkg::RowBits'(ac.bias_addr);
+    ac_quant_row = mxu_pkg::RowBits'(ac.quant_addr);
+    tr_bytes    = tr.int8 && tr_buf != mxu_isa_pkg::BufAcc;
 
     // ----- Legality (docs/isa.md, Errors).
     check_err = mxu_isa_pkg::ErrNone;
     if (is_load || is_store) begin
-      if (tr.rsvd_11 != '0 || !mxu_isa_pkg::BufKnown[tr_buf] ||
+      if (tr.rsvd_12 != '0 || !mxu_isa_pkg::BufKnown[tr_buf] ||
+          (is_load && tr.flag && tr.int8) ||
           (is_store && tr.flag && tr_buf != mxu_isa_pkg::BufAcc) ||
           (is_store && tr_buf == mxu_isa_pkg::BufWeights) ||
           (is_load && tr.flag && tr_buf == mxu_isa_pkg::BufAcc) || tr.rows == '0 ||
@@ -78,13 +82,14 @@ module mxu_ctrl_decode #(
         check_err = mxu_isa_pkg::ErrUbRange;
       end else if (tr_buf == mxu_isa_pkg::BufAcc && 32'(tr_hi) > AccDepth) begin
         check_err = mxu_isa_pkg::ErrAccRange;
-      end else if (tr.host_addr[0] || (tr_buf == mxu_isa_pkg::BufAcc && tr.host_addr[1])) begin
+      end else if ((tr.host_addr[0] && !tr_bytes) ||
+                   (tr_buf == mxu_isa_pkg::BufAcc && tr.host_addr[1])) begin
         check_err = mxu_isa_pkg::ErrMisaligned;
       end else if (is_load && tr_buf == mxu_isa_pkg::BufWeights && tiles_i == 3'd3) begin
         check_err = mxu_isa_pkg::ErrWeightsFull;
       end
     end else if (is_mm) begin
-      if (mm.rsvd_10 != '0 || mm.rsvd_80 != '0 || mm.rows == '0 || mm.k_rows == '0 ||
+      if (mm.rsvd_11 != '0 || mm.rsvd_80 != '0 || mm.rows == '0 || mm.k_rows == '0 ||
           32'(mm.k_rows) > Rows) begin
         check_err = mxu_isa_pkg::ErrIllegalField;
       end else if (32'(mm_ub_hi) > UbDepth) begin
@@ -95,12 +100,14 @@ module mxu_ctrl_decode #(
         check_err = mxu_isa_pkg::ErrNoWeights;
       end
     end else if (is_ac) begin
-      if (ac.rsvd_10 != '0 || ac.rsvd_80 != '0 || ac.rows == '0 ||
-          (!ac.bias && ac.bias_addr != '0)) begin
+      if (ac.rsvd_11 != '0 || ac.rsvd_104 != '0 || ac.rows == '0 ||
+          (!ac.bias && ac.bias_addr != '0) ||
+          (!ac.int8 && (ac.quant_addr != '0 || ac.zero_point != '0))) begin
         check_err = mxu_isa_pkg::ErrIllegalField;
       end else if (32'(ac_ub_hi) > UbDepth) begin
         check_err = mxu_isa_pkg::ErrUbRange;
-      end else if (32'(ac_acc_hi) > AccDepth || 32'(ac.bias_addr) >= AccDepth) begin
+      end else if (32'(ac_acc_hi) > AccDepth || 32'(ac.bias_addr) >= AccDepth ||
+                   32'(ac.quant_addr) >= AccDepth) begin
         check_err = mxu_isa_pkg::ErrAccRange;
       end
     end else if (is_sync || is_halt) begin
@@ -147,10 +154,13 @@ module mxu_ctrl_decode #(
     end
     dec_o.r_bias   = is_ac && ac.bias;
     dec_o.bias_row = ac_bias_row;
+    dec_o.r_quant  = is_ac && ac.int8;
+    dec_o.quant_row = ac_quant_row;
 
     // ----- Engine commands.
     ld_cmd_o.target       = tr_buf;
     ld_cmd_o.transpose    = tr.flag;
+    ld_cmd_o.int8         = tr.int8;
     ld_cmd_o.rows         = tr.rows;
     ld_cmd_o.lanes        = tr.lanes;
     ld_cmd_o.buf_addr     = tr.buffer_addr;
@@ -158,6 +168,7 @@ module mxu_ctrl_decode #(
     ld_cmd_o.stride       = tr.stride;
     st_cmd_o.source       = tr_buf;
     st_cmd_o.relu         = tr.flag;
+    st_cmd_o.int8         = tr.int8;
     st_cmd_o.rows         = tr.rows;
     st_cmd_o.lanes        = tr.lanes;
     st_cmd_o.buf_addr     = tr.buffer_addr;
@@ -169,12 +180,16 @@ module mxu_ctrl_decode #(
     mm_cmd_o.k_rows       = mm.k_rows;
     mm_cmd_o.accumulate   = mm.accumulate;
     mm_cmd_o.new_weights  = mm.new_weights;
+    mm_cmd_o.int8         = mm.int8;
     ac_cmd_o.acc_addr     = ac.acc_addr;
     ac_cmd_o.ub_addr      = ac.ub_addr;
     ac_cmd_o.rows         = ac.rows;
     ac_cmd_o.relu         = ac.relu;
     ac_cmd_o.bias_en      = ac.bias;
     ac_cmd_o.bias_addr    = ac.bias_addr;
+    ac_cmd_o.int8         = ac.int8;
+    ac_cmd_o.quant_addr   = ac.quant_addr;
+    ac_cmd_o.zero_point   = ac.zero_point;
   end
 
   // Each format's opcode field is the one bare.opcode reads.

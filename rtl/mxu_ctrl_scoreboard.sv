@@ -64,6 +64,11 @@ module mxu_ctrl_scoreboard #(
   mxu_pkg::row_t        ac_acc_lo_d, ac_acc_lo_q, ac_acc_hi_d, ac_acc_hi_q;
   mxu_pkg::row_t        ac_bias_d, ac_bias_q, ac_ub_lo_d, ac_ub_lo_q, ac_ub_hi_d, ac_ub_hi_q;
   logic                 ac_has_bias_d, ac_has_bias_q;
+  mxu_pkg::row_t        ac_quant_d, ac_quant_q;
+  logic                 ac_has_quant_d, ac_has_quant_q;
+  // The single rows an ACTIVATE reads besides its range: the bias row and the quantization row.
+  logic [1:0]           one_row_en;
+  logic [2*RowBits-1:0] one_row;
   logic [MmSlots-1:0]   mm_valid_d, mm_valid_q;
   logic [MmSlots*RowBits-1:0] mm_ub_lo_d, mm_ub_lo_q, mm_ub_hi_d, mm_ub_hi_q;
   logic [MmSlots*RowBits-1:0] mm_acc_lo_d, mm_acc_lo_q, mm_acc_hi_d, mm_acc_hi_q;
@@ -106,11 +111,13 @@ module mxu_ctrl_scoreboard #(
         overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
     if (st_rows_q && st_buf_q == mxu_isa_pkg::BufAcc && dec_i.w_acc &&
         overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
-    // Against ACTIVATE (reads ACC and the bias row, writes UB).
+    // Against ACTIVATE (reads ACC, the bias row and the quantization row; writes UB).
     if (ac_busy_q && dec_i.w_acc &&
         (overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ac_acc_lo_q, ac_acc_hi_q) ||
          (ac_has_bias_q && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ac_bias_q,
-                                    ac_bias_q + 1'b1)))) begin
+                                    ac_bias_q + 1'b1)) ||
+         (ac_has_quant_q && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ac_quant_q,
+                                     ac_quant_q + 1'b1)))) begin
       conflict_o = 1'b1;
     end
     if (ac_busy_q &&
@@ -133,18 +140,24 @@ module mxu_ctrl_scoreboard #(
         end
       end
     end
-    if (dec_i.r_bias) begin  // the bias row is read too
-      for (int unsigned s = 0; s < LdSlots; s++) begin
-        if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
-            overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1, ld_lo_q[s*RowBits +: RowBits],
-                     ld_hi_q[s*RowBits +: RowBits])) begin
-          conflict_o = 1'b1;
+    // The bias and quantization rows are read too.
+    one_row_en = {dec_i.r_quant, dec_i.r_bias};
+    one_row    = {dec_i.quant_row, dec_i.bias_row};
+    for (int unsigned r = 0; r < 2; r++) begin
+      if (one_row_en[r]) begin
+        for (int unsigned s = 0; s < LdSlots; s++) begin
+          if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
+              overlaps(one_row[r*RowBits +: RowBits], one_row[r*RowBits +: RowBits] + 1'b1,
+                       ld_lo_q[s*RowBits +: RowBits], ld_hi_q[s*RowBits +: RowBits])) begin
+            conflict_o = 1'b1;
+          end
         end
-      end
-      for (int unsigned s = 0; s < MmSlots; s++) begin
-        if (mm_valid_q[s] && overlaps(dec_i.bias_row, dec_i.bias_row + 1'b1,
-                                      mm_acc_lo_q[s*RowBits +: RowBits], mm_acc_hi_q[s*RowBits +: RowBits])) begin
-          conflict_o = 1'b1;
+        for (int unsigned s = 0; s < MmSlots; s++) begin
+          if (mm_valid_q[s] &&
+              overlaps(one_row[r*RowBits +: RowBits], one_row[r*RowBits +: RowBits] + 1'b1,
+                       mm_acc_lo_q[s*RowBits +: RowBits], mm_acc_hi_q[s*RowBits +: RowBits])) begin
+            conflict_o = 1'b1;
+          end
         end
       end
     end
@@ -189,6 +202,7 @@ module mxu_ctrl_scoreboard #(
     st_buf_d = st_buf_q; st_lo_d = st_lo_q; st_hi_d = st_hi_q; st_pc_d = st_pc_q;
     ac_acc_lo_d = ac_acc_lo_q; ac_acc_hi_d = ac_acc_hi_q; ac_bias_d = ac_bias_q;
     ac_has_bias_d = ac_has_bias_q; ac_ub_lo_d = ac_ub_lo_q; ac_ub_hi_d = ac_ub_hi_q;
+    ac_quant_d = ac_quant_q; ac_has_quant_d = ac_has_quant_q;
     // The store engine completes its STOREs in order: the older first.
     st_old_pc_d = (st_done_i || st_cnt_q == 2'd0) ? st_pc_q : st_old_pc_q;
     if (disp_st) begin
@@ -198,6 +212,7 @@ module mxu_ctrl_scoreboard #(
     if (disp_ac) begin
       ac_acc_lo_d = dec_i.r_acc_lo; ac_acc_hi_d = dec_i.r_acc_hi; ac_bias_d = dec_i.bias_row;
       ac_has_bias_d = dec_i.r_bias; ac_ub_lo_d = dec_i.w_ub_lo; ac_ub_hi_d = dec_i.w_ub_hi;
+      ac_quant_d = dec_i.quant_row; ac_has_quant_d = dec_i.r_quant;
     end
     mm_valid_d  = mm_valid_q;
     mm_ub_lo_d  = mm_ub_lo_q;
@@ -248,6 +263,8 @@ module mxu_ctrl_scoreboard #(
       ac_acc_hi_q   <= '0;
       ac_bias_q     <= '0;
       ac_has_bias_q <= 1'b0;
+      ac_quant_q    <= '0;
+      ac_has_quant_q <= 1'b0;
       ac_ub_lo_q    <= '0;
       ac_ub_hi_q    <= '0;
       mm_valid_q    <= '0;
@@ -296,6 +313,8 @@ module mxu_ctrl_scoreboard #(
       ac_acc_hi_q   <= ac_acc_hi_d;
       ac_bias_q     <= ac_bias_d;
       ac_has_bias_q <= ac_has_bias_d;
+      ac_quant_q    <= ac_quant_d;
+      ac_has_quant_q <= ac_has_quant_d;
       ac_ub_lo_q    <= ac_ub_lo_d;
       ac_ub_hi_q    <= ac_ub_hi_d;
       mm_valid_q    <= mm_valid_d;

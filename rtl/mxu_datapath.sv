@@ -6,8 +6,10 @@
 //   MATMUL   streams `rows` unified-buffer rows through the array, one per cycle, into
 //            consecutive accumulator rows (overwrite or accumulate); lanes >= k_rows enter as
 //            zero. With new_weights it first commits the shadow into the free weight bank;
-//   ACTIVATE reads accumulator rows, applies bias / ReLU, rounds to bf16 and writes them to the
-//            unified buffer.
+//   ACTIVATE reads accumulator rows, applies bias / ReLU, rounds to bf16 (or, int8, requantizes
+//            with the quantization row: docs/numerics.md) and writes them to the unified buffer.
+// A MATMUL's int8 flag travels with its rows through the array (int8 products, int32 sums) and
+// to the accumulators (an int32 add where it accumulates).
 // Weight double-buffering: a WLOAD may start (and shift its first row) in the cycle its
 // predecessor is committed, and a commit needs the shadow loaded and the bank it overwrites
 // drained: that bank's last row must have passed PE row Rows-1, which it reaches (Rows-1) x Add
@@ -58,6 +60,7 @@ module mxu_datapath #(
   input  logic [KWidth-1:0]     mm_k_rows_i,
   input  logic                  mm_accumulate_i,
   input  logic                  mm_new_weights_i,
+  input  logic                  mm_int8_i,
   output logic                  mm_done_o,
 
   // ACTIVATE.
@@ -69,6 +72,9 @@ module mxu_datapath #(
   input  logic                  ac_relu_i,
   input  logic                  ac_bias_en_i,
   input  logic [AccAw-1:0]      ac_bias_addr_i,
+  input  logic                  ac_int8_i,
+  input  logic [AccAw-1:0]      ac_quant_addr_i,
+  input  logic [7:0]            ac_zero_point_i,
   output logic                  ac_done_o,
 
   // Unified-buffer and accumulator ports for the DMA (lowest priority; data the cycle after a
@@ -119,6 +125,7 @@ module mxu_datapath #(
   logic [CountWidth-1:0] mm_left_d, mm_left_q;
   logic [KWidth-1:0]     mm_k_d, mm_k_q;
   logic                  mm_accum_d, mm_accum_q;
+  logic                  mm_int8_d, mm_int8_q;
   logic                  mm_need_commit_d, mm_need_commit_q;
   logic                  cur_bank_d, cur_bank_q;
   logic [CountWidth-1:0] mm_inflight_d, mm_inflight_q;         // accepted, not yet done
@@ -129,32 +136,35 @@ module mxu_datapath #(
   logic                  bank_drained, commit_ok;
 
   // Array input stage (the cycle after the unified-buffer read).
-  logic                  in_valid_q, in_bank_q, in_accum_q, in_last_q;
+  logic                  in_valid_q, in_bank_q, in_accum_q, in_last_q, in_int8_q;
   logic [KWidth-1:0]     in_k_q;
   logic [AccAw-1:0]      in_acc_q;
   logic [Rows*16-1:0]    in_act;
   logic [UbLanes*16-1:0] ub_rd_data;
   logic [Cols*32-1:0]    array_out;
-  logic                  res_valid, res_accum, res_last;
+  logic                  res_valid, res_accum, res_last, res_int8;
   logic [AccAw-1:0]      res_addr;
 
   // --------------------------------------------------------------------------------- activate
   logic                  ac_active_d, ac_active_q;
   logic                  ac_bias_phase_d, ac_bias_phase_q;
+  logic                  ac_quant_phase_d, ac_quant_phase_q;
+  logic                  ac_int8_d, ac_int8_q;
+  logic [AccAw-1:0]      ac_quant_addr_d, ac_quant_addr_q;
+  logic [7:0]            ac_zp_d, ac_zp_q;
   logic [AccAw-1:0]      ac_acc_d, ac_acc_q, ac_bias_addr_d, ac_bias_addr_q;
   logic [UbAw-1:0]       ac_ub_d, ac_ub_q;
   logic [CountWidth-1:0] ac_left_d, ac_left_q;
   logic                  ac_relu_d, ac_relu_q, ac_bias_en_d, ac_bias_en_q;
   logic                  ac_rd_en, ac_rd_gnt;
   logic [AccAw-1:0]      ac_rd_addr;
-  logic                  s1_valid_q, s1_bias_q, s1_last_q;
+  logic                  s1_valid_q, s1_bias_q, s1_quant_q, s1_last_q;
   logic [UbAw-1:0]       s1_ub_q;
-  logic                  s2_last_q;
-  logic [UbAw-1:0]       s2_ub_q;
-  logic [Cols*32-1:0]    bias_d, bias_q;
-  logic                  au_valid;
+  logic [Cols*32-1:0]    bias_d, bias_q, quant_d, quant_q;
+  logic                  au_valid, au_busy, au_last;
+  logic [UbAw-1:0]       au_ub;
   logic [Cols*32-1:0]    au_fp32;
-  logic [Cols*16-1:0]    au_bf16;
+  logic [Cols*16-1:0]    au_lanes;
   logic [UbLanes*16-1:0] au_row;
   logic                  acc_rd_en, acc_rd_gnt;
   logic [Cols*32-1:0]    acc_rd_data;
@@ -163,11 +173,11 @@ module mxu_datapath #(
   // shifts in this cycle at the latest, and a commit captures that too).
   assign shadow_ready = shadow_pending_q && !wl_active_q;
 
-  assign ac_ready_o = !ac_active_q && !s1_valid_q && !s1_bias_q && !au_valid;
+  assign ac_ready_o = !ac_active_q && !s1_valid_q && !s1_bias_q && !s1_quant_q && !au_busy;
 
   // Accumulator read port: the activation engine first, then the DMA.
   assign ac_rd_en     = ac_active_q;
-  assign ac_rd_addr   = ac_bias_phase_q ? ac_bias_addr_q : ac_acc_q;
+  assign ac_rd_addr   = ac_bias_phase_q ? ac_bias_addr_q : ac_quant_phase_q ? ac_quant_addr_q : ac_acc_q;
   assign acc_rd_en    = ac_rd_en || acc_rd_en_i;
   assign ac_rd_gnt    = ac_rd_en && acc_rd_gnt;
   assign acc_rd_gnt_o = !ac_rd_en && acc_rd_gnt;
@@ -192,6 +202,7 @@ module mxu_datapath #(
     mm_left_d        = mm_left_q;
     mm_k_d           = mm_k_q;
     mm_accum_d       = mm_accum_q;
+    mm_int8_d        = mm_int8_q;
     mm_need_commit_d = mm_need_commit_q && !commit;
     cur_bank_d       = mm_issue ? issue_bank : cur_bank_q;
     if (mm_issue) begin
@@ -206,6 +217,7 @@ module mxu_datapath #(
       mm_left_d        = mm_rows_i;
       mm_k_d           = mm_k_rows_i;
       mm_accum_d       = mm_accumulate_i;
+      mm_int8_d        = mm_int8_i;
       mm_need_commit_d = mm_new_weights_i;
     end
     mm_inflight_d = mm_inflight_q + CountWidth'(mm_accept) - CountWidth'(mm_done_o);
@@ -251,9 +263,14 @@ module mxu_datapath #(
   end
 
   always_comb begin
-    // --- ACTIVATE: read the bias row first (if any), then one accumulator row per grant.
+    // --- ACTIVATE: read the bias row first (if any), then the quantization row (int8), then one
+    // accumulator row per grant.
     ac_active_d     = ac_active_q;
     ac_bias_phase_d = ac_bias_phase_q;
+    ac_quant_phase_d = ac_quant_phase_q;
+    ac_int8_d       = ac_int8_q;
+    ac_quant_addr_d = ac_quant_addr_q;
+    ac_zp_d         = ac_zp_q;
     ac_acc_d        = ac_acc_q;
     ac_ub_d         = ac_ub_q;
     ac_left_d       = ac_left_q;
@@ -263,6 +280,8 @@ module mxu_datapath #(
     if (ac_rd_gnt) begin
       if (ac_bias_phase_q) begin
         ac_bias_phase_d = 1'b0;
+      end else if (ac_quant_phase_q) begin
+        ac_quant_phase_d = 1'b0;
       end else begin
         ac_acc_d    = ac_acc_q + 1'b1;
         ac_ub_d     = ac_ub_q + 1'b1;
@@ -279,10 +298,15 @@ module mxu_datapath #(
       ac_relu_d       = ac_relu_i;
       ac_bias_en_d    = ac_bias_en_i;
       ac_bias_addr_d  = ac_bias_addr_i;
+      ac_quant_phase_d = ac_int8_i;
+      ac_int8_d       = ac_int8_i;
+      ac_quant_addr_d = ac_quant_addr_i;
+      ac_zp_d         = ac_zero_point_i;
     end
-    bias_d = s1_bias_q ? acc_rd_data : bias_q;
+    bias_d  = s1_bias_q ? acc_rd_data : bias_q;
+    quant_d = s1_quant_q ? acc_rd_data : quant_q;
     au_row = '0;
-    au_row[Cols*16-1:0] = au_bf16;
+    au_row[Cols*16-1:0] = au_lanes;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -299,6 +323,7 @@ module mxu_datapath #(
       mm_left_q        <= '0;
       mm_k_q           <= '0;
       mm_accum_q       <= 1'b0;
+      mm_int8_q        <= 1'b0;
       mm_need_commit_q <= 1'b0;
       cur_bank_q       <= 1'b0;
       mm_inflight_q    <= '0;
@@ -308,10 +333,15 @@ module mxu_datapath #(
       in_bank_q        <= 1'b0;
       in_accum_q       <= 1'b0;
       in_last_q        <= 1'b0;
+      in_int8_q        <= 1'b0;
       in_k_q           <= '0;
       in_acc_q         <= '0;
       ac_active_q      <= 1'b0;
       ac_bias_phase_q  <= 1'b0;
+      ac_quant_phase_q <= 1'b0;
+      ac_int8_q        <= 1'b0;
+      ac_quant_addr_q  <= '0;
+      ac_zp_q          <= '0;
       ac_acc_q         <= '0;
       ac_ub_q          <= '0;
       ac_left_q        <= '0;
@@ -320,11 +350,11 @@ module mxu_datapath #(
       ac_bias_addr_q   <= '0;
       s1_valid_q       <= 1'b0;
       s1_bias_q        <= 1'b0;
+      s1_quant_q       <= 1'b0;
       s1_last_q        <= 1'b0;
       s1_ub_q          <= '0;
-      s2_last_q        <= 1'b0;
-      s2_ub_q          <= '0;
       bias_q           <= '0;
+      quant_q          <= '0;
     end else begin
       wl_active_q      <= wl_active_d;
       wl_slot_q        <= wl_slot_d;
@@ -338,6 +368,7 @@ module mxu_datapath #(
       mm_left_q        <= mm_left_d;
       mm_k_q           <= mm_k_d;
       mm_accum_q       <= mm_accum_d;
+      mm_int8_q        <= mm_int8_d;
       mm_need_commit_q <= mm_need_commit_d;
       cur_bank_q       <= cur_bank_d;
       mm_inflight_q    <= mm_inflight_d;
@@ -347,23 +378,29 @@ module mxu_datapath #(
       in_bank_q        <= issue_bank;
       in_accum_q       <= mm_accum_q;
       in_last_q        <= mm_last_issue;
+      in_int8_q        <= mm_int8_q;
       in_k_q           <= mm_k_q;
       in_acc_q         <= mm_acc_q;
       ac_active_q      <= ac_active_d;
       ac_bias_phase_q  <= ac_bias_phase_d;
+      ac_quant_phase_q <= ac_quant_phase_d;
+      ac_int8_q        <= ac_int8_d;
+      ac_quant_addr_q  <= ac_quant_addr_d;
+      ac_zp_q          <= ac_zp_d;
       ac_acc_q         <= ac_acc_d;
       ac_ub_q          <= ac_ub_d;
       ac_left_q        <= ac_left_d;
       ac_relu_q        <= ac_relu_d;
       ac_bias_en_q     <= ac_bias_en_d;
       ac_bias_addr_q   <= ac_bias_addr_d;
-      s1_valid_q       <= ac_rd_gnt && !ac_bias_phase_q;
+      s1_valid_q       <= ac_rd_gnt && !ac_bias_phase_q && !ac_quant_phase_q;
       s1_bias_q        <= ac_rd_gnt && ac_bias_phase_q;
-      s1_last_q        <= ac_rd_gnt && !ac_bias_phase_q && (ac_left_q == CountWidth'(1));
+      s1_quant_q       <= ac_rd_gnt && !ac_bias_phase_q && ac_quant_phase_q;
+      s1_last_q        <= ac_rd_gnt && !ac_bias_phase_q && !ac_quant_phase_q &&
+                          (ac_left_q == CountWidth'(1));
       s1_ub_q          <= ac_ub_q;
-      s2_last_q        <= s1_valid_q && s1_last_q;
-      s2_ub_q          <= s1_ub_q;
       bias_q           <= bias_d;
+      quant_q          <= quant_d;
     end
   end
 
@@ -389,7 +426,7 @@ module mxu_datapath #(
     .rd_b_gnt_o (ub_rd_gnt_o),
     .rd_data_o  (ub_rd_data),
     .wr_a_en_i  (au_valid),
-    .wr_a_addr_i(s2_ub_q),
+    .wr_a_addr_i(au_ub),
     .wr_a_data_i(au_row),
     .wr_b_en_i  (ub_wr_en_i),
     .wr_b_addr_i(ub_wr_addr_i),
@@ -408,6 +445,7 @@ module mxu_datapath #(
     .act_valid_i    (in_valid_q),
     .act_i          (in_act),
     .act_bank_i     (in_bank_q),
+    .act_int8_i     (in_int8_q),
     .w_shift_i      (wl_shift_q),
     .w_i            (wl_zero_q ? '0 : wf_pop_data),
     .w_commit_i     (commit),
@@ -416,11 +454,11 @@ module mxu_datapath #(
   );
 
   // Where each result row goes travels beside the array, arriving with the row.
-  mxu_delay_line #(.Width(AccAw + 3), .Depth(Latency)) u_result_meta (
+  mxu_delay_line #(.Width(AccAw + 4), .Depth(Latency)) u_result_meta (
     .clk_i,
     .rst_ni,
-    .d_i({in_valid_q, in_accum_q, in_last_q, in_acc_q}),
-    .q_o({res_valid, res_accum, res_last, res_addr})
+    .d_i({in_valid_q, in_accum_q, in_last_q, in_int8_q, in_acc_q}),
+    .q_o({res_valid, res_accum, res_last, res_int8, res_addr})
   );
 
   mxu_accumulators #(.Lanes(Cols), .Depth(AccDepth), .FlushSubnormals(FlushSubnormals)) u_acc (
@@ -429,6 +467,7 @@ module mxu_datapath #(
     .res_valid_i     (res_valid),
     .res_addr_i      (res_addr),
     .res_accumulate_i(res_accum),
+    .res_int8_i      (res_int8),
     .res_last_i      (res_last),
     .res_data_i      (array_out),
     .res_done_o      (mm_done_o),
@@ -442,22 +481,32 @@ module mxu_datapath #(
     .wr_gnt_o        (acc_wr_gnt_o)
   );
 
-  mxu_activation_unit #(.Lanes(Cols), .FlushSubnormals(FlushSubnormals)) u_activation (
+  mxu_activation_unit #(
+    .Lanes          (Cols),
+    .FlushSubnormals(FlushSubnormals),
+    .TagWidth       (UbAw + 1)
+  ) u_activation (
     .clk_i,
     .rst_ni,
-    .valid_i  (s1_valid_q),
-    .data_i   (acc_rd_data),
-    .bias_en_i(ac_bias_en_q),
-    .bias_i   (bias_q),
-    .relu_i   (ac_relu_q),
-    .valid_o  (au_valid),
-    .fp32_o   (au_fp32),
-    .bf16_o   (au_bf16)
+    .valid_i     (s1_valid_q),
+    .tag_i       ({s1_last_q, s1_ub_q}),
+    .data_i      (acc_rd_data),
+    .bias_en_i   (ac_bias_en_q),
+    .bias_i      (bias_q),
+    .relu_i      (ac_relu_q),
+    .int8_i      (ac_int8_q),
+    .quant_i     (quant_q),
+    .zero_point_i(ac_zp_q),
+    .valid_o     (au_valid),
+    .tag_o       ({au_last, au_ub}),
+    .fp32_o      (au_fp32),
+    .row_o       (au_lanes),
+    .busy_o      (au_busy)
   );
 
   assign ub_rd_data_o  = ub_rd_data;
   assign acc_rd_data_o = acc_rd_data;
-  assign ac_done_o     = au_valid && s2_last_q;
+  assign ac_done_o     = au_valid && au_last;
   assign wl_busy_o     = wl_active_q || wl_shift_q;
   assign mm_busy_o     = mm_inflight_q != '0;
   assign ac_busy_o     = !ac_ready_o;

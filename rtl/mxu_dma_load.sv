@@ -23,6 +23,10 @@
 // full bandwidth. A beat of several rows is held while its rows go to the row register one per
 // cycle (the buffer's write port takes one row a cycle).
 //
+// The int8 mode (UB and WEIGHTS, plain only: the controller refuses int8 with transpose): one host
+// byte per element; the row register holds the bytes and each leaves sign-extended into its
+// 16-bit lane. Every rule above holds with rows of `lanes` bytes.
+//
 // Broadcast: a plain LOAD with stride 0 (every row the same host row, e.g. a bias) reads that row
 // once and writes it `rows` times.
 `include "mxu_assert.svh"
@@ -64,7 +68,7 @@ module mxu_dma_load #(
   localparam int unsigned BeatsWidth  = $clog2(BeatsMax + 1),
   localparam int unsigned QCntW       = $clog2(QueueDepth + 1),
   // Bits of mxu_pkg::dma_load_q_t (Yosys 0.23 takes no $bits of a type; checked below).
-  localparam int unsigned QW          = 66
+  localparam int unsigned QW          = 67
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -97,6 +101,8 @@ module mxu_dma_load #(
   logic [15:0]          rows_d, rows_q, lanes_d, lanes_q;
   logic [19:0]          stride_bytes_d, stride_bytes_q;
   logic                 wide_d, wide_q;  // fp32 elements (ACC)
+  logic                 bytes_d, bytes_q;  // int8 elements (UB, WEIGHTS)
+  logic                 cmd_bytes;
   logic [15:0]          trows_d, trows_q;  // transposed: rows of a block
   logic                 cmd_short;
 
@@ -207,7 +213,8 @@ module mxu_dma_load #(
   always_comb begin
     block_rows_gen = (rows_q - gen_i_q > trows_q) ? trows_q : rows_q - gen_i_q;
     seg_bytes      = transpose_q ? {1'b0, block_rows_gen, 1'b0}
-                                 : (wide_q ? {lanes_q, 2'b00} : {1'b0, lanes_q, 1'b0});
+                                 : (wide_q  ? {lanes_q, 2'b00} :
+                                    bytes_q ? {2'b00, lanes_q} : {1'b0, lanes_q, 1'b0});
     seg_beats      = BeatsWidth'((18'(seg_addr_q[BeatShift-1:0]) + seg_bytes + 18'(BusBytes - 1)) >>
                                  BeatShift);
     next_burst_addr = (seg_started_q || linear_q) ? burst_addr_q
@@ -272,15 +279,17 @@ module mxu_dma_load #(
     transpose_d    = accept ? cmd_i.transpose : transpose_q;
     rows_d         = accept ? cmd_i.rows : rows_q;
     lanes_d        = accept ? cmd_i.lanes : lanes_q;
+    cmd_bytes      = cmd_i.int8 && cmd_i.target != mxu_isa_pkg::BufAcc;
     wide_d         = accept ? cmd_i.target == mxu_isa_pkg::BufAcc : wide_q;
+    bytes_d        = accept ? cmd_bytes : bytes_q;
     stride_bytes_d = stride_bytes_q;
     if (accept) begin
-      stride_bytes_d = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00}
-                                                         : {3'b000, cmd_i.stride, 1'b0};
+      stride_bytes_d = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00} :
+                       cmd_bytes ? {4'b0000, cmd_i.stride} : {3'b000, cmd_i.stride, 1'b0};
     end
     // Linear mode: plain rows of whole aligned beats, packed back to back.
-    cmd_row_bytes   = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00}
-                                                        : {1'b0, cmd_i.lanes, 1'b0};
+    cmd_row_bytes   = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00} :
+                      cmd_bytes ? {2'b00, cmd_i.lanes} : {1'b0, cmd_i.lanes, 1'b0};
     cmd_pack_log2   = '0;
     for (int unsigned s = 1; s <= BeatShift; s++) begin
       if (cmd_row_bytes == 18'(BusBytes >> s)) cmd_pack_log2 = 4'(s);
@@ -308,6 +317,7 @@ module mxu_dma_load #(
 
     q_in.target    = cmd_i.target;
     q_in.transpose = cmd_i.transpose;
+    q_in.int8      = cmd_bytes;
     q_in.linear    = linear_d;
     q_in.short_blk = cmd_short;
     q_in.broadcast = bcast_d;
@@ -332,6 +342,12 @@ module mxu_dma_load #(
       out_addr   = s1_addr_q;
     end else begin
       row_bytes = pending_data_q;
+      // int8: each byte sign-extended into its lane.
+      if (head.int8) begin
+        for (int unsigned l = 0; l < UbLanes; l++) begin
+          row_bytes[l*16 +: 16] = {{8{pending_data_q[l*8+7]}}, pending_data_q[l*8 +: 8]};
+        end
+      end
       // Lanes at or beyond `lanes` are zero.
       for (int unsigned l = 0; l < SegBytesMax / 2; l++) begin
         if (16'((head.target == mxu_isa_pkg::BufAcc) ? l / 2 : l) >= head.lanes) begin
@@ -570,6 +586,7 @@ module mxu_dma_load #(
       lanes_q        <= '0;
       stride_bytes_q <= '0;
       wide_q         <= 1'b0;
+      bytes_q        <= 1'b0;
       trows_q        <= '0;
       gen_active_q   <= 1'b0;
       gen_i_q        <= '0;
@@ -624,6 +641,7 @@ module mxu_dma_load #(
       lanes_q        <= lanes_d;
       stride_bytes_q <= stride_bytes_d;
       wide_q         <= wide_d;
+      bytes_q        <= bytes_d;
       trows_q        <= trows_d;
       gen_active_q   <= gen_active_d;
       gen_i_q        <= gen_i_d;

@@ -6,6 +6,9 @@
 // may go out in the same cycle; up to MemMaxInFlight bursts wait for their write responses. The
 // command must be legal (the controller checks it).
 //
+// The int8 mode: from the unified buffer, each lane's low byte (one byte per element); from the
+// accumulators, int32 words, whose ReLU zeroes negatives with no NaN rule.
+//
 // Linear mode: rows of whole, aligned beats packed back to back in host memory (stride = row
 // length) go out as bursts of up to 16 beats that run across row boundaries.
 `include "mxu_assert.svh"
@@ -53,6 +56,8 @@ module mxu_dma_store #(
 );
 
   logic                 active_d, active_q, from_acc_d, from_acc_q, relu_d, relu_q;
+  logic                 int8_d, int8_q;  // int8 lanes (UB) or int32 words (ACC)
+  logic                 cmd_bytes;
   logic [15:0]          rows_d, rows_q, lanes_d, lanes_q;
   logic [19:0]          stride_bytes_d, stride_bytes_q;
   // Reader.
@@ -147,18 +152,23 @@ module mxu_dma_store #(
 
     // The row arriving this cycle, placed at its byte offset in a window of whole beats.
     row_bytes = '0;
-    if (from_acc_q) row_bytes[Cols*32-1:0] = acc_rd_data_i;
-    else            row_bytes[UbLanes*16-1:0] = ub_rd_data_i;
+    if (from_acc_q) begin
+      row_bytes[Cols*32-1:0] = acc_rd_data_i;
+    end else if (int8_q) begin
+      for (int unsigned l = 0; l < UbLanes; l++) row_bytes[l*8 +: 8] = ub_rd_data_i[l*16 +: 8];
+    end else begin
+      row_bytes[UbLanes*16-1:0] = ub_rd_data_i;
+    end
     if (from_acc_q && relu_q) begin
       for (int unsigned l = 0; l < Cols; l++) begin
-        if (row_bytes[l*32+23 +: 8] == 8'hFF && row_bytes[l*32 +: 23] != '0) begin
+        if (!int8_q && row_bytes[l*32+23 +: 8] == 8'hFF && row_bytes[l*32 +: 23] != '0) begin
           row_bytes[l*32 +: 32] = mxu_pkg::Fp32CanonicalNan;
         end else if (row_bytes[l*32+31]) begin
           row_bytes[l*32 +: 32] = 32'h0;  // negative numbers and -0
         end
       end
     end
-    row_len   = from_acc_q ? {lanes_q, 2'b00} : {1'b0, lanes_q, 1'b0};
+    row_len   = from_acc_q ? {lanes_q, 2'b00} : int8_q ? {2'b00, lanes_q} : {1'b0, lanes_q, 1'b0};
     win_data  = (WinBytes*8)'(row_bytes) << {pending_host_q[BeatShift-1:0], 3'b000};
     win_strb  = '0;
     for (int unsigned i = 0; i < WinBytes; i++) begin
@@ -222,9 +232,11 @@ module mxu_dma_store #(
       tail_owed_d  = front_owed_q - OwedW'(b_fire);
       front_owed_d = '0;
     end
+    cmd_bytes   = cmd_i.int8 && cmd_i.source != mxu_isa_pkg::BufAcc;
     active_d    = active_q && !front_done && !to_tail;
     from_acc_d  = from_acc_q;
     relu_d      = relu_q;
+    int8_d      = int8_q;
     rows_d      = rows_q;
     lanes_d     = lanes_q;
     stride_bytes_d = stride_bytes_q;
@@ -232,18 +244,19 @@ module mxu_dma_store #(
       active_d       = 1'b1;
       from_acc_d     = cmd_i.source == mxu_isa_pkg::BufAcc;
       relu_d         = cmd_i.relu;
+      int8_d         = cmd_i.int8;
       rows_d         = cmd_i.rows;
       lanes_d        = cmd_i.lanes;
-      stride_bytes_d = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00}
-                                                         : {3'b000, cmd_i.stride, 1'b0};
+      stride_bytes_d = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00} :
+                       cmd_bytes ? {4'b0000, cmd_i.stride} : {3'b000, cmd_i.stride, 1'b0};
       rd_row_d       = '0;
       rd_addr_d      = cmd_i.buf_addr;
       rd_host_d      = cmd_i.host_addr;
       rows_done_d    = '0;
     end
     // Linear mode: whole aligned beats per row, rows packed back to back.
-    cmd_row_len = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00}
-                                                    : {1'b0, cmd_i.lanes, 1'b0};
+    cmd_row_len = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00} :
+                  cmd_bytes ? {2'b00, cmd_i.lanes} : {1'b0, cmd_i.lanes, 1'b0};
     linear_d    = linear_q;
     lin_addr_d  = lin_addr_n;
     lin_left_d  = lin_left_n;
@@ -272,6 +285,7 @@ module mxu_dma_store #(
       active_q       <= 1'b0;
       from_acc_q     <= 1'b0;
       relu_q         <= 1'b0;
+      int8_q         <= 1'b0;
       rows_q         <= '0;
       lanes_q        <= '0;
       stride_bytes_q <= '0;
@@ -308,6 +322,7 @@ module mxu_dma_store #(
       active_q       <= active_d;
       from_acc_q     <= from_acc_d;
       relu_q         <= relu_d;
+      int8_q         <= int8_d;
       rows_q         <= rows_d;
       lanes_q        <= lanes_d;
       stride_bytes_q <= stride_bytes_d;

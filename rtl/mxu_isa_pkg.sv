@@ -44,7 +44,11 @@ package mxu_isa_pkg;
     logic [15:0] buffer_addr;  // [63:48] buffer address (0 for WEIGHTS)
     logic [15:0] lanes;        // [47:32] lanes
     logic [15:0] rows;         // [31:16] rows
-    logic [4:0]  rsvd_11;      // [15:11] reserved
+    logic [3:0]  rsvd_12;      // [15:12] reserved
+    // [11] the int8 mode: int8 host bytes for UB and WEIGHTS (LOAD sign-extends each into a lane,
+    // STORE writes a lane's low byte); ACC: int32 words (a STORE's relu zeroes negatives, with no
+    // NaN rule)
+    logic        int8;
     logic        flag;         // [10] LOAD: transpose (UB, WEIGHTS); STORE: relu (ACC)
     // [9:8] LOAD target: 0 UB, 1 WEIGHTS, 2 ACC; STORE source: 0 UB, 2 ACC
     buf_e        buffer;
@@ -58,7 +62,10 @@ package mxu_isa_pkg;
     logic [15:0] ub_addr;      // [63:48] UB address
     logic [15:0] k_rows;       // [47:32] lanes entering the array (1 .. ArrayRows)
     logic [15:0] rows;         // [31:16] rows (M)
-    logic [5:0]  rsvd_10;      // [15:10] reserved
+    logic [4:0]  rsvd_11;      // [15:11] reserved
+    // [10] int8 x int8 products summed exactly in int32 (the operands' low bytes); otherwise bf16 x
+    // bf16 into fp32
+    logic        int8;
     logic        new_weights;  // [9] first switch to the latest loaded weight tile
     logic        accumulate;   // [8] add to the accumulator rows instead of overwriting them
     opcode_e     opcode;       // [7:0] opcode
@@ -66,15 +73,21 @@ package mxu_isa_pkg;
 
   // activate (ACTIVATE)
   typedef struct packed {
-    logic [47:0] rsvd_80;    // [127:80] reserved
-    logic [15:0] bias_addr;  // [79:64] bias accumulator address (0 unless bias)
-    logic [15:0] ub_addr;    // [63:48] UB address
-    logic [15:0] acc_addr;   // [47:32] accumulator address
-    logic [15:0] rows;       // [31:16] rows
-    logic [5:0]  rsvd_10;    // [15:10] reserved
-    logic        bias;       // [9] add the bias accumulator row
-    logic        relu;       // [8] ReLU
-    opcode_e     opcode;     // [7:0] opcode
+    logic [23:0] rsvd_104;    // [127:104] reserved
+    logic [7:0]  zero_point;  // [103:96] output zero point, int8 two's complement (0 unless int8)
+    // [95:80] quantization accumulator row: per lane multiplier << 8 | shift (0 unless int8)
+    logic [15:0] quant_addr;
+    logic [15:0] bias_addr;   // [79:64] bias accumulator address (0 unless bias)
+    logic [15:0] ub_addr;     // [63:48] UB address
+    logic [15:0] acc_addr;    // [47:32] accumulator address
+    logic [15:0] rows;        // [31:16] rows
+    logic [4:0]  rsvd_11;     // [15:11] reserved
+    // [10] requantize int32 to int8 with the quantization row (docs/numerics.md) instead of
+    // rounding fp32 to bf16
+    logic        int8;
+    logic        bias;        // [9] add the bias accumulator row
+    logic        relu;        // [8] ReLU
+    opcode_e     opcode;      // [7:0] opcode
   } activate_ins_t;
 
   // bare (SYNC, HALT)
@@ -89,6 +102,8 @@ package mxu_isa_pkg;
   parameter int unsigned TransferBufferWidth     = 2;
   parameter int unsigned TransferFlagLsb         = 10;
   parameter int unsigned TransferFlagWidth       = 1;
+  parameter int unsigned TransferInt8Lsb         = 11;
+  parameter int unsigned TransferInt8Width       = 1;
   parameter int unsigned TransferRowsLsb         = 16;
   parameter int unsigned TransferRowsWidth       = 16;
   parameter int unsigned TransferLanesLsb        = 32;
@@ -105,6 +120,8 @@ package mxu_isa_pkg;
   parameter int unsigned MatmulAccumulateWidth = 1;
   parameter int unsigned MatmulNewWeightsLsb   = 9;
   parameter int unsigned MatmulNewWeightsWidth = 1;
+  parameter int unsigned MatmulInt8Lsb         = 10;
+  parameter int unsigned MatmulInt8Width       = 1;
   parameter int unsigned MatmulRowsLsb         = 16;
   parameter int unsigned MatmulRowsWidth       = 16;
   parameter int unsigned MatmulKRowsLsb        = 32;
@@ -115,24 +132,30 @@ package mxu_isa_pkg;
   parameter int unsigned MatmulAccAddrWidth    = 16;
 
   // activate (ACTIVATE)
-  parameter int unsigned ActivateReluLsb       = 8;
-  parameter int unsigned ActivateReluWidth     = 1;
-  parameter int unsigned ActivateBiasLsb       = 9;
-  parameter int unsigned ActivateBiasWidth     = 1;
-  parameter int unsigned ActivateRowsLsb       = 16;
-  parameter int unsigned ActivateRowsWidth     = 16;
-  parameter int unsigned ActivateAccAddrLsb    = 32;
-  parameter int unsigned ActivateAccAddrWidth  = 16;
-  parameter int unsigned ActivateUbAddrLsb     = 48;
-  parameter int unsigned ActivateUbAddrWidth   = 16;
-  parameter int unsigned ActivateBiasAddrLsb   = 64;
-  parameter int unsigned ActivateBiasAddrWidth = 16;
+  parameter int unsigned ActivateReluLsb        = 8;
+  parameter int unsigned ActivateReluWidth      = 1;
+  parameter int unsigned ActivateBiasLsb        = 9;
+  parameter int unsigned ActivateBiasWidth      = 1;
+  parameter int unsigned ActivateInt8Lsb        = 10;
+  parameter int unsigned ActivateInt8Width      = 1;
+  parameter int unsigned ActivateRowsLsb        = 16;
+  parameter int unsigned ActivateRowsWidth      = 16;
+  parameter int unsigned ActivateAccAddrLsb     = 32;
+  parameter int unsigned ActivateAccAddrWidth   = 16;
+  parameter int unsigned ActivateUbAddrLsb      = 48;
+  parameter int unsigned ActivateUbAddrWidth    = 16;
+  parameter int unsigned ActivateBiasAddrLsb    = 64;
+  parameter int unsigned ActivateBiasAddrWidth  = 16;
+  parameter int unsigned ActivateQuantAddrLsb   = 80;
+  parameter int unsigned ActivateQuantAddrWidth = 16;
+  parameter int unsigned ActivateZeroPointLsb   = 96;
+  parameter int unsigned ActivateZeroPointWidth = 8;
 
   // Reserved bits of each opcode's instructions: all must be zero (ILLEGAL_FIELD).
-  parameter logic [127:0] LoadReservedMask     = 128'h0000_0000_0000_0000_0000_0000_0000_F800;
-  parameter logic [127:0] StoreReservedMask    = 128'h0000_0000_0000_0000_0000_0000_0000_F800;
-  parameter logic [127:0] MatmulReservedMask   = 128'hFFFF_FFFF_FFFF_0000_0000_0000_0000_FC00;
-  parameter logic [127:0] ActivateReservedMask = 128'hFFFF_FFFF_FFFF_0000_0000_0000_0000_FC00;
+  parameter logic [127:0] LoadReservedMask     = 128'h0000_0000_0000_0000_0000_0000_0000_F000;
+  parameter logic [127:0] StoreReservedMask    = 128'h0000_0000_0000_0000_0000_0000_0000_F000;
+  parameter logic [127:0] MatmulReservedMask   = 128'hFFFF_FFFF_FFFF_0000_0000_0000_0000_F800;
+  parameter logic [127:0] ActivateReservedMask = 128'hFFFF_FF00_0000_0000_0000_0000_0000_F800;
   parameter logic [127:0] SyncReservedMask     = 128'hFFFF_FFFF_FFFF_FFFF_FFFF_FFFF_FFFF_FF00;
   parameter logic [127:0] HaltReservedMask     = 128'hFFFF_FFFF_FFFF_FFFF_FFFF_FFFF_FFFF_FF00;
 
@@ -185,6 +208,8 @@ package mxu_isa_pkg;
   parameter int unsigned CsrFeaturesBusLog2Width         = 8;
   parameter int unsigned CsrFeaturesFlushSubnormalsLsb   = 8;
   parameter int unsigned CsrFeaturesFlushSubnormalsWidth = 1;
+  parameter int unsigned CsrFeaturesInt8Lsb              = 9;
+  parameter int unsigned CsrFeaturesInt8Width            = 1;
   parameter int unsigned CsrFeaturesUbLanesLsb           = 16;
   parameter int unsigned CsrFeaturesUbLanesWidth         = 8;
   parameter int unsigned CsrFeaturesMaxInFlightLsb       = 24;

@@ -8,11 +8,20 @@
 // (mxu_pkg::pe_*_cuts). The weight is read as the activation enters; the multiply takes
 // pe_mul_cycles(Stages) cycles, so psum_i must arrive that many cycles after act_i, and psum_o
 // follows psum_i by pe_add_cycles(Stages). Stages = 1 is one cycle: psum_o <= psum_i + product.
+//
+// The int8 mode (act_int8_i, travelling with each activation like its bank): psum_o = psum_i +
+// int8(act_i[7:0]) x int8(weight[7:0]) in wrapping int32, exact (docs/numerics.md). Its own small
+// multiplier and adder, delayed to the float path's latency so that both modes keep one timing;
+// the float path sees no valid for an int8 activation. Int8 = 0 leaves the integer path out
+// (scripts/hw_cost.sh measures what it costs); the flag then only passes along.
 `include "mxu_assert.svh"
 
 module mxu_pe #(
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
-  parameter int unsigned Stages          = mxu_pkg::PeStages
+  parameter int unsigned Stages          = mxu_pkg::PeStages,
+  parameter bit          Int8            = 1'b1,
+  localparam int unsigned MulCycles = mxu_pkg::pe_mul_cycles(Stages),
+  localparam int unsigned AddCycles = mxu_pkg::pe_add_cycles(Stages)
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -20,9 +29,11 @@ module mxu_pe #(
   input  logic        act_valid_i,
   input  logic [15:0] act_i,
   input  logic        act_bank_i,
+  input  logic        act_int8_i,
   output logic        act_valid_o,
   output logic [15:0] act_o,
   output logic        act_bank_o,
+  output logic        act_int8_o,
   // Partial sum from the PE above, result to the PE below.
   input  logic [31:0] psum_i,
   output logic [31:0] psum_o,
@@ -37,7 +48,9 @@ module mxu_pe #(
 
   logic        act_valid_q;
   logic [15:0] act_q;
-  logic        act_bank_q;
+  logic        act_bank_q, act_int8_q;
+  logic        int_valid;
+  logic [31:0] int_sum;
   logic [31:0] psum_d, psum_q;
   logic [15:0] shadow_d, shadow_q;
   logic [15:0] weight0_d, weight0_q;
@@ -57,7 +70,7 @@ module mxu_pe #(
   ) u_mul (
     .clk_i,
     .rst_ni,
-    .valid_i  (act_valid_i),
+    .valid_i  (act_valid_i && !act_int8_i),
     .a_i      (act_i),
     .b_i      (weight),
     .valid_o  (mul_valid),
@@ -86,8 +99,40 @@ module mxu_pe #(
     .sum_o  (sum)
   );
 
+  if (Int8) begin : g_int8
+    // The product is ready when the float product would be; the sum is formed as psum_i arrives
+    // and waits out the float adder's remaining cycles.
+    logic        prod_valid;
+    logic [15:0] act_wide, weight_wide, prod_now, prod;
+    logic [31:0] sum_now;
+
+    // Sign-extended to 16 bits, where the product of two int8 values fits exactly.
+    assign act_wide    = {{8{act_i[7]}}, act_i[7:0]};
+    assign weight_wide = {{8{weight[7]}}, weight[7:0]};
+    assign prod_now    = act_wide * weight_wide;
+
+    mxu_delay_line #(.Width(17), .Depth(MulCycles)) u_int_mul (
+      .clk_i,
+      .rst_ni,
+      .d_i({act_valid_i && act_int8_i, prod_now}),
+      .q_o({prod_valid, prod})
+    );
+
+    assign sum_now = psum_i + {{16{prod[15]}}, prod};
+
+    mxu_delay_line #(.Width(33), .Depth(AddCycles - 1)) u_int_add (
+      .clk_i,
+      .rst_ni,
+      .d_i({prod_valid, sum_now}),
+      .q_o({int_valid, int_sum})
+    );
+  end else begin : g_no_int8
+    assign int_valid = 1'b0;
+    assign int_sum   = '0;
+  end
+
   always_comb begin
-    psum_d    = sum_valid ? sum : psum_q;
+    psum_d    = sum_valid ? sum : int_valid ? int_sum : psum_q;
     shadow_d  = w_shift_i ? w_i : shadow_q;
     weight0_d = (w_commit_i && !w_commit_bank_i) ? shadow_d : weight0_q;
     weight1_d = (w_commit_i && w_commit_bank_i) ? shadow_d : weight1_q;
@@ -98,6 +143,7 @@ module mxu_pe #(
       act_valid_q <= 1'b0;
       act_q       <= '0;
       act_bank_q  <= 1'b0;
+      act_int8_q  <= 1'b0;
       psum_q      <= '0;
       shadow_q    <= '0;
       weight0_q   <= '0;
@@ -106,6 +152,7 @@ module mxu_pe #(
       act_valid_q <= act_valid_i;
       act_q       <= act_i;
       act_bank_q  <= act_bank_i;
+      act_int8_q  <= act_int8_i;
       psum_q      <= psum_d;
       shadow_q    <= shadow_d;
       weight0_q   <= weight0_d;
@@ -116,6 +163,7 @@ module mxu_pe #(
   assign act_valid_o = act_valid_q;
   assign act_o       = act_q;
   assign act_bank_o  = act_bank_q;
+  assign act_int8_o  = act_int8_q;
   assign psum_o      = psum_q;
   assign w_o         = shadow_q;
 

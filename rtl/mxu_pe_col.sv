@@ -19,9 +19,11 @@ module mxu_pe_col #(
   input  logic [Rows-1:0]    act_valid_i,
   input  logic [Rows*16-1:0] act_i,
   input  logic [Rows-1:0]    act_bank_i,
+  input  logic [Rows-1:0]    act_int8_i,
   output logic [Rows-1:0]    act_valid_o,
   output logic [Rows*16-1:0] act_o,
   output logic [Rows-1:0]    act_bank_o,
+  output logic [Rows-1:0]    act_int8_o,
   // The weight row's element for this column, entering the shadow chain at the bottom, and the
   // commit, both already skewed for this column.
   input  logic               w_shift_i,
@@ -47,9 +49,11 @@ module mxu_pe_col #(
       .act_valid_i    (act_valid_i[r]),
       .act_i          (act_i[r*16 +: 16]),
       .act_bank_i     (act_bank_i[r]),
+      .act_int8_i     (act_int8_i[r]),
       .act_valid_o    (act_valid_o[r]),
       .act_o          (act_o[r*16 +: 16]),
       .act_bank_o     (act_bank_o[r]),
+      .act_int8_o     (act_int8_o[r]),
       .psum_i         (psum_bus[r*32 +: 32]),
       .psum_o         (psum_bus[(r+1)*32 +: 32]),
       .w_shift_i,

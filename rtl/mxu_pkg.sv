@@ -141,6 +141,7 @@ package mxu_pkg;
   typedef struct packed {
     logic [1:0]              target;     // BufUb, BufWeights or BufAcc
     logic                    transpose;
+    logic                    int8;   // UB / WEIGHTS: int8 host bytes, sign-extended into lanes
     logic [15:0]             rows;
     logic [15:0]             lanes;
     logic [15:0]             buf_addr;
@@ -150,7 +151,8 @@ package mxu_pkg;
 
   typedef struct packed {
     logic [1:0]              source;     // BufUb or BufAcc
-    logic                    relu;       // ACC only: ReLU on every fp32 value
+    logic                    relu;       // ACC only: ReLU on every fp32 (integer: int32) value
+    logic                    int8;   // UB: a lane's low byte (int8); ACC: int32 words
     logic [15:0]             rows;
     logic [15:0]             lanes;
     logic [15:0]             buf_addr;
@@ -165,6 +167,7 @@ package mxu_pkg;
     logic [15:0] k_rows;
     logic        accumulate;
     logic        new_weights;
+    logic        int8;  // int8 x int8 -> int32
   } matmul_cmd_t;
 
   typedef struct packed {
@@ -174,12 +177,16 @@ package mxu_pkg;
     logic        relu;
     logic        bias_en;
     logic [15:0] bias_addr;
+    logic        int8;    // requantize int32 -> int8 (docs/numerics.md)
+    logic [15:0] quant_addr;  // integer: the quantization row
+    logic [7:0]  zero_point;  // integer: the output zero point (int8)
   } activate_cmd_t;
 
   // A load engine's command as its consumer sees it (the head of its command queue).
   typedef struct packed {
     logic [1:0]  target;
     logic        transpose;
+    logic        int8;    // UB / WEIGHTS: one byte per element, sign-extended
     logic        linear;      // plain rows packed back to back, whole aligned beats or a beat's part
     logic        short_blk;   // transposed, host rows not bus aligned: blocks one beat shorter
     logic        broadcast;   // plain with stride 0: one row read, written `rows` times
@@ -274,6 +281,8 @@ package mxu_pkg;
     row_t        w_acc_hi;
     logic        r_bias;       // ACTIVATE: reads the bias row too
     row_t        bias_row;
+    logic        r_quant;      // integer ACTIVATE: reads the quantization row too
+    row_t        quant_row;
   } ctrl_dec_t;
 
   // ---- State machines ----

@@ -27,6 +27,7 @@ module mxu_systolic_array #(
   input  logic                 act_valid_i,
   input  logic [Rows*16-1:0]   act_i,
   input  logic                 act_bank_i,
+  input  logic                 act_int8_i,  // the row is int8 (docs/numerics.md)
   // One weight row per cycle into the shadow chain, entering at the bottom: after Rows shifts the
   // first row shifted sits in PE row 0.
   input  logic                 w_shift_i,
@@ -42,6 +43,7 @@ module mxu_systolic_array #(
   logic [(Cols+1)*Rows*16-1:0] act_bus;
   logic [(Cols+1)*Rows-1:0]    act_valid_bus;
   logic [(Cols+1)*Rows-1:0]    act_bank_bus;
+  logic [(Cols+1)*Rows-1:0]    act_int8_bus;
   // Each column's weight element, commit and result, skewed per column.
   logic [Cols*16-1:0]          w_col;
   logic [Cols-1:0]             w_shift_col, w_commit_col, w_commit_bank_col;
@@ -49,11 +51,11 @@ module mxu_systolic_array #(
 
   // Input skew: lane r is delayed r x Add cycles.
   for (genvar r = 0; r < Rows; r++) begin : g_skew
-    mxu_delay_line #(.Width(18), .Depth(r * Add)) u_skew (
+    mxu_delay_line #(.Width(19), .Depth(r * Add)) u_skew (
       .clk_i,
       .rst_ni,
-      .d_i({act_valid_i, act_bank_i, act_i[r*16 +: 16]}),
-      .q_o({act_valid_bus[r], act_bank_bus[r], act_bus[r*16 +: 16]})
+      .d_i({act_valid_i, act_bank_i, act_int8_i, act_i[r*16 +: 16]}),
+      .q_o({act_valid_bus[r], act_bank_bus[r], act_int8_bus[r], act_bus[r*16 +: 16]})
     );
   end
 
@@ -72,9 +74,11 @@ module mxu_systolic_array #(
       .act_valid_i    (act_valid_bus[c*Rows +: Rows]),
       .act_i          (act_bus[c*Rows*16 +: Rows*16]),
       .act_bank_i     (act_bank_bus[c*Rows +: Rows]),
+      .act_int8_i     (act_int8_bus[c*Rows +: Rows]),
       .act_valid_o    (act_valid_bus[(c+1)*Rows +: Rows]),
       .act_o          (act_bus[(c+1)*Rows*16 +: Rows*16]),
       .act_bank_o     (act_bank_bus[(c+1)*Rows +: Rows]),
+      .act_int8_o     (act_int8_bus[(c+1)*Rows +: Rows]),
       .w_shift_i      (w_shift_col[c]),
       .w_i            (w_col[c*16 +: 16]),
       .w_commit_i     (w_commit_col[c]),
@@ -94,6 +98,7 @@ module mxu_systolic_array #(
   // The right edge of the activation buses goes nowhere.
   logic unused_right_edge;
   assign unused_right_edge = ^{act_valid_bus[Cols*Rows +: Rows], act_bank_bus[Cols*Rows +: Rows],
+                               act_int8_bus[Cols*Rows +: Rows],
                                act_bus[Cols*Rows*16 +: Rows*16]};
 
 endmodule
