@@ -9,6 +9,7 @@
 
 #include "common/bf16.h"
 #include "common/isa.h"
+#include "driver/golden/int8.h"
 #include "driver/golden/numerics.h"
 
 namespace mxu::backends::model {
@@ -47,14 +48,36 @@ struct Decoded {
   uint32_t err = 0;
   uint32_t buf = 0, flag = 0, rows = 0, lanes = 0, buf_addr = 0, stride = 0;
   uint64_t host = 0;
+  // The int8 mode (docs/numerics.md, "The integer mode"): LOAD/STORE int8 host bytes for UB and
+  // WEIGHTS (int32 words for ACC, raw as without it), int8 x int8 -> int32 MATMUL, requantizing
+  // ACTIVATE.
+  bool integer = false;
   // MATMUL
   bool accumulate = false, new_weights = false;
   uint32_t k_rows = 0, ub_addr = 0, acc_addr = 0;
   // ACTIVATE
   bool relu = false, bias = false;
-  uint32_t bias_addr = 0;
+  uint32_t bias_addr = 0, quant_addr = 0;
+  int32_t zero_point = 0;  // int8
   Range r_ub, w_ub, r_acc, w_acc;
+  // ACTIVATE: the single accumulator rows it reads besides its range (the bias row, the integer
+  // mode's quantization row). The dispatcher's hazard checks treat each as a one-row read range.
+  Range r_bias, r_quant;
 };
+
+// Bytes of one host element of a transfer: fp32 / int32 words for ACC, int8 bytes for UB and
+// WEIGHTS in the integer mode, bf16 otherwise.
+uint64_t ElementBytes(const Decoded& d) {
+  if (d.buf == static_cast<uint32_t>(isa::Buffer::kAcc)) return 4;
+  return d.integer ? 1 : 2;
+}
+
+// An int8 host byte as the DMA writes it into a 16-bit lane: sign-extended.
+uint16_t Int8Lane(uint8_t byte) {
+  return static_cast<uint16_t>(static_cast<int16_t>(static_cast<int8_t>(byte)));
+}
+// The int8 operand the PE takes from a 16-bit lane (UB or weight): its low byte.
+int32_t LaneInt8(uint16_t lane) { return static_cast<int8_t>(static_cast<uint8_t>(lane & 0xFF)); }
 
 struct Burst {
   uint64_t addr;
@@ -111,8 +134,9 @@ uint32_t ShortTransposeRows(uint64_t beat) {
 
 LoadPlan PlanLoad(const Decoded& d, uint64_t beat) {
   LoadPlan plan;
-  const bool wide = d.buf == static_cast<uint32_t>(isa::Buffer::kAcc);
-  const uint64_t size = wide ? 4 : 2;
+  // Every rule below holds for any element size: the integer mode's 1-byte rows pack, stream
+  // linearly and split into segments by the same byte arithmetic (it never transposes).
+  const uint64_t size = ElementBytes(d);
   const uint64_t stride_bytes = uint64_t{d.stride} * size;
   const uint64_t row_bytes = d.lanes * size;
   const bool transpose = d.flag != 0;
@@ -158,7 +182,7 @@ struct StorePlan {
 
 StorePlan PlanStore(const Decoded& d, uint64_t beat) {
   StorePlan plan;
-  const uint64_t size = d.buf == static_cast<uint32_t>(isa::Buffer::kAcc) ? 4 : 2;
+  const uint64_t size = ElementBytes(d);
   const uint64_t stride_bytes = uint64_t{d.stride} * size;
   const uint64_t row_bytes = d.lanes * size;
   plan.linear = d.host % beat == 0 && row_bytes % beat == 0 && row_bytes == stride_bytes;
@@ -237,6 +261,7 @@ struct Core::Impl {
   // ---- functional state
   std::deque<std::vector<uint16_t>> tiles;  // loaded weight tiles not yet used (R x C)
   std::vector<float> weights;               // the current tile, widened (R x C)
+  std::vector<uint16_t> weights_raw;        // ... as loaded: the integer mode's low bytes
   std::vector<uint8_t> weights_nonfinite;   // per (r, c): Inf or NaN weight
   bool have_weights = false;
   uint32_t unclaimed = 0;  // LOAD WEIGHTS dispatched, not yet claimed by new_weights
@@ -347,9 +372,13 @@ struct Core::Impl {
     bool busy = false;
     uint32_t pc = 0;
     Decoded d;
-    uint32_t reads_left = 0;  // the bias row, then one accumulator row per granted read
+    uint32_t reads_left = 0;  // the bias and quantization rows, then the accumulator rows
     uint64_t done_at = 0;     // 0 while rows are still read
   } ac;
+  // The rows an ACTIVATE reads before its accumulator rows: the bias row, the quantization row.
+  static uint32_t ActivateSetupReads(const Decoded& d) {
+    return (d.bias ? 1u : 0u) + (d.integer ? 1u : 0u);
+  }
   bool ac_writes_ub = false;          // the activation unit writes a UB row this cycle
   bool ac_reads_acc = false;          // ... reads an accumulator row
   bool mm_reads_ub = false;           // a MATMUL row enters the array (reads the UB)
@@ -405,22 +434,25 @@ struct Core::Impl {
         const bool ub = f.buffer == isa::Buffer::kUb, weights = f.buffer == isa::Buffer::kWeights,
                    acc = f.buffer == isa::Buffer::kAcc;
         d.kind = is_store ? Kind::kStore : (weights ? Kind::kWload : Kind::kLoad);
+        // int8 host bytes (UB, WEIGHTS) have no alignment rule; ACC words keep theirs.
+        const bool byte_elements = f.int8 && !acc;
         if (reserved || (is_store && f.flag && !acc) || !isa::IsBuffer(f.buffer) ||
-            (is_store && weights) || (!is_store && f.flag && acc) || f.rows == 0 || f.lanes == 0 ||
-            (ub && f.lanes > L) || (!ub && f.lanes > C) ||
-            (weights && (f.rows > R || f.buffer_addr != 0))) {
+            (is_store && weights) || (!is_store && f.flag && acc) ||
+            (!is_store && f.flag && f.int8) || f.rows == 0 || f.lanes == 0 || (ub && f.lanes > L) ||
+            (!ub && f.lanes > C) || (weights && (f.rows > R || f.buffer_addr != 0))) {
           err = E(ErrorCode::kIllegalField);
         } else if (ub && f.buffer_addr + f.rows > cfg.ub_depth) {
           err = E(ErrorCode::kUbRange);
         } else if (acc && f.buffer_addr + f.rows > cfg.acc_depth) {
           err = E(ErrorCode::kAccRange);
-        } else if ((f.host_addr & 1) || (acc && (f.host_addr & 2))) {
+        } else if (((f.host_addr & 1) && !byte_elements) || (acc && (f.host_addr & 2))) {
           err = E(ErrorCode::kMisaligned);
         } else if (!is_store && weights && unclaimed == 3) {
           err = E(ErrorCode::kWeightsFull);
         }
         d.buf = static_cast<uint32_t>(f.buffer);
         d.flag = f.flag;
+        d.integer = f.int8;
         d.rows = f.rows;
         d.lanes = f.lanes;
         d.buf_addr = f.buffer_addr;
@@ -451,6 +483,7 @@ struct Core::Impl {
         d.acc_addr = f.acc_addr;
         d.accumulate = f.accumulate;
         d.new_weights = f.new_weights;
+        d.integer = f.int8;
         d.r_ub = {true, f.ub_addr, f.ub_addr + f.rows};
         d.w_acc = {true, f.acc_addr, f.acc_addr + f.rows};
         break;
@@ -458,21 +491,30 @@ struct Core::Impl {
       case isa::Opcode::kActivate: {
         const isa::ActivateFields f = isa::DecodeActivate(w);
         d.kind = Kind::kActivate;
-        if (reserved || f.rows == 0 || (!f.bias && f.bias_addr != 0)) {
+        // The quantization row and the zero point belong to the integer mode, as the bias
+        // address to the bias: set without it, they are illegal.
+        if (reserved || f.rows == 0 || (!f.bias && f.bias_addr != 0) ||
+            (!f.int8 && (f.quant_addr != 0 || f.zero_point != 0))) {
           err = E(ErrorCode::kIllegalField);
         } else if (f.ub_addr + f.rows > cfg.ub_depth) {
           err = E(ErrorCode::kUbRange);
-        } else if (f.acc_addr + f.rows > cfg.acc_depth || f.bias_addr >= cfg.acc_depth) {
+        } else if (f.acc_addr + f.rows > cfg.acc_depth || f.bias_addr >= cfg.acc_depth ||
+                   f.quant_addr >= cfg.acc_depth) {
           err = E(ErrorCode::kAccRange);
         }
         d.rows = f.rows;
         d.acc_addr = f.acc_addr;
         d.ub_addr = f.ub_addr;
         d.bias_addr = f.bias_addr;
+        d.quant_addr = f.quant_addr;
+        d.zero_point = static_cast<int8_t>(static_cast<uint8_t>(f.zero_point));
         d.relu = f.relu;
         d.bias = f.bias;
+        d.integer = f.int8;
         d.r_acc = {true, f.acc_addr, f.acc_addr + f.rows};
         d.w_ub = {true, f.ub_addr, f.ub_addr + f.rows};
+        if (f.bias) d.r_bias = {true, f.bias_addr, f.bias_addr + 1};
+        if (f.int8) d.r_quant = {true, f.quant_addr, f.quant_addr + 1};
         break;
       }
       case isa::Opcode::kSync:
@@ -496,6 +538,14 @@ struct Core::Impl {
     return false;
   }
 
+  // Lane j of a plain LOAD's row i of int8 host bytes, sign-extended (the integer mode never
+  // transposes).
+  uint16_t HostInt8(const Decoded& d, uint32_t i, uint32_t j) const {
+    uint8_t byte;
+    mem.Read(d.host + uint64_t{i} * d.stride + j, &byte, 1);
+    return Int8Lane(byte);
+  }
+
   void ExecLoad(const Decoded& d, bool ok) {
     if (!ok) return;  // the device stops at the error; what was written is not specified
     const uint32_t kAcc = 2;
@@ -503,6 +553,10 @@ struct Core::Impl {
       std::vector<uint16_t> tile(size_t{R} * C, 0);
       for (uint32_t r = 0; r < d.rows; ++r) {
         for (uint32_t n = 0; n < d.lanes; ++n) {
+          if (d.integer) {
+            tile[size_t{r} * C + n] = HostInt8(d, r, n);
+            continue;
+          }
           const uint64_t e = d.flag ? uint64_t{n} * d.stride + r : uint64_t{r} * d.stride + n;
           tile[size_t{r} * C + n] = mem.Load16(d.host + 2 * e);
         }
@@ -510,7 +564,7 @@ struct Core::Impl {
       tiles.push_back(std::move(tile));
       return;
     }
-    if (d.buf == kAcc) {
+    if (d.buf == kAcc) {  // int32 words in the integer mode: the same raw 4-byte words
       for (uint32_t i = 0; i < d.rows; ++i) {
         uint32_t* row = &core.acc_[size_t{d.buf_addr + i} * C];
         std::fill(row, row + C, 0u);
@@ -521,7 +575,9 @@ struct Core::Impl {
     for (uint32_t i = 0; i < d.rows; ++i) {
       uint16_t* row = &core.ub_[size_t{d.buf_addr + i} * L];
       std::fill(row, row + L, uint16_t{0});
-      if (!d.flag) {
+      if (d.integer) {
+        for (uint32_t j = 0; j < d.lanes; ++j) row[j] = HostInt8(d, i, j);
+      } else if (!d.flag) {
         mem.Read(d.host + 2ull * i * d.stride, row, 2ull * d.lanes);
       } else {
         for (uint32_t j = 0; j < d.lanes; ++j) {
@@ -533,7 +589,7 @@ struct Core::Impl {
 
   void ExecStore(const Decoded& d) {
     const bool from_acc = d.buf == 2;
-    const uint64_t size = from_acc ? 4 : 2;
+    const uint64_t size = ElementBytes(d);
     const uint64_t row_bytes = d.lanes * size;
     // Bursts that fail write nothing: collect the failing beat ranges first (rare).
     const StorePlan& plan = st.plan;
@@ -566,9 +622,14 @@ struct Core::Impl {
       if (from_acc) {
         const uint32_t* row = &core.acc_[size_t{d.buf_addr + i} * C];
         for (uint32_t j = 0; j < d.lanes; ++j) {
-          const uint32_t v = d.flag ? ReluBits(row[j]) : row[j];
+          // int32 words have no NaN: the integer ReLU only zeroes negatives.
+          const uint32_t relu = d.integer ? ((row[j] >> 31) ? 0u : row[j]) : ReluBits(row[j]);
+          const uint32_t v = d.flag ? relu : row[j];
           std::memcpy(&bytes[4 * j], &v, 4);
         }
+      } else if (d.integer) {  // each lane's low byte
+        const uint16_t* row = &core.ub_[size_t{d.buf_addr + i} * L];
+        for (uint32_t j = 0; j < d.lanes; ++j) bytes[j] = static_cast<uint8_t>(row[j] & 0xFF);
       } else {
         std::memcpy(bytes.data(), &core.ub_[size_t{d.buf_addr + i} * L], row_bytes);
       }
@@ -594,13 +655,19 @@ struct Core::Impl {
         weights[i] = Bf16ToFloat(t[i]);
         weights_nonfinite[i] = (t[i] & 0x7F80) == 0x7F80;
       }
+      weights_raw = t;
       tiles.pop_front();
       have_weights = true;
     }
     if (!have_weights) {  // never loaded: the banks hold zeros after reset
       weights.assign(size_t{R} * C, 0.0f);
       weights_nonfinite.assign(size_t{R} * C, 0);
+      weights_raw.assign(size_t{R} * C, 0);
       have_weights = true;
+    }
+    if (d.integer) {
+      ExecMatmulInteger(d);
+      return;
     }
     const uint32_t k = d.k_rows;
     // Lanes k .. R-1 enter as +0: they add +-0 to a partial sum (never -0) unless the weight is
@@ -638,7 +705,36 @@ struct Core::Impl {
     }
   }
 
+  // The integer MATMUL: each PE multiplies the low bytes of its operands as int8; a column's sum
+  // of at most R products is exact in int32 (|product| <= 2^14), so the order is immaterial.
+  // Lanes k_rows .. R-1 enter as zero and add nothing (no NaN here). With accumulate, the sum
+  // is added to the accumulator word as a wrapping int32 add, whatever the word holds.
+  void ExecMatmulInteger(const Decoded& d) {
+    const uint32_t k = d.k_rows;
+    std::vector<int32_t> w(size_t{k} * C);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = LaneInt8(weights_raw[i]);
+    std::vector<int32_t> psum(C);
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      const uint16_t* a = &core.ub_[size_t{d.ub_addr + i} * L];
+      uint32_t* acc = &core.acc_[size_t{d.acc_addr + i} * C];
+      std::fill(psum.begin(), psum.end(), 0);
+      for (uint32_t r = 0; r < k; ++r) {
+        const int32_t av = LaneInt8(a[r]);
+        const int32_t* wr = &w[size_t{r} * C];
+        for (uint32_t c = 0; c < C; ++c) psum[c] += av * wr[c];
+      }
+      for (uint32_t c = 0; c < C; ++c) {
+        const uint32_t sum = static_cast<uint32_t>(psum[c]);
+        acc[c] = d.accumulate ? acc[c] + sum : sum;  // unsigned: wraps modulo 2^32
+      }
+    }
+  }
+
   void ExecActivate(const Decoded& d) {
+    if (d.integer) {
+      ExecActivateInteger(d);
+      return;
+    }
     std::vector<uint32_t> bias(C, 0);
     if (d.bias) std::copy_n(&core.acc_[size_t{d.bias_addr} * C], C, bias.begin());
     for (uint32_t i = 0; i < d.rows; ++i) {
@@ -649,6 +745,28 @@ struct Core::Impl {
         if (d.bias) v = Canon(F(v) + F(bias[c]));
         if (d.relu) v = ReluBits(v);
         out[c] = FloatToBf16(F(v), cfg.subnormals);
+      }
+      for (uint32_t c = C; c < L; ++c) out[c] = 0;
+    }
+  }
+
+  // The integer ACTIVATE: each lane requantized to int8 with its word of the quantization row
+  // (read once, before the accumulator rows, as the bias row) and sign-extended into its UB lane;
+  // lanes beyond ArrayCols zero. The rule (x = acc + bias exactly, p = x * m, p / 2^s rounded
+  // half away from zero, zero point, clamp) is the golden model's scalar operation, as the fp
+  // path reuses its bf16 rounding: the RTL's two-stage unit is checked against the same rule.
+  void ExecActivateInteger(const Decoded& d) {
+    std::vector<uint32_t> bias(C, 0), quant(C);
+    if (d.bias) std::copy_n(&core.acc_[size_t{d.bias_addr} * C], C, bias.begin());
+    std::copy_n(&core.acc_[size_t{d.quant_addr} * C], C, quant.begin());
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      const uint32_t* acc = &core.acc_[size_t{d.acc_addr + i} * C];
+      uint16_t* out = &core.ub_[size_t{d.ub_addr + i} * L];
+      for (uint32_t c = 0; c < C; ++c) {
+        const int8_t y =
+            golden::Requantize(static_cast<int32_t>(acc[c]), static_cast<int32_t>(bias[c]),
+                               quant[c], d.zero_point, d.relu);
+        out[c] = static_cast<uint16_t>(int16_t{y});
       }
       for (uint32_t c = C; c < L; ++c) out[c] = 0;
     }
@@ -1117,18 +1235,27 @@ struct Core::Impl {
       }
     }
 
-    // ---- ACTIVATE: the bias row, then one accumulator row per cycle the read port is granted
+    // ---- ACTIVATE: the bias row (if any), then the quantization row (integer), then one
+    // accumulator row per cycle the read port is granted. A row read in cycle t is in the
+    // activation unit at t + 1 and written to the UB when it leaves the unit's registers: one
+    // stage in the fp path, two in the integer path (the multiply, then the rounding shift and
+    // clamp). The scoreboard sees the done of the last row the cycle after it is written.
     ac_writes_ub = !ac_ub_writes.empty() && ac_ub_writes.front() == now;
     if (ac_writes_ub) ac_ub_writes.pop_front();
     ac_reads_acc = ac.busy && ac.reads_left > 0;
     if (ac_reads_acc) {
-      const uint32_t bias = ac.d.bias ? 1 : 0;
-      const uint32_t reads_done = ac.d.rows + bias - ac.reads_left;
-      const bool bias_phase = reads_done < bias;
-      const uint32_t row = bias_phase ? ac.d.bias_addr : ac.d.acc_addr + reads_done - bias;
+      const uint32_t setup = ActivateSetupReads(ac.d);
+      const uint32_t reads_done = ac.d.rows + setup - ac.reads_left;
+      const bool bias_phase = reads_done < (ac.d.bias ? 1u : 0u);
+      const bool quant_phase = !bias_phase && reads_done < setup;
+      const uint32_t row = bias_phase    ? ac.d.bias_addr
+                           : quant_phase ? ac.d.quant_addr
+                                         : ac.d.acc_addr + reads_done - setup;
       if ((ResReads() & BankBit(row)) == 0) {
-        if (!bias_phase) ac_ub_writes.push_back(now + 2);
-        if (--ac.reads_left == 0) ac.done_at = now + 3;
+        const uint32_t unit_stages = ac.d.integer ? 2 : 1;
+        const uint32_t write_at = 1 + unit_stages;  // cycles from the read to the UB write
+        if (reads_done >= setup) ac_ub_writes.push_back(now + write_at);
+        if (--ac.reads_left == 0) ac.done_at = now + write_at + 1;
       }
     }
 
@@ -1186,16 +1313,17 @@ struct Core::Impl {
       };
       for (const LoadCmd& c : ld.q) conflict |= conflicts(c.d.r_ub, c.d.w_ub, c.d.r_acc, c.d.w_acc);
       if (st_busy) conflict |= conflicts(st.d.r_ub, st.d.w_ub, st.d.r_acc, st.d.w_acc);
+      // An ACTIVATE's bias and quantization rows are one-row read ranges: nothing may write
+      // them while it runs, and it waits for the writers already in flight.
       if (ac_busy) {
-        Range bias;
-        if (ac.d.bias) bias = {true, ac.d.bias_addr, ac.d.bias_addr + 1};
-        conflict |=
-            conflicts(ac.d.r_ub, ac.d.w_ub, ac.d.r_acc, ac.d.w_acc) || Overlap(d.w_acc, bias);
+        conflict |= conflicts(ac.d.r_ub, ac.d.w_ub, ac.d.r_acc, ac.d.w_acc) ||
+                    Overlap(d.w_acc, ac.d.r_bias) || Overlap(d.w_acc, ac.d.r_quant);
       }
-      if (d.kind == Kind::kActivate && d.bias) {
-        const Range bias{true, d.bias_addr, d.bias_addr + 1};
-        for (const LoadCmd& c : ld.q) conflict |= Overlap(bias, c.d.w_acc);
-        for (const Matmul& m : mms) conflict |= Overlap(bias, m.w_acc);
+      if (d.kind == Kind::kActivate) {
+        for (const Range& row : {d.r_bias, d.r_quant}) {
+          for (const LoadCmd& c : ld.q) conflict |= Overlap(row, c.d.w_acc);
+          for (const Matmul& m : mms) conflict |= Overlap(row, m.w_acc);
+        }
       }
       if (d.kind != Kind::kMatmul) {
         for (const Matmul& m : mms) conflict |= conflicts(m.r_ub, Range{}, Range{}, m.w_acc);
@@ -1324,7 +1452,7 @@ struct Core::Impl {
         st.lin_addr = st.plan.lin_addr;
         st.lin_left = st.plan.lin_beats;
         ExecStore(d);
-        Ctr(csr::Counter::kDmaWriteBytes) += uint64_t{d.rows} * d.lanes * (d.buf == 2 ? 4 : 2);
+        Ctr(csr::Counter::kDmaWriteBytes) += uint64_t{d.rows} * d.lanes * ElementBytes(d);
         break;
       case Kind::kMatmul:
         if (d.new_weights) --unclaimed;
@@ -1339,7 +1467,7 @@ struct Core::Impl {
         ac.busy = true;
         ac.pc = i;
         ac.d = d;
-        ac.reads_left = d.rows + (d.bias ? 1 : 0);
+        ac.reads_left = d.rows + ActivateSetupReads(d);
         ac.done_at = 0;
         break;
       case Kind::kSync:

@@ -10,6 +10,15 @@
 // stops with that error code: every code of docs/isa.md's table, each in several forms (a
 // reserved bit, rows = 0, a range one row too long, an odd host address, an address beyond host
 // memory, MATMUL with no weights, a fourth weight tile, no HALT).
+//
+// With RandomProgramSpace::integer, the programs also use the integer mode (docs/numerics.md):
+// int8 LOADs of UB rows and weight tiles at any byte address (plain, strided, broadcast; never
+// transposed), int8 x int8 MATMULs (over whatever the UB rows and the tile hold: the PE takes
+// each lane's low byte, so any mix of int8 and bf16 operands is legal and defined), requantizing
+// ACTIVATEs whose quantization row a LOAD ACC of random words brings in (m and s uniform: any
+// 32-bit word is a legal quantization word), int8 and int32 STOREs; the illegal programs get the
+// integer mode's forms of their errors too. Without it the programs are exactly those of before
+// (the same random draws), so the seeds of earlier findings still name the same programs.
 #ifndef MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
 #define MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
 
@@ -31,6 +40,7 @@ struct RandomProgramSpace {
   uint64_t output_bytes = 0x40000;
   int ub_rows = 256, acc_rows = 128;  // the buffer rows used (a corner of each)
   int rows = 16, cols = 16;           // the array
+  bool integer = false;               // the integer mode's instructions too
   // The whole buffers and host memory, for the illegal programs' out-of-range addresses.
   int ub_depth = 8192, acc_depth = 1024, ub_lanes = 16;
   uint64_t memory_bytes = 1ull << 32;
@@ -54,15 +64,18 @@ inline void AppendIllegal(csr::ErrorCode error, const RandomProgramSpace& s, std
       return;
     }
     case csr::ErrorCode::kIllegalField: {
-      switch (pick(0, 7)) {
+      switch (pick(0, s.integer ? 10 : 7)) {
         case 0: {  // a reserved bit of an otherwise legal instruction
-          const isa::Instruction legal[] = {isa::Load(Buffer::kUb, 1, 1, 0, in, 1),
-                                            isa::Store(Buffer::kUb, 1, 1, 0, in, 1),
-                                            isa::Matmul(1, 1, 0, 0, false, false),
-                                            isa::Activate(1, 0, 0, false, false),
-                                            isa::Sync(),
-                                            isa::Halt()};
-          isa::Instruction ins = legal[pick(0, std::size(legal) - 1)];
+          const isa::Instruction legal[] = {
+              isa::Load(Buffer::kUb, 1, 1, 0, in, 1), isa::Store(Buffer::kUb, 1, 1, 0, in, 1),
+              isa::Matmul(1, 1, 0, 0, false, false), isa::Activate(1, 0, 0, false, false),
+              isa::Sync(), isa::Halt(),
+              // The integer mode's (drawn only with s.integer).
+              isa::Load(Buffer::kWeights, 1, 1, 0, in + 1, 1, false, true),
+              isa::Matmul(1, 1, 0, 0, true, false, true),
+              isa::ActivateInteger(1, 0, 0, true, false, 0, 1, -3)};
+          const int kinds = s.integer ? static_cast<int>(std::size(legal)) : 6;
+          isa::Instruction ins = legal[pick(0, kinds - 1)];
           const isa::Words named = isa::NamedBits(ins.opcode());
           int bit;
           do bit = pick(0, 127);
@@ -89,9 +102,25 @@ inline void AppendIllegal(csr::ErrorCode error, const RandomProgramSpace& s, std
         case 6:
           p.push_back(isa::Load(Buffer::kWeights, 1, 1, 1, in, 1));  // weights at row 1
           return;
-        default:
+        case 7:
           p.push_back(isa::Store(Buffer::kWeights, 1, 1, 0, s.output, 1));  // no such source
           return;
+        case 8:  // int8 with transpose
+          p.push_back(isa::Load(pick(0, 1) ? Buffer::kUb : Buffer::kWeights, 2, 2, 0, in + 1, 4,
+                                true, true));
+          return;
+        case 9: {  // a quantization row without the integer mode
+          isa::Instruction ins = isa::Activate(1, 0, 0, false, false);
+          ins.Set(isa::kActivateQuantAddr, pick(1, 0xFFFF));
+          p.push_back(ins);
+          return;
+        }
+        default: {  // a zero point without the integer mode
+          isa::Instruction ins = isa::Activate(1, 0, 0, pick(0, 1) == 1, false);
+          ins.Set(isa::kActivateZeroPoint, pick(1, 255));
+          p.push_back(ins);
+          return;
+        }
       }
     }
     case csr::ErrorCode::kUbRange: {
@@ -113,7 +142,7 @@ inline void AppendIllegal(csr::ErrorCode error, const RandomProgramSpace& s, std
     }
     case csr::ErrorCode::kAccRange: {
       const int rows = pick(1, 40), start = s.acc_depth - rows + pick(1, 8);
-      switch (pick(0, 4)) {
+      switch (pick(0, s.integer ? 5 : 4)) {
         case 0:
           p.push_back(isa::Load(Buffer::kAcc, rows, 4, start, in, 4));
           return;
@@ -126,21 +155,28 @@ inline void AppendIllegal(csr::ErrorCode error, const RandomProgramSpace& s, std
         case 3:
           p.push_back(isa::Activate(rows, start, 0, false, false));
           return;
-        default:  // the bias row
+        case 4:  // the bias row
           p.push_back(isa::Activate(1, 0, 0, false, true, s.acc_depth + pick(0, 8)));
+          return;
+        default:  // the quantization row
+          p.push_back(isa::ActivateInteger(1, 0, 0, false, false, 0, s.acc_depth + pick(0, 8),
+                                           pick(-128, 127)));
           return;
       }
     }
     case csr::ErrorCode::kMisaligned:
-      switch (pick(0, 2)) {
+      switch (pick(0, s.integer ? 3 : 2)) {
         case 0:
           p.push_back(isa::Load(Buffer::kUb, 2, 4, 0, in + 1, 4));
           return;
         case 1:
           p.push_back(isa::Load(Buffer::kAcc, 2, 4, 0, in + 2, 4));
           return;
-        default:
+        case 2:
           p.push_back(isa::Store(Buffer::kAcc, 2, 4, 0, s.output + 2 * pick(0, 1) + 1, 4));
+          return;
+        default:  // int32 words keep the 4-byte rule in the integer mode
+          p.push_back(isa::Load(Buffer::kAcc, 2, 4, 0, in + pick(1, 3), 4, false, true));
           return;
       }
     case csr::ErrorCode::kMemRead: {
@@ -199,18 +235,21 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       continue;
     }
     const int kind = pick(0, 9);
-    if (kind <= 1) {  // LOAD UB: plain, strided, broadcast or transposed
+    if (kind <= 1) {  // LOAD UB: plain, strided, broadcast or transposed; bf16 or int8
       const int rows = pick(1, 48), lanes = pick(1, s.rows), buf = pick(0, s.ub_rows - rows);
       const int mode = pick(0, 3);
       const bool trans = mode == 3;
+      const bool integer = s.integer && !trans && pick(0, 1) == 1;
       const uint32_t stride = mode == 0   ? lanes
                               : mode == 1 ? pick(lanes, 80)
                               : mode == 2 ? 0
                                           : pick(rows, rows + 40);
       const uint64_t span =
           trans ? uint64_t(lanes - 1) * stride + rows : uint64_t(rows - 1) * stride + lanes;
-      const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 2 - span));
-      p.push_back(isa::Load(isa::Buffer::kUb, rows, lanes, buf, s.input + 2 * elem, stride, trans));
+      const uint64_t size = integer ? 1 : 2;  // int8 bytes at any address
+      const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / size - span));
+      p.push_back(isa::Load(isa::Buffer::kUb, rows, lanes, buf, s.input + size * elem, stride,
+                            trans, integer));
       mark(ub_written, buf, rows);
     } else if (kind == 2) {  // LOAD ACC (fp32 from the same random bytes)
       const int rows = pick(1, 32), lanes = pick(1, s.cols), buf = pick(0, s.acc_rows - rows);
@@ -219,15 +258,18 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 4 - span));
       p.push_back(isa::Load(isa::Buffer::kAcc, rows, lanes, buf, s.input + 4 * elem, stride));
       mark(acc_written, buf, rows);
-    } else if (kind <= 4 && unclaimed < 3) {  // LOAD WEIGHTS, plain or transposed
+    } else if (kind <= 4 && unclaimed < 3) {  // LOAD WEIGHTS: plain or transposed; bf16 or int8
       const int rows = pick(1, s.rows), lanes = pick(1, s.cols);
       const bool trans = pick(0, 2) == 0;
-      const uint32_t stride = trans ? pick(rows, rows + 30) : pick(lanes, lanes + 30);
+      const bool integer = s.integer && !trans && pick(0, 1) == 1;
+      uint32_t stride = trans ? pick(rows, rows + 30) : pick(lanes, lanes + 30);
+      if (integer && pick(0, 3) == 0) stride = pick(0, 1) ? 0 : lanes;  // broadcast or packed
       const uint64_t span =
           trans ? uint64_t(lanes - 1) * stride + rows : uint64_t(rows - 1) * stride + lanes;
-      const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 2 - span));
-      p.push_back(
-          isa::Load(isa::Buffer::kWeights, rows, lanes, 0, s.input + 2 * elem, stride, trans));
+      const uint64_t size = integer ? 1 : 2;
+      const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / size - span));
+      p.push_back(isa::Load(isa::Buffer::kWeights, rows, lanes, 0, s.input + size * elem, stride,
+                            trans, integer));
       ++unclaimed;
     } else if (kind <= 6 && (unclaimed > 0 || have_weights)) {  // MATMUL
       const int rows = pick(1, 40), k_rows = pick(1, s.rows);
@@ -235,16 +277,32 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       if (!written(ub_written, ub, rows)) continue;
       const bool accumulate = written(acc_written, acc, rows) && pick(0, 1) == 1;
       const bool new_weights = unclaimed > 0 && (!have_weights || pick(0, 1) == 1);
-      p.push_back(isa::Matmul(rows, k_rows, ub, acc, accumulate, new_weights));
+      const bool integer = s.integer && pick(0, 1) == 1;
+      p.push_back(isa::Matmul(rows, k_rows, ub, acc, accumulate, new_weights, integer));
       if (new_weights) --unclaimed, have_weights = true;
       mark(acc_written, acc, rows);
-    } else if (kind == 7) {  // ACTIVATE
+    } else if (kind == 7) {  // ACTIVATE: fp32 -> bf16 or, integer, requantization to int8
       const int rows = pick(1, 32), acc = pick(0, s.acc_rows - rows),
                 ub = pick(0, s.ub_rows - rows);
       const int bias_row = pick(0, s.acc_rows - 1);
       const bool bias = acc_written[bias_row] && pick(0, 1) == 1;
       if (!written(acc_written, acc, rows)) continue;
-      p.push_back(isa::Activate(rows, acc, ub, pick(0, 1) == 1, bias, bias ? bias_row : 0));
+      const bool relu = pick(0, 1) == 1;
+      if (s.integer && pick(0, 1) == 1) {
+        // The quantization row: random words, loaded just before (the ACTIVATE waits for that
+        // LOAD) or, sometimes, whatever a written row holds.
+        const int quant_row = pick(0, s.acc_rows - 1);
+        if (!acc_written[quant_row] || pick(0, 2) != 0) {
+          const int lanes = pick(1, s.cols);
+          const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 4 - lanes));
+          p.push_back(isa::Load(isa::Buffer::kAcc, 1, lanes, quant_row, s.input + 4 * elem, lanes));
+          acc_written[quant_row] = true;
+        }
+        p.push_back(isa::ActivateInteger(rows, acc, ub, relu, bias, bias ? bias_row : 0, quant_row,
+                                         pick(-128, 127)));
+      } else {
+        p.push_back(isa::Activate(rows, acc, ub, relu, bias, bias ? bias_row : 0));
+      }
       mark(ub_written, ub, rows);
     } else if (kind == 8) {  // STORE, from UB or ACC, to host memory of its own
       const bool from_acc = pick(0, 1) == 1;
@@ -252,12 +310,15 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       const int buf = pick(0, (from_acc ? s.acc_rows : s.ub_rows) - rows);
       if (!written(from_acc ? acc_written : ub_written, buf, rows)) continue;
       const uint32_t stride = pick(lanes, lanes + 20);
-      const uint64_t size = from_acc ? 4 : 2;
+      // Integer: int8 bytes from UB (at any byte address), int32 words from ACC.
+      const bool integer = s.integer && pick(0, 1) == 1;
+      const uint64_t size = from_acc ? 4 : integer ? 1 : 2;
+      const uint64_t at = out_next + (integer && !from_acc ? pick(0, 63) : 0);
       const uint64_t bytes = (uint64_t(rows - 1) * stride + lanes) * size;
-      if (out_next + bytes > s.output + s.output_bytes) continue;
-      p.push_back(isa::Store(from_acc ? isa::Buffer::kAcc : isa::Buffer::kUb, rows, lanes, buf,
-                             out_next, stride, from_acc && pick(0, 1) == 1));
-      out_next = (out_next + bytes + 63) & ~uint64_t{63};
+      if (at + bytes > s.output + s.output_bytes) continue;
+      p.push_back(isa::Store(from_acc ? isa::Buffer::kAcc : isa::Buffer::kUb, rows, lanes, buf, at,
+                             stride, from_acc && pick(0, 1) == 1, integer));
+      out_next = (at + bytes + 63) & ~uint64_t{63};
     } else {
       p.push_back(isa::Sync());
     }
