@@ -119,8 +119,7 @@ Instruction Activate(uint32_t rows, uint32_t acc_addr, uint32_t ub_addr, bool re
 }
 
 Instruction ActivateInteger(uint32_t rows, uint32_t acc_addr, uint32_t ub_addr, bool relu,
-                            bool bias, uint32_t bias_addr, uint32_t quant_addr,
-                            int zero_point) {
+                            bool bias, uint32_t bias_addr, uint32_t quant_addr, int zero_point) {
   if (zero_point < -128 || zero_point > 127) {
     throw std::invalid_argument("ACTIVATE: zero_point = " + std::to_string(zero_point) +
                                 " is not an int8");

@@ -1,5 +1,6 @@
 #include "driver/gemm.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -26,35 +27,78 @@ std::string Shape(const char* name, int rows, int cols) {
   return std::string(name) + " is " + std::to_string(rows) + "x" + std::to_string(cols);
 }
 
+template <typename T>
+void CheckData(const Matrix<T>& m) {
+  if (static_cast<size_t>(m.rows) * m.cols != m.data.size()) {
+    throw std::invalid_argument("matrix data does not match its shape");
+  }
+}
+
+// Whether the request is in the int8 mode; throws when its operands, bias and C0 mix the modes.
+bool IsInt8(const GemmRequest& r) {
+  const bool float_in = r.a || r.b || r.bias || r.c0;
+  const bool int_in = r.a_int8 || r.b_int8 || r.bias_int32 || r.c0_int32;
+  if (float_in && int_in) {
+    throw std::invalid_argument(
+        "mixed types in one GEMM: bf16 operands (fp32 bias, C0) and int8 operands (int32 bias, "
+        "C0) cannot be combined");
+  }
+  return int_in;
+}
+
 // The request's shape, checked. `a_rows` x `a_cols` is A's stored shape.
 GemmSpec MakeSpec(const GemmRequest& request, int a_rows, int a_cols) {
-  if (!request.b) throw std::invalid_argument("GEMM needs both A and B");
-  const Bf16Matrix& b = *request.b;
+  const bool int8 = IsInt8(request);
+  if (!(int8 ? request.b_int8 != nullptr : request.b != nullptr)) {
+    throw std::invalid_argument("GEMM needs both A and B");
+  }
+  const int b_rows = int8 ? request.b_int8->rows : request.b->rows;
+  const int b_cols = int8 ? request.b_int8->cols : request.b->cols;
+  if (int8) {
+    CheckData(*request.b_int8);
+  } else {
+    CheckData(*request.b);
+  }
   GemmSpec spec;
-  spec.trans_a = request.trans_a;
-  spec.trans_b = request.trans_b;
+  // int8 operands are transposed on the host (GemmProgram::Run), never by the device.
+  spec.int8 = int8;
+  spec.trans_a = request.trans_a && !int8;
+  spec.trans_b = request.trans_b && !int8;
   spec.m = request.trans_a ? a_cols : a_rows;
   spec.k = request.trans_a ? a_rows : a_cols;
-  const int k_b = request.trans_b ? b.cols : b.rows;
-  spec.n = request.trans_b ? b.rows : b.cols;
+  const int k_b = request.trans_b ? b_cols : b_rows;
+  spec.n = request.trans_b ? b_rows : b_cols;
   if (spec.k != k_b) {
     throw std::invalid_argument(Shape("op(A)", spec.m, spec.k) + " but " +
                                 Shape("op(B)", k_b, spec.n) + ": inner dimensions differ");
   }
-  spec.bias = request.bias != nullptr;
-  spec.c0 = request.c0 != nullptr;
+  spec.bias = request.bias != nullptr || request.bias_int32 != nullptr;
+  spec.c0 = request.c0 != nullptr || request.c0_int32 != nullptr;
   spec.relu = request.relu;
   spec.output = request.output;
-  if (request.bias && static_cast<int>(request.bias->size()) != spec.n) {
-    throw std::invalid_argument("bias has " + std::to_string(request.bias->size()) +
+  spec.zero_point = request.zero_point;
+  const size_t bias_size = request.bias         ? request.bias->size()
+                           : request.bias_int32 ? request.bias_int32->size()
+                                                : 0;
+  if (spec.bias && static_cast<int>(bias_size) != spec.n) {
+    throw std::invalid_argument("bias has " + std::to_string(bias_size) +
                                 " values, expected N = " + std::to_string(spec.n));
   }
-  if (request.c0 && (request.c0->rows != spec.m || request.c0->cols != spec.n)) {
-    throw std::invalid_argument(Shape("C0", request.c0->rows, request.c0->cols) + ", expected " +
+  const int c0_rows = request.c0 ? request.c0->rows : request.c0_int32 ? request.c0_int32->rows : 0;
+  const int c0_cols = request.c0 ? request.c0->cols : request.c0_int32 ? request.c0_int32->cols : 0;
+  if (spec.c0 && (c0_rows != spec.m || c0_cols != spec.n)) {
+    throw std::invalid_argument(Shape("C0", c0_rows, c0_cols) + ", expected " +
                                 std::to_string(spec.m) + "x" + std::to_string(spec.n));
   }
-  if (static_cast<size_t>(b.rows) * b.cols != b.data.size()) {
-    throw std::invalid_argument("matrix data does not match its shape");
+  if (request.c0_int32) CheckData(*request.c0_int32);
+  if (request.output == OutputType::kInt8) {
+    if (!request.quant || static_cast<int>(request.quant->size()) != spec.n) {
+      throw std::invalid_argument("int8 output needs N = " + std::to_string(spec.n) +
+                                  " quantization words, got " +
+                                  std::to_string(request.quant ? request.quant->size() : 0));
+    }
+  } else if (request.quant) {
+    throw std::invalid_argument("quantization words are for int8 output only");
   }
   // Plain operands are packed tile by tile (a layout change, no arithmetic); transposed ones
   // stay as they are and the device transposes them on load.
@@ -109,7 +153,9 @@ void SinkTrailingStores(std::vector<isa::Instruction>& done, std::vector<isa::In
     const uint64_t lo = store.Get(isa::kTransferBufferAddr),
                    hi = lo + store.Get(isa::kTransferRows);
     const uint64_t bytes = (hi - lo) * store.Get(isa::kTransferLanes) *
-                           (source == static_cast<int>(isa::Buffer::kAcc) ? 4 : 2);
+                           (source == static_cast<int>(isa::Buffer::kAcc) ? 4
+                            : store.Get(isa::kTransferInt8)               ? 1
+                                                                          : 2);
     const uint64_t spacing = kPlannerMemoryLatency + bytes / std::max(1, bus_bytes);
     // The first writer of its rows bounds how far it may go, from the start of `next`.
     size_t limit = 0;
@@ -139,11 +185,15 @@ GemmProgram::GemmProgram(Device& device, const DeviceConfig& config)
     : device_(device), config_(config) {}
 
 size_t GemmProgram::Add(const GemmRequest& request) {
+  if (IsInt8(request)) {
+    if (!request.a_int8) throw std::invalid_argument("GEMM needs both A and B");
+    CheckData(*request.a_int8);
+    entries_.push_back({request, MakeSpec(request, request.a_int8->rows, request.a_int8->cols)});
+    return entries_.size() - 1;
+  }
   if (!request.a) throw std::invalid_argument("GEMM needs both A and B");
   const Bf16Matrix& a = *request.a;
-  if (static_cast<size_t>(a.rows) * a.cols != a.data.size()) {
-    throw std::invalid_argument("matrix data does not match its shape");
-  }
+  CheckData(a);
   entries_.push_back({request, MakeSpec(request, a.rows, a.cols)});
   return entries_.size() - 1;
 }
@@ -154,6 +204,9 @@ size_t GemmProgram::AddChained(size_t producer, const GemmRequest& request) {
     throw std::invalid_argument("a chained GEMM takes A from its producer, untransposed");
   }
   const GemmSpec& p = entries_[producer].spec;
+  if (p.int8 || IsInt8(request)) {
+    throw std::invalid_argument("int8 GEMMs do not chain on chip: run them one by one");
+  }
   Entry e{request, MakeSpec(request, p.m, p.n)};
   e.producer = static_cast<int>(producer);
   entries_[producer].feeds_next = true;
@@ -193,30 +246,39 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
     Entry& e = entries_[i];
     const GemmSpec& spec = e.spec;
     GemmAddresses& addr = addrs[i];
-    if (e.producer < 0) {
-      const Bf16Matrix& a = *e.request.a;
-      const std::vector<uint16_t> image =
-          spec.trans_a ? a.data : PackA(a.data, spec.m, spec.k, static_cast<int>(config_.rows));
-      addr.a = arena.Allocate(image.size() * 2);
-      device_.WriteMemory(addr.a, image.data(), image.size() * 2);
+    const auto put = [&](const auto& image) {
+      const uint64_t bytes = image.size() * sizeof(image[0]);
+      const uint64_t at = arena.Allocate(bytes);
+      device_.WriteMemory(at, image.data(), bytes);
+      return at;
+    };
+    const int rows = static_cast<int>(config_.rows), cols = static_cast<int>(config_.cols);
+    if (spec.int8) {  // transposed on the host, then packed as plain operands are
+      const GemmRequest& r = e.request;
+      const Int8Matrix a = r.trans_a ? Transposed(*r.a_int8) : *r.a_int8;
+      const Int8Matrix b = r.trans_b ? Transposed(*r.b_int8) : *r.b_int8;
+      addr.a = put(PackA(a.data, spec.m, spec.k, rows));
+      addr.b = put(PackB(b.data, spec.k, spec.n, cols));
+      if (r.bias_int32) addr.bias = put(*r.bias_int32);
+      if (r.c0_int32) addr.c0 = put(PackB(r.c0_int32->data, spec.m, spec.n, cols));
+      if (r.quant) {  // N tiles of whole rows, zero-padded
+        std::vector<uint32_t> words(static_cast<size_t>(CeilDiv(spec.n, cols)) * cols, 0);
+        std::copy(r.quant->begin(), r.quant->end(), words.begin());
+        addr.quant = put(words);
+      }
+    } else {
+      if (e.producer < 0) {
+        const Bf16Matrix& a = *e.request.a;
+        addr.a = put(spec.trans_a ? a.data : PackA(a.data, spec.m, spec.k, rows));
+      }
+      const Bf16Matrix& b = *e.request.b;
+      addr.b = put(spec.trans_b ? b.data : PackB(b.data, spec.k, spec.n, cols));
+      if (e.request.bias) addr.bias = put(*e.request.bias);
+      if (e.request.c0) {  // packed as B is: N tiles of M whole rows
+        addr.c0 = put(PackB(e.request.c0->data, spec.m, spec.n, cols));
+      }
     }
-    const Bf16Matrix& b = *e.request.b;
-    const std::vector<uint16_t> b_image =
-        spec.trans_b ? b.data : PackB(b.data, spec.k, spec.n, static_cast<int>(config_.cols));
-    addr.b = arena.Allocate(b_image.size() * 2);
-    device_.WriteMemory(addr.b, b_image.data(), b_image.size() * 2);
-    if (e.request.bias) {
-      addr.bias = arena.Allocate(e.request.bias->size() * 4);
-      device_.WriteMemory(addr.bias, e.request.bias->data(), e.request.bias->size() * 4);
-    }
-    if (e.request.c0) {  // packed as B is: N tiles of M whole rows
-      const std::vector<float> image =
-          PackB(e.request.c0->data, spec.m, spec.n, static_cast<int>(config_.cols));
-      addr.c0 = arena.Allocate(image.size() * 4);
-      device_.WriteMemory(addr.c0, image.data(), image.size() * 4);
-    }
-    const size_t out_bytes =
-        OutputElements(config_, spec) * (spec.output == OutputType::kBf16 ? 2 : 4);
+    const size_t out_bytes = OutputElements(config_, spec) * OutputBytes(spec.output);
     addr.c = arena.Allocate(out_bytes);
 
     GemmPlacement place;
@@ -268,10 +330,19 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
         }
       }
     };
-    if (spec.output == OutputType::kBf16) {
-      unpack(result.c_bf16);
-    } else {
-      unpack(result.c);
+    switch (spec.output) {
+      case OutputType::kBf16:
+        unpack(result.c_bf16);
+        break;
+      case OutputType::kInt32:
+        unpack(result.c_int32);
+        break;
+      case OutputType::kInt8:
+        unpack(result.c_int8);
+        break;
+      case OutputType::kFp32:
+        unpack(result.c);
+        break;
     }
   }
   return results;

@@ -1,4 +1,5 @@
-// The GEMM op: C = op(A) x op(B) (+ bias | + C0) (ReLU), fp32 or bf16 output, any shape. Copies
+// The GEMM op: C = op(A) x op(B) (+ bias | + C0) (ReLU), any shape: bf16 operands with fp32 or
+// bf16 output, or int8 operands (the int8 mode) with int32 or requantized int8 output. Copies
 // the operands into device-visible host memory, plans the tiling for the device's configuration,
 // runs the program and copies the result back, with the run's statistics.
 //
@@ -29,11 +30,22 @@ struct GemmRequest {
   const Fp32Matrix* c0 = nullptr;            // M x N, the accumulators' start (C += A x B)
   bool relu = false;
   OutputType output = OutputType::kFp32;
+  // The int8 mode, instead of a and b (one type for both): int8 operands, an int32 bias or C0,
+  // output kInt32 or kInt8. kInt8 requantizes each column n with quant[n] (multiplier << 8 |
+  // shift: golden::QuantizeMultiplier) and zero_point; ReLU then clamps at the zero point.
+  const Int8Matrix* a_int8 = nullptr;
+  const Int8Matrix* b_int8 = nullptr;
+  const std::vector<int32_t>* bias_int32 = nullptr;
+  const Int32Matrix* c0_int32 = nullptr;
+  const std::vector<uint32_t>* quant = nullptr;
+  int zero_point = 0;
 };
 
 struct GemmResult {
   Fp32Matrix c;           // fp32 output
   Bf16Matrix c_bf16;      // bf16 output
+  Int32Matrix c_int32;    // int32 output
+  Int8Matrix c_int8;      // int8 output
   RunStats stats;         // of the whole program (shared by the GEMMs of a GemmProgram)
   GemmBlocking blocking;  // what the planner chose
   size_t instructions = 0;

@@ -23,6 +23,18 @@ void CheckSpec(const GemmSpec& spec) {
   if (spec.bias && spec.c0) {
     throw std::invalid_argument("a bias and an accumulate input cannot be combined");
   }
+  const bool int_out = spec.output == OutputType::kInt32 || spec.output == OutputType::kInt8;
+  if (spec.int8 != int_out) {
+    throw std::invalid_argument(spec.int8 ? "an int8 GEMM gives int32 or int8"
+                                          : "a bf16 GEMM gives fp32 or bf16");
+  }
+  if (spec.int8 && (spec.trans_a || spec.trans_b)) {
+    throw std::invalid_argument("int8 operands are transposed on the host, not by the device");
+  }
+  if (spec.zero_point < -128 || spec.zero_point > 127) {
+    throw std::invalid_argument("zero point " + std::to_string(spec.zero_point) +
+                                " is outside [-128, 127]");
+  }
 }
 
 // Unified-buffer slots that hold activated bf16 results on their way out (rotating, so that an
@@ -42,11 +54,14 @@ struct Geometry {
   // From a row entering the array to its result row (the PE's pipeline included), and the
   // cycles a commit waits after the last row on the bank it overwrites (common/pe_pipeline.h).
   int latency, commit_gap;
-  bool bf16_out;
+  int in_bytes;    // per operand element in host memory: 2 (bf16) or 1 (int8)
+  int out_bytes;   // per result element in host memory
+  bool activated;  // results leave through the activation unit (bf16, int8)
+  int quant_row;   // int8 output: N tile n's quantization row is quant_row + n; else -1
   GemmPlacement place;
   bool a_in_ub() const { return place.a_ub_row >= 0; }
-  // Out slots stage bf16 results on their way to host memory, unless they stay in the UB.
-  bool out_slots() const { return bf16_out && place.store && place.out_ub_row < 0; }
+  // Out slots stage activated results on their way to host memory, unless they stay in the UB.
+  bool out_slots() const { return activated && place.store && place.out_ub_row < 0; }
   int OutRows(int m_block) const { return out_slots() ? kOutSlots * m_block : 0; }
   int ASlots(int m_block) const { return (ub_depth - OutRows(m_block)) / m_block; }
   bool Fits(int m, const GemmBlocking& b) const {
@@ -67,14 +82,19 @@ Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmP
   g.k_tiles = CeilDiv(spec.k, g.rows);
   g.n_tiles = CeilDiv(spec.n, g.cols);
   g.ub_depth = place.ub_limit >= 0 ? place.ub_limit : static_cast<int>(cfg.ub_depth);
-  g.acc_half = static_cast<int>(cfg.acc_depth) / 2;
+  // int8 output: the quantization rows take the top of the accumulators.
+  const bool int8_out = spec.output == OutputType::kInt8;
+  g.quant_row = int8_out ? static_cast<int>(cfg.acc_depth) - g.n_tiles : -1;
+  g.acc_half = (static_cast<int>(cfg.acc_depth) - (int8_out ? g.n_tiles : 0)) / 2;
   g.bus = std::max(1, static_cast<int>(cfg.bus_bytes));
   g.in_flight = std::max(1, static_cast<int>(cfg.max_in_flight));
   // A device that reports no pipeline (0 cycles) is timed as a one-stage PE.
   const int add = std::max(1, static_cast<int>(cfg.pe_add_cycles));
   g.latency = g.rows * add + static_cast<int>(cfg.pe_mul_cycles) + g.cols - 1;
   g.commit_gap = (g.rows - 1) * add + 1;
-  g.bf16_out = spec.output == OutputType::kBf16;
+  g.in_bytes = spec.int8 ? 1 : 2;
+  g.out_bytes = OutputBytes(spec.output);
+  g.activated = spec.output == OutputType::kBf16 || int8_out;
   return g;
 }
 
@@ -84,7 +104,8 @@ Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmP
 // steps ahead (the unclaimed-tile limit), so a step cannot be shorter than a third of a tile's
 // memory round trip.
 double StepCycles(const Geometry& g, int rows) {
-  const double tile_trip = kPlannerMemoryLatency + double(g.rows) * g.cols * 2 / g.bus + g.rows;
+  const double tile_trip =
+      kPlannerMemoryLatency + double(g.rows) * g.cols * g.in_bytes / g.bus + g.rows;
   const double drain = (double(rows) + g.commit_gap - 1) / 2;
   return std::max({double(rows), double(g.rows), drain, tile_trip / 3});
 }
@@ -111,9 +132,10 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   const double a_rate = spec.trans_a ? LoadRate(g, 2.0 * b.m_block) : g.bus;
   const double b_rate = spec.trans_b ? LoadRate(g, 2.0 * g.rows) : g.bus;
   const double a_bytes =
-      g.a_in_ub() ? 0 : 2.0 * spec.m * g.k_tiles * g.rows * (b.a_resident ? 1 : groups);
-  const double b_bytes = 2.0 * g.k_tiles * g.rows * g.n_tiles * g.cols * m_blocks;
-  const double out_bytes = g.bf16_out ? 2 : 4;
+      g.a_in_ub() ? 0
+                  : double(g.in_bytes) * spec.m * g.k_tiles * g.rows * (b.a_resident ? 1 : groups);
+  const double b_bytes = double(g.in_bytes) * g.k_tiles * g.rows * g.n_tiles * g.cols * m_blocks;
+  const double out_bytes = g.out_bytes;
   double c_bytes = g.place.store ? out_bytes * spec.m * g.n_tiles * g.cols : 0;
   if (spec.c0 || spec.bias) c_bytes += 4.0 * spec.m * g.n_tiles * g.cols;
   const double steps = double(m_blocks) * g.n_tiles * g.k_tiles;
@@ -198,6 +220,10 @@ class Planner {
     MakeSteps();
     const int slots = g_.ASlots(b_.m_block);
     plan_.blocking = b_;
+    if (g_.quant_row >= 0) {  // every N tile's quantization row, before any ACTIVATE
+      plan_.program.push_back(
+          isa::Load(isa::Buffer::kAcc, g_.n_tiles, g_.cols, g_.quant_row, addr_.quant, g_.cols));
+    }
     for (size_t s = 0; s < steps_.size(); ++s) {
       const Step& st = steps_[s];
       // This step's A tile, then its weights (what the MATMUL needs first), then the next A
@@ -295,12 +321,14 @@ class Planner {
       p.push_back(isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
                             addr_.a + 2ull * (uint64_t(k0) * spec_.m + a.m0), spec_.m, true));
     } else if (spec_.packed) {  // whole zero-padded rows: one linear stream
-      p.push_back(isa::Load(isa::Buffer::kUb, a.rows, g_.rows, ub_row,
-                            addr_.a + 2ull * ((uint64_t(a.kt) * spec_.m + a.m0) * g_.rows),
-                            g_.rows));
+      p.push_back(
+          isa::Load(isa::Buffer::kUb, a.rows, g_.rows, ub_row,
+                    addr_.a + uint64_t(g_.in_bytes) * ((uint64_t(a.kt) * spec_.m + a.m0) * g_.rows),
+                    g_.rows, false, spec_.int8));
     } else {
       p.push_back(isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
-                            addr_.a + 2ull * (uint64_t(a.m0) * spec_.k + k0), spec_.k));
+                            addr_.a + uint64_t(g_.in_bytes) * (uint64_t(a.m0) * spec_.k + k0),
+                            spec_.k, false, spec_.int8));
     }
     a_slot_row_[inst] = ub_row;
   }
@@ -353,12 +381,14 @@ class Planner {
         p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
                               addr_.b + 2ull * (uint64_t(n0) * spec_.k + k0), spec_.k, true));
       } else if (spec_.packed) {
-        p.push_back(isa::Load(isa::Buffer::kWeights, kr, g_.cols, 0,
-                              addr_.b + 2ull * ((uint64_t(st.n) * spec_.k + k0) * g_.cols),
-                              g_.cols));
+        p.push_back(
+            isa::Load(isa::Buffer::kWeights, kr, g_.cols, 0,
+                      addr_.b + uint64_t(g_.in_bytes) * ((uint64_t(st.n) * spec_.k + k0) * g_.cols),
+                      g_.cols, false, spec_.int8));
       } else {
         p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
-                              addr_.b + 2ull * (uint64_t(k0) * spec_.n + n0), spec_.n));
+                              addr_.b + uint64_t(g_.in_bytes) * (uint64_t(k0) * spec_.n + n0),
+                              spec_.n, false, spec_.int8));
       }
     }
   }
@@ -369,7 +399,7 @@ class Planner {
     const bool accumulate = spec_.c0 || spec_.bias || st.kt > 0;
     const int ub_row =
         g_.a_in_ub() ? g_.place.a_ub_row + st.kt * spec_.m + st.m0 : a_slot_row_[st.a_instance];
-    p.push_back(isa::Matmul(st.rows, kr, ub_row, acc, accumulate, true));
+    p.push_back(isa::Matmul(st.rows, kr, ub_row, acc, accumulate, true, spec_.int8));
     plan_.matmul_rows += st.rows;
   }
 
@@ -391,8 +421,8 @@ class Planner {
       resident.not_before = cycles_ + g_.latency + 1;  // no memory traffic: as soon as done
       pending_.push_back(resident);
     }
-    if (g_.place.store && !(g_.bf16_out && g_.place.out_ub_row >= 0)) {
-      if (g_.bf16_out) e.kind = Epilogue::kActivateToSlot;
+    if (g_.place.store && !(g_.activated && g_.place.out_ub_row >= 0)) {
+      if (g_.activated) e.kind = Epilogue::kActivateToSlot;
       pending_.push_back(e);
     }
   }
@@ -415,8 +445,13 @@ class Planner {
             }
           }
         }
-        p.push_back(isa::Activate(e.rows, e.acc_row, ub_row, spec_.relu, false));
-        if (e.kind == Epilogue::kActivateToSlot || (g_.place.store && g_.bf16_out)) {
+        if (spec_.int8) {
+          p.push_back(isa::ActivateInteger(e.rows, e.acc_row, ub_row, spec_.relu, false, 0,
+                                           g_.quant_row + e.n0 / g_.cols, spec_.zero_point));
+        } else {
+          p.push_back(isa::Activate(e.rows, e.acc_row, ub_row, spec_.relu, false));
+        }
+        if (e.kind == Epilogue::kActivateToSlot || (g_.place.store && g_.activated)) {
           Epilogue store = e;
           store.kind = Epilogue::kStoreUb;
           store.ub_row = ub_row;
@@ -426,17 +461,17 @@ class Planner {
         return;
       }
       case Epilogue::kStoreUb:
-        p.push_back(
-            isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row, addr_.c + 2 * e.offset, e.cols));
+        p.push_back(isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
+                               addr_.c + uint64_t(g_.out_bytes) * e.offset, e.cols, false,
+                               spec_.int8));
         break;
       case Epilogue::kStoreAcc:
         p.push_back(isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row, addr_.c + 4 * e.offset,
-                               e.cols, spec_.relu));
+                               e.cols, spec_.relu, spec_.int8));
         break;
     }
     // The store engine is busy for the transfer and the write responses' latency.
-    next_store_ =
-        cycles_ + kPlannerMemoryLatency + double(e.rows) * e.cols * (g_.bf16_out ? 2 : 4) / g_.bus;
+    next_store_ = cycles_ + kPlannerMemoryLatency + double(e.rows) * e.cols * g_.out_bytes / g_.bus;
   }
 
   // Issues the queued epilogues that are due; stores are paced at the memory's bandwidth so that
@@ -507,23 +542,17 @@ void CheckPlacement(const DeviceConfig& cfg, const GemmSpec& spec, const GemmPla
   if (!p.store && p.out_ub_row < 0) {
     throw std::invalid_argument("GEMM placement: the result goes nowhere");
   }
+  if (spec.int8 && (p.a_ub_row >= 0 || p.out_ub_row >= 0)) {
+    throw std::invalid_argument("GEMM placement: int8 GEMMs do not chain on chip");
+  }
+  if (spec.output == OutputType::kInt8 &&
+      CeilDiv(spec.n, static_cast<int>(cfg.cols)) > static_cast<int>(cfg.acc_depth) / 2) {
+    throw std::invalid_argument("an int8-output GEMM of N = " + std::to_string(spec.n) +
+                                " needs more quantization rows than the accumulators spare");
+  }
 }
 
 }  // namespace
-
-std::vector<uint16_t> PackA(const std::vector<uint16_t>& a, int m, int k, int tile_k) {
-  const int tiles = CeilDiv(k, tile_k);
-  std::vector<uint16_t> packed(static_cast<size_t>(tiles) * m * tile_k, 0);
-  for (int t = 0; t < tiles; ++t) {
-    for (int r = 0; r < m; ++r) {
-      for (int j = 0; j < tile_k && t * tile_k + j < k; ++j) {
-        packed[(static_cast<size_t>(t) * m + r) * tile_k + j] =
-            a[static_cast<size_t>(r) * k + t * tile_k + j];
-      }
-    }
-  }
-  return packed;
-}
 
 uint64_t OutputElements(const DeviceConfig& cfg, const GemmSpec& spec) {
   const int cols = static_cast<int>(cfg.cols);

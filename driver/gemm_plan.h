@@ -22,7 +22,14 @@
 
 namespace mxu::driver {
 
-enum class OutputType { kFp32, kBf16 };
+// Float GEMMs (bf16 operands) give fp32 or bf16; int8 GEMMs give int32, or int8 requantized by the
+// activation unit (docs/numerics.md).
+enum class OutputType { kFp32, kBf16, kInt32, kInt8 };
+
+// Bytes per element of each output type in host memory.
+inline int OutputBytes(OutputType t) {
+  return t == OutputType::kBf16 ? 2 : t == OutputType::kInt8 ? 1 : 4;
+}
 
 struct GemmSpec {
   int m = 0, k = 0, n = 0;
@@ -32,6 +39,13 @@ struct GemmSpec {
   bool c0 = false;       // an M x N fp32 matrix starts the accumulators (C += A x B)
   bool relu = false;
   OutputType output = OutputType::kFp32;
+  // The int8 mode: int8 operands (one byte each in host memory), int32 accumulation; the bias or
+  // C0 is int32. Not transposed (the device transposes 16-bit elements only: the driver
+  // transposes int8 operands on the host). With int8 output, each N tile's quantization words
+  // (multiplier << 8 | shift) come from host memory (GemmAddresses::quant) and the output zero
+  // point from here.
+  bool int8 = false;
+  int zero_point = 0;
   // Plain (not transposed) operands are packed tile by tile in device memory, so that every
   // load reads rows packed back to back (the DMA then streams long bursts): A as K tiles of
   // M x rows elements, B and C0 as N tiles of K (M) x cols elements (PackA / PackB), zero-padded;
@@ -40,8 +54,22 @@ struct GemmSpec {
 };
 
 // The packed layouts of GemmSpec::packed (zero padding of partial tiles).
-std::vector<uint16_t> PackA(const std::vector<uint16_t>& a, int m, int k, int tile_k);
-// B (bf16) or C0 (fp32): N tiles of k x tile_n.
+// A (bf16 or int8): K tiles of m x tile_k.
+template <typename T>
+std::vector<T> PackA(const std::vector<T>& a, int m, int k, int tile_k) {
+  const int tiles = (k + tile_k - 1) / tile_k;
+  std::vector<T> packed(static_cast<size_t>(tiles) * m * tile_k, T{});
+  for (int t = 0; t < tiles; ++t) {
+    for (int r = 0; r < m; ++r) {
+      for (int j = 0; j < tile_k && t * tile_k + j < k; ++j) {
+        packed[(static_cast<size_t>(t) * m + r) * tile_k + j] =
+            a[static_cast<size_t>(r) * k + t * tile_k + j];
+      }
+    }
+  }
+  return packed;
+}
+// B (bf16, int8) or C0 (fp32, int32): N tiles of k x tile_n.
 template <typename T>
 std::vector<T> PackB(const std::vector<T>& b, int k, int n, int tile_n) {
   const int tiles = (n + tile_n - 1) / tile_n;
@@ -60,6 +88,7 @@ std::vector<T> PackB(const std::vector<T>& b, int k, int n, int tile_n) {
 // Host byte addresses of the operands (in their stored layouts) and of the result.
 struct GemmAddresses {
   uint64_t a = 0, b = 0, bias = 0, c0 = 0, c = 0;
+  uint64_t quant = 0;  // int8 output: N tiles of `cols` quantization words (uint32)
 };
 
 // Where one output block lands: the result is stored block by block, each block's rows packed

@@ -1,4 +1,5 @@
-// Row-major host matrices: bf16 as raw 16-bit patterns, fp32 as floats.
+// Row-major host matrices: bf16 as raw 16-bit patterns, fp32 as floats, and the int8 mode's
+// int8 operands and int32 results.
 #ifndef MXU_DRIVER_MATRIX_H_
 #define MXU_DRIVER_MATRIX_H_
 
@@ -22,6 +23,18 @@ struct Matrix {
 
 using Bf16Matrix = Matrix<uint16_t>;
 using Fp32Matrix = Matrix<float>;
+using Int8Matrix = Matrix<int8_t>;
+using Int32Matrix = Matrix<int32_t>;
+
+// The stored matrix transposed (rows and columns swapped).
+template <typename T>
+Matrix<T> Transposed(const Matrix<T>& m) {
+  Matrix<T> t(m.cols, m.rows);
+  for (int r = 0; r < m.rows; ++r) {
+    for (int c = 0; c < m.cols; ++c) t.at(c, r) = m.at(r, c);
+  }
+  return t;
+}
 
 }  // namespace mxu::driver
 

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,6 +19,7 @@
 #include "driver/golden_request.h"
 #include "host/cli.h"
 #include "host/device_options.h"
+#include "host/int8_operands.h"
 #include "host/npy.h"
 #include "host/output_file.h"
 #include "host/random_operands.h"
@@ -42,10 +44,13 @@ NpyArray ReadInput(const std::string& path, bool header_only = false) {
 }
 
 // A 2-D operand's header from .npy, read before the device opens: its shape is checked here.
-NpyArray ReadOperand(const std::string& path) {
+NpyArray ReadOperand(const std::string& path, bool int8) {
   NpyArray array = ReadInput(path, true);
-  // .npy files may hold integers and strings too (checkpoints); operands are floats or bf16 bits.
-  if (!array.is_float() && array.dtype != NpyArray::Dtype::kUint16) {
+  if (int8) {
+    RequireDtype(array, NpyArray::Dtype::kInt8, path);
+  } else if (!array.is_float() && array.dtype != NpyArray::Dtype::kUint16) {
+    // .npy files may hold integers and strings too (checkpoints); operands are floats or bf16
+    // bits.
     throw UsageError(path + ": unsupported dtype '" + array.descr() +
                      "' (expected float32 '<f4', float64 '<f8' or uint16 '<u2')");
   }
@@ -184,6 +189,9 @@ struct GemmArgs {
   uint64_t seed = 1;
   std::string a, b, bias, accumulate, out, out_bf16;
   bool ta = false, tb = false, relu = false, check = false, json = false;
+  // The int8 mode.
+  std::string dtype = "bf16", out_int8, scale, scales;
+  int zero_point = 0;
 };
 
 int RunGemm(const CLI::App& cli, const GemmArgs& args);
@@ -227,6 +235,25 @@ std::function<int()> AddGemmCommand(CLI::App& app) {
   cmd->add_option("--out-bf16", a.out_bf16, "the device rounds C to bf16; write its bits (uint16)")
       ->type_name("C.npy")
       ->excludes(out);
+  cmd->add_option("--dtype", a.dtype,
+                  "operand type: bf16 (fp32 or bf16 out) or int8 (the int8 mode: int8 .npy "
+                  "operands '|i1', int32 bias and C0 '<i4', int32 out, or int8 with --out-int8)")
+      ->check(CLI::IsMember({"bf16", "int8"}))
+      ->type_name("bf16|int8");
+  cmd->add_option("--out-int8", a.out_int8,
+                  "int8 mode: the device requantizes C to int8 (--scale or --scales, "
+                  "--zero-point); write it (int8)")
+      ->type_name("C.npy")
+      ->excludes(out);
+  CLI::Option* scale =
+      cmd->add_option("--scale", a.scale, "requantization: one real scale for every column")
+          ->type_name("X");
+  cmd->add_option("--scales", a.scales, "requantization: N float scales, one per column")
+      ->type_name("SCALES.npy")
+      ->excludes(scale);
+  cmd->add_option("--zero-point", a.zero_point, "requantization: the output zero point")
+      ->check(CLI::Range(-128, 127))
+      ->type_name("-128..127");
   cmd->add_flag("--check", a.check,
                 "compare every output bit with the golden model (exit 1 on a mismatch)");
   cmd->add_flag("--json", a.json, "statistics as one JSON object on stdout");
@@ -244,20 +271,37 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
   }
   const bool file_operands = !args.a.empty() || Given(cli, "--a");
   std::vector<PathArg> inputs, outputs;
-  for (const char* option : {"--a", "--b", "--bias", "--accumulate"}) {
+  for (const char* option : {"--a", "--b", "--bias", "--accumulate", "--scales"}) {
     if (Given(cli, option)) inputs.push_back({option, cli.get_option(option)->as<std::string>()});
   }
-  for (const char* option : {"--out", "--out-bf16"}) {
+  for (const char* option : {"--out", "--out-bf16", "--out-int8"}) {
     if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
   }
   RunRecorder::AddOutputs(args.trace, &outputs);
   CheckOutputPaths(outputs, inputs);
+
+  const bool int8 = args.dtype == "int8";
+  const bool requantize = Given(cli, "--out-int8") || Given(cli, "--scale") ||
+                          Given(cli, "--scales") || Given(cli, "--zero-point");
+  if (int8 && Given(cli, "--out-bf16")) {
+    throw UsageError(
+        "--out-bf16 is for --dtype bf16: an int8 GEMM writes int32 (--out) or int8 "
+        "(--out-int8)");
+  }
+  if (!int8 && requantize) {
+    throw UsageError("--out-int8, --scale, --scales and --zero-point need --dtype int8");
+  }
+  if (requantize && !Given(cli, "--scale") && !Given(cli, "--scales")) {
+    throw UsageError("int8 output needs --scale X or --scales SCALES.npy");
+  }
 
   driver::GemmRequest request;
   request.trans_a = args.ta;
   request.trans_b = args.tb;
   request.relu = args.relu;
   request.output = Given(cli, "--out-bf16") ? driver::OutputType::kBf16 : driver::OutputType::kFp32;
+  if (int8) request.output = requantize ? driver::OutputType::kInt8 : driver::OutputType::kInt32;
+  request.zero_point = args.zero_point;
   const bool bf16_out = request.output == driver::OutputType::kBf16;
   const bool accumulate = Given(cli, "--accumulate");
 
@@ -265,8 +309,8 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
   NpyArray a_file, b_file;
   int m, k, n;
   if (file_operands) {
-    a_file = ReadOperand(args.a);
-    b_file = ReadOperand(args.b);
+    a_file = ReadOperand(args.a, int8);
+    b_file = ReadOperand(args.b, int8);
     const int a_rows = static_cast<int>(a_file.shape[0]),
               a_cols = static_cast<int>(a_file.shape[1]);
     const int b_rows = static_cast<int>(b_file.shape[0]),
@@ -293,16 +337,36 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
 
   std::vector<float> bias;
   Fp32Matrix c0;
+  std::vector<int32_t> bias_int32;
+  driver::Int32Matrix c0_int32;
+  std::vector<uint32_t> quant;
   if (Given(cli, "--bias")) {
     const NpyArray header = ReadInput(args.bias, true);
     if (header.shape.size() == 1 && header.shape[0] != size_t(n)) {
       throw UsageError(args.bias + ": " + std::to_string(header.shape[0]) +
                        " values, expected N = " + std::to_string(n));
     }
-    bias = ReadFloat32(args.bias, 1);
-    request.bias = &bias;
+    if (int8) {
+      RequireDtype(header, NpyArray::Dtype::kInt32, args.bias);
+      if (header.shape.size() != 1) throw UsageError(args.bias + ": expected a 1-D array");
+      bias_int32 = ReadInput(args.bias).AsInt32();
+      request.bias_int32 = &bias_int32;
+    } else {
+      bias = ReadFloat32(args.bias, 1);
+      request.bias = &bias;
+    }
   }
-  if (accumulate) {
+  if (accumulate && int8) {
+    const NpyArray header = ReadInput(args.accumulate, true);
+    RequireDtype(header, NpyArray::Dtype::kInt32, args.accumulate);
+    if (header.shape.size() != 2 || header.shape[0] != size_t(m) || header.shape[1] != size_t(n)) {
+      throw UsageError(args.accumulate + ": expected an int32 array of shape (" +
+                       std::to_string(m) + ", " + std::to_string(n) + ")");
+    }
+    c0_int32 = driver::Int32Matrix(m, n);
+    c0_int32.data = ReadInput(args.accumulate).AsInt32();
+    request.c0_int32 = &c0_int32;
+  } else if (accumulate) {
     const NpyArray header = ReadInput(args.accumulate, true);
     if (!header.is_float() || header.shape.size() != 2 || header.shape[0] != size_t(m) ||
         header.shape[1] != size_t(n)) {
@@ -315,12 +379,49 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
     request.c0 = &c0;
   }
 
+  if (request.output == driver::OutputType::kInt8) {
+    std::vector<double> values;
+    if (Given(cli, "--scales")) {
+      const NpyArray header = ReadInput(args.scales, true);
+      if (!header.is_float() || header.shape.size() != 1 || header.shape[0] != size_t(n)) {
+        throw UsageError(args.scales + ": expected " + std::to_string(n) +
+                         " float values (one per column of C)");
+      }
+      values = ReadInput(args.scales).AsFloat64();
+    } else {
+      char* end = nullptr;
+      const double x = std::strtod(args.scale.c_str(), &end);
+      if (args.scale.empty() || *end != '\0') {
+        throw UsageError("--scale " + args.scale + ": not a number");
+      }
+      values.assign(static_cast<size_t>(n), x);
+    }
+    quant = QuantWords(values, Given(cli, "--scales") ? args.scales : "--scale");
+    request.quant = &quant;
+  }
+
   auto device = OpenDevice(args.device);
   PendingOutputs files;
   RunRecorder recorder(args.trace, &files);
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
   Bf16Matrix a, b;
-  if (file_operands) {
+  driver::Int8Matrix a8, b8;
+  if (int8) {
+    if (file_operands) {
+      a8 = driver::Int8Matrix(static_cast<int>(a_file.shape[0]), static_cast<int>(a_file.shape[1]));
+      a8.data = a_file.AsInt8();
+      b8 = driver::Int8Matrix(static_cast<int>(b_file.shape[0]), static_cast<int>(b_file.shape[1]));
+      b8.data = b_file.AsInt8();
+      a_file = NpyArray();
+      b_file = NpyArray();
+    } else {
+      golden::BitSource bits(args.seed);
+      a8 = request.trans_a ? RandomInt8Matrix(k, m, bits) : RandomInt8Matrix(m, k, bits);
+      b8 = request.trans_b ? RandomInt8Matrix(n, k, bits) : RandomInt8Matrix(k, n, bits);
+    }
+    request.a_int8 = &a8;
+    request.b_int8 = &b8;
+  } else if (file_operands) {
     a = ToBf16Matrix(a_file, config.subnormals);
     b = ToBf16Matrix(b_file, config.subnormals);
     a_file = NpyArray();
@@ -330,8 +431,10 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
     a = request.trans_a ? RandomMatrix(k, m, bits) : RandomMatrix(m, k, bits);
     b = request.trans_b ? RandomMatrix(n, k, bits) : RandomMatrix(k, n, bits);
   }
-  request.a = &a;
-  request.b = &b;
+  if (!int8) {
+    request.a = &a;
+    request.b = &b;
+  }
 
   // The trace window counts device cycles from here, the start of the GEMM's own register writes.
   recorder.Arm(*device);
@@ -345,11 +448,26 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
   }
   recorder.Finish(*device);
   CheckResult check;
-  if (args.check) check = Check(request, result, config);
+  if (args.check && int8) {
+    const Int8Check c = CheckInt8(request, result);
+    check.compared = c.compared;
+    check.mismatches = c.mismatches;
+  } else if (args.check) {
+    check = Check(request, result, config);
+  }
 
   const std::vector<size_t> shape = {size_t(m), size_t(n)};
-  if (Given(cli, "--out")) {
+  if (Given(cli, "--out") && int8) {
+    files.Write(args.out, [&](const std::string& temp) {
+      WriteNpy(temp, MakeNpy(result.c_int32.data, shape));
+    });
+  } else if (Given(cli, "--out")) {
     files.Write(args.out, [&](const std::string& temp) { WriteNpy(temp, result.c.data, shape); });
+  }
+  if (Given(cli, "--out-int8")) {
+    files.Write(args.out_int8, [&](const std::string& temp) {
+      WriteNpy(temp, MakeNpy(result.c_int8.data, shape));
+    });
   }
   if (Given(cli, "--out-bf16")) {
     files.Write(args.out_bf16,
@@ -365,6 +483,7 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
     j["k"] = k;
     j["n"] = n;
     j["array"] = {config.rows, config.cols};
+    j["dtype"] = args.dtype;
     j["cycles"] = cycles;
     j["ideal_cycles"] = result.ideal_cycles;
     j["utilization"] = result.utilization;
@@ -385,10 +504,15 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
     }
     std::printf("%s\n", j.dump().c_str());
   } else {
+    const char* out_type = request.output == driver::OutputType::kBf16    ? ", bf16 out"
+                           : request.output == driver::OutputType::kInt32 ? ", int8, int32 out"
+                           : request.output == driver::OutputType::kInt8  ? ", int8, int8 out"
+                                                                          : ", fp32 out";
+    const bool has_bias = request.bias || request.bias_int32;
+    const bool has_c0 = request.c0 || request.c0_int32;
     std::printf("GEMM %d x %d x %d on a %u x %u array (%s backend)%s%s%s\n", m, k, n, config.rows,
-                config.cols, device->name(), request.relu ? ", ReLU" : "",
-                request.output == driver::OutputType::kBf16 ? ", bf16 out" : ", fp32 out",
-                request.bias ? ", bias" : (request.c0 ? ", C += A x B" : ""));
+                config.cols, device->name(), request.relu ? ", ReLU" : "", out_type,
+                has_bias ? ", bias" : (has_c0 ? ", C += A x B" : ""));
     std::printf("  device cycles       %llu (ideal %llu, utilization %.1f%%)\n",
                 (unsigned long long)cycles, (unsigned long long)result.ideal_cycles,
                 100.0 * result.utilization);
@@ -403,7 +527,10 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
     std::printf("  wall time           %.2f s (%.0f simulated cycles/s)\n", s.wall_seconds, cps);
     if (args.check) {
       std::printf("  check               %zu outputs, %zu mismatches: %s\n", check.compared,
-                  check.mismatches, check.mismatches ? "FAILED" : "bit-exact");
+                  check.mismatches,
+                  check.mismatches ? "FAILED"
+                  : int8           ? "exact"
+                                   : "bit-exact");
     }
   }
   FlushStdout();

@@ -85,6 +85,8 @@ bool ElementCount(const std::vector<size_t>& shape, size_t* count) {
 // The bytes of one element; string_length counts for kUnicode only.
 size_t ItemSize(NpyArray::Dtype dtype, size_t string_length) {
   switch (dtype) {
+    case NpyArray::Dtype::kInt8:
+      return 1;
     case NpyArray::Dtype::kUint16:
       return 2;
     case NpyArray::Dtype::kFloat32:
@@ -117,6 +119,8 @@ std::string DtypeCode(NpyArray::Dtype dtype, size_t string_length) {
       return "<i4";
     case NpyArray::Dtype::kInt64:
       return "<i8";
+    case NpyArray::Dtype::kInt8:
+      return "|i1";
     case NpyArray::Dtype::kUnicode:
       break;
   }
@@ -144,6 +148,9 @@ std::string DtypeDescr(NpyArray::Dtype dtype, size_t string_length = 0) {
       break;
     case NpyArray::Dtype::kInt64:
       kind = "int64";
+      break;
+    case NpyArray::Dtype::kInt8:
+      kind = "int8";
       break;
     case NpyArray::Dtype::kUnicode:
       break;
@@ -457,7 +464,11 @@ std::vector<uint8_t> EncodeLittleEndian(const std::vector<T>& values) {
   bytes.reserve(sizeof(T) * values.size());
   for (const T& value : values) {
     uint64_t bits = 0;
-    if constexpr (sizeof(T) == 2) {
+    if constexpr (sizeof(T) == 1) {
+      uint8_t raw;
+      std::memcpy(&raw, &value, sizeof(raw));
+      bits = raw;
+    } else if constexpr (sizeof(T) == 2) {
       uint16_t raw;
       std::memcpy(&raw, &value, sizeof(raw));
       bits = raw;
@@ -607,6 +618,10 @@ NpyArray MakeNpy(const std::vector<int32_t>& data, const std::vector<size_t>& sh
                    "MakeNpy");
 }
 
+NpyArray MakeNpy(const std::vector<int8_t>& data, const std::vector<size_t>& shape) {
+  return MakeArray(NpyArray::Dtype::kInt8, EncodeLittleEndian(data), data.size(), shape, "MakeNpy");
+}
+
 NpyArray MakeNpy(const std::vector<int64_t>& data, const std::vector<size_t>& shape) {
   return MakeArray(NpyArray::Dtype::kInt64, EncodeLittleEndian(data), data.size(), shape,
                    "MakeNpy");
@@ -687,6 +702,13 @@ std::vector<int32_t> NpyArray::AsInt32() const {
     const uint32_t bits = static_cast<uint32_t>(ReadLittleEndian(&data[4 * i], 4));
     std::memcpy(&values[i], &bits, sizeof(bits));  // two's complement, without a narrowing cast
   }
+  return values;
+}
+
+std::vector<int8_t> NpyArray::AsInt8() const {
+  CheckDecodable(*this, Dtype::kInt8, "AsInt8");
+  std::vector<int8_t> values(data.size());
+  std::memcpy(values.data(), data.data(), data.size());  // two's complement bytes
   return values;
 }
 
@@ -774,6 +796,8 @@ Layout ParseLayout(const uint8_t* head, size_t head_size, uint64_t total, const 
     array.dtype = NpyArray::Dtype::kInt32;
   } else if (header.descr == "<i8") {
     array.dtype = NpyArray::Dtype::kInt64;
+  } else if (header.descr == "|i1" || header.descr == "<i1") {
+    array.dtype = NpyArray::Dtype::kInt8;
   } else if (const size_t length = ParseUnicodeLength(header.descr); length > 0) {
     array.dtype = NpyArray::Dtype::kUnicode;
     array.string_length = length;
@@ -785,8 +809,8 @@ Layout ParseLayout(const uint8_t* head, size_t head_size, uint64_t total, const 
     const bool big_endian = !header.descr.empty() && header.descr[0] == '>';
     Fail(name, "unsupported dtype '" + header.descr + "' (" +
                    (big_endian ? "big-endian data is not supported; " : "") +
-                   "expected float32 '<f4', float64 '<f8', uint16 '<u2', uint64 '<u8', int32 "
-                   "'<i4', int64 '<i8' or ASCII strings '<U<n>')");
+                   "expected float32 '<f4', float64 '<f8', uint16 '<u2', uint64 '<u8', int8 "
+                   "'|i1', int32 '<i4', int64 '<i8' or ASCII strings '<U<n>')");
   }
   if (!ElementCount(header.shape, &layout.count)) {
     Fail(name,

@@ -2,7 +2,8 @@
 // patterns as uint16, checkpoint counters and short strings) with NumPy without a Python
 // dependency.
 //
-// Reading accepts format versions 1.0, 2.0 and 3.0 with dtype '<f4', '<f8', '<u2', '<u8', '<i4',
+// Reading accepts format versions 1.0, 2.0 and 3.0 with dtype '<f4', '<f8', '<u2', '<u8', '|i1',
+// '<i4',
 // '<i8' or '<U<n>' (n >= 1 UTF-32LE code units per element, 0-d or 1-d only, ASCII only) exactly,
 // in C or Fortran order (NumPy's defaults: np.save of a float64 array, or of a transposed view,
 // A.T); a Fortran-ordered array is rearranged into C order on reading. Anything else (other
@@ -25,7 +26,7 @@ namespace mxu::host {
 
 struct NpyArray {
   // kUnicode is NumPy's '<U<n>' with n = string_length.
-  enum class Dtype { kFloat32, kUint16, kFloat64, kUint64, kInt32, kInt64, kUnicode };
+  enum class Dtype { kFloat32, kUint16, kFloat64, kUint64, kInt32, kInt64, kUnicode, kInt8 };
 
   Dtype dtype = Dtype::kFloat32;
   // kUnicode only: the code units per element (n of '<U<n>'), each 4 bytes of data.
@@ -49,6 +50,7 @@ struct NpyArray {
   std::vector<uint64_t> AsUint64() const;
   std::vector<int32_t> AsInt32() const;
   std::vector<int64_t> AsInt64() const;
+  std::vector<int8_t> AsInt8() const;
   // The string of a 0-d '<U' array, or each string of a '<U' array in C order, with the trailing
   // NULs that pad shorter strings removed (as NumPy does). Throw for non-ASCII code units.
   std::string AsString() const;
@@ -63,6 +65,7 @@ NpyArray MakeNpy(const std::vector<uint16_t>& data, const std::vector<size_t>& s
 NpyArray MakeNpy(const std::vector<uint64_t>& data, const std::vector<size_t>& shape);
 NpyArray MakeNpy(const std::vector<int32_t>& data, const std::vector<size_t>& shape);
 NpyArray MakeNpy(const std::vector<int64_t>& data, const std::vector<size_t>& shape);
+NpyArray MakeNpy(const std::vector<int8_t>& data, const std::vector<size_t>& shape);
 // A 0-d '<U<n>' array (n = text.size(), at least 1, as np.array(text)), or a 1-d one of the
 // strings (n = the longest). Throw for bytes outside ASCII and for NUL, which NumPy would strip.
 NpyArray MakeNpyString(const std::string& text);

@@ -1,12 +1,17 @@
 #include "host/predict_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/csr_map.h"
+#include "driver/device_config.h"
+#include "driver/gemm.h"
 #include "host/cli.h"
 #include "host/device_options.h"
 #include "host/npy.h"
@@ -15,6 +20,8 @@
 #include "host/train/collective.h"
 #include "host/train/data_source.h"
 #include "host/train/evaluate.h"
+#include "host/train/mlp.h"
+#include "host/train/quantized_mlp.h"
 #include "host/train/trainer.h"
 #include "host/training_engine.h"
 
@@ -26,6 +33,9 @@ struct PredictArgs {
   std::string model, data, out;
   int test_samples = 0;
   bool json = false;
+  // Post-training quantization: inference in the int8 mode.
+  bool int8 = false;
+  int calibration = 1000;
 };
 
 // The checkpoint's test set, or the one --data names.
@@ -95,12 +105,46 @@ int Predict(const CLI::App& cli, const PredictArgs& args) {
   }
 
   TrainingEngine opened = OpenTrainingEngine(options);
-  const train::EvaluationSums sums = train::EvaluateSamples(
-      *model, *opened.engine, test, 0, static_cast<size_t>(test.size()), config.eval_batch);
+  train::EvaluationSums sums;
+  std::string quantization;
+  train::EngineStats int8_stats;
+  if (args.int8) {
+    const auto* mlp = dynamic_cast<const train::Mlp*>(model.get());
+    if (!mlp) {
+      throw UsageError("--int8 quantizes MLPs; " + ck.model + " in " + args.model +
+                       " is not one (the CNN runs in bf16)");
+    }
+    const train::QuantizedMlp quantized =
+        train::QuantizedMlp::Quantize(*mlp, loaded.split.train, args.calibration);
+    quantization = quantized.Describe();
+    // Every GEMM in the int8 mode: on the device through the driver, or the host's golden model.
+    train::Int8GemmRunner run = train::HostInt8Gemm;
+    std::optional<driver::DeviceConfig> device_config;
+    if (opened.device) device_config = driver::ReadDeviceConfig(*opened.device);
+    if (opened.device) {
+      run = [&](const driver::GemmRequest& request) {
+        driver::GemmResult result =
+            driver::Gemm(*opened.device, *device_config, request, options.watchdog_cycles);
+        ++int8_stats.gemms;
+        int8_stats.device_cycles += result.stats.counter(csr::Counter::kCycles);
+        int8_stats.array_busy_cycles += result.stats.counter(csr::Counter::kArrayBusy);
+        int8_stats.dma_read_bytes += result.stats.counter(csr::Counter::kDmaReadBytes);
+        int8_stats.dma_write_bytes += result.stats.counter(csr::Counter::kDmaWriteBytes);
+        return result;
+      };
+    }
+    sums = train::EvaluateSamples(
+        [&](const driver::Fp32Matrix& x) { return quantized.Logits(x, run); }, test, 0,
+        static_cast<size_t>(test.size()), config.eval_batch);
+  } else {
+    sums = train::EvaluateSamples(*model, *opened.engine, test, 0, static_cast<size_t>(test.size()),
+                                  config.eval_batch);
+  }
+  const train::EngineStats& stats = args.int8 ? int8_stats : opened.engine->stats();
   const double accuracy = double(sums.correct) / test.size();
   const double loss = sums.loss_sum / test.size();
   // The training run's final evaluation, when it was of this very set and arithmetic.
-  const bool comparable = !ck.history.empty() && loaded.name == ck.data.name &&
+  const bool comparable = !args.int8 && !ck.history.empty() && loaded.name == ck.data.name &&
                           test.size() == ck.data.test_samples && opened.numerics == ck.numerics;
 
   PendingOutputs files;
@@ -117,16 +161,29 @@ int Predict(const CLI::App& cli, const PredictArgs& args) {
     j["data"] = loaded.name;
     j["samples"] = test.size();
     j["backend"] = opened.engine->name();
-    j["numerics"] = opened.numerics;
+    j["numerics"] = args.int8 ? "int8 x int8 -> int32, requantized (post-training quantization)"
+                              : opened.numerics;
+    if (args.int8) j["calibration_samples"] = std::min(args.calibration, loaded.split.train.size());
+    if (opened.device) {
+      j["device_cycles"] = stats.device_cycles;
+      j["dma_read_bytes"] = stats.dma_read_bytes;
+      j["dma_write_bytes"] = stats.dma_write_bytes;
+    }
     j["test_loss"] = loss;
     j["test_accuracy"] = accuracy;
     if (comparable) j["trained_test_accuracy"] = ck.history.back().test_accuracy;
     j["confusion"] = sums.confusion;  // rows: true class, columns: predicted
     std::printf("%s\n", j.dump().c_str());
   } else {
-    std::printf("%s on %d %s test samples, GEMMs on %s: accuracy %.2f%%, loss %.4f\n",
+    if (args.int8) std::printf("%s", quantization.c_str());
+    std::printf("%s on %d %s test samples, GEMMs on %s%s: accuracy %.2f%%, loss %.4f\n",
                 ck.model.c_str(), test.size(), loaded.name.c_str(), opened.description.c_str(),
-                100 * accuracy, loss);
+                args.int8 ? " in the int8 mode" : "", 100 * accuracy, loss);
+    if (opened.device) {
+      std::printf("device cycles %llu, DMA read / write %llu / %llu bytes\n",
+                  (unsigned long long)stats.device_cycles, (unsigned long long)stats.dma_read_bytes,
+                  (unsigned long long)stats.dma_write_bytes);
+    }
     if (comparable) {
       std::printf("the training run's evaluation after epoch %d: accuracy %.2f%%%s\n",
                   ck.history.back().epoch, 100 * ck.history.back().test_accuracy,
@@ -163,6 +220,13 @@ std::function<int()> AddPredictCommand(CLI::App& app) {
       ->needs(data);
   cmd->add_option("--out", a.out, "the predicted classes, one int32 per test sample")
       ->type_name("FILE.npy");
+  CLI::Option* int8 = cmd->add_flag(
+      "--int8", a.int8,
+      "post-training quantization: per-column int8 weights, activation scales calibrated on "
+      "training samples, every GEMM in the int8 mode (MLPs)");
+  AddInteger(cmd, "--calibration", &a.calibration, 1, 1 << 30,
+             "int8: training samples the activation ranges are calibrated on (default 1000)")
+      ->needs(int8);
   cmd->add_flag("--json", a.json,
                 "the result as one JSON object on stdout: test_accuracy, test_loss, confusion");
   AddDeviceOptions(

@@ -5,10 +5,11 @@
 # docs/performance.md, not a test: the array's synthesis time grows faster than its PEs.
 # Usage: scripts/hw_cost.sh [ROWSxCOLS ...]   (default: 2x2 4x4; 4x4 takes about 5 minutes)
 #        scripts/hw_cost.sh --devices ROWSxCOLS[-flush] ...
-#        scripts/hw_cost.sh --pe-stages N|all [--flush] [--json]
+#        scripts/hw_cost.sh --pe-stages N|all [--flush] [--no-int8] [--json]
 # --pe-stages: the PE at pipeline depth N (mxu_pkg::PeStages, 1 to PeMaxStages) or at every depth:
-# a table row each, or with --json one JSON object per depth and line: pe_stages, cells,
+# a table row each, or with --json one JSON object per depth and line: pe_stages, int8, cells,
 # flip_flops, max_stage_depth (the longest path between registers, in two-input gates).
+# --no-int8: the PE without its int8 path (parameter Int8 = 0), to see what the mode costs.
 # --devices: whole devices (mxu_top with each device's values, as cmake/devices.cmake gives them),
 # synthesized module by module without flattening (each distinct module once, its cells counted
 # once per instance: Yosys's hierarchy statistics), SRAMs as macros; their bits counted from the
@@ -86,13 +87,15 @@ device_cost() {
 
 if [ "${1:-}" = --pe-stages ]; then
   max=$(sed -nE 's/.*parameter int unsigned PeMaxStages *= *([0-9]+);.*/\1/p' "$rtl/mxu_pkg.sv")
-  which=${2:-} json=0 flush=0
+  which=${2:-} json=0 flush=0 int8=1
   (($# >= 2)) && shift 2 || shift $#
   for arg in "$@"; do
     case "$arg" in
       --json) json=1 ;;
       --flush) flush=1 ;;
-      *) echo "hw_cost.sh: --pe-stages: unknown option '$arg' (--json, --flush)" >&2; exit 2 ;;
+      --no-int8) int8=0 ;;
+      *) echo "hw_cost.sh: --pe-stages: unknown option '$arg' (--json, --flush, --no-int8)" >&2
+         exit 2 ;;
     esac
   done
   if [ "$which" = all ]; then
@@ -106,10 +109,11 @@ if [ "${1:-}" = --pe-stages ]; then
   ((json)) || echo "| PE stages | cells (2-input gates and flip-flops) | flip-flops | longest stage (gates) |"
   ((json)) || echo "|---|---|---|---|"
   for n in $depths; do
-    measure mxu_pe "chparam -set Stages $n -set FlushSubnormals $flush mxu_pe;"
+    measure mxu_pe "chparam -set Stages $n -set FlushSubnormals $flush -set Int8 $int8 mxu_pe;"
     if ((json)); then
-      printf '{"pe_stages": %d, "flush_subnormals": %s, "cells": %d, "flip_flops": %d, "max_stage_depth": %d}\n' \
-             "$n" "$( ((flush)) && echo true || echo false)" "$cells" "$flops" "$depth"
+      printf '{"pe_stages": %d, "int8": %s, "flush_subnormals": %s, "cells": %d, "flip_flops": %d, "max_stage_depth": %d}\n' \
+             "$n" "$( ((int8)) && echo true || echo false)" \
+             "$( ((flush)) && echo true || echo false)" "$cells" "$flops" "$depth"
     else
       printf '| %s | %s | %s | %s |\n' "$n" "$cells" "$flops" "$depth"
     fi
@@ -133,8 +137,11 @@ fi
 
 echo "| block | cells (2-input gates and flip-flops) | flip-flops | longest path (gates) | Yosys time |"
 echo "|---|---|---|---|---|"
-cost mxu_pe "PE (bf16 x bf16 + fp32, IEEE)"
+cost mxu_pe "PE (bf16 x bf16 + fp32 and int8 x int8 + int32, IEEE)"
+cost mxu_pe "PE without the int8 path" "chparam -set Int8 0 mxu_pe;"
 cost mxu_pe "PE, flush to zero" "chparam -set FlushSubnormals 1 mxu_pe;"
+cost mxu_activation_unit "activation unit, 1 lane (bf16 rounding and int8 requantization)" \
+     "chparam -set Lanes 1 mxu_activation_unit;"
 for size in "${sizes[@]}"; do
   rows=${size%x*}
   cols=${size#*x}

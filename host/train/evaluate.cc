@@ -10,6 +10,13 @@ namespace mxu::train {
 
 EvaluationSums EvaluateSamples(Model& model, MatmulEngine& engine, const Dataset& data,
                                size_t begin, size_t end, int batch) {
+  return EvaluateSamples(
+      [&](const Fp32Matrix& x) { return model.Forward(engine, x, /*for_backward=*/false); }, data,
+      begin, end, batch);
+}
+
+EvaluationSums EvaluateSamples(const LogitsOf& logits_of, const Dataset& data, size_t begin,
+                               size_t end, int batch) {
   if (batch < 1 || begin > end || end > static_cast<size_t>(data.size())) {
     throw std::invalid_argument("EvaluateSamples: bad range or batch");
   }
@@ -26,7 +33,7 @@ EvaluationSums EvaluateSamples(Model& model, MatmulEngine& engine, const Dataset
               data.x.begin() + static_cast<std::ptrdiff_t>(last * data.features), x.data.begin());
     labels.assign(data.labels.begin() + static_cast<std::ptrdiff_t>(first),
                   data.labels.begin() + static_cast<std::ptrdiff_t>(last));
-    const Fp32Matrix logits = model.Forward(engine, x, /*for_backward=*/false);
+    const Fp32Matrix logits = logits_of(x);
     const LossResult loss = SoftmaxCrossEntropy(logits, labels, 1.0f, nullptr);
     sums.loss_sum += loss.loss_sum;
     sums.correct += loss.correct;

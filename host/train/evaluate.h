@@ -5,6 +5,7 @@
 #define MXU_HOST_TRAIN_EVALUATE_H_
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "host/train/dataset.h"
@@ -26,6 +27,12 @@ struct EvaluationSums {
 // Samples [begin, end) of data through model (no dropout), `batch` rows a pass.
 EvaluationSums EvaluateSamples(Model& model, MatmulEngine& engine, const Dataset& data,
                                size_t begin, size_t end, int batch);
+
+// The same for any function from a batch of samples (rows) to their logits, e.g. a quantized
+// model's inference in the int8 mode.
+using LogitsOf = std::function<Fp32Matrix(const Fp32Matrix&)>;
+EvaluationSums EvaluateSamples(const LogitsOf& logits_of, const Dataset& data, size_t begin,
+                               size_t end, int batch);
 
 }  // namespace mxu::train
 

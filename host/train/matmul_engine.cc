@@ -275,6 +275,8 @@ std::vector<Fp32Matrix> DeviceMatmulEngine::RunWhole(const std::vector<MatmulOp>
   const driver::RunStats& run = results[0].stats;  // the program's
   stats_.device_cycles += run.counter(csr::Counter::kCycles);
   stats_.array_busy_cycles += run.counter(csr::Counter::kArrayBusy);
+  stats_.dma_read_bytes += run.counter(csr::Counter::kDmaReadBytes);
+  stats_.dma_write_bytes += run.counter(csr::Counter::kDmaWriteBytes);
   stats_.device_wall_seconds += run.wall_seconds;
   std::vector<Fp32Matrix> outputs;
   for (driver::GemmResult& r : results) outputs.push_back(std::move(r.c));

@@ -52,6 +52,8 @@ struct EngineStats {
   uint64_t device_cycles = 0;  // device engine only
   uint64_t array_busy_cycles = 0;
   double device_wall_seconds = 0;
+  // Bytes over the memory port (device engine; not kept in checkpoints: `mxu predict` reports it).
+  uint64_t dma_read_bytes = 0, dma_write_bytes = 0;
 };
 
 class MatmulEngine {

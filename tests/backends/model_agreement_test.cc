@@ -230,9 +230,10 @@ TEST(ModelAgreesWithRtl, RawPrograms) {
 
 // Random legal programs on both backends: the same outcome, the exact counters, every byte they
 // stored, CYCLES within the tolerance. MXU_RANDOM_PROGRAMS sets how many (the `soak` test: 10,000).
-void RandomPrograms(uint64_t first_seed, int count) {
+void RandomPrograms(uint64_t first_seed, int count, bool integer) {
   backends::ModelDevice model;
-  const testing::RandomProgramSpace space;
+  testing::RandomProgramSpace space;
+  space.integer = integer;
   BitSource bits(first_seed);
   std::vector<uint8_t> input(space.input_bytes);
   for (auto& x : input) x = static_cast<uint8_t>(Operand(bits));
@@ -283,7 +284,14 @@ void RandomPrograms(uint64_t first_seed, int count) {
 
 TEST(ModelAgreesWithRtl, RandomPrograms) {
   const char* env = std::getenv("MXU_RANDOM_PROGRAMS");
-  RandomPrograms(1000, env ? std::atoi(env) : 200);
+  RandomPrograms(1000, env ? std::atoi(env) : 200, false);
+}
+
+// The same with the int8 mode's instructions mixed in (integer LOADs, MATMULs, requantizing
+// ACTIVATEs, STOREs of int8 lanes and int32 words).
+TEST(ModelAgreesWithRtl, RandomIntegerPrograms) {
+  const char* env = std::getenv("MXU_RANDOM_PROGRAMS");
+  RandomPrograms(3000, env ? std::atoi(env) : 150, true);
 }
 
 // Random illegal programs: every error code, several forms of each, at a random place in a random
@@ -305,6 +313,7 @@ TEST(ModelAgreesWithRtl, RandomIllegalPrograms) {
   for (uint32_t code = 1; code <= 10; ++code) {
     for (int i = 0; i < per_code; ++i) {
       const uint64_t seed = 5000 + 100 * code + i;
+      space.integer = i % 2 == 1;  // every other program has int8 instructions too
       const std::vector<isa::Instruction> program =
           testing::RandomProgram(seed, space, 16, static_cast<csr::ErrorCode>(code));
       SCOPED_TRACE("illegal program " + std::string(csr::ErrorName(code)) + ", seed " +

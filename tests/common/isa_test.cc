@@ -213,12 +213,19 @@ TEST(IsaTest, DisassembleFlagsReservedBits) {
   matmul.words[2] |= 1u << 16;  // bit 80: past the accumulator address
   EXPECT_EQ(Disassemble(matmul), "MATMUL rows=1 k_rows=1 ub=0 acc=0" + flag);
   Instruction store = Store(Buffer::kUb, 1, 1, 0, 0, 1);
-  store.words[0] |= 1u << 11;  // bits [15:11] are reserved (bit 10 is relu)
+  store.words[0] |= 1u << 12;  // bits [15:12] are reserved (bit 10 is relu, 11 int8)
   EXPECT_EQ(Disassemble(store), "STORE source=UB rows=1 lanes=1 buf=0 host=0x0 stride=1" + flag);
   EXPECT_EQ(Disassemble(Store(Buffer::kAcc, 1, 1, 0, 0, 1, true)),
             "STORE source=ACC rows=1 lanes=1 buf=0 host=0x0 stride=1 relu");
   Instruction load = Load(Buffer::kUb, 1, 1, 0, 0, 1);
-  load.words[0] |= 1u << 12;  // bits [15:11] are reserved
+  load.words[0] |= 1u << 12;  // bits [15:12] are reserved
+  EXPECT_EQ(Disassemble(Load(Buffer::kUb, 1, 1, 0, 0, 1, false, true)),
+            "LOAD target=UB rows=1 lanes=1 buf=0 host=0x0 stride=1 int8");
+  EXPECT_EQ(Disassemble(ActivateInteger(2, 0, 0, true, false, 0, 5, -3)),
+            "ACTIVATE rows=2 acc=0 ub=0 relu int8 quant=5 zero_point=-3");
+  Instruction activate = Activate(1, 0, 0, false, false);
+  activate.words[3] |= 7;  // a zero point without int8: shown, and not reserved but illegal
+  EXPECT_EQ(Disassemble(activate), "ACTIVATE rows=1 acc=0 ub=0 quant_addr=0 zero_point=7");
   EXPECT_EQ(Disassemble(load).find(flag) != std::string::npos, true);
   EXPECT_EQ(Disassemble(Load(Buffer::kUb, 1, 1, 0, 0, 1, true)).find(flag), std::string::npos);
 }
@@ -307,21 +314,23 @@ TEST(IsaTableTest, FieldsMatchTheEncoders) {
 TEST(IsaTableTest, NamedBitsAreEveryFieldAtItsMaximum) {
   const Words opcode_field{0xFF, 0, 0, 0};    // whatever the opcode, all 8 bits are named
   const Words buffer_code_3{0x300, 0, 0, 0};  // the whole 2-bit buffer field
-  EXPECT_EQ(Load(Buffer::kAcc, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFFFFFFFFFull, 0xFFFF, true).words |
-                opcode_field | buffer_code_3,
-            kLoadNamedBits);
+  EXPECT_EQ(
+      Load(Buffer::kAcc, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFFFFFFFFFull, 0xFFFF, true, true).words |
+          opcode_field | buffer_code_3,
+      kLoadNamedBits);
   EXPECT_EQ(kStoreNamedBits, kLoadNamedBits);
-  EXPECT_EQ(Matmul(0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, true, true).words | opcode_field,
+  EXPECT_EQ(Matmul(0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, true, true, true).words | opcode_field,
             kMatmulNamedBits);
-  EXPECT_EQ(Activate(0xFFFF, 0xFFFF, 0xFFFF, true, true, 0xFFFF).words | opcode_field,
-            kActivateNamedBits);
+  EXPECT_EQ(
+      ActivateInteger(0xFFFF, 0xFFFF, 0xFFFF, true, true, 0xFFFF, 0xFFFF, -1).words | opcode_field,
+      kActivateNamedBits);
   EXPECT_EQ(Sync().words | opcode_field, kSyncNamedBits);
   EXPECT_EQ(NamedBits(0x3F), kHaltNamedBits);
   EXPECT_EQ(NamedBits(0x07), opcode_field);
   // The reserved bits as docs/isa.md lists them.
-  EXPECT_EQ(kLoadNamedBits, (Words{0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}));
-  EXPECT_EQ(kMatmulNamedBits, (Words{0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0}));
-  EXPECT_EQ(kActivateNamedBits, (Words{0xFFFF03FF, 0xFFFFFFFF, 0x0000FFFF, 0}));
+  EXPECT_EQ(kLoadNamedBits, (Words{0xFFFF0FFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}));
+  EXPECT_EQ(kMatmulNamedBits, (Words{0xFFFF07FF, 0xFFFFFFFF, 0x0000FFFF, 0}));
+  EXPECT_EQ(kActivateNamedBits, (Words{0xFFFF07FF, 0xFFFFFFFF, 0xFFFFFFFF, 0x000000FF}));
 }
 
 // The generated decoders (DecodeTransfer, ...) read back what the encoders wrote, field by field.
@@ -331,25 +340,27 @@ TEST(IsaTableTest, DecodersReadWhatTheEncodersWrite) {
     const uint32_t a = rng() & 0xFFFF, b = rng() & 0xFFFF, c = rng() & 0xFFFF, d = rng() & 0xFFFF;
     const uint64_t host = rng() & 0xFFFFFFFFFFFFull;
     const Buffer buffer = static_cast<Buffer>(rng() % 3);
-    const bool f1 = rng() & 1, f2 = rng() & 1;
-    const Instruction load = Load(buffer, a, b, c, host, d, f1);
+    const bool f1 = rng() & 1, f2 = rng() & 1, f3 = rng() & 1;
+    const Instruction load = Load(buffer, a, b, c, host, d, f1, f3);
     ASSERT_EQ(OpcodeOf(load.words), Opcode::kLoad);
     const TransferFields t = DecodeTransfer(load.words);
     ASSERT_EQ(t.buffer, buffer);
     ASSERT_EQ(t.flag, f1);
+    ASSERT_EQ(t.int8, f3);
     ASSERT_EQ(t.rows, a);
     ASSERT_EQ(t.lanes, b);
     ASSERT_EQ(t.buffer_addr, c);
     ASSERT_EQ(t.host_addr, host);
     ASSERT_EQ(t.stride, d);
     ASSERT_FALSE(ReservedBitsSet(load.words));
-    const MatmulFields m = DecodeMatmul(Matmul(a, b, c, d, f1, f2).words);
+    const MatmulFields m = DecodeMatmul(Matmul(a, b, c, d, f1, f2, f3).words);
     ASSERT_EQ(m.rows, a);
     ASSERT_EQ(m.k_rows, b);
     ASSERT_EQ(m.ub_addr, c);
     ASSERT_EQ(m.acc_addr, d);
     ASSERT_EQ(m.accumulate, f1);
     ASSERT_EQ(m.new_weights, f2);
+    ASSERT_EQ(m.int8, f3);
     const ActivateFields ac = DecodeActivate(Activate(a, b, c, f1, f2, d).words);
     ASSERT_EQ(ac.rows, a);
     ASSERT_EQ(ac.acc_addr, b);
@@ -357,6 +368,13 @@ TEST(IsaTableTest, DecodersReadWhatTheEncodersWrite) {
     ASSERT_EQ(ac.relu, f1);
     ASSERT_EQ(ac.bias, f2);
     ASSERT_EQ(ac.bias_addr, d);
+    ASSERT_FALSE(ac.int8);
+    const int zero_point = static_cast<int>(rng() % 256) - 128;
+    const ActivateFields q =
+        DecodeActivate(ActivateInteger(a, b, c, f1, f2, d, a, zero_point).words);
+    ASSERT_TRUE(q.int8);
+    ASSERT_EQ(q.quant_addr, a);
+    ASSERT_EQ(static_cast<int8_t>(q.zero_point), zero_point);
   }
   EXPECT_EQ(OpcodeOf(Halt().words), Opcode::kHalt);
   EXPECT_FALSE(IsBuffer(static_cast<Buffer>(3)));
@@ -364,7 +382,8 @@ TEST(IsaTableTest, DecodersReadWhatTheEncodersWrite) {
   // Reserved bits: any bit outside the opcode's NamedBits.
   EXPECT_FALSE(ReservedBitsSet(Sync().words));
   EXPECT_TRUE(ReservedBitsSet(Raw({0x130, 0, 0, 0}).words));       // SYNC with bit 8 set
-  EXPECT_TRUE(ReservedBitsSet(Raw({0x801, 0, 0, 0}).words));       // LOAD with bit 11 set
+  EXPECT_TRUE(ReservedBitsSet(Raw({0x1001, 0, 0, 0}).words));      // LOAD with bit 12 set
+  EXPECT_FALSE(ReservedBitsSet(Raw({0x801, 0, 0, 0}).words));      // LOAD int8
   EXPECT_TRUE(ReservedBitsSet(Raw({0x10, 0, 0x10000, 0}).words));  // MATMUL with bit 80 set
   EXPECT_FALSE(ReservedBitsSet(Raw({0x10, 0, 0x8000, 0}).words));  // MATMUL acc_addr bit 15
   EXPECT_TRUE(ReservedBitsSet(Raw({0x107, 0, 0, 0}).words));       // illegal: only the opcode

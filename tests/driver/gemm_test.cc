@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "driver/device_config.h"
 #include "driver/golden/float_vectors.h"
 #include "driver/golden/gemm.h"
+#include "driver/golden/int8.h"
 #include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
 #include "driver/program_runner.h"
@@ -326,6 +328,153 @@ TEST(DriverGemm, ConfigurationComesFromTheDevice) {
   EXPECT_EQ(config.cols, csr::ArrayCols(array));
   EXPECT_EQ(config.ub_depth, g_device->ReadCsr(csr::kUbDepth));
   EXPECT_EQ(config.acc_depth, g_device->ReadCsr(csr::kAccDepth));
+}
+
+// ---- The int8 mode: int8 operands, int32 sums, int32 or requantized int8 output.
+
+Int8Matrix RandomInt8(int rows, int cols, golden::BitSource& bits) {
+  Int8Matrix m(rows, cols);
+  for (auto& x : m.data) {
+    // The extremes (the products' range ends at -128 x -128) now and then.
+    const uint64_t pick = bits.Below(16);
+    x = pick == 0 ? int8_t{-128} : pick == 1 ? int8_t{127} : static_cast<int8_t>(bits.Below(256));
+  }
+  return m;
+}
+
+// Runs one int8 GEMM and compares every output with golden::Int8Gemm (and RequantizeMatrix);
+// returns the mismatches. init: 0 none, 1 bias, 2 C0.
+int RunAndCheckInt8(int m, int k, int n, bool ta, bool tb, bool relu, int init, bool int8_out,
+                    uint64_t seed) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  golden::BitSource bits(seed);
+  const Int8Matrix a = ta ? RandomInt8(k, m, bits) : RandomInt8(m, k, bits);
+  const Int8Matrix b = tb ? RandomInt8(n, k, bits) : RandomInt8(k, n, bits);
+  std::vector<int32_t> bias(n);
+  for (int32_t& x : bias) x = static_cast<int32_t>(bits.Below(1 << 20)) - (1 << 19);
+  Int32Matrix c0(m, n);
+  for (int32_t& x : c0.data) x = static_cast<int32_t>(bits.Below(1 << 24)) - (1 << 23);
+  // Scales that map the sums' spread (about 128 x 128 x sqrt(K)) onto the int8 range, per column.
+  std::vector<uint32_t> quant(n);
+  for (uint32_t& q : quant) {
+    const double spread = 16384.0 * std::sqrt(double(k)) / 4;
+    q = golden::QuantizeMultiplier((0.5 + double(bits.Below(1000)) / 1000) * 127 / spread).word();
+  }
+  const int zero_point = static_cast<int>(bits.Below(256)) - 128;
+
+  GemmRequest request;
+  request.a_int8 = &a;
+  request.b_int8 = &b;
+  request.trans_a = ta;
+  request.trans_b = tb;
+  request.relu = relu;
+  request.output = int8_out ? OutputType::kInt8 : OutputType::kInt32;
+  if (init == 1) request.bias_int32 = &bias;
+  if (init == 2) request.c0_int32 = &c0;
+  if (int8_out) request.quant = &quant, request.zero_point = zero_point;
+  const GemmResult result = Gemm(*g_device, config, request, kWatchdog);
+
+  const std::vector<int32_t> sums = golden::Int8Gemm(
+      a.data, b.data, m, k, n, ta, tb, init == 1 ? &bias : nullptr, init == 2 ? &c0.data : nullptr);
+  const std::vector<int8_t> requantized =
+      int8_out ? golden::RequantizeMatrix(sums, m, n, nullptr, quant, zero_point, relu)
+               : std::vector<int8_t>();
+  const std::string what = std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
+                           (ta ? " ta" : "") + (tb ? " tb" : "") + (relu ? " relu" : "") +
+                           (init == 1   ? " bias"
+                            : init == 2 ? " c0"
+                                        : "") +
+                           (int8_out ? " int8" : " int32");
+  int mismatches = 0;
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const size_t at = size_t(i) * n + j;
+      const int64_t want = int8_out ? requantized[at] : (relu ? std::max(0, sums[at]) : sums[at]);
+      const int64_t got = int8_out ? result.c_int8.at(i, j) : result.c_int32.at(i, j);
+      if (got != want && ++mismatches <= 3) {
+        ADD_FAILURE() << what << ": C[" << i << "][" << j << "] device " << got << ", golden "
+                      << want;
+      }
+    }
+  }
+  return mismatches;
+}
+
+TEST(DriverGemm, Int8RandomShapesAreExact) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  const int limit = 2 * static_cast<int>(std::max(config.rows, config.cols)) + 1;
+  golden::BitSource bits(77);
+  int failures = 0;
+  for (int combo = 0; combo < 24; ++combo) {
+    const int m = Dimension(bits, limit), k = Dimension(bits, limit), n = Dimension(bits, limit);
+    failures += RunAndCheckInt8(m, k, n, combo & 1, (combo >> 1) & 1, (combo >> 2) & 1,
+                                (combo / 8) % 3, combo % 3 != 0, 500 + combo) != 0;
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+TEST(DriverGemm, Int8LargeShape) {
+  EXPECT_EQ(RunAndCheckInt8(150, 300, 70, false, true, true, 1, true, 9), 0);
+  EXPECT_EQ(RunAndCheckInt8(70, 260, 90, true, false, false, 2, false, 10), 0);
+}
+
+// The int8 mode moves half the operand bytes of bf16 over the memory port, where every int8 tile
+// starts on a bus beat as the bf16 one does (the DMA streams a tile only from a beat's start:
+// docs/performance.md, "The int8 mode").
+TEST(DriverGemm, Int8OperandsTakeHalfTheBytes) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  const int m = 64, k = 96, n = 48;
+  if ((config.rows * config.cols) % config.bus_bytes != 0 ||
+      (uint64_t(m) * config.rows) % config.bus_bytes != 0) {
+    GTEST_SKIP() << "int8 tiles of this device start mid-beat";
+  }
+  golden::BitSource bits(5);
+  const Bf16Matrix a = RandomMatrix(m, k, bits), b = RandomMatrix(k, n, bits);
+  const Int8Matrix a8 = RandomInt8(m, k, bits), b8 = RandomInt8(k, n, bits);
+  GemmRequest f;
+  f.a = &a;
+  f.b = &b;
+  GemmRequest i;
+  i.a_int8 = &a8;
+  i.b_int8 = &b8;
+  i.output = OutputType::kInt32;
+  const GemmResult rf = Gemm(*g_device, config, f, kWatchdog);
+  const GemmResult ri = Gemm(*g_device, config, i, kWatchdog);
+  const uint64_t read_f = rf.stats.counter(csr::Counter::kDmaReadBytes);
+  const uint64_t read_i = ri.stats.counter(csr::Counter::kDmaReadBytes);
+  const uint64_t program_bytes = rf.instructions * isa::kInstructionBytes;
+  EXPECT_EQ(ri.instructions, rf.instructions);
+  EXPECT_EQ(read_i - program_bytes, (read_f - program_bytes) / 2);
+}
+
+TEST(DriverGemm, Int8BadRequestsAreRejectedWithClearMessages) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  const Int8Matrix a(4, 5), b(5, 3);
+  const Bf16Matrix b16(5, 3);
+  const auto message = [&](const GemmRequest& r) -> std::string {
+    try {
+      Gemm(*g_device, config, r, kWatchdog);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  GemmRequest mixed;
+  mixed.a_int8 = &a;
+  mixed.b = &b16;
+  EXPECT_NE(message(mixed).find("mixed types"), std::string::npos) << message(mixed);
+  GemmRequest fp32_out;
+  fp32_out.a_int8 = &a;
+  fp32_out.b_int8 = &b;
+  EXPECT_NE(message(fp32_out).find("int32 or int8"), std::string::npos) << message(fp32_out);
+  GemmRequest no_quant = fp32_out;
+  no_quant.output = OutputType::kInt8;
+  EXPECT_NE(message(no_quant).find("quantization words"), std::string::npos) << message(no_quant);
+  const std::vector<uint32_t> quant(3, golden::QuantizeMultiplier(0.01).word());
+  GemmRequest bad_zero = no_quant;
+  bad_zero.quant = &quant;
+  bad_zero.zero_point = 128;
+  EXPECT_NE(message(bad_zero).find("zero point 128"), std::string::npos) << message(bad_zero);
 }
 
 TEST(DriverGemm, BadShapesAreRejectedWithClearMessages) {

@@ -357,11 +357,12 @@ TEST_F(NpyTest, RejectsUnsupportedDtypes) {
   const std::string suffix = "', 'fortran_order': False, 'shape': (1,)}";
   EXPECT_EQ(HeaderError("{'descr': '<i2" + suffix, Zeros(2)),
             "A.npy: unsupported dtype '<i2' (expected float32 '<f4', float64 '<f8', uint16 "
-            "'<u2', uint64 '<u8', int32 '<i4', int64 '<i8' or ASCII strings '<U<n>')");
-  EXPECT_EQ(HeaderError("{'descr': '>f4" + suffix, Zeros(4)),
-            "A.npy: unsupported dtype '>f4' (big-endian data is not supported; expected float32 "
-            "'<f4', float64 '<f8', uint16 '<u2', uint64 '<u8', int32 '<i4', int64 '<i8' or ASCII "
-            "strings '<U<n>')");
+            "'<u2', uint64 '<u8', int8 '|i1', int32 '<i4', int64 '<i8' or ASCII strings '<U<n>')");
+  EXPECT_EQ(
+      HeaderError("{'descr': '>f4" + suffix, Zeros(4)),
+      "A.npy: unsupported dtype '>f4' (big-endian data is not supported; expected float32 "
+      "'<f4', float64 '<f8', uint16 '<u2', uint64 '<u8', int8 '|i1', int32 '<i4', int64 '<i8' "
+      "or ASCII strings '<U<n>')");
   EXPECT_CONTAINS(HeaderError("{'descr': '>f8" + suffix, Zeros(8)), "big-endian");
   EXPECT_CONTAINS(HeaderError("{'descr': '>u2" + suffix), "big-endian");
   EXPECT_CONTAINS(HeaderError("{'descr': '>U1" + suffix, Zeros(4)), "big-endian");

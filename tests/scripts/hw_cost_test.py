@@ -15,8 +15,8 @@ def run(*args):
     return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True)
 
 
-def cost(stages):
-    result = run("--pe-stages", str(stages), "--json")
+def cost(stages, *extra):
+    result = run("--pe-stages", str(stages), "--json", *extra)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1, f"one JSON object expected, got {result.stdout!r}"
@@ -29,7 +29,12 @@ def cost(stages):
 
 def main():
     one, two = cost(1), cost(2)
-    print(f"1 stage: {one}\n2 stages: {two}")
+    plain = cost(2, "--no-int8")
+    print(f"1 stage: {one}\n2 stages: {two}\n2 stages without int8: {plain}")
+    assert two["int8"] is True and plain["int8"] is False, (two, plain)
+    # The int8 path: its own 8 x 8 multiplier and 32-bit adder, and at two stages its product's
+    # register (delayed to the float multiplier's latency).
+    assert two["cells"] > plain["cells"] and two["flip_flops"] > plain["flip_flops"], (two, plain)
     # One stage: the two bf16 significands and the fp32 partial sum and weights in registers.
     assert one["flip_flops"] > 32 + 16, one
     # The second stage registers the fp32 product (32 bits; its valid bit is the activation's).
