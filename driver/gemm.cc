@@ -200,12 +200,16 @@ size_t GemmProgram::Add(const GemmRequest& request) {
 
 size_t GemmProgram::AddChained(size_t producer, const GemmRequest& request) {
   if (producer >= entries_.size()) throw std::invalid_argument("chained to an unknown GEMM");
-  if (request.a || request.trans_a) {
+  if (request.a || request.a_int8 || request.trans_a) {
     throw std::invalid_argument("a chained GEMM takes A from its producer, untransposed");
   }
   const GemmSpec& p = entries_[producer].spec;
-  if (p.int8 || IsInt8(request)) {
-    throw std::invalid_argument("int8 GEMMs do not chain on chip: run them one by one");
+  // int8 layers chain through the requantized int8 result (sign-extended in the UB's lanes, whose
+  // low bytes the next MATMUL takes), bf16 ones through the bf16 result.
+  if (IsInt8(request) != p.int8 || (p.int8 && p.output != OutputType::kInt8)) {
+    throw std::invalid_argument(
+        "a chained GEMM takes the producer's activated result: bf16 after a bf16 GEMM, int8 "
+        "after an int8 GEMM with int8 output");
   }
   Entry e{request, MakeSpec(request, p.m, p.n)};
   e.producer = static_cast<int>(producer);
@@ -255,9 +259,11 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
     const int rows = static_cast<int>(config_.rows), cols = static_cast<int>(config_.cols);
     if (spec.int8) {  // transposed on the host, then packed as plain operands are
       const GemmRequest& r = e.request;
-      const Int8Matrix a = r.trans_a ? Transposed(*r.a_int8) : *r.a_int8;
+      if (e.producer < 0) {
+        const Int8Matrix a = r.trans_a ? Transposed(*r.a_int8) : *r.a_int8;
+        addr.a = put(PackA(a.data, spec.m, spec.k, rows));
+      }
       const Int8Matrix b = r.trans_b ? Transposed(*r.b_int8) : *r.b_int8;
-      addr.a = put(PackA(a.data, spec.m, spec.k, rows));
       addr.b = put(PackB(b.data, spec.k, spec.n, cols));
       if (r.bias_int32) addr.bias = put(*r.bias_int32);
       if (r.c0_int32) addr.c0 = put(PackB(r.c0_int32->data, spec.m, spec.n, cols));
@@ -350,28 +356,41 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
 
 std::vector<GemmResult> GemmProgram::RunThroughHost(uint64_t watchdog_cycles) {
   std::vector<GemmResult> results(entries_.size());
-  std::vector<Bf16Matrix> activations(entries_.size());  // the bf16 results that feed a GEMM
+  // The activated results that feed a GEMM: bf16, or int8 (the int8 mode).
+  std::vector<Bf16Matrix> activations(entries_.size());
+  std::vector<Int8Matrix> activations_int8(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
     GemmRequest request = e.request;
-    if (e.producer >= 0) request.a = &activations[static_cast<size_t>(e.producer)];
+    if (e.producer >= 0 && e.spec.int8) {
+      request.a_int8 = &activations_int8[static_cast<size_t>(e.producer)];
+    } else if (e.producer >= 0) {
+      request.a = &activations[static_cast<size_t>(e.producer)];
+    }
     const bool returned = e.returned || !e.feeds_next;
     GemmProgram program(device_, config_);
     if (returned) program.Add(request);
     // The next layer's input: this result after its bias and ReLU, rounded to bf16 by the
-    // activation unit, as the chained GEMM would have found it in the unified buffer.
-    const bool extra = e.feeds_next && !(returned && request.output == OutputType::kBf16);
+    // activation unit (int8: requantized, the request's own output), as the chained GEMM would
+    // have found it in the unified buffer.
+    const OutputType activated = e.spec.int8 ? OutputType::kInt8 : OutputType::kBf16;
+    const bool extra = e.feeds_next && !(returned && request.output == activated);
     if (extra) {
-      GemmRequest bf16 = request;
-      bf16.output = OutputType::kBf16;
-      program.Add(bf16);
+      GemmRequest next_input = request;
+      next_input.output = activated;
+      program.Add(next_input);
     }
     std::vector<GemmResult> ran = program.Run(watchdog_cycles);
-    if (e.feeds_next) activations[i] = ran.back().c_bf16;
+    if (e.feeds_next && e.spec.int8) {
+      activations_int8[i] = ran.back().c_int8;
+    } else if (e.feeds_next) {
+      activations[i] = ran.back().c_bf16;
+    }
     results[i] = std::move(ran.front());
     if (!returned) {
       results[i].c = Fp32Matrix();
       results[i].c_bf16 = Bf16Matrix();
+      results[i].c_int8 = Int8Matrix();
     }
   }
   return results;

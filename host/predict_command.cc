@@ -118,19 +118,13 @@ int Predict(const CLI::App& cli, const PredictArgs& args) {
         train::QuantizedMlp::Quantize(*mlp, loaded.split.train, args.calibration);
     quantization = quantized.Describe();
     // Every GEMM in the int8 mode: on the device through the driver, or the host's golden model.
-    train::Int8GemmRunner run = train::HostInt8Gemm;
+    train::Int8ChainRunner run = train::RunInt8OnHost;
     std::optional<driver::DeviceConfig> device_config;
-    if (opened.device) device_config = driver::ReadDeviceConfig(*opened.device);
     if (opened.device) {
-      run = [&](const driver::GemmRequest& request) {
-        driver::GemmResult result =
-            driver::Gemm(*opened.device, *device_config, request, options.watchdog_cycles);
-        ++int8_stats.gemms;
-        int8_stats.device_cycles += result.stats.counter(csr::Counter::kCycles);
-        int8_stats.array_busy_cycles += result.stats.counter(csr::Counter::kArrayBusy);
-        int8_stats.dma_read_bytes += result.stats.counter(csr::Counter::kDmaReadBytes);
-        int8_stats.dma_write_bytes += result.stats.counter(csr::Counter::kDmaWriteBytes);
-        return result;
+      device_config = driver::ReadDeviceConfig(*opened.device);
+      run = [&](const std::vector<driver::GemmRequest>& chain) {
+        return train::RunInt8OnDevice(*opened.device, *device_config, chain,
+                                      options.watchdog_cycles, &int8_stats);
       };
     }
     sums = train::EvaluateSamples(

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "common/csr_map.h"
 #include "driver/golden/int8.h"
 
 namespace mxu::train {
@@ -81,16 +82,17 @@ QuantizedMlp QuantizedMlp::Quantize(const Mlp& mlp, const Dataset& calibration,
 }
 
 driver::Fp32Matrix QuantizedMlp::Logits(const driver::Fp32Matrix& x,
-                                        const Int8GemmRunner& run) const {
+                                        const Int8ChainRunner& run) const {
   const QuantParams& in = layers_.front().input;
   driver::Int8Matrix a(x.rows, x.cols);
   for (size_t i = 0; i < x.data.size(); ++i) {
     a.data[i] = golden::QuantizeValue(x.data[i], static_cast<float>(in.scale), in.zero_point);
   }
+  std::vector<driver::GemmRequest> chain(layers_.size());
   for (size_t l = 0; l < layers_.size(); ++l) {
     const QuantizedLayer& layer = layers_[l];
-    driver::GemmRequest request;
-    request.a_int8 = &a;
+    driver::GemmRequest& request = chain[l];
+    if (l == 0) request.a_int8 = &a;
     request.b_int8 = &layer.w;
     request.bias_int32 = &layer.bias;
     if (layer.hidden) {
@@ -98,21 +100,19 @@ driver::Fp32Matrix QuantizedMlp::Logits(const driver::Fp32Matrix& x,
       request.output = driver::OutputType::kInt8;
       request.quant = &layer.quant;
       request.zero_point = layers_[l + 1].input.zero_point;
-      a = run(request).c_int8;
     } else {
       request.output = driver::OutputType::kInt32;
-      const driver::Int32Matrix sums = run(request).c_int32;
-      driver::Fp32Matrix logits(sums.rows, sums.cols);
-      for (int r = 0; r < sums.rows; ++r) {
-        for (int c = 0; c < sums.cols; ++c) {
-          logits.at(r, c) =
-              static_cast<float>(layer.input.scale * layer.w_scale[c] * sums.at(r, c));
-        }
-      }
-      return logits;
     }
   }
-  throw std::logic_error("QuantizedMlp has no layers");
+  const driver::Int32Matrix sums = run(chain);
+  const QuantizedLayer& last = layers_.back();
+  driver::Fp32Matrix logits(sums.rows, sums.cols);
+  for (int r = 0; r < sums.rows; ++r) {
+    for (int c = 0; c < sums.cols; ++c) {
+      logits.at(r, c) = static_cast<float>(last.input.scale * last.w_scale[c] * sums.at(r, c));
+    }
+  }
+  return logits;
 }
 
 std::string QuantizedMlp::Describe() const {
@@ -152,6 +152,63 @@ driver::GemmResult HostInt8Gemm(const driver::GemmRequest& r) {
     }
   }
   return result;
+}
+
+driver::Int32Matrix RunInt8OnHost(const std::vector<driver::GemmRequest>& chain) {
+  driver::GemmResult result;
+  driver::Int8Matrix input;
+  for (size_t i = 0; i < chain.size(); ++i) {
+    driver::GemmRequest request = chain[i];
+    if (i > 0) request.a_int8 = &input;
+    result = HostInt8Gemm(request);
+    if (i + 1 < chain.size()) input = result.c_int8;
+  }
+  return result.c_int32;
+}
+
+driver::Int32Matrix RunInt8OnDevice(driver::Device& device, const driver::DeviceConfig& config,
+                                    const std::vector<driver::GemmRequest>& chain,
+                                    uint64_t watchdog_cycles, EngineStats* stats) {
+  const driver::Int8Matrix& x = *chain.front().a_int8;
+  const int cols = static_cast<int>(config.cols), rows = static_cast<int>(config.rows);
+  // Rows a chunk may have: its chained results (an N tile of rows each) in half the UB.
+  int resident_tiles = 0;
+  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    resident_tiles += (chain[i].b_int8->cols + cols - 1) / cols;
+  }
+  int chunk = x.rows;
+  if (resident_tiles > 0) {
+    chunk = std::max(rows, static_cast<int>(config.ub_depth / 2) / resident_tiles / rows * rows);
+  }
+  driver::Int32Matrix sums(x.rows, chain.back().b_int8->cols);
+  for (int begin = 0; begin < x.rows; begin += chunk) {
+    const int end = std::min(x.rows, begin + chunk);
+    driver::Int8Matrix part(end - begin, x.cols);
+    std::copy(x.data.begin() + static_cast<std::ptrdiff_t>(begin) * x.cols,
+              x.data.begin() + static_cast<std::ptrdiff_t>(end) * x.cols, part.data.begin());
+    driver::GemmProgram program(device, config);
+    for (size_t i = 0; i < chain.size(); ++i) {
+      driver::GemmRequest request = chain[i];
+      if (i == 0) {
+        request.a_int8 = &part;
+        program.Add(request);
+      } else {
+        program.AddChained(i - 1, request);
+      }
+      program.SetReturned(i, i + 1 == chain.size());
+    }
+    const driver::GemmResult result = program.Run(watchdog_cycles).back();
+    std::copy(result.c_int32.data.begin(), result.c_int32.data.end(),
+              sums.data.begin() + static_cast<std::ptrdiff_t>(begin) * sums.cols);
+    if (stats) {
+      stats->gemms += chain.size();
+      stats->device_cycles += result.stats.counter(csr::Counter::kCycles);
+      stats->array_busy_cycles += result.stats.counter(csr::Counter::kArrayBusy);
+      stats->dma_read_bytes += result.stats.counter(csr::Counter::kDmaReadBytes);
+      stats->dma_write_bytes += result.stats.counter(csr::Counter::kDmaWriteBytes);
+    }
+  }
+  return sums;
 }
 
 }  // namespace mxu::train

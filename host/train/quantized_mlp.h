@@ -42,8 +42,11 @@ struct QuantizedLayer {
   bool hidden = false;          // ReLU and int8 output; the last layer gives int32
 };
 
-// Runs one int8 GEMM request (the device through the driver, or the host's golden model).
-using Int8GemmRunner = std::function<driver::GemmResult(const driver::GemmRequest&)>;
+// Runs the layers' int8 GEMMs as one chain, each request after the first taking its A from the
+// one before (a_int8 null: the previous result, requantized to int8), and gives the last
+// result's int32 sums: on the device (RunInt8OnDevice) or the host's golden model
+// (RunInt8OnHost).
+using Int8ChainRunner = std::function<driver::Int32Matrix(const std::vector<driver::GemmRequest>&)>;
 
 class QuantizedMlp {
  public:
@@ -52,7 +55,7 @@ class QuantizedMlp {
   static QuantizedMlp Quantize(const Mlp& mlp, const Dataset& calibration, int calibration_samples);
 
   // The fp32 logits of rows x (one sample a row), every product in the int8 mode.
-  driver::Fp32Matrix Logits(const driver::Fp32Matrix& x, const Int8GemmRunner& run) const;
+  driver::Fp32Matrix Logits(const driver::Fp32Matrix& x, const Int8ChainRunner& run) const;
 
   const std::vector<QuantizedLayer>& layers() const { return layers_; }
   // One line per layer: its input's scale and zero point, the weights' scale range.
@@ -62,8 +65,16 @@ class QuantizedMlp {
   std::vector<QuantizedLayer> layers_;
 };
 
-// The host's int8 GEMM (golden::Int8Gemm and RequantizeMatrix), a runner for --backend host.
+// The host's int8 GEMM (golden::Int8Gemm and RequantizeMatrix), and a chain of them: the runner
+// of --backend host.
 driver::GemmResult HostInt8Gemm(const driver::GemmRequest& request);
+driver::Int32Matrix RunInt8OnHost(const std::vector<driver::GemmRequest>& chain);
+// The chain as device programs (driver::GemmProgram, each layer chained to the one before, the
+// int8 activations kept in the unified buffer), in row chunks whose chained results fit half of
+// it (rows are independent: the same sums); each program's counters are added to `stats`.
+driver::Int32Matrix RunInt8OnDevice(driver::Device& device, const driver::DeviceConfig& config,
+                                    const std::vector<driver::GemmRequest>& chain,
+                                    uint64_t watchdog_cycles, EngineStats* stats);
 
 }  // namespace mxu::train
 
