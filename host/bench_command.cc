@@ -30,6 +30,7 @@
 #include "driver/golden_request.h"
 #include "host/cli.h"
 #include "host/device_options.h"
+#include "host/int8_operands.h"
 #include "host/output_file.h"
 #include "host/plot/plot.h"
 #include "host/random_operands.h"
@@ -54,7 +55,7 @@ using driver::kMaxDimension;
 using driver::kMaxProblemBytes;
 // --quick keeps the shapes with M * K * N at most this.
 constexpr uint64_t kQuickMacs = uint64_t{1} << 21;
-constexpr char kShapeSyntax[] = "expected MxKxN[:ta][:tb], e.g. 64x784x128:ta";
+constexpr char kShapeSyntax[] = "expected MxKxN[:ta][:tb][:int8], e.g. 64x784x128:ta";
 constexpr char kMemSyntax[] = "expected LATENCY:BYTES_PER_CYCLE:IN_FLIGHT, e.g. 100:32:8";
 
 struct Shape {
@@ -62,13 +63,14 @@ struct Shape {
   int m = 0, k = 0, n = 0;
   bool ta = false, tb = false;
   bool bias = false, relu = false;  // the training loop's forward GEMMs: bias (and ReLU)
+  bool int8 = false;                // the int8 mode: int8 operands, int32 output
   uint64_t macs() const { return uint64_t(m) * k * n; }
 };
 
 // "40x24x56:ta:tb": the --shape syntax.
 std::string ShapeText(const Shape& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n) +
-         (s.ta ? ":ta" : "") + (s.tb ? ":tb" : "");
+         (s.ta ? ":ta" : "") + (s.tb ? ":tb" : "") + (s.int8 ? ":int8" : "");
 }
 
 std::vector<std::string> Split(const std::string& text, char separator) {
@@ -95,7 +97,7 @@ bool ParseDecimal(const std::string& text, uint64_t* value) {
   return true;
 }
 
-// "MxKxN[:ta][:tb]"; every dimension in [1, 65535], A, B and C within the size limit.
+// "MxKxN[:ta][:tb][:int8]"; every dimension in [1, 65535], A, B and C within the size limit.
 Shape ParseShape(const std::string& text) {
   const std::string where = "--shape '" + text + "': ";
   const std::vector<std::string> parts = Split(text, ':');
@@ -114,7 +116,10 @@ Shape ParseShape(const std::string& text) {
   shape.k = static_cast<int>(value[1]);
   shape.n = static_cast<int>(value[2]);
   for (size_t i = 1; i < parts.size(); ++i) {
-    bool* flag = parts[i] == "ta" ? &shape.ta : parts[i] == "tb" ? &shape.tb : nullptr;
+    bool* flag = parts[i] == "ta"     ? &shape.ta
+                 : parts[i] == "tb"   ? &shape.tb
+                 : parts[i] == "int8" ? &shape.int8
+                                      : nullptr;
     if (flag == nullptr) throw UsageError(where + kShapeSyntax);
     if (*flag) throw UsageError(where + ":" + parts[i] + " given twice");
     *flag = true;
@@ -184,6 +189,14 @@ std::vector<Shape> BuiltInTable() {
     table.push_back(s);
     table.back().name = ShapeText(s);
   }
+  // The int8 mode beside bf16: half the operand bytes, the same MACs.
+  for (int s : {256, 1024}) {
+    table.push_back({"int8 square " + std::to_string(s), s, s, s});
+    table.back().int8 = true;
+  }
+  table.push_back({"", 64, 784, 128});
+  table.back().int8 = true;
+  table.back().name = ShapeText(table.back());
   // (a) `mxu train`'s default model on the spirals (2 features), (b) a 784-128-10 MLP (MNIST).
   const train::TrainConfig defaults;
   std::vector<int> widths = {2};
@@ -284,16 +297,26 @@ struct BenchArgs {
 Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const BenchArgs& args,
               size_t setting, const MemoryTiming& timing, const Shape& shape) {
   golden::BitSource bits(args.seed);
-  const Bf16Matrix a =
-      shape.ta ? RandomMatrix(shape.k, shape.m, bits) : RandomMatrix(shape.m, shape.k, bits);
-  const Bf16Matrix b =
-      shape.tb ? RandomMatrix(shape.n, shape.k, bits) : RandomMatrix(shape.k, shape.n, bits);
+  Bf16Matrix a, b;
+  driver::Int8Matrix a8, b8;
   driver::GemmRequest request;
-  request.a = &a;
-  request.b = &b;
+  if (shape.int8) {
+    a8 = shape.ta ? RandomInt8Matrix(shape.k, shape.m, bits)
+                  : RandomInt8Matrix(shape.m, shape.k, bits);
+    b8 = shape.tb ? RandomInt8Matrix(shape.n, shape.k, bits)
+                  : RandomInt8Matrix(shape.k, shape.n, bits);
+    request.a_int8 = &a8;
+    request.b_int8 = &b8;
+    request.output = driver::OutputType::kInt32;
+  } else {
+    a = shape.ta ? RandomMatrix(shape.k, shape.m, bits) : RandomMatrix(shape.m, shape.k, bits);
+    b = shape.tb ? RandomMatrix(shape.n, shape.k, bits) : RandomMatrix(shape.k, shape.n, bits);
+    request.a = &a;
+    request.b = &b;
+    request.output = driver::OutputType::kFp32;
+  }
   request.trans_a = shape.ta;
   request.trans_b = shape.tb;
-  request.output = driver::OutputType::kFp32;
   std::vector<float> bias;
   if (shape.bias) {
     for (int j = 0; j < shape.n; ++j) bias.push_back((float(bits.Below(2001)) - 1000) / 256);
@@ -306,9 +329,10 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
   const uint64_t m = shape.m, k = shape.k, n = shape.n;
   const uint64_t pes = uint64_t{config.rows} * config.cols;
   const uint64_t ideal = (shape.macs() + pes - 1) / pes;
-  // The least traffic: A and B read once (bf16), C written once (fp32), on the one channel that
-  // reads and writes share; and the bias (N fp32) where there is one.
-  const uint64_t bytes_min = 2 * m * k + 2 * k * n + 4 * m * n + (shape.bias ? 4 * n : 0);
+  // The least traffic: A and B read once (bf16, or int8), C written once (fp32 or int32), on the
+  // one channel that reads and writes share; and the bias (N fp32) where there is one.
+  const uint64_t in_bytes = shape.int8 ? 1 : 2;
+  const uint64_t bytes_min = in_bytes * (m * k + k * n) + 4 * m * n + (shape.bias ? 4 * n : 0);
   const uint64_t memory_cycles = (bytes_min + timing.bytes_per_cycle - 1) / timing.bytes_per_cycle;
   const uint64_t bound = std::max(ideal, memory_cycles);
   const driver::RunStats& s = result.stats;
@@ -331,6 +355,7 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
   r["tb"] = shape.tb;
   r["bias"] = shape.bias;
   r["relu"] = shape.relu;
+  r["dtype"] = shape.int8 ? "int8" : "bf16";
   r["macs"] = shape.macs();
   r["cycles"] = cycles;
   r["ideal_cycles"] = ideal;
@@ -350,7 +375,11 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config, const 
   r["stall_memory"] = s.counter(csr::Counter::kStallMemory);
   r["wall_seconds"] = s.wall_seconds;
   r["sim_cycles_per_second"] = s.wall_seconds > 0 ? cycles / s.wall_seconds : 0.0;
-  if (args.check) {
+  if (args.check && shape.int8) {
+    const Int8Check check = CheckInt8(request, result);
+    r["checked"] = check.compared;
+    r["mismatches"] = check.mismatches;
+  } else if (args.check) {
     const std::vector<uint32_t> want =
         driver::GoldenBits(request, static_cast<int>(config.rows), config.subnormals);
     size_t mismatches = 0;
@@ -512,8 +541,9 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
   CLI::Option* shape =
       cmd->add_option("--shape", a.shapes,
                       "a GEMM C = op(A) x op(B), op(A) M x K, op(B) K x N, :ta / :tb transposed "
-                      "(A stored K x M / B stored N x K); repeatable; replaces the built-in table")
-          ->type_name("MxKxN[:ta][:tb]")
+                      "(A stored K x M / B stored N x K), :int8 in the int8 mode (int32 out); "
+                      "repeatable; replaces the built-in table")
+          ->type_name("MxKxN[:ta][:tb][:int8]")
           ->allow_extra_args(false)
           ->default_str("");
   cmd->add_flag("--quick", a.quick, "only the built-in shapes with M*K*N <= 2^21 (fast)")

@@ -139,7 +139,8 @@ TEST(MxuBenchCli, QuickTableHasTheTrainingStep) {
 }
 
 TEST(MxuBenchCli, MalformedFlagsGiveOneLine) {
-  ExpectUsageError("bench --shape 32x32", "--shape '32x32': expected MxKxN[:ta][:tb]");
+  ExpectUsageError("bench --shape 32x32", "--shape '32x32': expected MxKxN[:ta][:tb][:int8]");
+  ExpectUsageError("bench --shape 8x8x8:int8:int8", ":int8 given twice");
   ExpectUsageError("bench --shape 4x4x4x4", "expected MxKxN");
   ExpectUsageError("bench --shape 4xx4", "expected MxKxN");
   ExpectUsageError("bench --shape 0x4x4", "--shape '0x4x4': a zero dimension");
@@ -174,8 +175,8 @@ TEST(MxuBenchCli, AFailedRunIsOneLineAndExitOne) {
 TEST(MxuBenchCli, HelpListsTheOptions) {
   const CliResult r = RunMxu("bench --help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* option : {"--shape MxKxN[:ta][:tb]", "--mem LAT:BYTES:INFLIGHT", "--quick",
-                             "--check", "--json FILE.json", "--plot FILE.png", "--seed",
+  for (const char* option : {"--shape MxKxN[:ta][:tb][:int8]", "--mem LAT:BYTES:INFLIGHT",
+                             "--quick", "--check", "--json FILE.json", "--plot FILE.png", "--seed",
                              "--mem-latency N in [0, 100000] (default 100)", "--backend"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;
   }

@@ -127,6 +127,25 @@ TEST(MxuGemmInt8, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError("gemm --dtype int4", "--dtype");
 }
 
+TEST(MxuBenchInt8, ShapesRunCheckedBesideBf16) {
+  const std::string path = TempPath("bench_int8.json");
+  const CliResult r = RunMxu(
+      "bench --backend model --check --shape 96x80x64 "
+      "--shape 96x80x64:int8:tb --json " +
+      path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("96x80x64:tb:int8"), std::string::npos) << r.out;
+  const json j = json::parse(ReadFile(path));
+  const json& rows = j["rows"];
+  ASSERT_EQ(rows.size(), 2u) << j.dump();
+  EXPECT_EQ(rows[0]["dtype"], "bf16");
+  EXPECT_EQ(rows[1]["dtype"], "int8");
+  EXPECT_EQ(rows[1]["mismatches"], 0);
+  EXPECT_EQ(rows[1]["checked"], 96 * 64);
+  // The least traffic counts A and B at one byte an element.
+  EXPECT_EQ(rows[1]["bytes_min"], 96 * 80 + 80 * 64 + 4 * 96 * 64);
+}
+
 TEST(MxuPredictInt8, WithinOnePointOfBf16AndEqualToTheHostsIntegers) {
   const std::string ck = TempPath("int8_mlp.npz");
   const std::string data = " --data fashion-mnist --train-samples 2048 --test-samples 500";
