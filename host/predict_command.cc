@@ -170,9 +170,12 @@ int Predict(const CLI::App& cli, const PredictArgs& args) {
     std::printf("%s\n", j.dump().c_str());
   } else {
     if (args.int8) std::printf("%s", quantization.c_str());
-    std::printf("%s on %d %s test samples, GEMMs on %s%s: accuracy %.2f%%, loss %.4f\n",
-                ck.model.c_str(), test.size(), loaded.name.c_str(), opened.description.c_str(),
-                args.int8 ? " in the int8 mode" : "", 100 * accuracy, loss);
+    const std::string gemms =
+        args.int8 ? std::string(opened.engine->name()) + " (int8 x int8 -> int32, requantized)"
+                  : opened.description;
+    std::printf("%s on %d %s test samples, GEMMs on %s: accuracy %.2f%%, loss %.4f\n",
+                ck.model.c_str(), test.size(), loaded.name.c_str(), gemms.c_str(), 100 * accuracy,
+                loss);
     if (opened.device) {
       std::printf("device cycles %llu, DMA read / write %llu / %llu bytes\n",
                   (unsigned long long)stats.device_cycles, (unsigned long long)stats.dma_read_bytes,
