@@ -3,13 +3,19 @@
 //   dev = mxu.Device(backend="rtl", mem_latency=100, mem_bytes_per_cycle=32, mem_in_flight=8)
 //   c = dev.gemm(a, b, ta=False, tb=False, relu=False, bias=None, accumulate=None, out="fp32",
 //                check=False)
+//   c = dev.gemm_int8(a, b, ta=False, tb=False, relu=False, bias=None, accumulate=None,
+//                     scales=None, zero_point=0, check=False)
 //   dev.counters(), dev.info(), dev.read_csr(addr)
-//   mxu.golden_gemm(...)  the golden model (the numeric contract), same options
+//   mxu.golden_gemm(...), mxu.golden_gemm_int8(...)  the golden model, same options
+//   mxu.quantize_multiplier(scale)  a scale as the device applies it: (multiplier, shift)
 //
 // Operands follow the command line (`mxu gemm`): float32 arrays are rounded to bf16 in the
-// device's subnormal mode, uint16 arrays are raw bf16 bits. Bad arguments raise ValueError or
-// TypeError, device errors and watchdog expiry mxu.DeviceError, a failed check mxu.CheckError,
-// each with the command line's one-line message.
+// device's subnormal mode, uint16 arrays are raw bf16 bits. The int8 mode (`mxu gemm --dtype
+// int8`) takes int8 operands and an int32 bias or C0, returns int32, or int8 requantized with
+// per-column scales and a zero point. Bad arguments raise ValueError, a wrong dtype TypeError
+// (in the int8 mode mxu.DtypeError, both a TypeError and a ValueError), device errors and
+// watchdog expiry mxu.DeviceError, a failed check mxu.CheckError, each with the command line's
+// one-line message.
 //
 // SystemC in a Python process: the RTL backend elaborates a SystemC module; nothing here runs
 // sc_main. The kernel is created on first use (the Platform's constructor), and the platform
@@ -22,6 +28,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +36,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/built_devices.h"
@@ -40,6 +48,7 @@
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/gemm_limits.h"
+#include "driver/golden/int8.h"
 #include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
 
@@ -62,6 +71,13 @@ using driver::Fp32Matrix;
 class ArgumentError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+};
+
+// An array of the wrong dtype in the int8 mode: mxu.DtypeError, a TypeError (as gemm's dtype
+// errors) and a ValueError (as the command line's bad input).
+class DtypeError : public ArgumentError {
+ public:
+  using ArgumentError::ArgumentError;
 };
 
 // A bit-exact check against the golden model found mismatches.
@@ -222,6 +238,206 @@ py::array ToArray(const std::vector<uint32_t>& bits, int m, int n, driver::Outpu
   return std::move(out);
 }
 
+// ---- the int8 mode ----
+
+std::string Dtype(const py::array& array) { return py::str(array.dtype()); }
+
+// The array as T, C-ordered; DtypeError for any other dtype (no silent cast).
+template <typename T>
+py::array_t<T, py::array::c_style | py::array::forcecast> Int8Mode(const char* name,
+                                                                   const py::array& array,
+                                                                   const char* expected) {
+  if (!py::isinstance<py::array_t<T>>(array)) {
+    throw DtypeError(std::string(name) + ": the int8 mode takes " + expected + " arrays, got " +
+                     Dtype(array));
+  }
+  return py::array_t<T, py::array::c_style | py::array::forcecast>(array);
+}
+
+driver::Int8Matrix ToInt8Matrix(const char* name, const py::array& array) {
+  const auto view = Int8Mode<int8_t>(name, array, "int8");
+  driver::Int8Matrix m(static_cast<int>(array.shape(0)), static_cast<int>(array.shape(1)));
+  std::copy(view.data(), view.data() + view.size(), m.data.begin());
+  return m;
+}
+
+// The quantization word of one scale (golden::QuantizeMultiplier); `where` names it.
+uint32_t QuantWord(double scale, const std::string& where) {
+  if (!std::isfinite(scale) || scale <= 0) {
+    throw ArgumentError(where + " = " + std::string(py::repr(py::float_(scale))) +
+                        ": a scale must be finite and positive");
+  }
+  try {
+    return golden::QuantizeMultiplier(scale).word();
+  } catch (const std::invalid_argument& e) {
+    throw ArgumentError(where + ": " + e.what());
+  }
+}
+
+// scales: one real number for every column, or a 1-D array (or sequence) of N of them.
+std::vector<uint32_t> QuantWords(const py::object& scales, int n) {
+  const py::array array = py::array::ensure(scales);
+  const char kind = array ? array.dtype().kind() : 'O';
+  if (kind != 'f' && kind != 'i' && kind != 'u') {
+    throw DtypeError("scales: expected a real number or N = " + std::to_string(n) +
+                     " of them, got " +
+                     (array ? Dtype(array) : std::string(py::str(py::type::of(scales)))));
+  }
+  if (array.ndim() > 1 || (array.ndim() == 1 && array.shape(0) != n)) {
+    throw ArgumentError("scales: expected a real number or N = " + std::to_string(n) +
+                        " of them (one per column of C), got shape " +
+                        std::string(py::str(array.attr("shape"))));
+  }
+  const auto view = py::array_t<double, py::array::c_style | py::array::forcecast>(array);
+  std::vector<uint32_t> words;
+  words.reserve(static_cast<size_t>(n));
+  if (array.ndim() == 0) {
+    words.assign(static_cast<size_t>(n), QuantWord(view.data()[0], "scales"));
+  } else {
+    for (int i = 0; i < n; ++i) {
+      words.push_back(QuantWord(view.data()[i], "scales[" + std::to_string(i) + "]"));
+    }
+  }
+  return words;
+}
+
+// An int8 GEMM's operands and options, parsed and checked as `mxu gemm --dtype int8` does.
+struct Int8GemmArgs {
+  driver::Int8Matrix a, b;
+  std::vector<int32_t> bias;
+  driver::Int32Matrix c0;
+  std::vector<uint32_t> quant;
+  driver::GemmRequest request;
+  int m = 0, k = 0, n = 0;
+};
+
+std::unique_ptr<Int8GemmArgs> ParseGemmInt8(const py::array& a, const py::array& b, bool ta,
+                                            bool tb, bool relu,
+                                            const std::optional<py::array>& bias,
+                                            const std::optional<py::array>& accumulate,
+                                            const std::optional<py::object>& scales,
+                                            long long zero_point) {
+  auto args = std::make_unique<Int8GemmArgs>();
+  if (bias && accumulate) {
+    throw ArgumentError("bias and accumulate both set the accumulators' start: give one");
+  }
+  if (zero_point < -128 || zero_point > 127) {
+    throw ArgumentError("zero_point must be in [-128, 127], got " + std::to_string(zero_point));
+  }
+  if (zero_point != 0 && !scales) {
+    throw ArgumentError("zero_point is for int8 output: give scales too");
+  }
+  Int8Mode<int8_t>("a", a, "int8");
+  Int8Mode<int8_t>("b", b, "int8");
+  // The command line's limits, as for bf16 operands (the int8 ones take less memory).
+  CheckShapes(a, b, ta, tb, false, accumulate.has_value());
+  for (const auto& [name, array] : {std::pair<const char*, const py::array&>{"a", a}, {"b", b}}) {
+    if (array.shape(0) == 0 || array.shape(1) == 0) {
+      throw ArgumentError(std::string(name) + ": a zero dimension");
+    }
+  }
+  args->m = static_cast<int>(a.shape(ta ? 1 : 0));
+  args->k = static_cast<int>(a.shape(ta ? 0 : 1));
+  args->n = static_cast<int>(b.shape(tb ? 0 : 1));
+  const int kb = static_cast<int>(b.shape(tb ? 1 : 0));
+  if (args->k != kb) {
+    throw ArgumentError("op(A) is " + std::to_string(args->m) + "x" + std::to_string(args->k) +
+                        " but op(B) is " + std::to_string(kb) + "x" + std::to_string(args->n) +
+                        ": inner dimensions differ");
+  }
+  driver::GemmRequest& request = args->request;
+  request.trans_a = ta;
+  request.trans_b = tb;
+  request.relu = relu;
+  request.output = scales ? driver::OutputType::kInt8 : driver::OutputType::kInt32;
+  request.zero_point = static_cast<int>(zero_point);
+  if (bias) {
+    const auto view = Int8Mode<int32_t>("bias", *bias, "int32");
+    if (bias->ndim() != 1) {
+      throw ArgumentError("bias: expected a 1-D array, got rank " + std::to_string(bias->ndim()));
+    }
+    if (bias->shape(0) != args->n) {
+      throw ArgumentError("bias: " + std::to_string(bias->shape(0)) +
+                          " values, expected N = " + std::to_string(args->n));
+    }
+    args->bias.assign(view.data(), view.data() + view.size());
+    request.bias_int32 = &args->bias;
+  }
+  if (accumulate) {
+    const auto view = Int8Mode<int32_t>("accumulate", *accumulate, "int32");
+    if (accumulate->ndim() != 2 || accumulate->shape(0) != args->m ||
+        accumulate->shape(1) != args->n) {
+      throw ArgumentError("accumulate: expected an int32 array of shape (" +
+                          std::to_string(args->m) + ", " + std::to_string(args->n) + ")");
+    }
+    args->c0 = driver::Int32Matrix(args->m, args->n);
+    std::copy(view.data(), view.data() + view.size(), args->c0.data.begin());
+    request.c0_int32 = &args->c0;
+  }
+  if (scales) {
+    args->quant = QuantWords(*scales, args->n);
+    request.quant = &args->quant;
+  }
+  args->a = ToInt8Matrix("a", a);
+  args->b = ToInt8Matrix("b", b);
+  request.a_int8 = &args->a;
+  request.b_int8 = &args->b;
+  return args;
+}
+
+// The golden model's C (golden::Int8Gemm, then RequantizeMatrix for int8 output), widened to
+// int32. Int8Gemm adds the bias to the sums, as the driver's accumulators start from it.
+std::vector<int32_t> GoldenInt8(const Int8GemmArgs& args) {
+  const driver::GemmRequest& r = args.request;
+  std::vector<int32_t> c =
+      golden::Int8Gemm(args.a.data, args.b.data, args.m, args.k, args.n, r.trans_a, r.trans_b,
+                       r.bias_int32, r.c0_int32 ? &r.c0_int32->data : nullptr);
+  if (r.output == driver::OutputType::kInt8) {
+    const std::vector<int8_t> q =
+        golden::RequantizeMatrix(c, args.m, args.n, nullptr, args.quant, r.zero_point, r.relu);
+    c.assign(q.begin(), q.end());
+  } else if (r.relu) {  // STORE's relu zeroes negatives
+    for (int32_t& x : c) x = std::max(x, 0);
+  }
+  return c;
+}
+
+py::array ToInt8ModeArray(const std::vector<int32_t>& c, int m, int n, driver::OutputType output) {
+  if (output == driver::OutputType::kInt8) {
+    py::array_t<int8_t> out({m, n});
+    std::copy(c.begin(), c.end(), out.mutable_data());  // in int8 range
+    return std::move(out);
+  }
+  py::array_t<int32_t> out({m, n});
+  std::copy(c.begin(), c.end(), out.mutable_data());
+  return std::move(out);
+}
+
+// A GEMM's counters and statistics, as `mxu gemm --json`.
+py::dict GemmCounters(int m, int k, int n, const char* dtype, const driver::GemmResult& result) {
+  const driver::RunStats& s = result.stats;
+  const uint64_t cycles = s.counter(csr::Counter::kCycles);
+  py::dict counters;
+  counters["m"] = m;
+  counters["k"] = k;
+  counters["n"] = n;
+  counters["dtype"] = dtype;
+  for (uint32_t i = 0; i < csr::kNumCounters; ++i) {
+    std::string name = csr::CounterName(static_cast<csr::Counter>(i));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    counters[py::str(name)] = s.counters[i];
+  }
+  counters["ideal_cycles"] = result.ideal_cycles;
+  counters["utilization"] = result.utilization;
+  counters["program_instructions"] = result.instructions;
+  counters["m_block"] = result.blocking.m_block;
+  counters["n_group"] = result.blocking.n_group;
+  counters["a_resident"] = result.blocking.a_resident;
+  counters["wall_seconds"] = s.wall_seconds;
+  counters["sim_cycles_per_second"] = s.wall_seconds > 0 ? cycles / s.wall_seconds : 0.0;
+  return counters;
+}
+
 Subnormals ParseSubnormals(const std::string& mode) {
   if (mode == "ieee") return Subnormals::kIeee;
   if (mode == "flush") return Subnormals::kFlush;
@@ -262,25 +478,7 @@ class Device {
     const auto args = ParseGemm(a, b, ta, tb, relu, bias, accumulate, out, config_.subnormals);
     const driver::GemmResult result =
         driver::Gemm(*device_, config_, args->request, watchdog_cycles);
-    const driver::RunStats& s = result.stats;
-    const uint64_t cycles = s.counter(csr::Counter::kCycles);
-    py::dict counters;
-    counters["m"] = args->m;
-    counters["k"] = args->k;
-    counters["n"] = args->n;
-    for (uint32_t i = 0; i < csr::kNumCounters; ++i) {
-      std::string name = csr::CounterName(static_cast<csr::Counter>(i));
-      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      counters[py::str(name)] = s.counters[i];
-    }
-    counters["ideal_cycles"] = result.ideal_cycles;
-    counters["utilization"] = result.utilization;
-    counters["program_instructions"] = result.instructions;
-    counters["m_block"] = result.blocking.m_block;
-    counters["n_group"] = result.blocking.n_group;
-    counters["a_resident"] = result.blocking.a_resident;
-    counters["wall_seconds"] = s.wall_seconds;
-    counters["sim_cycles_per_second"] = s.wall_seconds > 0 ? cycles / s.wall_seconds : 0.0;
+    py::dict counters = GemmCounters(args->m, args->k, args->n, "bf16", result);
 
     std::vector<uint32_t> got(static_cast<size_t>(args->m) * args->n);
     for (size_t i = 0; i < got.size(); ++i) {
@@ -312,6 +510,47 @@ class Device {
     }
     counters_ = counters;
     return ToArray(got, args->m, args->n, args->request.output);
+  }
+
+  py::array GemmInt8(const py::array& a, const py::array& b, bool ta, bool tb, bool relu,
+                     const std::optional<py::array>& bias,
+                     const std::optional<py::array>& accumulate,
+                     const std::optional<py::object>& scales, long long zero_point, bool check,
+                     std::optional<long long> watchdog) {
+    const uint64_t watchdog_cycles =
+        watchdog ? CheckedRange("watchdog", *watchdog, 1, UINT64_MAX >> 1) : watchdog_;
+    const auto args = ParseGemmInt8(a, b, ta, tb, relu, bias, accumulate, scales, zero_point);
+    const driver::GemmResult result =
+        driver::Gemm(*device_, config_, args->request, watchdog_cycles);
+    py::dict counters = GemmCounters(args->m, args->k, args->n, "int8", result);
+    const bool int8_out = args->request.output == driver::OutputType::kInt8;
+    std::vector<int32_t> got(static_cast<size_t>(args->m) * args->n);
+    if (int8_out) {
+      std::copy(result.c_int8.data.begin(), result.c_int8.data.end(), got.begin());
+    } else {
+      std::copy(result.c_int32.data.begin(), result.c_int32.data.end(), got.begin());
+    }
+    if (check) {
+      const std::vector<int32_t> want = GoldenInt8(*args);
+      size_t mismatches = 0;
+      std::string first;
+      for (size_t i = 0; i < want.size(); ++i) {
+        if (got[i] == want[i]) continue;
+        if (mismatches++ == 0) {
+          first = "C[" + std::to_string(i / args->n) + "][" + std::to_string(i % args->n) +
+                  "]: device " + std::to_string(got[i]) + ", golden " + std::to_string(want[i]);
+        }
+      }
+      counters["checked"] = want.size();
+      counters["mismatches"] = mismatches;
+      counters_ = counters;
+      if (mismatches) {
+        throw CheckError(std::to_string(want.size()) + " outputs, " + std::to_string(mismatches) +
+                         " mismatches (first " + first + ")");
+      }
+    }
+    counters_ = counters;
+    return ToInt8ModeArray(got, args->m, args->n, args->request.output);
   }
 
   py::dict Info() const {
@@ -350,6 +589,14 @@ py::array GoldenGemm(const py::array& a, const py::array& b, bool ta, bool tb, b
                  args->request.output);
 }
 
+py::array GoldenGemmInt8(const py::array& a, const py::array& b, bool ta, bool tb, bool relu,
+                         const std::optional<py::array>& bias,
+                         const std::optional<py::array>& accumulate,
+                         const std::optional<py::object>& scales, long long zero_point) {
+  const auto args = ParseGemmInt8(a, b, ta, tb, relu, bias, accumulate, scales, zero_point);
+  return ToInt8ModeArray(GoldenInt8(*args), args->m, args->n, args->request.output);
+}
+
 }  // namespace
 }  // namespace mxu::python
 
@@ -361,11 +608,20 @@ PYBIND11_MODULE(mxu, m) {
   namespace py = pybind11;
   m.doc() =
       "The matrix unit's driver: open a device (one per process), run GEMMs on it with NumPy "
-      "arrays (float32 rounded to bf16, or uint16 raw bf16 bits), read its counters and "
-      "configuration; the golden model of the numeric contract.";
+      "arrays (float32 rounded to bf16, or uint16 raw bf16 bits; int8 in the int8 mode, "
+      "gemm_int8), read its counters and configuration; the golden model of the numeric "
+      "contract.";
 
   static py::exception<mxu::driver::DeviceError> device_error(m, "DeviceError", PyExc_RuntimeError);
   static py::exception<CheckError> check_error(m, "CheckError", PyExc_RuntimeError);
+  // Both a TypeError (gemm's dtype errors) and a ValueError (bad input), as numpy's AxisError is
+  // both a ValueError and an IndexError.
+  // Kept for the process's life (a static py::object would be released after the interpreter).
+  static PyObject* const dtype_error = PyErr_NewExceptionWithDoc(
+      "mxu.DtypeError", "An array of the wrong dtype in the int8 mode.",
+      py::make_tuple(py::handle(PyExc_TypeError), py::handle(PyExc_ValueError)).ptr(), nullptr);
+  if (!dtype_error) throw py::error_already_set();
+  m.attr("DtypeError") = py::handle(dtype_error);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -373,6 +629,8 @@ PYBIND11_MODULE(mxu, m) {
       device_error(e.what());
     } catch (const CheckError& e) {
       check_error(e.what());
+    } catch (const DtypeError& e) {
+      PyErr_SetString(dtype_error, e.what());
     } catch (const std::invalid_argument& e) {  // ArgumentError and the driver's shape errors
       PyErr_SetString(PyExc_ValueError, e.what());
     }
@@ -403,6 +661,22 @@ PYBIND11_MODULE(mxu, m) {
            "'fp32' (float32 result) or 'bf16' (uint16 bits). check: compare every bit with the "
            "golden model, raise mxu.CheckError on a mismatch. watchdog: this call's cycle limit "
            "(default: the device's).")
+      .def("gemm_int8", &Device::GemmInt8, py::arg("a"), py::arg("b"), py::kw_only(),
+           py::arg("ta") = false, py::arg("tb") = false, py::arg("relu") = false,
+           py::arg("bias") = py::none(), py::arg("accumulate") = py::none(),
+           py::arg("scales") = py::none(), py::arg("zero_point") = 0, py::arg("check") = false,
+           py::arg("watchdog") = py::none(),
+           "The int8 mode (`mxu gemm --dtype int8`): C = op(A) x op(B) (+ bias | + accumulate), "
+           "exact in int32. a, b: int8 (any other dtype raises mxu.DtypeError, a TypeError and "
+           "a ValueError); ta/tb: the operand is stored transposed; bias: N int32 values; "
+           "accumulate: M x N int32 (C += A x B; sums wrap modulo 2^32). Without scales: an "
+           "int32 result, relu zeroes negatives. With scales (a real number, or N of them, "
+           "finite and positive: column n's scale): the device requantizes C to int8, "
+           "y = clamp(round(C * scale) + zero_point, relu ? zero_point : -128, 127) with the "
+           "scale as mxu.quantize_multiplier gives it and rounding half away from zero "
+           "(docs/numerics.md); zero_point in [-128, 127]. check: compare every output with the "
+           "golden model (golden_gemm_int8), raise mxu.CheckError on a mismatch. watchdog: this "
+           "call's cycle limit (default: the device's).")
       .def("counters", &Device::Counters,
            "The last GEMM's counters and statistics (as `mxu gemm --json`).")
       .def("info", &Device::Info,
@@ -417,6 +691,22 @@ PYBIND11_MODULE(mxu, m) {
         py::arg("array_rows") = 16, py::arg("subnormals") = "ieee",
         "The golden model's C for the same arguments as Device.gemm: K accumulated in tiles of "
         "array_rows in the contract's order (docs/numerics.md).");
+  m.def("golden_gemm_int8", &GoldenGemmInt8, py::arg("a"), py::arg("b"), py::kw_only(),
+        py::arg("ta") = false, py::arg("tb") = false, py::arg("relu") = false,
+        py::arg("bias") = py::none(), py::arg("accumulate") = py::none(),
+        py::arg("scales") = py::none(), py::arg("zero_point") = 0,
+        "The golden model's C for the same arguments as Device.gemm_int8: the exact integer "
+        "product, then the requantization rule (docs/numerics.md, the integer mode).");
+  m.def(
+      "quantize_multiplier",
+      [](double scale) {
+        const uint32_t word = QuantWord(scale, "scale");  // the one check of gemm_int8's scales
+        return std::make_pair(word >> 8, static_cast<int>(word & 63));
+      },
+      py::arg("scale"),
+      "A real scale as the device applies it, multiplier / 2^shift: (multiplier, shift), the "
+      "multiplier in [2^23, 2^24) (smaller only below 2^-40), the shift 0 .. 63. Its "
+      "quantization word is multiplier << 8 | shift.");
   m.def(
       "float_to_bf16",
       [](const py::array& array, const std::string& subnormals) {

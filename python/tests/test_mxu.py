@@ -210,3 +210,182 @@ def test_one_device_per_process(dev):
 def test_bad_device_settings_raise_value_error(dev):
     with pytest.raises(ValueError, match=r"^mem_bytes_per_cycle must be in \[1, 4096\], got 0$"):
         mxu.Device(mem_bytes_per_cycle=0)
+
+
+# ---- the int8 mode (Device.gemm_int8): exact integers, so NumPy's int64 product is the reference
+
+def int8_operand(rng, shape):
+    """Uniform int8 values with the extremes -128 and 127 forced in (the products' range ends)."""
+    x = rng.integers(-128, 128, size=shape, dtype=np.int8)
+    x.flat[::7] = -128
+    x.flat[3::11] = 127
+    return x
+
+
+def op(x, transposed):
+    return (x.T if transposed else x).astype(np.int64)
+
+
+def requantize(x, scale, zero_point, relu):
+    """docs/numerics.md, the integer mode, in Python ints: x = acc + bias, the scale's word."""
+    multiplier, shift = mxu.quantize_multiplier(scale)
+    word = multiplier << 8 | shift
+    m, s = word >> 8, word & 63
+    p = int(x) * m
+    r = p if s == 0 else (p + (1 << (s - 1)) - (1 if p < 0 else 0)) >> s
+    return max(zero_point if relu else -128, min(127, r + zero_point))
+
+
+def requantize_matrix(acc, scales, zero_point, relu):
+    m, n = acc.shape
+    scales = np.broadcast_to(np.asarray(scales, np.float64), (n,))
+    return np.array([[requantize(acc[i, j], float(scales[j]), zero_point, relu) for j in range(n)]
+                     for i in range(m)], np.int8)
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (16, 16, 16), (17, 33, 15), (40, 70, 30)])
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_int8_gemm_is_numpys_exact_integer_product(dev, m, k, n, ta, tb):
+    rng = np.random.default_rng(m * 10000 + k * 100 + n + 2 * ta + tb)
+    a = int8_operand(rng, (k, m) if ta else (m, k))
+    b = int8_operand(rng, (n, k) if tb else (k, n))
+    bias = rng.integers(-2**20, 2**20, size=n, dtype=np.int32)
+    c = dev.gemm_int8(a, b, ta=ta, tb=tb, bias=bias)
+    assert c.dtype == np.int32 and c.shape == (m, n)
+    assert np.array_equal(c, op(a, ta) @ op(b, tb) + bias)
+    assert np.array_equal(dev.gemm_int8(a, b, ta=ta, tb=tb), op(a, ta) @ op(b, tb))
+
+
+def test_int8_gemm_extremes_accumulate_and_relu(dev):
+    k = 300  # every product 16,384: the sums reach 300 x 2^14
+    a, b = np.full((20, k), -128, np.int8), np.full((k, 18), -128, np.int8)
+    assert np.array_equal(dev.gemm_int8(a, b, check=True), np.full((20, 18), k * 16384))
+    rng = np.random.default_rng(21)
+    a, b = int8_operand(rng, (20, k)), int8_operand(rng, (k, 18))
+    c0 = rng.integers(-2**24, 2**24, size=(20, 18), dtype=np.int32)
+    want = a.astype(np.int64) @ b.astype(np.int64) + c0
+    assert np.array_equal(dev.gemm_int8(a, b, accumulate=c0, check=True), want)
+    assert dev.counters()["mismatches"] == 0
+    # int32 output: ReLU zeroes the negatives (STORE's relu).
+    assert np.array_equal(dev.gemm_int8(a, b, accumulate=c0, relu=True), np.maximum(want, 0))
+    assert (want < 0).any()
+
+
+@pytest.mark.parametrize("relu", [False, True])
+@pytest.mark.parametrize("zero_point", [0, -128, 5, 127])
+@pytest.mark.parametrize("per_column", [False, True])
+def test_int8_output_matches_the_requantization_rule(dev, relu, zero_point, per_column):
+    m, k, n = 19, 40, 17
+    rng = np.random.default_rng(1000 + 10 * relu + zero_point + 500 * per_column)
+    a, b = int8_operand(rng, (m, k)), int8_operand(rng, (k, n))
+    bias = rng.integers(-50000, 50000, size=n, dtype=np.int32)
+    acc = a.astype(np.int64) @ b.astype(np.int64) + bias
+    # Scales around what maps |acc| ~ 1e5 onto int8, some with ties (2^-k: r = x / 2^k exactly).
+    scales = (np.exp(rng.uniform(np.log(1e-4), np.log(3e-3), size=n)) if per_column
+              else 0.5**11)
+    if per_column:
+        scales[:3] = [0.5**10, 0.5**12, 1.0]
+    c = dev.gemm_int8(a, b, bias=bias, scales=scales, zero_point=zero_point, relu=relu, check=True)
+    assert c.dtype == np.int8 and c.shape == (m, n)
+    assert dev.counters()["mismatches"] == 0
+    assert np.array_equal(c, requantize_matrix(acc, scales, zero_point, relu))
+    assert np.array_equal(c, mxu.golden_gemm_int8(a, b, bias=bias, scales=scales,
+                                                  zero_point=zero_point, relu=relu))
+    if relu and zero_point == 127:  # the clamp's both ends at 127
+        assert (c == 127).all()
+    else:
+        assert len(np.unique(c)) > 20  # not all saturated
+
+
+def test_requantization_rounds_half_away_from_zero(dev):
+    # acc = +-(2j + 1) with scale 1/2: every output is a tie, +-(j + 1/2).
+    a = np.array([[1], [-1]], np.int8)
+    b = np.arange(1, 101, 2, dtype=np.int8).reshape(1, 50)
+    c = dev.gemm_int8(a, b, scales=0.5, check=True)
+    j = np.arange(50)
+    assert np.array_equal(c, np.clip(np.stack([j + 1, -(j + 1)]), -128, 127))
+    assert np.array_equal(c, requantize_matrix(np.array([[1], [-1]]) @ b.astype(np.int64), 0.5,
+                                               0, False))
+
+
+def test_quantize_multiplier():
+    assert mxu.quantize_multiplier(1.0) == (1 << 23, 23)
+    assert mxu.quantize_multiplier(0.5) == (1 << 23, 24)
+    assert mxu.quantize_multiplier(3) == (3 << 22, 22)
+    for scale in (1e-3, 0.1, 0.7, 123.456, 2.0**24 - 1):
+        multiplier, shift = mxu.quantize_multiplier(scale)
+        assert 1 << 23 <= multiplier < 1 << 24 and 0 <= shift <= 63
+        assert abs(multiplier / 2.0**shift - scale) <= scale * 2.0**-24
+    assert mxu.quantize_multiplier(1e-15) == (round(1e-15 * 2.0**63), 63)  # below 2^-40
+    with pytest.raises(ValueError, match=r"^scale = -1.0: a scale must be finite and positive$"):
+        mxu.quantize_multiplier(-1.0)
+    with pytest.raises(ValueError, match="too large"):
+        mxu.quantize_multiplier(2.0**24)
+
+
+def test_int8_counters_report_the_run(dev):
+    rng = np.random.default_rng(4)
+    dev.gemm_int8(int8_operand(rng, (32, 48)), int8_operand(rng, (48, 16)))
+    c = dev.counters()
+    assert (c["m"], c["k"], c["n"], c["dtype"]) == (32, 48, 16, "int8")
+    assert c["ideal_cycles"] == 32 * 48 * 16 // (16 * 16)
+    assert c["cycles"] >= c["ideal_cycles"] > 0
+    assert "checked" not in c
+    dev.gemm(moderate(rng, (4, 4)), moderate(rng, (4, 4)))
+    assert dev.counters()["dtype"] == "bf16"
+
+
+def test_int8_bad_arguments_raise_one_line_errors(dev):
+    a, b = np.ones((4, 5), np.int8), np.ones((5, 3), np.int8)
+    with pytest.raises(ValueError, match="^a: the int8 mode takes int8 arrays, got float32$"):
+        dev.gemm_int8(a.astype(np.float32), b)
+    with pytest.raises(TypeError, match="^b: the int8 mode takes int8 arrays, got uint8$"):
+        dev.gemm_int8(a, b.astype(np.uint8))
+    with pytest.raises(mxu.DtypeError, match="^bias: the int8 mode takes int32 arrays, got int64$"):
+        dev.gemm_int8(a, b, bias=np.ones(3, np.int64))
+    with pytest.raises(mxu.DtypeError, match="^accumulate: the int8 mode takes int32 arrays, got "
+                       "float32$"):
+        dev.gemm_int8(a, b, accumulate=np.ones((4, 3), np.float32))
+    assert issubclass(mxu.DtypeError, TypeError) and issubclass(mxu.DtypeError, ValueError)
+    with pytest.raises(ValueError, match=r"^op\(A\) is 4x5 but op\(B\) is 3x5: inner dimensions "
+                       r"differ$"):
+        dev.gemm_int8(a, b, tb=True)
+    with pytest.raises(ValueError, match="^a: expected a 2-D array, got rank 1$"):
+        dev.gemm_int8(np.ones(4, np.int8), b)
+    with pytest.raises(ValueError, match="^b: a zero dimension$"):
+        dev.gemm_int8(a, np.ones((5, 0), np.int8))
+    with pytest.raises(ValueError, match="^bias: 4 values, expected N = 3$"):
+        dev.gemm_int8(a, b, bias=np.ones(4, np.int32))
+    with pytest.raises(ValueError, match="^bias: expected a 1-D array, got rank 2$"):
+        dev.gemm_int8(a, b, bias=np.ones((1, 3), np.int32))
+    with pytest.raises(ValueError, match=r"^accumulate: expected an int32 array of shape \(4, 3\)$"):
+        dev.gemm_int8(a, b, accumulate=np.ones((3, 4), np.int32))
+    with pytest.raises(ValueError, match="both set the accumulators' start"):
+        dev.gemm_int8(a, b, bias=np.ones(3, np.int32), accumulate=np.ones((4, 3), np.int32))
+    for scales, where in ((float("nan"), "scales = nan"), (0.0, "scales = 0.0"),
+                          (-0.5, "scales = -0.5"), (np.inf, "scales = inf"),
+                          (np.array([0.1, -2.0, 0.1]), r"scales\[1\] = -2.0"),
+                          (np.array([0.1, 0.1, np.nan], np.float32), r"scales\[2\] = nan")):
+        with pytest.raises(ValueError, match=f"^{where}: a scale must be finite and positive$"):
+            dev.gemm_int8(a, b, scales=scales)
+    with pytest.raises(ValueError, match=r"^scales: golden::QuantizeMultiplier: scale 16777216 is "
+                       r"too large"):
+        dev.gemm_int8(a, b, scales=2.0**24)
+    with pytest.raises(ValueError, match=r"^scales: expected a real number or N = 3 of them \(one "
+                       r"per column of C\), got shape \(2,\)$"):
+        dev.gemm_int8(a, b, scales=[0.1, 0.2])
+    with pytest.raises(mxu.DtypeError, match="^scales: expected a real number or N = 3 of them, "
+                       "got bool$"):
+        dev.gemm_int8(a, b, scales=True)
+    with pytest.raises(ValueError, match=r"^zero_point must be in \[-128, 127\], got 128$"):
+        dev.gemm_int8(a, b, scales=0.1, zero_point=128)
+    with pytest.raises(ValueError, match="^zero_point is for int8 output: give scales too$"):
+        dev.gemm_int8(a, b, zero_point=3)
+    huge = np.broadcast_to(np.int8(1), (65535, 65535))
+    with pytest.raises(ValueError, match=r"^a 65535 x 65535 x 65535 GEMM needs"):
+        dev.gemm_int8(huge, huge)
+    with pytest.raises(ValueError, match="^a: the int8 mode takes int8 arrays, got float64$"):
+        mxu.golden_gemm_int8(np.ones((2, 2)), b)
+    # The scales may be a sequence, and integers.
+    assert np.array_equal(dev.gemm_int8(a, b, scales=[1, 2, 0.5]), [[5, 10, 3]] * 4)
