@@ -67,8 +67,9 @@ class GemmProgram {
   size_t Add(const GemmRequest& request);
   // Adds a GEMM whose A is the result of GEMM `producer` (after its bias and ReLU, rounded to
   // bf16, as ACTIVATE does; int8: requantized, the producer's output being kInt8), kept in the
-  // unified buffer; request.a (a_int8) must be null and trans_a false. On a square array a result tile's columns are a K tile of the next layer, and the
-  // result stays on chip; on a non-square one Run() re-tiles it through host memory instead.
+  // unified buffer; request.a (a_int8) must be null and trans_a false. On a square array a result
+  // tile's columns are a K tile of the next layer, and the result stays on chip; on a non-square
+  // one Run() re-tiles it through host memory instead.
   size_t AddChained(size_t producer, const GemmRequest& request);
   // Whether GEMM i's result is copied to host memory and returned (default: yes). A result that
   // only feeds the next layer need not leave the chip.

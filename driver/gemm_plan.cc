@@ -126,9 +126,9 @@ double LoadRate(const Geometry& g, double segment) {
 double OperandBytes(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) {
   const int m_blocks = CeilDiv(spec.m, b.m_block);
   const int groups = CeilDiv(g.n_tiles, b.n_group);
-  const double a_bytes = g.a_in_ub() ? 0
-                                     : double(g.in_bytes) * spec.m * g.k_tiles * g.rows *
-                                           (b.a_resident ? 1 : groups);
+  const double a_bytes =
+      g.a_in_ub() ? 0
+                  : double(g.in_bytes) * spec.m * g.k_tiles * g.rows * (b.a_resident ? 1 : groups);
   return a_bytes + double(g.in_bytes) * g.k_tiles * g.rows * g.n_tiles * g.cols * m_blocks;
 }
 
