@@ -32,10 +32,17 @@ std::string Hex(uint64_t value) {
   return text;
 }
 
-// An element as stored: bf16 from the unified buffer, fp32 from the accumulators.
-std::string Element(const uint8_t* bytes, uint64_t size) {
+// An element as stored: bf16 from the unified buffer, fp32 from the accumulators; in the int8
+// mode int8 (one byte) from the unified buffer, int32 from the accumulators.
+std::string Element(const uint8_t* bytes, uint64_t size, bool integer) {
   uint32_t bits = 0;
   std::memcpy(&bits, bytes, size);
+  if (integer) {
+    char text[64];
+    const long long value = size == 1 ? static_cast<int8_t>(bits) : static_cast<int32_t>(bits);
+    std::snprintf(text, sizeof text, size == 1 ? "0x%02x (%lld)" : "0x%08x (%lld)", bits, value);
+    return text;
+  }
   const uint32_t as_fp32 = size == 2 ? bits << 16 : bits;
   float value;
   std::memcpy(&value, &as_fp32, 4);
@@ -49,7 +56,7 @@ std::string Element(const uint8_t* bytes, uint64_t size) {
 struct StoreRange {
   size_t index = 0;
   isa::Instruction instruction;
-  bool from_acc = false;
+  bool from_acc = false, integer = false;
   uint64_t host = 0, element_bytes = 0, bytes = 0;
   uint32_t rows = 0, lanes = 0, stride = 0, buffer_addr = 0;
 };
@@ -59,7 +66,8 @@ StoreRange Decode(size_t index, const isa::Instruction& ins) {
   s.index = index;
   s.instruction = ins;
   s.from_acc = ins.Get(isa::kTransferBuffer) == static_cast<uint64_t>(isa::Buffer::kAcc);
-  s.element_bytes = s.from_acc ? 4 : 2;
+  s.integer = ins.Get(isa::kTransferInt8) != 0;
+  s.element_bytes = s.from_acc ? 4 : s.integer ? 1 : 2;
   s.rows = static_cast<uint32_t>(ins.Get(isa::kTransferRows));
   s.lanes = static_cast<uint32_t>(ins.Get(isa::kTransferLanes));
   s.stride = static_cast<uint32_t>(ins.Get(isa::kTransferStride));
@@ -219,8 +227,9 @@ void CrossDevice::CompareAfterRun() {
                isa::Disassemble(writer->instruction) + "\n  " + (writer->from_acc ? "ACC" : "UB") +
                " row " + std::to_string(writer->buffer_addr + element / pitch) + ", lane " +
                std::to_string(element % pitch) + " -> host " + Hex(element_addr) + ": " +
-               reference_->name() + " " + Element(rv, writer->element_bytes) + ", " +
-               candidate_->name() + " " + Element(cv, writer->element_bytes);
+               reference_->name() + " " + Element(rv, writer->element_bytes, writer->integer) +
+               ", " + candidate_->name() + " " +
+               Element(cv, writer->element_bytes, writer->integer);
       break;
     }
   }

@@ -15,6 +15,7 @@
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/golden/float_vectors.h"
+#include "driver/golden/int8.h"
 #include "driver/golden_request.h"
 #include "tests/backends/program_harness.h"
 
@@ -105,6 +106,28 @@ TEST(CrossDevice, AgreeingDevicesRunGemmsUnchanged) {
   EXPECT_EQ(cross->reference_cycles(), cross->candidate_cycles());
   EXPECT_NE(cross->Summary().find("1 programs compared"), std::string::npos) << cross->Summary();
   EXPECT_EQ(cross->tracing(), nullptr);  // the model records no waveforms
+}
+
+// The int8 mode: int8 results are one byte each, int32 ones four; both compared whole.
+TEST(CrossDevice, AgreeingDevicesRunInt8GemmsUnchanged) {
+  auto cross = TwoModels();
+  const driver::DeviceConfig config = driver::ReadDeviceConfig(*cross);
+  driver::Int8Matrix a(37, 50), b(50, 29);
+  for (size_t i = 0; i < a.data.size(); ++i) a.data[i] = static_cast<int8_t>(i * 7);
+  for (size_t i = 0; i < b.data.size(); ++i) b.data[i] = static_cast<int8_t>(i * 13);
+  const std::vector<uint32_t> quant(29, golden::QuantizeMultiplier(0.001).word());
+  driver::GemmRequest request;
+  request.a_int8 = &a;
+  request.b_int8 = &b;
+  request.output = driver::OutputType::kInt8;
+  request.quant = &quant;
+  const driver::GemmResult result = driver::Gemm(*cross, config, request, 1'000'000);
+  const std::vector<int8_t> want = golden::RequantizeMatrix(
+      golden::Int8Gemm(a.data, b.data, 37, 50, 29, false, false, nullptr, nullptr), 37, 29, nullptr,
+      quant, 0, false);
+  EXPECT_EQ(result.c_int8.data, want);
+  EXPECT_EQ(cross->programs_compared(), 1u);
+  EXPECT_EQ(cross->bytes_compared(), 37u * 32);  // whole-tile output rows, one byte each
 }
 
 TEST(CrossDevice, ADifferentStoredValueNamesTheStoreRowLaneAndBothValues) {
