@@ -17,11 +17,12 @@
 // Lanes beyond `lanes` are written as zero. status_o.done pulses once per command, in order. The
 // command must be legal (the controller checks it).
 //
-// Linear mode: when the rows are packed back to back in host memory (stride = row length) from a
-// bus-aligned address and are either whole beats or a power-of-two part of one, the transfer is
-// one stream of bursts of up to 16 beats that ignore row boundaries, so short rows still move at
-// full bandwidth. A beat of several rows is held while its rows go to the row register one per
-// cycle (the buffer's write port takes one row a cycle).
+// Linear mode: when the rows are packed back to back in host memory (stride = row length) and are
+// either whole beats from a bus-aligned address or a power-of-two part of one from any row
+// boundary (the first beat then holds fewer rows: an int8 tile often starts mid-beat), the
+// transfer is one stream of bursts of up to 16 beats that ignore row boundaries, so short rows
+// still move at full bandwidth. A beat of several rows is held while its rows go to the row
+// register one per cycle (the buffer's write port takes one row a cycle).
 //
 // The int8 mode (UB and WEIGHTS, plain only: the controller refuses int8 with transpose): one host
 // byte per element; the row register holds the bytes and each leaves sign-extended into its
@@ -68,7 +69,7 @@ module mxu_dma_load #(
   localparam int unsigned BeatsWidth  = $clog2(BeatsMax + 1),
   localparam int unsigned QCntW       = $clog2(QueueDepth + 1),
   // Bits of mxu_pkg::dma_load_q_t (Yosys 0.23 takes no $bits of a type; checked below).
-  localparam int unsigned QW          = 67
+  localparam int unsigned QW          = 77
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -129,6 +130,9 @@ module mxu_dma_load #(
   logic [17:0]          cmd_row_bytes;
   logic                 cmd_packs;                 // rows a power-of-two part of a beat
   logic [3:0]           cmd_pack_log2;
+  logic [9:0]           cmd_first;                 // packed: the first row's place in its beat
+  logic                 cmd_on_row;                // packed: the address is on a row boundary
+  logic [9:0]           first_sub;                 // the place of the row taken from a new beat
 
   // Metadata of bursts (address, for errors) and segments (offset, beats) in flight.
   logic                 burst_full, burst_empty;
@@ -295,8 +299,13 @@ module mxu_dma_load #(
       if (cmd_row_bytes == 18'(BusBytes >> s)) cmd_pack_log2 = 4'(s);
     end
     cmd_packs       = cmd_pack_log2 != '0;
-    linear_d        = accept ? (!cmd_i.transpose && cmd_i.host_addr[BeatShift-1:0] == '0 &&
-                                (cmd_row_bytes[BeatShift-1:0] == '0 || cmd_packs) &&
+    cmd_first       = 10'(cmd_i.host_addr[BeatShift-1:0]) >> (4'(BeatShift) - cmd_pack_log2);
+    cmd_on_row      = (cmd_i.host_addr[BeatShift-1:0] &
+                       BeatShift'((BusBytes >> cmd_pack_log2) - 1)) == '0;
+    linear_d        = accept ? (!cmd_i.transpose &&
+                                ((cmd_i.host_addr[BeatShift-1:0] == '0 &&
+                                  cmd_row_bytes[BeatShift-1:0] == '0) ||
+                                 (cmd_packs && cmd_on_row)) &&
                                 20'(cmd_row_bytes) == 20'(stride_bytes_d)) : linear_q;
     // Transposed: host rows not all bus aligned take blocks of ShortRows.
     cmd_short       = cmd_i.host_addr[BeatShift-1:0] != '0 ||
@@ -304,10 +313,12 @@ module mxu_dma_load #(
     trows_d         = accept ? (cmd_short ? 16'(ShortRows) : 16'(TransposeRows)) : trows_q;
     bcast_d         = accept ? (!cmd_i.transpose && cmd_i.stride == '0) : bcast_q;
     if (!accept)        lin_left_d = lin_left_n;
-    else if (cmd_packs) lin_left_d = (20'(cmd_i.rows) + (20'd1 << cmd_pack_log2) - 20'd1) >>
-                                     cmd_pack_log2;
+    else if (cmd_packs) lin_left_d = (20'(cmd_i.rows) + 20'(cmd_first) +
+                                      (20'd1 << cmd_pack_log2) - 20'd1) >> cmd_pack_log2;
     else                lin_left_d = 20'(cmd_i.rows) * 20'(cmd_row_bytes[17:BeatShift]);
-    burst_addr_sel  = accept ? cmd_i.host_addr : burst_addr_n;
+    // A linear transfer's bursts start at the beat holding its first row.
+    burst_addr_sel  = accept ? {cmd_i.host_addr[AddrWidth-1:BeatShift], BeatShift'(0)}
+                             : burst_addr_n;
     gen_active_d   = accept ? 1'b1 : gen_active_n;
     gen_i_d        = accept ? '0 : gen_i_n;
     gen_j_d        = accept ? '0 : gen_j_n;
@@ -323,6 +334,7 @@ module mxu_dma_load #(
     q_in.broadcast = bcast_d;
     q_in.row_beats = cmd_packs ? 8'd1 : 8'(cmd_row_bytes[17:BeatShift]);
     q_in.pack_log2 = (linear_d && cmd_packs) ? cmd_pack_log2 : '0;  // one row a beat otherwise
+    q_in.pack_first = (linear_d && cmd_packs) ? cmd_first : '0;
     q_in.rows      = cmd_i.rows;
     q_in.lanes     = cmd_i.lanes;
     q_in.buf_addr  = cmd_i.buf_addr;
@@ -393,8 +405,10 @@ module mxu_dma_load #(
   // ----- Consumer: collect the beats of the segment at the head.
   always_comb begin
     // Packed rows: the first straight from the beat, the others from the held beat.
+    // The command's first beat may begin with rows of the beat before its first row.
+    first_sub = (rcvd_q == '0) ? head.pack_first : '0;
     if (!head.linear)          head_off = seg_head[BeatsWidth +: BeatShift];
-    else if (pk_left_q == '0)  head_off = '0;
+    else if (pk_left_q == '0)  head_off = BeatShift'(first_sub << (4'(BeatShift) - head.pack_log2));
     else                       head_off = BeatShift'(pk_sub_q << (4'(BeatShift) - head.pack_log2));
     head_beats     = head.linear ? BeatsWidth'(head.row_beats) : seg_head[BeatsWidth-1:0];
     head_trows     = head.short_blk ? 16'(ShortRows) : 16'(TransposeRows);
@@ -439,13 +453,15 @@ module mxu_dma_load #(
     pk_left_d      = pk_left_q;
     pk_sub_d       = pk_sub_q;
     beat_rows      = head.rows - rcvd_q;
-    if (beat_rows > (16'd1 << head.pack_log2)) beat_rows = 16'd1 << head.pack_log2;
+    if (beat_rows > (16'd1 << head.pack_log2) - 16'(first_sub)) begin
+      beat_rows = (16'd1 << head.pack_log2) - 16'(first_sub);
+    end
     if (seg_done && !head.transpose) begin
       pending_d      = 1'b1;
       pending_data_d = seg_data;
       rcvd_d         = head.broadcast ? head.rows : rcvd_q + 1'b1;
       pk_left_d      = beat_rows - 16'd1;
-      pk_sub_d       = 16'd1;
+      pk_sub_d       = 16'(first_sub) + 16'd1;
     end else if (pk_left_q != '0 && can_move) begin
       pending_d      = 1'b1;
       pending_data_d = seg_data;

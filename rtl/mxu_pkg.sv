@@ -192,6 +192,7 @@ package mxu_pkg;
     logic        broadcast;   // plain with stride 0: one row read, written `rows` times
     logic [7:0]  row_beats;   // linear: beats per row (1 when a beat holds several rows)
     logic [3:0]  pack_log2;   // linear: log2 of the rows in a beat (rows shorter than a beat)
+    logic [9:0]  pack_first;  // linear, packed: the first row's place in the first beat
     logic [15:0] rows;
     logic [15:0] lanes;
     logic [15:0] buf_addr;

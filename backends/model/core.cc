@@ -93,6 +93,7 @@ struct LoadPlan {
   bool linear = false;
   uint32_t row_beats = 0;      // linear: beats per row (1 when a beat holds several rows)
   uint32_t rows_per_beat = 1;  // linear with rows shorter than a beat: rows in each beat
+  uint32_t first_rows = 1;     // ... and in the first, which may start at a row inside it
 };
 
 // `beat`: the bus's bytes per beat (Config::bus_bytes), a power of two.
@@ -142,12 +143,18 @@ LoadPlan PlanLoad(const Decoded& d, uint64_t beat) {
   const bool transpose = d.flag != 0;
   // Rows of a power-of-two size below a beat pack several to a beat (mxu_dma_load).
   const bool packs = row_bytes < beat && beat % row_bytes == 0;
-  plan.linear = !transpose && d.host % beat == 0 && row_bytes == stride_bytes &&
-                (row_bytes % beat == 0 || packs);
+  // Packed rows may start at any row boundary inside the first beat (an int8 tile's rows are
+  // often shorter than a beat and its start is not a beat's).
+  plan.linear =
+      !transpose && row_bytes == stride_bytes &&
+      ((row_bytes % beat == 0 && d.host % beat == 0) || (packs && d.host % row_bytes == 0));
   if (plan.linear && packs) {
     plan.row_beats = 1;
     plan.rows_per_beat = static_cast<uint32_t>(beat / row_bytes);
-    LinearBursts(d.host, (d.rows + plan.rows_per_beat - 1) / plan.rows_per_beat, beat, plan.bursts);
+    const uint32_t start = static_cast<uint32_t>(d.host % beat / row_bytes);
+    plan.first_rows = plan.rows_per_beat - start;
+    LinearBursts(d.host - d.host % beat,
+                 (d.rows + start + plan.rows_per_beat - 1) / plan.rows_per_beat, beat, plan.bursts);
   } else if (plan.linear) {
     plan.row_beats = static_cast<uint32_t>(row_bytes / beat);
     LinearBursts(d.host, uint64_t{d.rows} * plan.row_beats, beat, plan.bursts);
@@ -921,7 +928,8 @@ struct Core::Impl {
     if (!c.d.flag && c.d.stride == 0) {
       c.ready_rows = c.d.rows;  // broadcast: the one row serves every row
     } else if (!c.d.flag) {
-      c.ready_rows = std::min(c.d.rows, c.ready_rows + c.plan.rows_per_beat);
+      const uint32_t rows = c.beats_got == 1 ? c.plan.first_rows : c.plan.rows_per_beat;
+      c.ready_rows = std::min(c.d.rows, c.ready_rows + rows);
     } else if (++c.cols_done == c.d.lanes) {
       c.cols_done = 0;
       c.ready_rows += std::min(c.plan.trows, c.d.rows - c.block_i);

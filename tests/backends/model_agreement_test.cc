@@ -152,6 +152,19 @@ std::vector<Program> Programs() {
                 isa::Store(Buffer::kUb, 4, 16, 0, 0x50400, 16), isa::Halt()},
                0x50000,
                0x500});
+  // Packed rows starting mid-beat (linear from a row boundary inside the first beat): int8 rows
+  // of 8 and 4 bytes, bf16 rows of 8, at every row offset of a 32-byte beat.
+  for (uint64_t offset : {8ull, 16ull, 24ull}) {
+    p.push_back({"packed rows from beat offset " + std::to_string(offset),
+                 {isa::Load(Buffer::kUb, 13, 8, 0, 0x20000 + offset, 8, false, true),
+                  isa::Load(Buffer::kUb, 9, 4, 20, 0x20100 + offset / 2, 4, false, true),
+                  isa::Load(Buffer::kUb, 11, 4, 40, 0x20200 + offset, 4), isa::Sync(),
+                  isa::Store(Buffer::kUb, 13, 8, 0, 0x40000, 8, false, true),
+                  isa::Store(Buffer::kUb, 9, 4, 20, 0x40100, 4, false, true),
+                  isa::Store(Buffer::kUb, 11, 4, 40, 0x40200, 4), isa::Halt()},
+                 0x40000,
+                 0x200 + 11 * 8});
+  }
   p.push_back({"transposed",
                {isa::Load(Buffer::kUb, 35, 16, 0, 0x60002, 42, true), isa::Sync(),
                 isa::Store(Buffer::kUb, 35, 16, 0, 0x80000, 16), isa::Halt()},
