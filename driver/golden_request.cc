@@ -1,8 +1,10 @@
 #include "driver/golden_request.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "driver/golden/gemm.h"
+#include "driver/golden/int8.h"
 #include "driver/golden/numerics.h"
 
 namespace mxu::driver {
@@ -45,6 +47,23 @@ std::vector<uint32_t> GoldenBits(const GemmRequest& request, int array_rows, Sub
         request.output == OutputType::kBf16 ? golden::FloatToBf16(w, mode) : golden::FloatBits(w);
   }
   return bits;
+}
+
+std::vector<int32_t> GoldenInt8Values(const GemmRequest& r) {
+  const Int8Matrix& a = *r.a_int8;
+  const Int8Matrix& b = *r.b_int8;
+  const int m = r.trans_a ? a.cols : a.rows, k = r.trans_a ? a.rows : a.cols;
+  const int n = r.trans_b ? b.rows : b.cols;
+  std::vector<int32_t> c = golden::Int8Gemm(a.data, b.data, m, k, n, r.trans_a, r.trans_b,
+                                            r.bias_int32, r.c0_int32 ? &r.c0_int32->data : nullptr);
+  if (r.output == OutputType::kInt8) {
+    const std::vector<int8_t> q =
+        golden::RequantizeMatrix(c, m, n, nullptr, *r.quant, r.zero_point, r.relu);
+    c.assign(q.begin(), q.end());
+  } else if (r.relu) {  // the STORE's ReLU on int32 zeroes negatives
+    for (int32_t& x : c) x = std::max(x, 0);
+  }
+  return c;
 }
 
 }  // namespace mxu::driver

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "driver/golden/int8.h"
+#include "driver/golden_request.h"
 #include "host/cli.h"
 
 namespace mxu::host {
@@ -47,28 +48,16 @@ std::vector<uint32_t> QuantWords(const std::vector<double>& scales, const std::s
 }
 
 Int8Check CheckInt8(const driver::GemmRequest& r, const driver::GemmResult& result) {
-  const driver::Int8Matrix& a = *r.a_int8;
-  const driver::Int8Matrix& b = *r.b_int8;
-  const int m = r.trans_a ? a.cols : a.rows, k = r.trans_a ? a.rows : a.cols;
-  const int n = r.trans_b ? b.rows : b.cols;
-  const std::vector<int32_t> sums =
-      golden::Int8Gemm(a.data, b.data, m, k, n, r.trans_a, r.trans_b, r.bias_int32,
-                       r.c0_int32 ? &r.c0_int32->data : nullptr);
+  const std::vector<int32_t> want = driver::GoldenInt8Values(r);
   const bool int8_out = r.output == driver::OutputType::kInt8;
-  const std::vector<int8_t> requantized =
-      int8_out ? golden::RequantizeMatrix(sums, m, n, nullptr, *r.quant, r.zero_point, r.relu)
-               : std::vector<int8_t>();
+  const int n = int8_out ? result.c_int8.cols : result.c_int32.cols;
   Int8Check check;
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < n; ++j) {
-      const size_t at = size_t(i) * n + j;
-      const int64_t want = int8_out ? requantized[at] : (r.relu ? std::max(0, sums[at]) : sums[at]);
-      const int64_t got = int8_out ? result.c_int8.at(i, j) : result.c_int32.at(i, j);
-      ++check.compared;
-      if (got != want && ++check.mismatches <= 5) {
-        std::fprintf(stderr, "mismatch C[%d][%d]: device %lld, golden %lld\n", i, j,
-                     static_cast<long long>(got), static_cast<long long>(want));
-      }
+  for (size_t i = 0; i < want.size(); ++i) {
+    const int row = static_cast<int>(i / n), col = static_cast<int>(i % n);
+    const int32_t got = int8_out ? result.c_int8.at(row, col) : result.c_int32.at(row, col);
+    ++check.compared;
+    if (got != want[i] && ++check.mismatches <= 5) {
+      std::fprintf(stderr, "mismatch C[%d][%d]: device %d, golden %d\n", row, col, got, want[i]);
     }
   }
   return check;

@@ -385,21 +385,9 @@ std::unique_ptr<Int8GemmArgs> ParseGemmInt8(const py::array& a, const py::array&
   return args;
 }
 
-// The golden model's C (golden::Int8Gemm, then RequantizeMatrix for int8 output), widened to
-// int32. Int8Gemm adds the bias to the sums, as the driver's accumulators start from it.
+// The golden model's C (driver::GoldenInt8Values: int8 output widened to int32).
 std::vector<int32_t> GoldenInt8(const Int8GemmArgs& args) {
-  const driver::GemmRequest& r = args.request;
-  std::vector<int32_t> c =
-      golden::Int8Gemm(args.a.data, args.b.data, args.m, args.k, args.n, r.trans_a, r.trans_b,
-                       r.bias_int32, r.c0_int32 ? &r.c0_int32->data : nullptr);
-  if (r.output == driver::OutputType::kInt8) {
-    const std::vector<int8_t> q =
-        golden::RequantizeMatrix(c, args.m, args.n, nullptr, args.quant, r.zero_point, r.relu);
-    c.assign(q.begin(), q.end());
-  } else if (r.relu) {  // STORE's relu zeroes negatives
-    for (int32_t& x : c) x = std::max(x, 0);
-  }
-  return c;
+  return driver::GoldenInt8Values(args.request);
 }
 
 py::array ToInt8ModeArray(const std::vector<int32_t>& c, int m, int n, driver::OutputType output) {

@@ -7,6 +7,7 @@
 
 #include "common/csr_map.h"
 #include "driver/golden/int8.h"
+#include "driver/golden_request.h"
 
 namespace mxu::train {
 namespace {
@@ -132,24 +133,16 @@ std::string QuantizedMlp::Describe() const {
 }
 
 driver::GemmResult HostInt8Gemm(const driver::GemmRequest& r) {
-  const driver::Int8Matrix& a = *r.a_int8;
-  const driver::Int8Matrix& b = *r.b_int8;
-  const int m = r.trans_a ? a.cols : a.rows, k = r.trans_a ? a.rows : a.cols;
-  const int n = r.trans_b ? b.rows : b.cols;
-  const std::vector<int32_t> sums =
-      golden::Int8Gemm(a.data, b.data, m, k, n, r.trans_a, r.trans_b, r.bias_int32,
-                       r.c0_int32 ? &r.c0_int32->data : nullptr);
+  const std::vector<int32_t> values = driver::GoldenInt8Values(r);
+  const int m = r.trans_a ? r.a_int8->cols : r.a_int8->rows;
+  const int n = r.trans_b ? r.b_int8->rows : r.b_int8->cols;
   driver::GemmResult result;
   if (r.output == driver::OutputType::kInt8) {
     result.c_int8 = driver::Int8Matrix(m, n);
-    result.c_int8.data =
-        golden::RequantizeMatrix(sums, m, n, nullptr, *r.quant, r.zero_point, r.relu);
+    std::copy(values.begin(), values.end(), result.c_int8.data.begin());  // in int8 range
   } else {
     result.c_int32 = driver::Int32Matrix(m, n);
-    result.c_int32.data = sums;
-    if (r.relu) {
-      for (int32_t& v : result.c_int32.data) v = std::max(0, v);
-    }
+    result.c_int32.data = values;
   }
   return result;
 }
