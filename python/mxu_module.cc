@@ -474,29 +474,17 @@ class Device {
                    ? result.c_bf16.data[i]
                    : golden::FloatBits(result.c.data[i]);
     }
-    if (check) {
-      const std::vector<uint32_t> want =
-          driver::GoldenBits(args->request, static_cast<int>(config_.rows), config_.subnormals);
-      size_t mismatches = 0;
-      std::string first;
-      for (size_t i = 0; i < want.size(); ++i) {
-        if (got[i] == want[i]) continue;
-        if (mismatches++ == 0) {
-          char line[128];
-          std::snprintf(line, sizeof line, "C[%zu][%zu]: device 0x%08x, golden 0x%08x", i / args->n,
-                        i % args->n, got[i], want[i]);
-          first = line;
-        }
-      }
-      counters["checked"] = want.size();
-      counters["mismatches"] = mismatches;
-      counters_ = counters;
-      if (mismatches) {
-        throw CheckError(std::to_string(want.size()) + " outputs, " + std::to_string(mismatches) +
-                         " mismatches (first " + first + ")");
-      }
-    }
     counters_ = counters;
+    if (check) {
+      CompareWithGolden(
+          got,
+          driver::GoldenBits(args->request, static_cast<int>(config_.rows), config_.subnormals),
+          args->n, [](uint32_t device, uint32_t golden) {
+            char text[64];
+            std::snprintf(text, sizeof text, "device 0x%08x, golden 0x%08x", device, golden);
+            return std::string(text);
+          });
+    }
     return ToArray(got, args->m, args->n, args->request.output);
   }
 
@@ -518,27 +506,35 @@ class Device {
     } else {
       std::copy(result.c_int32.data.begin(), result.c_int32.data.end(), got.begin());
     }
+    counters_ = counters;
     if (check) {
-      const std::vector<int32_t> want = GoldenInt8(*args);
-      size_t mismatches = 0;
-      std::string first;
-      for (size_t i = 0; i < want.size(); ++i) {
-        if (got[i] == want[i]) continue;
-        if (mismatches++ == 0) {
-          first = "C[" + std::to_string(i / args->n) + "][" + std::to_string(i % args->n) +
-                  "]: device " + std::to_string(got[i]) + ", golden " + std::to_string(want[i]);
-        }
-      }
-      counters["checked"] = want.size();
-      counters["mismatches"] = mismatches;
-      counters_ = counters;
-      if (mismatches) {
-        throw CheckError(std::to_string(want.size()) + " outputs, " + std::to_string(mismatches) +
-                         " mismatches (first " + first + ")");
+      CompareWithGolden(got, GoldenInt8(*args), args->n, [](int32_t device, int32_t golden) {
+        return "device " + std::to_string(device) + ", golden " + std::to_string(golden);
+      });
+    }
+    return ToInt8ModeArray(got, args->m, args->n, args->request.output);
+  }
+
+  // --check: every output against the golden model's; the counters get "checked" and
+  // "mismatches", and a mismatch raises CheckError naming the first (`describe` its values).
+  template <typename T, typename Describe>
+  void CompareWithGolden(const std::vector<T>& got, const std::vector<T>& want, int n,
+                         const Describe& describe) {
+    size_t mismatches = 0;
+    std::string first;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (got[i] == want[i]) continue;
+      if (mismatches++ == 0) {
+        first = "C[" + std::to_string(i / n) + "][" + std::to_string(i % n) +
+                "]: " + describe(got[i], want[i]);
       }
     }
-    counters_ = counters;
-    return ToInt8ModeArray(got, args->m, args->n, args->request.output);
+    counters_["checked"] = want.size();
+    counters_["mismatches"] = mismatches;
+    if (mismatches) {
+      throw CheckError(std::to_string(want.size()) + " outputs, " + std::to_string(mismatches) +
+                       " mismatches (first " + first + ")");
+    }
   }
 
   py::dict Info() const {

@@ -27,23 +27,10 @@ using backends::ModelDevice;
 using golden::BitSource;
 using isa::Buffer;
 using isa::Instruction;
+using testing::ExpectDone;
+using testing::ExpectError;
 using testing::Outcome;
 using testing::RunProgram;
-
-void ExpectDone(const Outcome& out) {
-  ASSERT_TRUE(out.completed);
-  EXPECT_TRUE(out.done);
-  EXPECT_FALSE(out.error) << "error " << csr::ErrorName(out.code) << " at pc " << out.pc;
-}
-
-void ExpectError(const Outcome& out, csr::ErrorCode code, uint32_t pc) {
-  ASSERT_TRUE(out.completed);
-  EXPECT_TRUE(out.error);
-  EXPECT_FALSE(out.done);
-  EXPECT_EQ(out.code, static_cast<uint32_t>(code))
-      << "got " << csr::ErrorName(out.code) << ", want " << csr::ErrorName(code);
-  EXPECT_EQ(out.pc, pc);
-}
 
 std::vector<uint16_t> RandomBf16(size_t n, BitSource& bits) {
   std::vector<uint16_t> v(n);

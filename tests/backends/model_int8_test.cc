@@ -23,23 +23,10 @@ namespace {
 using backends::ModelDevice;
 using isa::Buffer;
 using isa::Instruction;
+using testing::ExpectDone;
+using testing::ExpectError;
 using testing::Outcome;
 using testing::RunProgram;
-
-void ExpectDone(const Outcome& out) {
-  ASSERT_TRUE(out.completed);
-  EXPECT_TRUE(out.done);
-  EXPECT_FALSE(out.error) << "error " << csr::ErrorName(out.code) << " at pc " << out.pc;
-}
-
-void ExpectError(const Outcome& out, csr::ErrorCode code, uint32_t pc) {
-  ASSERT_TRUE(out.completed);
-  EXPECT_TRUE(out.error);
-  EXPECT_FALSE(out.done);
-  EXPECT_EQ(out.code, static_cast<uint32_t>(code))
-      << "got " << csr::ErrorName(out.code) << ", want " << csr::ErrorName(code);
-  EXPECT_EQ(out.pc, pc);
-}
 
 template <typename T>
 std::vector<T> ReadHost(driver::Device& dev, uint64_t addr, size_t count) {

@@ -3,6 +3,8 @@
 #ifndef MXU_TESTS_BACKENDS_PROGRAM_HARNESS_H_
 #define MXU_TESTS_BACKENDS_PROGRAM_HARNESS_H_
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -23,6 +25,22 @@ struct Outcome {
   std::array<uint64_t, csr::kNumCounters> counters{};
   uint64_t counter(csr::Counter c) const { return counters[static_cast<uint32_t>(c)]; }
 };
+
+// A program that ran to HALT; one that stopped with `code` at instruction `pc`.
+inline void ExpectDone(const Outcome& out) {
+  ASSERT_TRUE(out.completed);
+  EXPECT_TRUE(out.done);
+  EXPECT_FALSE(out.error) << "error " << csr::ErrorName(out.code) << " at pc " << out.pc;
+}
+
+inline void ExpectError(const Outcome& out, csr::ErrorCode code, uint32_t pc) {
+  ASSERT_TRUE(out.completed);
+  EXPECT_TRUE(out.error);
+  EXPECT_FALSE(out.done);
+  EXPECT_EQ(out.code, static_cast<uint32_t>(code))
+      << "got " << csr::ErrorName(out.code) << ", want " << csr::ErrorName(code);
+  EXPECT_EQ(out.pc, pc);
+}
 
 inline constexpr uint64_t kProgramAddr = 0x1000;
 
