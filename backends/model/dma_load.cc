@@ -1,0 +1,244 @@
+// The load engines (mxu_dma_load), one for LOAD into the UB or the accumulators and one for
+// LOAD WEIGHTS into the weight FIFO: how a LOAD is cut into read bursts and segments (linear,
+// strided, broadcast, transposed), the bursts' requests, the beats' arrival and the row writes.
+#include <algorithm>
+
+#include "backends/model/bits.h"
+#include "backends/model/core_state.h"
+
+namespace mxu::backends::model {
+namespace {
+
+// A segment: the beats holding `seg_bytes` bytes from `seg_addr`, one or more bursts.
+void SplitSegment(uint64_t seg_addr, uint64_t seg_bytes, uint64_t beat, LoadPlan& plan) {
+  const uint32_t beats = static_cast<uint32_t>((seg_addr % beat + seg_bytes + beat - 1) / beat);
+  plan.seg_beats.push_back(beats);
+  AppendBursts(seg_addr & ~(beat - 1), beats, beat, true, plan.bursts);
+}
+
+// Transposed: runs of up to TransposeRows elements of one host row (mxu_pkg: 8 x the bus bytes,
+// one 16-beat burst, at most 2048), one beat's elements fewer when host rows are not all bus
+// aligned.
+uint32_t TransposeRows(uint64_t beat) {
+  return static_cast<uint32_t>(std::min<uint64_t>(8 * beat, 2048));
+}
+uint32_t ShortTransposeRows(uint64_t beat) {
+  const uint32_t rows = TransposeRows(beat), per_beat = static_cast<uint32_t>(beat / 2);
+  return rows > 2 * per_beat ? rows - per_beat : rows;
+}
+
+// Transposed: per block of buffer rows, one segment per lane (a run of one host row).
+void PlanTransposed(const Decoded& d, uint64_t beat, uint64_t stride_bytes, LoadPlan& plan) {
+  const bool aligned = d.host % beat == 0 && stride_bytes % beat == 0;
+  const uint32_t block_rows_max = aligned ? TransposeRows(beat) : ShortTransposeRows(beat);
+  plan.trows = block_rows_max;
+  for (uint32_t i0 = 0; i0 < d.rows; i0 += block_rows_max) {
+    const uint32_t block_rows = std::min(block_rows_max, d.rows - i0);
+    for (uint32_t j = 0; j < d.lanes; ++j) {
+      SplitSegment(d.host + 2ull * i0 + j * stride_bytes, 2ull * block_rows, beat, plan);
+    }
+  }
+}
+
+}  // namespace
+
+LoadPlan PlanLoad(const Decoded& d, uint64_t beat) {
+  LoadPlan plan;
+  // Every rule below holds for any element size: the integer mode's 1-byte rows pack, stream
+  // linearly and split into segments by the same byte arithmetic (it never transposes).
+  const HostRows host_rows = HostRowsOf(d);
+  const uint64_t stride_bytes = host_rows.stride, row_bytes = host_rows.row;
+  const bool transpose = d.flag != 0;
+  // Rows of a power-of-two size below a beat pack several to a beat (mxu_dma_load).
+  const bool packs = row_bytes < beat && beat % row_bytes == 0;
+  // Packed rows may start at any row boundary inside the first beat (an int8 tile's rows are
+  // often shorter than a beat and its start is not a beat's).
+  plan.linear =
+      !transpose && row_bytes == stride_bytes &&
+      ((row_bytes % beat == 0 && d.host % beat == 0) || (packs && d.host % row_bytes == 0));
+  if (plan.linear && packs) {
+    plan.row_beats = 1;
+    plan.rows_per_beat = static_cast<uint32_t>(beat / row_bytes);
+    const uint32_t start = static_cast<uint32_t>(d.host % beat / row_bytes);
+    plan.first_rows = plan.rows_per_beat - start;
+    AppendBursts(d.host - d.host % beat,
+                 (d.rows + start + plan.rows_per_beat - 1) / plan.rows_per_beat, beat, false,
+                 plan.bursts);
+  } else if (plan.linear) {
+    plan.row_beats = static_cast<uint32_t>(row_bytes / beat);
+    AppendBursts(d.host, uint64_t{d.rows} * plan.row_beats, beat, false, plan.bursts);
+  } else if (!transpose && d.stride == 0) {  // broadcast: the one row is read once
+    SplitSegment(d.host, row_bytes, beat, plan);
+  } else if (!transpose) {
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      SplitSegment(d.host + i * stride_bytes, row_bytes, beat, plan);
+    }
+  } else {
+    PlanTransposed(d, beat, stride_bytes, plan);
+  }
+  return plan;
+}
+
+void Core::Impl::DispatchLoad(const Decoded& d, uint32_t i) {
+  LoadEngine& e = d.kind == Kind::kLoad ? ld : wld;
+  LoadCmd c;
+  c.pc = i;
+  c.accepted = now;
+  c.d = d;
+  c.plan = PlanLoad(d, beat_bytes);
+  for (const Burst& b : c.plan.bursts) c.beats_total += b.beats;
+  // The device stops at a failing burst; what was written is not specified, so nothing is.
+  const bool ok = !AnyFails(c.plan.bursts);
+  e.q.push_back(std::move(c));
+  if (ok) ExecLoad(d);
+  if (e.weights) {
+    ++array.unclaimed;
+    array.wlq.push_back(d.rows);
+    if (!ok) array.tiles.push_back(std::vector<uint16_t>(size_t{R} * C, 0));
+  }
+}
+
+bool Core::Impl::AnyFails(const std::vector<Burst>& bursts) const {
+  for (const Burst& b : bursts) {
+    if (mem.Fails(b.addr, b.beats * beat_bytes)) return true;
+  }
+  return false;
+}
+
+// Lane j of a plain LOAD's row i of int8 host bytes, sign-extended (the integer mode never
+// transposes).
+uint16_t Core::Impl::HostInt8(const Decoded& d, uint32_t i, uint32_t j) const {
+  uint8_t byte;
+  mem.Read(d.host + uint64_t{i} * d.stride + j, &byte, 1);
+  return Int8Lane(byte);
+}
+
+void Core::Impl::ExecLoad(const Decoded& d) {
+  if (d.kind == Kind::kWload) {
+    std::vector<uint16_t> tile(size_t{R} * C, 0);
+    for (uint32_t r = 0; r < d.rows; ++r) {
+      for (uint32_t n = 0; n < d.lanes; ++n) {
+        if (d.integer) {
+          tile[size_t{r} * C + n] = HostInt8(d, r, n);
+          continue;
+        }
+        const uint64_t e = d.flag ? uint64_t{n} * d.stride + r : uint64_t{r} * d.stride + n;
+        tile[size_t{r} * C + n] = mem.Load16(d.host + 2 * e);
+      }
+    }
+    array.tiles.push_back(std::move(tile));
+    return;
+  }
+  if (IsAcc(d)) {  // int32 words in the integer mode: the same raw 4-byte words
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      uint32_t* row = &core.acc_[size_t{d.buf_addr + i} * C];
+      std::fill(row, row + C, 0u);
+      mem.Read(d.host + 4ull * i * d.stride, row, 4ull * d.lanes);
+    }
+    return;
+  }
+  for (uint32_t i = 0; i < d.rows; ++i) {
+    uint16_t* row = &core.ub_[size_t{d.buf_addr + i} * L];
+    std::fill(row, row + L, uint16_t{0});
+    if (d.integer) {
+      for (uint32_t j = 0; j < d.lanes; ++j) row[j] = HostInt8(d, i, j);
+    } else if (!d.flag) {
+      mem.Read(d.host + 2ull * i * d.stride, row, 2ull * d.lanes);
+    } else {
+      for (uint32_t j = 0; j < d.lanes; ++j) {
+        row[j] = mem.Load16(d.host + 2 * (uint64_t{j} * d.stride + i));
+      }
+    }
+  }
+}
+
+// Whether the row the engine writes next may be written this cycle: room in the weight FIFO;
+// the DMA has the lowest priority on the UB's write port (the activation unit's) and on an
+// accumulator bank's (the array's results).
+bool Core::Impl::TargetReady(const LoadEngine& e) const {
+  if (e.weights) return array.wfifo < cfg.wfifo_depth;
+  for (const LoadCmd& c : e.q) {
+    if (c.written < c.ready_rows) {
+      if (IsAcc(c.d)) return (results.Writes(now) & BankBit(c.d.buf_addr + c.written)) == 0;
+      return !ac.writes_ub;
+    }
+  }
+  return true;
+}
+
+// Whether the engine takes the read beat at the channel's head this cycle.
+bool Core::Impl::LoadReady(LoadEngine& e) const {
+  const LoadCmd* c = e.Consuming();
+  if (c == nullptr) return false;
+  const bool target_ready = TargetReady(e);
+  uint32_t earlier = 0;
+  for (const LoadCmd& q : e.q) {
+    if (&q == c) break;
+    // The engine's queue hands a plain LOAD on only when its last row is written: the next
+    // one's beats wait (and, the read channel being in order, whatever is behind them).
+    if (!q.d.flag) return false;
+    earlier += q.ready_rows - q.written;
+  }
+  const uint32_t own = c->ready_rows - c->written;
+  if (c->d.flag) {  // transposed: the other half of the double buffer
+    const uint32_t owed = earlier + own;
+    return owed < c->plan.trows || (owed == c->plan.trows && target_ready);
+  }
+  // Plain: one row register (behind it, the rest of a beat of packed rows), written once the
+  // transposed rows ahead are out.
+  return own == 0 || (own == 1 && earlier == 0 && target_ready);
+}
+
+// At most one row a cycle into the buffer (or the weight FIFO).
+void Core::Impl::LoadRows(LoadEngine& e) {
+  if (!TargetReady(e)) return;
+  for (LoadCmd& c : e.q) {
+    if (c.written < c.ready_rows) {
+      ++c.written;
+      if (e.weights) ++array.wfifo;
+      return;
+    }
+  }
+}
+
+// A beat taken: the rows it completes become ready to be written.
+void Core::Impl::LoadBeat(LoadEngine& e, bool last_of_burst) {
+  if (last_of_burst) --e.bursts_out;
+  LoadCmd& c = *e.Consuming();
+  ++c.beats_got;
+  const uint32_t seg_beats = c.plan.linear ? c.plan.row_beats : c.plan.seg_beats[c.seg];
+  if (++c.beat < seg_beats) return;
+  c.beat = 0;
+  if (!c.plan.linear) {
+    --e.segs_out;
+    ++c.seg;
+  }
+  if (!c.d.flag && c.d.stride == 0) {
+    c.ready_rows = c.d.rows;  // broadcast: the one row serves every row
+  } else if (!c.d.flag) {
+    const uint32_t rows = c.beats_got == 1 ? c.plan.first_rows : c.plan.rows_per_beat;
+    c.ready_rows = std::min(c.d.rows, c.ready_rows + rows);
+  } else if (++c.cols_done == c.d.lanes) {
+    c.cols_done = 0;
+    c.ready_rows += std::min(c.plan.trows, c.d.rows - c.block_i);
+    c.block_i += c.plan.trows;
+  }
+}
+
+// Whether the engine requests a burst this cycle: bursts and segments in flight are limited.
+bool Core::Impl::LoadWants(LoadEngine& e) const {
+  const LoadCmd* c = e.Generating();
+  if (c == nullptr || c->accepted >= now || e.bursts_out >= cfg.max_in_flight) return false;
+  const Burst& b = c->plan.bursts[c->next_burst];
+  return c->plan.linear || !b.seg_start || e.segs_out < cfg.max_in_flight;
+}
+
+void Core::Impl::LoadIssue(LoadEngine& e, int owner) {
+  LoadCmd& c = *e.Generating();
+  const Burst& b = c.plan.bursts[c.next_burst++];
+  ++e.bursts_out;
+  if (b.seg_start && !c.plan.linear) ++e.segs_out;
+  IssueRead(owner, b.addr, b.beats);
+}
+
+}  // namespace mxu::backends::model
