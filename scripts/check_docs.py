@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the examples the docs show and compares what they print (a cram/doctest in one).
 
-Checked blocks in README.md and docs/*.md:
+Checked blocks in README.md and docs/*.md (also indented, inside a list item):
   ```console   lines "$ COMMAND" run with bash from the repository root (stderr merged into
                stdout; a leading "build/" names --build); the lines after one, up to the next
                "$ " or the block's end, are its expected output. A line "..." matches any lines
@@ -31,15 +31,17 @@ def blocks(path):
         lines = f.read().split("\n")
     i = 0
     while i < len(lines):
-        m = re.match(r"^```(console|pycon)\s*$", lines[i])
+        m = re.match(r"^( *)```(console|pycon)\s*$", lines[i])
         if not m:
             i += 1
             continue
+        indent = m.group(1)  # a block inside a list item: its lines carry the item's indent
         start = i + 1
         j = start
-        while j < len(lines) and lines[j] != "```":
+        while j < len(lines) and lines[j] != indent + "```":
             j += 1
-        yield m.group(1), start + 1, lines[start:j]
+        body = [l[len(indent):] if l.startswith(indent) else l for l in lines[start:j]]
+        yield m.group(2), start + 1, body
         i = j + 1
 
 
