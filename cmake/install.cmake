@@ -49,7 +49,7 @@ install(TARGETS ${MXU_EXPORTED_LIBRARIES} EXPORT mxuTargets
 install(EXPORT mxuTargets NAMESPACE mxu:: DESTINATION ${MXU_INSTALL_CMAKEDIR})
 
 # Headers keep the repository's paths: #include "driver/gemm.h" with -I<prefix>/include/mxu.
-foreach(dir common driver backends)
+foreach(dir common golden driver backends)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/${dir}/ DESTINATION ${MXU_INSTALL_INCLUDEDIR}/${dir}
           FILES_MATCHING PATTERN "*.h")
 endforeach()

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "driver/golden/gemm.h"
-#include "driver/golden/int8.h"
-#include "driver/golden/numerics.h"
+#include "golden/gemm.h"
+#include "golden/int8.h"
+#include "golden/numerics.h"
 
 namespace mxu::driver {
 namespace {

@@ -1,5 +1,5 @@
 // The golden model's answer to a driver GEMM request: what every output bit of C = op(A) op(B)
-// (+ bias / + C0) (ReLU) must be, computed by driver/golden from the request's operands alone.
+// (+ bias / + C0) (ReLU) must be, computed by golden from the request's operands alone.
 // The tools' --check, the Python module's check= and golden_gemm(), and the host's int8 inference
 // share it.
 #ifndef MXU_DRIVER_GOLDEN_REQUEST_H_

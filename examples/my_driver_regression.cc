@@ -12,9 +12,9 @@
 #include "common/csr_map.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/gemm.h"
-#include "driver/golden/numerics.h"
+#include "golden/float_vectors.h"
+#include "golden/gemm.h"
+#include "golden/numerics.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "driver/golden/float_vectors.h"
+#include "golden/float_vectors.h"
 
 #include <algorithm>
 

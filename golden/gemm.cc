@@ -1,8 +1,8 @@
-#include "driver/golden/gemm.h"
+#include "golden/gemm.h"
 
 #include <stdexcept>
 
-#include "driver/golden/numerics.h"
+#include "golden/numerics.h"
 
 namespace mxu::golden {
 

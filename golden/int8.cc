@@ -1,4 +1,4 @@
-#include "driver/golden/int8.h"
+#include "golden/int8.h"
 
 #include <cmath>
 #include <cstddef>

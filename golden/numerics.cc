@@ -1,4 +1,4 @@
-#include "driver/golden/numerics.h"
+#include "golden/numerics.h"
 
 #include <cmath>
 #include <cstring>

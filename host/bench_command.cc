@@ -25,14 +25,13 @@
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/gemm_limits.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
+#include "golden/float_vectors.h"
+#include "golden/numerics.h"
 #include "host/cli.h"
 #include "host/device_options.h"
 #include "host/int8_operands.h"
 #include "host/output_file.h"
-#include "host/plot/plot.h"
 #include "host/random_operands.h"
 #include "host/rank_agreement.h"
 #include "host/roofline.h"
@@ -40,9 +39,10 @@
 #include "host/sweep.h"
 #include "host/topology.h"
 #include "host/topology_report.h"
-#include "host/train/dataset.h"
-#include "host/train/mpi_collective.h"
-#include "host/train/trainer.h"
+#include "io/plot/plot.h"
+#include "train/dataset.h"
+#include "train/mpi_collective.h"
+#include "train/trainer.h"
 
 namespace mxu::host {
 namespace {
@@ -159,7 +159,7 @@ MemoryTiming ParseMem(const std::string& text) {
   return timing;
 }
 
-// The GEMMs of one training step of an MLP with these layer widths as host/train/mlp.cc runs
+// The GEMMs of one training step of an MLP with these layer widths as train/mlp.cc runs
 // them at a full batch: forward, Y = X W + b for every layer (ReLU but on the last); backward, from
 // the last layer down, dW = X^T dY (A transposed by the device's DMA) and, for every layer but the
 // first, dX = dY W^T (B transposed).

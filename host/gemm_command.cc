@@ -14,16 +14,16 @@
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/gemm_limits.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
+#include "golden/float_vectors.h"
+#include "golden/numerics.h"
 #include "host/cli.h"
 #include "host/device_options.h"
 #include "host/int8_operands.h"
-#include "host/npy.h"
 #include "host/output_file.h"
 #include "host/random_operands.h"
 #include "host/trace_options.h"
+#include "io/npy.h"
 
 namespace mxu::host {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "driver/golden/int8.h"
 #include "driver/golden_request.h"
+#include "golden/int8.h"
 #include "host/cli.h"
 
 namespace mxu::host {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "driver/gemm.h"
-#include "driver/golden/float_vectors.h"
 #include "driver/matrix.h"
-#include "host/npy.h"
+#include "golden/float_vectors.h"
+#include "io/npy.h"
 
 namespace mxu::host {
 

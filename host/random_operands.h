@@ -3,8 +3,8 @@
 #ifndef MXU_HOST_RANDOM_OPERANDS_H_
 #define MXU_HOST_RANDOM_OPERANDS_H_
 
-#include "driver/golden/float_vectors.h"
 #include "driver/matrix.h"
+#include "golden/float_vectors.h"
 
 namespace mxu::host {
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "host/train/collective.h"
+#include "train/collective.h"
 
 namespace mxu::host {
 

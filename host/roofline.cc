@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/plot/log_chart.h"
+#include "io/plot/log_chart.h"
 
 namespace mxu::host {
 

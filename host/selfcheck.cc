@@ -5,9 +5,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "driver/golden/check_tally.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/numerics.h"
+#include "golden/check_tally.h"
+#include "golden/float_vectors.h"
+#include "golden/numerics.h"
 #include "host/cli.h"
 #include "sim/arith_units.h"
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "host/train/checkpoint.h"
-#include "host/train/collective.h"
-#include "host/train/data_source.h"
-#include "host/train/trainer.h"
+#include "train/checkpoint.h"
+#include "train/collective.h"
+#include "train/data_source.h"
+#include "train/trainer.h"
 
 namespace mxu::host {
 

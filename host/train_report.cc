@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/train/curves_plot.h"
-#include "host/train/tensor_parallel_mlp.h"
+#include "train/curves_plot.h"
+#include "train/tensor_parallel_mlp.h"
 
 namespace mxu::host {
 

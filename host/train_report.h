@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "host/train/checkpoint.h"
-#include "host/train/data_source.h"
-#include "host/train/matmul_engine.h"
-#include "host/train/trainer.h"
+#include "train/checkpoint.h"
+#include "train/data_source.h"
+#include "train/matmul_engine.h"
+#include "train/trainer.h"
 
 namespace mxu::host {
 

@@ -8,7 +8,7 @@
 
 #include "driver/device.h"
 #include "host/device_options.h"
-#include "host/train/matmul_engine.h"
+#include "train/matmul_engine.h"
 
 namespace mxu::host {
 

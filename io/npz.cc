@@ -1,4 +1,4 @@
-#include "host/npz.h"
+#include "io/npz.h"
 
 #include <sys/stat.h>
 

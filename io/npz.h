@@ -1,5 +1,5 @@
 // A small, strict reader and writer of NumPy .npz archives (checkpoints: several named arrays in
-// one file), on top of host/npy.h.
+// one file), on top of io/npy.h.
 //
 // An .npz file is a ZIP archive with one entry "<name>.npy" per array, each a whole .npy file.
 // numpy.load(path) (allow_pickle=False is enough) reads what WriteNpz writes: stored (method 0,
@@ -14,7 +14,7 @@
 // entry or archive of 4 GiB or more, or over 65535 entries), multi-disk archives, entries that
 // are not "<name>.npy" or are named twice, and any inconsistency: bad signatures, truncation,
 // offsets or sizes outside the file, overlapping entries, local and central headers that
-// disagree, CRC-32 mismatches, malformed .npy data (host/npy.h's rules).
+// disagree, CRC-32 mismatches, malformed .npy data (io/npy.h's rules).
 //
 // Every error is a std::runtime_error with a one-line message that starts with the file name
 // (the path, or ParseNpz's name_for_errors), e.g.
@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/npy.h"
+#include "io/npy.h"
 
 namespace mxu::host {
 

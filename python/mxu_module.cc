@@ -48,9 +48,9 @@
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/gemm_limits.h"
-#include "driver/golden/int8.h"
-#include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
+#include "golden/int8.h"
+#include "golden/numerics.h"
 
 namespace py = pybind11;
 

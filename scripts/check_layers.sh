@@ -5,14 +5,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 declare -A allowed=(
   [common]="common"
-  [driver]="common driver"
+  # The numeric contract in host floats: the reference everything else is checked against.
+  [golden]="common golden"
+  [driver]="common golden driver"
   [sim]="common sim"
-  [backends]="common driver sim waves backends"
-  [host]="common driver backends host"
+  [backends]="common golden driver sim waves backends"
+  # Files in and out (.npy/.npz, PNG charts), shared by the training library and the tool.
+  [io]="common io"
+  [train]="common golden driver io train"
+  [host]="common golden driver backends io train host"
   [waves]="common sim waves"
   # Users of the installed library: the Python module and the examples see what a user sees.
-  [python]="common driver backends"
-  [examples]="common driver backends"
+  [python]="common golden driver backends"
+  [examples]="common golden driver backends"
 )
 # One exception, file by file, each with its reason.
 declare -A exceptions=(

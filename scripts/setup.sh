@@ -13,7 +13,7 @@ while [ "${1:-}" = --target ]; do
 done
 
 # python3 (3.11: tomllib): scripts/gen_isa.py and its up-to-date test.
-# zlib1g-dev: Verilator's FST tracing links zlib. libcairo2-dev: the plots (host/plot);
+# zlib1g-dev: Verilator's FST tracing links zlib. libcairo2-dev: the plots (io/plot);
 # libpng-dev: the tests read the pictures back; nlohmann-json3-dev, libcli11-dev: header-only,
 # JSON everywhere and mxu's command line. pybind11-dev, python3-dev, python3-numpy,
 # python3-pytest: the Python module and its tests. dataset-fashion-mnist: the real data of

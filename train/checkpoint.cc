@@ -1,11 +1,11 @@
-#include "host/train/checkpoint.h"
+#include "train/checkpoint.h"
 
 #include <cmath>
 #include <map>
 #include <stdexcept>
 #include <utility>
 
-#include "host/npz.h"
+#include "io/npz.h"
 
 namespace mxu::train {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "host/train/trainer.h"
+#include "train/trainer.h"
 
 namespace mxu::train {
 

@@ -1,9 +1,9 @@
-#include "host/train/cnn.h"
+#include "train/cnn.h"
 
 #include <cmath>
 #include <stdexcept>
 
-#include "host/train/rng.h"
+#include "train/rng.h"
 
 namespace mxu::train {
 namespace {

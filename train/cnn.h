@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "host/train/conv.h"
-#include "host/train/mlp.h"
-#include "host/train/model.h"
+#include "train/conv.h"
+#include "train/mlp.h"
+#include "train/model.h"
 
 namespace mxu::train {
 

@@ -1,6 +1,6 @@
 // What data- and model-parallel training need from its ranks (one simulated chip each): sums that
 // give the same bits on every rank and every run, and a check that all ranks agree. `mxu train`
-// under mpirun uses MpiCollective (host/train/mpi_collective.h); a lone process uses
+// under mpirun uses MpiCollective (train/mpi_collective.h); a lone process uses
 // SingleProcess, whose sums are the values themselves.
 #ifndef MXU_HOST_TRAIN_COLLECTIVE_H_
 #define MXU_HOST_TRAIN_COLLECTIVE_H_

@@ -1,4 +1,4 @@
-#include "host/train/conv.h"
+#include "train/conv.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "host/train/curves_plot.h"
+#include "train/curves_plot.h"
 
 namespace mxu::train {
 

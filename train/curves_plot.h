@@ -1,12 +1,12 @@
 // The training curves of `mxu train --plot`: loss and accuracy per epoch, drawn with the plotting
-// module (host/plot/plot.h).
+// module (io/plot/plot.h).
 #ifndef MXU_HOST_TRAIN_CURVES_PLOT_H_
 #define MXU_HOST_TRAIN_CURVES_PLOT_H_
 
 #include <string>
 #include <vector>
 
-#include "host/plot/plot.h"
+#include "io/plot/plot.h"
 
 namespace mxu::train {
 

@@ -1,6 +1,6 @@
-#include "host/train/data_source.h"
+#include "train/data_source.h"
 
-#include "host/train/idx.h"
+#include "train/idx.h"
 
 namespace mxu::train {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "host/train/dataset.h"
+#include "train/dataset.h"
 
 namespace mxu::train {
 

@@ -1,5 +1,5 @@
-// The spirals generator, the stratified split and the validity check of host/train/dataset.h.
-#include "host/train/dataset.h"
+// The spirals generator, the stratified split and the validity check of train/dataset.h.
+#include "train/dataset.h"
 
 #include <cmath>
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "host/train/rng.h"
+#include "train/rng.h"
 
 namespace mxu::train {
 namespace {

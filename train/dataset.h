@@ -26,7 +26,7 @@ struct Dataset {
 
 // The recommended spirals task (see MakeSpirals): 3 arms of 1 turn each, position noise 0.05.
 // Measured over seeds 1-5 with 300 samples per class split 75/25 (the fair-test case of
-// tests/host/train/dataset_test.cc): multinomial logistic regression reaches 36% test accuracy on
+// tests/train/dataset_test.cc): multinomial logistic regression reaches 36% test accuracy on
 // average (at most 40%, chance is 33%), 5-nearest-neighbour 96% (at least 95.6%), so the task
 // needs a non-linear model. A plain fp32 MLP 2-64-64-3 (ReLU, Adam lr 0.01, batch 32) reaches
 // 94-95% test accuracy after 25 epochs and 95-97% after 100 (seeds 1-3); width 32 does as well.

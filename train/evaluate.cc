@@ -1,10 +1,10 @@
-#include "host/train/evaluate.h"
+#include "train/evaluate.h"
 
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
 
-#include "host/train/softmax_loss.h"
+#include "train/softmax_loss.h"
 
 namespace mxu::train {
 

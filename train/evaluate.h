@@ -8,9 +8,9 @@
 #include <functional>
 #include <vector>
 
-#include "host/train/dataset.h"
-#include "host/train/matmul_engine.h"
-#include "host/train/model.h"
+#include "train/dataset.h"
+#include "train/matmul_engine.h"
+#include "train/model.h"
 
 namespace mxu::train {
 

@@ -1,4 +1,4 @@
-#include "host/train/gunzip.h"
+#include "train/gunzip.h"
 
 #include <zlib.h>
 

@@ -1,5 +1,5 @@
-// The IDX reader and the IDX data set loader of host/train/idx.h.
-#include "host/train/idx.h"
+// The IDX reader and the IDX data set loader of train/idx.h.
+#include "train/idx.h"
 
 #include <sys/stat.h>
 
@@ -15,7 +15,7 @@
 #include <system_error>
 #include <vector>
 
-#include "host/train/gunzip.h"
+#include "train/gunzip.h"
 
 namespace mxu::train {
 namespace {

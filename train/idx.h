@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "host/train/dataset.h"
+#include "train/dataset.h"
 
 namespace mxu::train {
 

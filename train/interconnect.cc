@@ -1,4 +1,4 @@
-#include "host/train/interconnect.h"
+#include "train/interconnect.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "host/train/loss_scaler.h"
+#include "train/loss_scaler.h"
 
 #include <cmath>
 #include <stdexcept>

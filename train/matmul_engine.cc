@@ -1,4 +1,4 @@
-#include "host/train/matmul_engine.h"
+#include "train/matmul_engine.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,10 +1,10 @@
-#include "host/train/mlp.h"
+#include "train/mlp.h"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "host/train/rng.h"
+#include "train/rng.h"
 
 namespace mxu::train {
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "host/train/matmul_engine.h"
-#include "host/train/model.h"
+#include "train/matmul_engine.h"
+#include "train/model.h"
 
 namespace mxu::train {
 

@@ -1,4 +1,4 @@
-#include "host/train/model.h"
+#include "train/model.h"
 
 #include <cmath>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "host/train/matmul_engine.h"
+#include "train/matmul_engine.h"
 
 namespace mxu::train {
 

@@ -1,4 +1,4 @@
-#include "host/train/mpi_collective.h"
+#include "train/mpi_collective.h"
 
 #include <mpi.h>
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "host/train/collective.h"
+#include "train/collective.h"
 
 namespace mxu::train {
 

@@ -1,4 +1,4 @@
-#include "host/train/optimizer.h"
+#include "train/optimizer.h"
 
 #include <cmath>
 #include <stdexcept>

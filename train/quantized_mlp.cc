@@ -1,4 +1,4 @@
-#include "host/train/quantized_mlp.h"
+#include "train/quantized_mlp.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "common/csr_map.h"
-#include "driver/golden/int8.h"
 #include "driver/golden_request.h"
+#include "golden/int8.h"
 
 namespace mxu::train {
 namespace {

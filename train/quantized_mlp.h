@@ -19,8 +19,8 @@
 
 #include "driver/gemm.h"
 #include "driver/matrix.h"
-#include "host/train/dataset.h"
-#include "host/train/mlp.h"
+#include "train/dataset.h"
+#include "train/mlp.h"
 
 namespace mxu::train {
 

@@ -1,4 +1,4 @@
-#include "host/train/softmax_loss.h"
+#include "train/softmax_loss.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "host/train/tensor_parallel_mlp.h"
+#include "train/tensor_parallel_mlp.h"
 
 #include <stdexcept>
 #include <string>

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "host/train/collective.h"
-#include "host/train/interconnect.h"
-#include "host/train/mlp.h"
-#include "host/train/model.h"
+#include "train/collective.h"
+#include "train/interconnect.h"
+#include "train/mlp.h"
+#include "train/model.h"
 
 namespace mxu::train {
 

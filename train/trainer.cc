@@ -1,4 +1,4 @@
-#include "host/train/trainer.h"
+#include "train/trainer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,11 @@
 #include <string>
 #include <utility>
 
-#include "host/train/cnn.h"
-#include "host/train/evaluate.h"
-#include "host/train/mlp.h"
-#include "host/train/softmax_loss.h"
-#include "host/train/tensor_parallel_mlp.h"
+#include "train/cnn.h"
+#include "train/evaluate.h"
+#include "train/mlp.h"
+#include "train/softmax_loss.h"
+#include "train/tensor_parallel_mlp.h"
 
 namespace mxu::train {
 namespace {

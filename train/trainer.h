@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "host/train/collective.h"
-#include "host/train/dataset.h"
-#include "host/train/interconnect.h"
-#include "host/train/loss_scaler.h"
-#include "host/train/matmul_engine.h"
-#include "host/train/model.h"
-#include "host/train/optimizer.h"
-#include "host/train/rng.h"
+#include "train/collective.h"
+#include "train/dataset.h"
+#include "train/interconnect.h"
+#include "train/loss_scaler.h"
+#include "train/matmul_engine.h"
+#include "train/model.h"
+#include "train/optimizer.h"
+#include "train/rng.h"
 
 namespace mxu::train {
 
@@ -81,7 +81,7 @@ struct EpochRecord {
   bool complete = true;
 };
 
-// Everything a run needs to continue where it stopped, bit for bit (host/train/checkpoint.h keeps
+// Everything a run needs to continue where it stopped, bit for bit (train/checkpoint.h keeps
 // it in a file). The engine's cumulative statistics are part of it: the log reports them.
 struct TrainerState {
   std::vector<std::vector<float>> parameters;  // Model::Parameters() order (this rank's slices)

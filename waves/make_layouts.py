@@ -48,9 +48,9 @@ def save(name, comment, timestart, zoom, markers, groups):
         f.write("\n".join(out) + "\n")
 
 save("overview.gtkw", "mxu device overview: control, instructions, engines, stalls, memory port",
-     0, -17.6,
-     [(9000, " first register write of the GEMM"), (421500, " first MATMUL row enters the array"),
-      (1139000, " done (interrupt)")],
+     0, -17.1,
+     [(10000, " first register write of the GEMM"), (288500, " first MATMUL row enters the array"),
+      (745500, " done (interrupt)")],
      [("clock and control", [(BIT, T + "clk_i"), (BIT, T + "irq_o"),
                              (BIT, T + "dbg_busy_o"), (DEC, CD + "state_q[2:0]", "state_q (1 Clear 2 Run 3 DrainDone 4 DrainError)")]),
       ("instructions", [(DEC, CD + "pc_q[31:0]"), (OPCODE, CC + "op[7:0]"),
@@ -113,8 +113,8 @@ U = D + "u_unified_buffer."
 W = D + "u_weight_fifo."
 Q = D + "u_acc."
 save("buffers.gtkw", "mxu buffers: unified buffer, weight FIFO and accumulator ports",
-     0, -17.6,
-     [(9000, " first register write of the GEMM"), (422000, " first MATMUL row enters the array")],
+     0, -17.1,
+     [(10000, " first register write of the GEMM"), (289000, " first MATMUL row enters the array")],
      [("unified buffer: reads (a: array, b: DMA store)",
        [(BIT, T + "clk_i"), (BIT, U + "rd_a_en_i"), (DEC, U + "rd_a_addr_i[12:0]"),
         (BIT, U + "rd_b_en_i"), (DEC, U + "rd_b_addr_i[12:0]"), (BIT, U + "rd_b_gnt_o")]),

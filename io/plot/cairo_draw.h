@@ -1,5 +1,5 @@
 // What every chart drawn with cairo shares: owning handles, the font, colour and font setting.
-// Internal to host/plot/ (plot.cc, log_chart.cc).
+// Internal to io/plot/ (plot.cc, log_chart.cc).
 #ifndef MXU_HOST_PLOT_CAIRO_DRAW_H_
 #define MXU_HOST_PLOT_CAIRO_DRAW_H_
 
@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "host/plot/plot.h"
+#include "io/plot/plot.h"
 
 namespace mxu::plot::draw {
 

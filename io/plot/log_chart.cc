@@ -1,5 +1,5 @@
-// Drawing for host/plot/log_chart.h: decades as ticks, points as filled circles, lines dashed.
-#include "host/plot/log_chart.h"
+// Drawing for io/plot/log_chart.h: decades as ticks, points as filled circles, lines dashed.
+#include "io/plot/log_chart.h"
 
 #include <cairo.h>
 
@@ -8,8 +8,8 @@
 #include <memory>
 #include <stdexcept>
 
-#include "host/plot/cairo_draw.h"
-#include "host/plot/plot.h"
+#include "io/plot/cairo_draw.h"
+#include "io/plot/plot.h"
 
 namespace mxu::plot {
 namespace {

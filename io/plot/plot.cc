@@ -1,5 +1,5 @@
-// Layout (title, panels, legends, nice axis ticks) and cairo drawing for host/plot/plot.h.
-#include "host/plot/plot.h"
+// Layout (title, panels, legends, nice axis ticks) and cairo drawing for io/plot/plot.h.
+#include "io/plot/plot.h"
 
 #include <cairo.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "host/plot/cairo_draw.h"
+#include "io/plot/cairo_draw.h"
 
 namespace mxu::plot {
 namespace {

@@ -14,9 +14,9 @@
 #include "backends/model_device.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/int8.h"
 #include "driver/golden_request.h"
+#include "golden/float_vectors.h"
+#include "golden/int8.h"
 #include "tests/backends/program_harness.h"
 
 namespace mxu {

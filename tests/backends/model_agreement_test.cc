@@ -19,8 +19,8 @@
 #include "backends/model_device.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/numerics.h"
+#include "golden/float_vectors.h"
+#include "golden/numerics.h"
 #include "tests/backends/program_harness.h"
 #include "tests/backends/random_program.h"
 

@@ -13,10 +13,10 @@
 
 #include "driver/device_config.h"
 #include "driver/gemm.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/gemm.h"
-#include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
+#include "golden/float_vectors.h"
+#include "golden/gemm.h"
+#include "golden/numerics.h"
 #include "tests/backends/program_harness.h"
 #include "tests/backends/random_program.h"
 

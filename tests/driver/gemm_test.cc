@@ -21,12 +21,12 @@
 #include "backends/device_factory.h"
 #include "common/csr_map.h"
 #include "driver/device_config.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/gemm.h"
-#include "driver/golden/int8.h"
-#include "driver/golden/numerics.h"
 #include "driver/golden_request.h"
 #include "driver/program_runner.h"
+#include "golden/float_vectors.h"
+#include "golden/gemm.h"
+#include "golden/int8.h"
+#include "golden/numerics.h"
 
 namespace mxu::driver {
 namespace {

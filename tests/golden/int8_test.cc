@@ -1,7 +1,7 @@
 // The integer-mode reference itself (docs/numerics.md, "The integer mode") against hand-worked
 // values and an independent long double computation, so that a broken reference cannot silently
 // agree with a broken RTL. Integer results are compared exactly.
-#include "driver/golden/int8.h"
+#include "golden/int8.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The golden model's own sanity: hand-worked values of the numeric contract (docs/numerics.md),
 // so that a broken reference cannot silently agree with a broken RTL.
-#include "driver/golden/numerics.h"
+#include "golden/numerics.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "host/npy.h"
+#include "io/npy.h"
 #include "tests/host/mxu_cli.h"
 
 namespace mxu::host {

@@ -1,4 +1,4 @@
-#include "host/npy.h"
+#include "io/npy.h"
 
 #include <gtest/gtest.h>
 

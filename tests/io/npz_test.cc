@@ -1,4 +1,4 @@
-#include "host/npz.h"
+#include "io/npz.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

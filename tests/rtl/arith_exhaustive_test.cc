@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "driver/golden/check_tally.h"
-#include "driver/golden/numerics.h"
+#include "golden/check_tally.h"
+#include "golden/numerics.h"
 #include "sim/arith_units.h"
 
 namespace mxu {

@@ -14,9 +14,9 @@
 #include <ostream>
 #include <string>
 
-#include "driver/golden/check_tally.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/numerics.h"
+#include "golden/check_tally.h"
+#include "golden/float_vectors.h"
+#include "golden/numerics.h"
 
 namespace mxu {
 

@@ -1,7 +1,7 @@
 // Datapath-level tests of a verilated mxu_datapath (one array configuration per binary, chosen
 // at compile time): GEMM tiles through unified buffer -> array -> accumulators, K accumulated
 // over several tiles, partial tiles, C0 preloads, the activation unit; every output bit compared
-// with the golden model (driver/golden/gemm.h), and the cycle counts of single and back-to-back
+// with the golden model (golden/gemm.h), and the cycle counts of single and back-to-back
 // tiles asserted exactly.
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 
 #include MXU_DP_HEADER
 #include "common/pe_pipeline.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/gemm.h"
-#include "driver/golden/numerics.h"
+#include "golden/float_vectors.h"
+#include "golden/gemm.h"
+#include "golden/numerics.h"
 #include "tests/rtl/datapath_harness.h"
 
 namespace mxu {

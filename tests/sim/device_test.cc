@@ -16,9 +16,9 @@
 #include "common/csr_map.h"
 #include "common/isa.h"
 #include "common/pe_pipeline.h"
-#include "driver/golden/float_vectors.h"
-#include "driver/golden/gemm.h"
-#include "driver/golden/numerics.h"
+#include "golden/float_vectors.h"
+#include "golden/gemm.h"
+#include "golden/numerics.h"
 #include "sim/platform.h"
 
 namespace mxu {

@@ -1,14 +1,14 @@
 // Checkpoints: a trainer's state written and read back is the same state, every field; a file
 // that lacks an array or holds one of the wrong kind is refused naming it.
-#include "host/train/checkpoint.h"
+#include "train/checkpoint.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
 
-#include "host/npz.h"
-#include "host/train/dataset.h"
+#include "io/npz.h"
+#include "train/dataset.h"
 
 namespace mxu::train {
 namespace {

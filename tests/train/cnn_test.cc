@@ -1,15 +1,15 @@
 // The CNN on the host engine: its backward pass (im2col GEMMs, col2im, pooling and ReLU
 // gradients, the dense head) against central finite differences of its forward pass, every
 // parameter of a tiny net; and it learns on the host.
-#include "host/train/cnn.h"
+#include "train/cnn.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "host/train/rng.h"
-#include "host/train/softmax_loss.h"
-#include "host/train/trainer.h"
+#include "train/rng.h"
+#include "train/softmax_loss.h"
+#include "train/trainer.h"
 
 namespace mxu::train {
 namespace {

@@ -1,13 +1,13 @@
 // The im2col lowering against a direct convolution on the host: Im2col(X) x W is the
 // convolution, Col2im(dY x W^T) is its input gradient, and max pooling routes gradients to the
 // maxima.
-#include "host/train/conv.h"
+#include "train/conv.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "host/train/rng.h"
+#include "train/rng.h"
 
 namespace mxu::train {
 namespace {

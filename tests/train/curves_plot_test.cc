@@ -1,8 +1,8 @@
-// Tests of the training-curve chart (host/train/curves_plot.h), read back with libpng: the size,
+// Tests of the training-curve chart (train/curves_plot.h), read back with libpng: the size,
 // a picture that is not blank, each curve's colour at the pixels its data points map to and not
 // where there is no data, distinct colours for train and test, and odd inputs (NaN, single
 // points, empty series, long runs) that must still give a valid image.
-#include "host/train/curves_plot.h"
+#include "train/curves_plot.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// Tests of the training RNG (host/train/rng.h) and data sets (host/train/dataset.h): determinism,
+// Tests of the training RNG (train/rng.h) and data sets (train/dataset.h): determinism,
 // balance, ranges, the stratified split, validation, and that the spirals task needs a
 // non-linear model (logistic regression fails where k-nearest-neighbour succeeds).
-#include "host/train/dataset.h"
+#include "train/dataset.h"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "host/train/rng.h"
+#include "train/rng.h"
 
 namespace mxu::train {
 namespace {

@@ -1,6 +1,6 @@
-// Tests of the IDX reader and data set loader (host/train/idx.h): round trips of small files
+// Tests of the IDX reader and data set loader (train/idx.h): round trips of small files
 // written here, each error message, and a fuzz loop that must never crash.
-#include "host/train/idx.h"
+#include "train/idx.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "host/train/gunzip.h"
-#include "host/train/rng.h"
+#include "train/gunzip.h"
+#include "train/rng.h"
 
 namespace mxu::train {
 namespace {

@@ -1,5 +1,5 @@
-// The ring all-reduce's simulated cycles (host/train/interconnect.h).
-#include "host/train/interconnect.h"
+// The ring all-reduce's simulated cycles (train/interconnect.h).
+#include "train/interconnect.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The device matmul engine on the model backend: products taller than the driver's 65535 rows,
 // and chained programs too tall for the unified buffer, run in row chunks, bit-identical to the
 // golden model and to the products run one at a time.
-#include "host/train/matmul_engine.h"
+#include "train/matmul_engine.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 
 #include "backends/model_device.h"
 #include "common/bf16.h"
-#include "driver/golden/gemm.h"
-#include "driver/golden/numerics.h"
-#include "host/train/rng.h"
+#include "golden/gemm.h"
+#include "golden/numerics.h"
+#include "train/rng.h"
 
 namespace mxu::train {
 namespace {

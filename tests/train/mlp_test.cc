@@ -1,14 +1,14 @@
 // The model's maths on the host engine: softmax cross-entropy and the backward pass against
 // central finite differences computed in double precision, and the training loop on the host.
-#include "host/train/mlp.h"
+#include "train/mlp.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "host/train/dataset.h"
-#include "host/train/softmax_loss.h"
-#include "host/train/trainer.h"
+#include "train/dataset.h"
+#include "train/softmax_loss.h"
+#include "train/trainer.h"
 
 namespace mxu::train {
 namespace {

@@ -1,12 +1,12 @@
 // Optimizers and loss scaling against hand-worked and double-precision reference updates.
-#include "host/train/optimizer.h"
+#include "train/optimizer.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "host/train/loss_scaler.h"
+#include "train/loss_scaler.h"
 
 namespace mxu::train {
 namespace {

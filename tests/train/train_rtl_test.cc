@@ -13,12 +13,12 @@
 #include "backends/model_device.h"
 #include "backends/rtl_device.h"
 #include "common/bf16.h"
-#include "driver/golden/gemm.h"
-#include "driver/golden/numerics.h"
-#include "host/train/dataset.h"
-#include "host/train/matmul_engine.h"
-#include "host/train/rng.h"
-#include "host/train/trainer.h"
+#include "golden/gemm.h"
+#include "golden/numerics.h"
+#include "train/dataset.h"
+#include "train/matmul_engine.h"
+#include "train/rng.h"
+#include "train/trainer.h"
 
 namespace mxu::train {
 namespace {

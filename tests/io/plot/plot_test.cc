@@ -1,7 +1,7 @@
-// Tests of the plotting module (host/plot/plot.h) beyond the training curves: grouped bar charts
+// Tests of the plotting module (io/plot/plot.h) beyond the training curves: grouped bar charts
 // (what `mxu bench` will draw), a line chart with explicit x values, panel layout and errors. The
 // pictures are read back with libpng.
-#include "host/plot/plot.h"
+#include "io/plot/plot.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
