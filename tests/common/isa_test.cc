@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,19 @@ void Set(Words& words, int lsb, int width, uint64_t value) {
   }
 }
 
+// One bit range of an instruction: bits [lsb + width - 1 : lsb] hold `value`.
+struct BitRange {
+  int lsb;
+  int width;
+  uint64_t value;
+};
+
+Words Pack(std::initializer_list<BitRange> ranges) {
+  Words w{};
+  for (const BitRange& r : ranges) Set(w, r.lsb, r.width, r.value);
+  return w;
+}
+
 Words operator|(Words a, const Words& b) {
   for (size_t i = 0; i < a.size(); ++i) a[i] |= b[i];
   return a;
@@ -39,17 +53,15 @@ Words operator|(Words a, const Words& b) {
 
 Words ExpectedTransfer(uint32_t opcode, uint32_t buffer, bool transpose, uint32_t rows,
                        uint32_t lanes, uint32_t buffer_addr, uint64_t host, uint32_t stride) {
-  Words w{};
-  Set(w, 0, 8, opcode);
-  Set(w, 8, 2, buffer);
-  Set(w, 10, 1, transpose);
-  Set(w, 16, 16, rows);
-  Set(w, 32, 16, lanes);
-  Set(w, 48, 16, buffer_addr);
-  Set(w, 64, 16, host & 0xFFFF);              // host address [15:0]
-  Set(w, 80, 32, (host >> 16) & 0xFFFFFFFF);  // host address [47:16]
-  Set(w, 112, 16, stride);
-  return w;
+  return Pack({{0, 8, opcode},
+               {8, 2, buffer},
+               {10, 1, transpose},
+               {16, 16, rows},
+               {32, 16, lanes},
+               {48, 16, buffer_addr},
+               {64, 16, host & 0xFFFF},              // host address [15:0]
+               {80, 32, (host >> 16) & 0xFFFFFFFF},  // host address [47:16]
+               {112, 16, stride}});
 }
 
 TEST(IsaTest, LoadMatchesTable) {
@@ -73,15 +85,13 @@ TEST(IsaTest, StoreMatchesTable) {
 
 Words ExpectedMatmul(uint32_t rows, uint32_t k_rows, uint32_t ub, uint32_t acc, bool accumulate,
                      bool new_weights) {
-  Words w{};
-  Set(w, 0, 8, 0x10);
-  Set(w, 8, 1, accumulate);
-  Set(w, 9, 1, new_weights);
-  Set(w, 16, 16, rows);
-  Set(w, 32, 16, k_rows);
-  Set(w, 48, 16, ub);
-  Set(w, 64, 16, acc);
-  return w;
+  return Pack({{0, 8, 0x10},
+               {8, 1, accumulate},
+               {9, 1, new_weights},
+               {16, 16, rows},
+               {32, 16, k_rows},
+               {48, 16, ub},
+               {64, 16, acc}});
 }
 
 TEST(IsaTest, MatmulMatchesTable) {
@@ -98,15 +108,13 @@ TEST(IsaTest, MatmulMatchesTable) {
 
 Words ExpectedActivate(uint32_t rows, uint32_t acc, uint32_t ub, bool relu, bool bias,
                        uint32_t bias_addr) {
-  Words w{};
-  Set(w, 0, 8, 0x20);
-  Set(w, 8, 1, relu);
-  Set(w, 9, 1, bias);
-  Set(w, 16, 16, rows);
-  Set(w, 32, 16, acc);
-  Set(w, 48, 16, ub);
-  Set(w, 64, 16, bias_addr);
-  return w;
+  return Pack({{0, 8, 0x20},
+               {8, 1, relu},
+               {9, 1, bias},
+               {16, 16, rows},
+               {32, 16, acc},
+               {48, 16, ub},
+               {64, 16, bias_addr}});
 }
 
 TEST(IsaTest, ActivateMatchesTable) {
