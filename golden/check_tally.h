@@ -1,7 +1,7 @@
 // Bookkeeping of a bit-exact check against the golden model: counts vectors, keeps the first
 // mismatches and reports one summary line ("<name>: N vectors, M mismatches").
-#ifndef MXU_DRIVER_GOLDEN_CHECK_TALLY_H_
-#define MXU_DRIVER_GOLDEN_CHECK_TALLY_H_
+#ifndef MXU_GOLDEN_CHECK_TALLY_H_
+#define MXU_GOLDEN_CHECK_TALLY_H_
 
 #include <cinttypes>
 #include <cstdint>
@@ -61,4 +61,4 @@ class CheckTally {
 
 }  // namespace mxu::golden
 
-#endif  // MXU_DRIVER_GOLDEN_CHECK_TALLY_H_
+#endif  // MXU_GOLDEN_CHECK_TALLY_H_

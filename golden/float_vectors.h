@@ -1,7 +1,7 @@
 // Operand generators for arithmetic checks: random bit patterns spread evenly over every sign
 // and exponent (zeros, subnormals, infinities and NaNs included), and the special classes.
-#ifndef MXU_DRIVER_GOLDEN_FLOAT_VECTORS_H_
-#define MXU_DRIVER_GOLDEN_FLOAT_VECTORS_H_
+#ifndef MXU_GOLDEN_FLOAT_VECTORS_H_
+#define MXU_GOLDEN_FLOAT_VECTORS_H_
 
 #include <cstdint>
 #include <random>
@@ -36,4 +36,4 @@ std::vector<uint32_t> SpecialFp32();
 
 }  // namespace mxu::golden
 
-#endif  // MXU_DRIVER_GOLDEN_FLOAT_VECTORS_H_
+#endif  // MXU_GOLDEN_FLOAT_VECTORS_H_

@@ -1,8 +1,8 @@
 // The matrix unit's GEMM as the numeric contract defines it (docs/numerics.md), in host floats:
 // C = A x B (+ C0), A (M x K) and B (K x N) in bf16, C in fp32, accumulated in the order an array
 // of `array_rows` PE rows produces. Shares no code with the RTL path.
-#ifndef MXU_DRIVER_GOLDEN_GEMM_H_
-#define MXU_DRIVER_GOLDEN_GEMM_H_
+#ifndef MXU_GOLDEN_GEMM_H_
+#define MXU_GOLDEN_GEMM_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -36,4 +36,4 @@ Fp32Matrix Gemm(const Bf16Matrix& a, const Bf16Matrix& b, int array_rows, Subnor
 
 }  // namespace mxu::golden
 
-#endif  // MXU_DRIVER_GOLDEN_GEMM_H_
+#endif  // MXU_GOLDEN_GEMM_H_

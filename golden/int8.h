@@ -2,8 +2,8 @@
 // host's own integer arithmetic: the int8 x int8 -> int32 GEMM and the requantization of an int32
 // accumulator to int8. This is the reference the device is checked against, so it shares no code
 // with the RTL path and uses only int64 (the rule's bounds make wider arithmetic unnecessary).
-#ifndef MXU_DRIVER_GOLDEN_INT8_H_
-#define MXU_DRIVER_GOLDEN_INT8_H_
+#ifndef MXU_GOLDEN_INT8_H_
+#define MXU_GOLDEN_INT8_H_
 
 #include <cstdint>
 #include <vector>
@@ -62,4 +62,4 @@ int8_t QuantizeValue(float x, float scale, int zero_point);
 
 }  // namespace mxu::golden
 
-#endif  // MXU_DRIVER_GOLDEN_INT8_H_
+#endif  // MXU_GOLDEN_INT8_H_

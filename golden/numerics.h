@@ -1,7 +1,7 @@
 // The numeric contract (docs/numerics.md) computed with the host CPU's own IEEE-754 arithmetic.
 // This is the root of trust of every bit-exact check: it shares no code with the RTL path.
-#ifndef MXU_DRIVER_GOLDEN_NUMERICS_H_
-#define MXU_DRIVER_GOLDEN_NUMERICS_H_
+#ifndef MXU_GOLDEN_NUMERICS_H_
+#define MXU_GOLDEN_NUMERICS_H_
 
 #include <cstdint>
 
@@ -51,4 +51,4 @@ float Fp32AddInCurrentMode(float a, float b);
 
 }  // namespace mxu::golden
 
-#endif  // MXU_DRIVER_GOLDEN_NUMERICS_H_
+#endif  // MXU_GOLDEN_NUMERICS_H_

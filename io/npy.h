@@ -14,8 +14,8 @@
 // Every error is a std::runtime_error with a one-line message that starts with the file name
 // (the path, or ParseNpy's name_for_errors), e.g.
 //   "A.npy: truncated data: expected 48 bytes, found 40".
-#ifndef MXU_HOST_NPY_H_
-#define MXU_HOST_NPY_H_
+#ifndef MXU_IO_NPY_H_
+#define MXU_IO_NPY_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -97,4 +97,4 @@ void WriteNpy(const std::string& path, const NpyArray& array);
 
 }  // namespace mxu::host
 
-#endif  // MXU_HOST_NPY_H_
+#endif  // MXU_IO_NPY_H_

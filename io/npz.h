@@ -19,8 +19,8 @@
 // Every error is a std::runtime_error with a one-line message that starts with the file name
 // (the path, or ParseNpz's name_for_errors), e.g.
 //   "ckpt.npz: entry 'w1.npy': CRC-32 mismatch (stored 0x1c291ca3, computed 0x0d4a1185)".
-#ifndef MXU_HOST_NPZ_H_
-#define MXU_HOST_NPZ_H_
+#ifndef MXU_IO_NPZ_H_
+#define MXU_IO_NPZ_H_
 
 #include <cstdint>
 #include <string>
@@ -63,4 +63,4 @@ NpzArchive ParseNpz(const std::vector<uint8_t>& bytes, const std::string& name_f
 
 }  // namespace mxu::host
 
-#endif  // MXU_HOST_NPZ_H_
+#endif  // MXU_IO_NPZ_H_

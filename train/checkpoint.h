@@ -2,8 +2,8 @@
 // array) holding the model's description and weights, the optimizer's state, the loss scaler,
 // the position in the data order, the seed and settings of the run, and its per-epoch history,
 // so that `mxu train --resume` continues bit for bit and `mxu predict` can use the model.
-#ifndef MXU_HOST_TRAIN_CHECKPOINT_H_
-#define MXU_HOST_TRAIN_CHECKPOINT_H_
+#ifndef MXU_TRAIN_CHECKPOINT_H_
+#define MXU_TRAIN_CHECKPOINT_H_
 
 #include <cstdint>
 #include <string>
@@ -45,4 +45,4 @@ std::vector<std::string> ParameterNames(const TrainConfig& config);
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_CHECKPOINT_H_
+#endif  // MXU_TRAIN_CHECKPOINT_H_

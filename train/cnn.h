@@ -7,8 +7,8 @@
 //   backward dW = P^T dY                  device (P transposed by the cast)
 //            dP = dY W^T                  device (not for the first layer), then Col2im on the host
 //            db = column sums of dY, pooling and ReLU gradients: host
-#ifndef MXU_HOST_TRAIN_CNN_H_
-#define MXU_HOST_TRAIN_CNN_H_
+#ifndef MXU_TRAIN_CNN_H_
+#define MXU_TRAIN_CNN_H_
 
 #include <cstdint>
 #include <string>
@@ -70,4 +70,4 @@ class Cnn : public Model {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_CNN_H_
+#endif  // MXU_TRAIN_CNN_H_

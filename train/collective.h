@@ -2,8 +2,8 @@
 // give the same bits on every rank and every run, and a check that all ranks agree. `mxu train`
 // under mpirun uses MpiCollective (train/mpi_collective.h); a lone process uses
 // SingleProcess, whose sums are the values themselves.
-#ifndef MXU_HOST_TRAIN_COLLECTIVE_H_
-#define MXU_HOST_TRAIN_COLLECTIVE_H_
+#ifndef MXU_TRAIN_COLLECTIVE_H_
+#define MXU_TRAIN_COLLECTIVE_H_
 
 #include <cstdint>
 #include <vector>
@@ -38,4 +38,4 @@ class SingleProcess : public Collective {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_COLLECTIVE_H_
+#endif  // MXU_TRAIN_COLLECTIVE_H_

@@ -5,8 +5,8 @@
 // Images are NHWC, one sample after another: element (b, y, x, c) of a batch of B images of
 // H x W x C is at ((b * H + y) * W + x) * C + c, so a batch is a matrix of B * H * W rows by C
 // columns (or B rows by H * W * C). A convolution's GEMM output [B * H * W, F] is NHWC again.
-#ifndef MXU_HOST_TRAIN_CONV_H_
-#define MXU_HOST_TRAIN_CONV_H_
+#ifndef MXU_TRAIN_CONV_H_
+#define MXU_TRAIN_CONV_H_
 
 #include <vector>
 
@@ -51,4 +51,4 @@ Fp32Matrix MaxPool2Backward(const Fp32Matrix& d_pooled, const std::vector<int>& 
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_CONV_H_
+#endif  // MXU_TRAIN_CONV_H_

@@ -1,7 +1,7 @@
 // The training curves of `mxu train --plot`: loss and accuracy per epoch, drawn with the plotting
 // module (io/plot/plot.h).
-#ifndef MXU_HOST_TRAIN_CURVES_PLOT_H_
-#define MXU_HOST_TRAIN_CURVES_PLOT_H_
+#ifndef MXU_TRAIN_CURVES_PLOT_H_
+#define MXU_TRAIN_CURVES_PLOT_H_
 
 #include <string>
 #include <vector>
@@ -32,4 +32,4 @@ void WriteCurvesPng(const std::string& path, const std::string& title,
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_CURVES_PLOT_H_
+#endif  // MXU_TRAIN_CURVES_PLOT_H_

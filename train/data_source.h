@@ -1,8 +1,8 @@
 // What a training or inference run reads: the IDX files `--data` names (a directory, or
 // fashion-mnist for the installed Fashion-MNIST), or without it the generated spirals. One place,
 // so that `mxu train` and `mxu predict` load a data set alike.
-#ifndef MXU_HOST_TRAIN_DATA_SOURCE_H_
-#define MXU_HOST_TRAIN_DATA_SOURCE_H_
+#ifndef MXU_TRAIN_DATA_SOURCE_H_
+#define MXU_TRAIN_DATA_SOURCE_H_
 
 #include <cstdint>
 #include <string>
@@ -29,4 +29,4 @@ LoadedData LoadData(const DataSource& source, uint64_t seed);
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_DATA_SOURCE_H_
+#endif  // MXU_TRAIN_DATA_SOURCE_H_

@@ -1,7 +1,7 @@
 // Classification data sets for `mxu train`: the in-memory layout, the built-in generated spirals
 // task, a stratified train/test split, and a validity check.
-#ifndef MXU_HOST_TRAIN_DATASET_H_
-#define MXU_HOST_TRAIN_DATASET_H_
+#ifndef MXU_TRAIN_DATASET_H_
+#define MXU_TRAIN_DATASET_H_
 
 #include <cstdint>
 #include <string>
@@ -63,4 +63,4 @@ void ValidateDataset(const Dataset& data);
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_DATASET_H_
+#endif  // MXU_TRAIN_DATASET_H_

@@ -1,8 +1,8 @@
 // Inference over a data set: the model's logits in batches on the engine, then the loss, the
 // accuracy, the confusion matrix and each sample's predicted class. The training loop's
 // evaluation after every epoch and `mxu predict` both use it, so they give the same numbers.
-#ifndef MXU_HOST_TRAIN_EVALUATE_H_
-#define MXU_HOST_TRAIN_EVALUATE_H_
+#ifndef MXU_TRAIN_EVALUATE_H_
+#define MXU_TRAIN_EVALUATE_H_
 
 #include <cstddef>
 #include <functional>
@@ -36,4 +36,4 @@ EvaluationSums EvaluateSamples(const LogitsOf& logits_of, const Dataset& data, s
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_EVALUATE_H_
+#endif  // MXU_TRAIN_EVALUATE_H_

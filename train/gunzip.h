@@ -1,6 +1,6 @@
 // gzip decompression (zlib) for the IDX loader: Fashion-MNIST and MNIST ship as .gz.
-#ifndef MXU_HOST_TRAIN_GUNZIP_H_
-#define MXU_HOST_TRAIN_GUNZIP_H_
+#ifndef MXU_TRAIN_GUNZIP_H_
+#define MXU_TRAIN_GUNZIP_H_
 
 #include <zlib.h>
 
@@ -46,4 +46,4 @@ class GzipStream {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_GUNZIP_H_
+#endif  // MXU_TRAIN_GUNZIP_H_

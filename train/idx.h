@@ -7,8 +7,8 @@
 // std::runtime_error with a one-line message that starts with the file (or directory) name, e.g.
 // "data/train-labels-idx1-ubyte: truncated payload: expected 60000 bytes, found 59000". No byte
 // sequence makes the reader crash.
-#ifndef MXU_HOST_TRAIN_IDX_H_
-#define MXU_HOST_TRAIN_IDX_H_
+#ifndef MXU_TRAIN_IDX_H_
+#define MXU_TRAIN_IDX_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -57,4 +57,4 @@ inline constexpr double kIdxSplitTestFraction = 0.2;
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_IDX_H_
+#endif  // MXU_TRAIN_IDX_H_

@@ -7,8 +7,8 @@
 // Google's Training Chips: TPUv2 and TPUv3", IEEE Micro 2021): 496 Gbit/s, about 62 GB/s, per
 // link and direction at a 700 MHz clock, so 88 bytes per device cycle; a neighbour's latency of
 // 0.5 us (350 cycles; "sub-microsecond" is all that is published, the figure is ours).
-#ifndef MXU_HOST_TRAIN_INTERCONNECT_H_
-#define MXU_HOST_TRAIN_INTERCONNECT_H_
+#ifndef MXU_TRAIN_INTERCONNECT_H_
+#define MXU_TRAIN_INTERCONNECT_H_
 
 #include <cstdint>
 
@@ -27,4 +27,4 @@ struct RingInterconnect {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_INTERCONNECT_H_
+#endif  // MXU_TRAIN_INTERCONNECT_H_

@@ -1,8 +1,8 @@
 // Dynamic loss scaling: the loss (and so every gradient) is multiplied by a power of two so that
 // small gradients keep their bits through bf16 operands; when a step's gradients hold Inf or NaN
 // the step is skipped and the scale halved, and after a run of good steps the scale doubles.
-#ifndef MXU_HOST_TRAIN_LOSS_SCALER_H_
-#define MXU_HOST_TRAIN_LOSS_SCALER_H_
+#ifndef MXU_TRAIN_LOSS_SCALER_H_
+#define MXU_TRAIN_LOSS_SCALER_H_
 
 #include <cstdint>
 
@@ -43,4 +43,4 @@ class LossScaler {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_LOSS_SCALER_H_
+#endif  // MXU_TRAIN_LOSS_SCALER_H_

@@ -4,8 +4,8 @@
 //   way in (the mixed-precision cast), products accumulate in fp32 on the device, transposes are
 //   done by the device's DMA, bias and ReLU by its accumulator start and store path.
 // - HostMatmulEngine: plain fp32 on the host CPU, the reference run (`--backend host`).
-#ifndef MXU_HOST_TRAIN_MATMUL_ENGINE_H_
-#define MXU_HOST_TRAIN_MATMUL_ENGINE_H_
+#ifndef MXU_TRAIN_MATMUL_ENGINE_H_
+#define MXU_TRAIN_MATMUL_ENGINE_H_
 
 #include <cstdint>
 #include <string>
@@ -105,4 +105,4 @@ class DeviceMatmulEngine : public MatmulEngine {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_MATMUL_ENGINE_H_
+#endif  // MXU_TRAIN_MATMUL_ENGINE_H_

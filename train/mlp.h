@@ -1,8 +1,8 @@
 // The multi-layer perceptron being trained: fp32 master weights on the host, every product
 // (forward X W, backward dY W^T and X^T dY) handed to a MatmulEngine. Hidden layers use ReLU; the
 // last layer gives the logits.
-#ifndef MXU_HOST_TRAIN_MLP_H_
-#define MXU_HOST_TRAIN_MLP_H_
+#ifndef MXU_TRAIN_MLP_H_
+#define MXU_TRAIN_MLP_H_
 
 #include <cstdint>
 #include <string>
@@ -65,4 +65,4 @@ void ApplyDropout(Fp32Matrix& m, const Dropout& dropout, int layer);
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_MLP_H_
+#endif  // MXU_TRAIN_MLP_H_

@@ -1,7 +1,7 @@
 // What the training loop trains: a classifier whose every product runs on a MatmulEngine, with
 // fp32 master parameters on the host. The MLP (mlp.h) and the CNN (cnn.h) are models.
-#ifndef MXU_HOST_TRAIN_MODEL_H_
-#define MXU_HOST_TRAIN_MODEL_H_
+#ifndef MXU_TRAIN_MODEL_H_
+#define MXU_TRAIN_MODEL_H_
 
 #include <cstddef>
 #include <string>
@@ -60,4 +60,4 @@ class Model {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_MODEL_H_
+#endif  // MXU_TRAIN_MODEL_H_

@@ -1,8 +1,8 @@
 // The ranks of an MPI job (`mpirun -np N mxu train ...`) as a Collective. Sums gather every
 // rank's vector (MPI_Allgather) and add them in rank order on each rank: MPI_Allreduce may add
 // in any order, which would make runs differ in the last bits.
-#ifndef MXU_HOST_TRAIN_MPI_COLLECTIVE_H_
-#define MXU_HOST_TRAIN_MPI_COLLECTIVE_H_
+#ifndef MXU_TRAIN_MPI_COLLECTIVE_H_
+#define MXU_TRAIN_MPI_COLLECTIVE_H_
 
 #include <cstdint>
 #include <string>
@@ -43,4 +43,4 @@ class MpiCollective : public Collective {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_MPI_COLLECTIVE_H_
+#endif  // MXU_TRAIN_MPI_COLLECTIVE_H_

@@ -1,7 +1,7 @@
 // Optimizers over fp32 master weights and fp32 state on the host, as in mixed-precision training
 // on TPUs: the device sees only the bf16 copies the matmul engine makes of the weights.
-#ifndef MXU_HOST_TRAIN_OPTIMIZER_H_
-#define MXU_HOST_TRAIN_OPTIMIZER_H_
+#ifndef MXU_TRAIN_OPTIMIZER_H_
+#define MXU_TRAIN_OPTIMIZER_H_
 
 #include <cstdint>
 #include <memory>
@@ -72,4 +72,4 @@ std::unique_ptr<Optimizer> MakeOptimizer(const OptimizerConfig& config);
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_OPTIMIZER_H_
+#endif  // MXU_TRAIN_OPTIMIZER_H_

@@ -9,8 +9,8 @@
 //   layer's int32 sums are scaled back to fp32 logits on the host.
 // Inference is then entirely in the integer mode: one quantization of the input on the host, int8
 // GEMMs chained through the requantization, and the logits' dequantization at the end.
-#ifndef MXU_HOST_TRAIN_QUANTIZED_MLP_H_
-#define MXU_HOST_TRAIN_QUANTIZED_MLP_H_
+#ifndef MXU_TRAIN_QUANTIZED_MLP_H_
+#define MXU_TRAIN_QUANTIZED_MLP_H_
 
 #include <cstdint>
 #include <functional>
@@ -78,4 +78,4 @@ driver::Int32Matrix RunInt8OnDevice(driver::Device& device, const driver::Device
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_QUANTIZED_MLP_H_
+#endif  // MXU_TRAIN_QUANTIZED_MLP_H_

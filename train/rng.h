@@ -6,8 +6,8 @@
 // same stream of Next(), Uniform(), Below() and Shuffle() results on every platform. Normal() also
 // calls std::log, std::sqrt and std::cos, which are correctly rounded or nearly so in the usual C
 // libraries; it is bit-identical between runs on one platform.
-#ifndef MXU_HOST_TRAIN_RNG_H_
-#define MXU_HOST_TRAIN_RNG_H_
+#ifndef MXU_TRAIN_RNG_H_
+#define MXU_TRAIN_RNG_H_
 
 #include <array>
 #include <cmath>
@@ -105,4 +105,4 @@ class Rng {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_RNG_H_
+#endif  // MXU_TRAIN_RNG_H_

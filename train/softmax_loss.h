@@ -1,6 +1,6 @@
 // Softmax cross-entropy on the host, in fp32 with a max-shifted log-sum-exp.
-#ifndef MXU_HOST_TRAIN_SOFTMAX_LOSS_H_
-#define MXU_HOST_TRAIN_SOFTMAX_LOSS_H_
+#ifndef MXU_TRAIN_SOFTMAX_LOSS_H_
+#define MXU_TRAIN_SOFTMAX_LOSS_H_
 
 #include <vector>
 
@@ -22,4 +22,4 @@ LossResult SoftmaxCrossEntropy(const driver::Fp32Matrix& logits, const std::vect
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_SOFTMAX_LOSS_H_
+#endif  // MXU_TRAIN_SOFTMAX_LOSS_H_

@@ -8,8 +8,8 @@
 // The optimizer updates each rank's slices alone (Adam and SGD are elementwise), so the weight
 // memory per rank is about 1/N of the model's. The all-gathers' and all-reduces' cycles on the
 // ring interconnect are counted as data parallelism's all-reduce is.
-#ifndef MXU_HOST_TRAIN_TENSOR_PARALLEL_MLP_H_
-#define MXU_HOST_TRAIN_TENSOR_PARALLEL_MLP_H_
+#ifndef MXU_TRAIN_TENSOR_PARALLEL_MLP_H_
+#define MXU_TRAIN_TENSOR_PARALLEL_MLP_H_
 
 #include <cstdint>
 #include <string>
@@ -66,4 +66,4 @@ class TensorParallelMlp : public Model {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_TENSOR_PARALLEL_MLP_H_
+#endif  // MXU_TRAIN_TENSOR_PARALLEL_MLP_H_

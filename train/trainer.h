@@ -1,8 +1,8 @@
 // The training loop: epochs of shuffled mini-batches through the model (MLP or CNN), every GEMM on
 // the matmul engine, softmax cross-entropy, loss-scaled gradients checked for Inf/NaN, an optimizer
 // step on the fp32 master weights, and an evaluation of the held-out set after each epoch.
-#ifndef MXU_HOST_TRAIN_TRAINER_H_
-#define MXU_HOST_TRAIN_TRAINER_H_
+#ifndef MXU_TRAIN_TRAINER_H_
+#define MXU_TRAIN_TRAINER_H_
 
 #include <array>
 #include <cstdint>
@@ -194,4 +194,4 @@ class Trainer {
 
 }  // namespace mxu::train
 
-#endif  // MXU_HOST_TRAIN_TRAINER_H_
+#endif  // MXU_TRAIN_TRAINER_H_

@@ -1,7 +1,7 @@
 // What every chart drawn with cairo shares: owning handles, the font, colour and font setting.
 // Internal to io/plot/ (plot.cc, log_chart.cc).
-#ifndef MXU_HOST_PLOT_CAIRO_DRAW_H_
-#define MXU_HOST_PLOT_CAIRO_DRAW_H_
+#ifndef MXU_IO_PLOT_CAIRO_DRAW_H_
+#define MXU_IO_PLOT_CAIRO_DRAW_H_
 
 #include <cairo.h>
 
@@ -28,4 +28,4 @@ inline void SetFont(cairo_t* cr, double size, bool bold = false) {
 
 }  // namespace mxu::plot::draw
 
-#endif  // MXU_HOST_PLOT_CAIRO_DRAW_H_
+#endif  // MXU_IO_PLOT_CAIRO_DRAW_H_

@@ -2,8 +2,8 @@
 // axes that are powers of ten, e.g. a roofline (operational intensity against achieved
 // throughput, with the roofs). Colours follow plot.h's palette: group i (its points and its
 // lines) has SeriesColour(i). The same inputs give the same bytes.
-#ifndef MXU_HOST_PLOT_LOG_CHART_H_
-#define MXU_HOST_PLOT_LOG_CHART_H_
+#ifndef MXU_IO_PLOT_LOG_CHART_H_
+#define MXU_IO_PLOT_LOG_CHART_H_
 
 #include <string>
 #include <vector>
@@ -34,4 +34,4 @@ void WriteLogChartPng(const LogChart& chart, int width, int height, const std::s
 
 }  // namespace mxu::plot
 
-#endif  // MXU_HOST_PLOT_LOG_CHART_H_
+#endif  // MXU_IO_PLOT_LOG_CHART_H_

@@ -6,8 +6,8 @@
 // Series colours come from one palette (Tableau 10) by position: series i of every panel has
 // SeriesColour(i), so a run's curves can be matched across panels. The same inputs give the same
 // bytes.
-#ifndef MXU_HOST_PLOT_PLOT_H_
-#define MXU_HOST_PLOT_PLOT_H_
+#ifndef MXU_IO_PLOT_PLOT_H_
+#define MXU_IO_PLOT_PLOT_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -106,4 +106,4 @@ class Figure {
 
 }  // namespace mxu::plot
 
-#endif  // MXU_HOST_PLOT_PLOT_H_
+#endif  // MXU_IO_PLOT_PLOT_H_
