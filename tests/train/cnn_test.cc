@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "tests/train/finite_differences.h"
 #include "train/rng.h"
 #include "train/softmax_loss.h"
 #include "train/trainer.h"
@@ -62,31 +63,10 @@ TEST(Cnn, BackwardMatchesFiniteDifferences) {
   // Forward: 2 conv GEMMs + 2 dense; backward: 2 conv dW + 1 conv dX, 2 dense dW + 2 dX.
   EXPECT_EQ(engine.stats().gemms, 11u);
 
-  std::vector<std::vector<float>*> params = cnn.Parameters();
-  std::vector<std::vector<float>*> g = grads.Tensors();
-  ASSERT_EQ(params.size(), g.size());
-  int checked = 0, nonzero = 0;
-  for (size_t t = 0; t < params.size(); ++t) {
-    ASSERT_EQ(params[t]->size(), g[t]->size()) << "tensor " << t;
-    for (size_t i = 0; i < params[t]->size(); ++i) {
-      float& p = (*params[t])[i];
-      const float saved = p;
-      const float h = 1e-3f;
-      p = saved + h;
-      const double up = MeanLoss(cnn, x, labels);
-      p = saved - h;
-      const double down = MeanLoss(cnn, x, labels);
-      p = saved;
-      const double numeric = (up - down) / (2.0 * (double(saved + h) - double(saved)));
-      const double analytic = (*g[t])[i];
-      EXPECT_NEAR(analytic, numeric, 2e-3 + 2e-2 * std::fabs(numeric))
-          << "tensor " << t << " index " << i;
-      ++checked;
-      nonzero += std::fabs(analytic) > 1e-4;
-    }
-  }
-  EXPECT_EQ(checked, 185);
-  EXPECT_GT(nonzero, checked / 2);  // the check is not vacuous
+  const FiniteDifferenceCount count = ExpectGradientsMatchFiniteDifferences(
+      cnn.Parameters(), grads.Tensors(), [&] { return MeanLoss(cnn, x, labels); }, 2e-2);
+  EXPECT_EQ(count.checked, 185);
+  EXPECT_GT(count.nonzero, count.checked / 2);
 }
 
 // Blobs: class c is a bright 3x3 square in one of three corners of an 8x8 image, plus noise.
