@@ -12,6 +12,7 @@
 #include "common/bf16.h"
 #include "golden/gemm.h"
 #include "golden/numerics.h"
+#include "tests/train/golden_operands.h"
 #include "train/rng.h"
 
 namespace mxu::train {
@@ -23,21 +24,6 @@ Fp32Matrix Random(int rows, int cols, Rng& rng) {
   Fp32Matrix m(rows, cols);
   for (float& v : m.data) v = static_cast<float>(rng.Normal());
   return m;
-}
-
-bool BitEqual(const Fp32Matrix& a, const Fp32Matrix& b) {
-  return a.rows == b.rows && a.cols == b.cols &&
-         std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0;
-}
-
-golden::Bf16Matrix ToGolden(const Fp32Matrix& m, bool transposed, Subnormals mode) {
-  golden::Bf16Matrix out{transposed ? m.cols : m.rows, transposed ? m.rows : m.cols, {}};
-  for (int r = 0; r < out.rows; ++r) {
-    for (int c = 0; c < out.cols; ++c) {
-      out.data.push_back(FloatToBf16(transposed ? m.at(c, r) : m.at(r, c), mode));
-    }
-  }
-  return out;
 }
 
 TEST(DeviceMatmulEngine, ProductsTallerThanTheDriversLimitAreTheGoldenModels) {
@@ -60,7 +46,7 @@ TEST(DeviceMatmulEngine, ProductsTallerThanTheDriversLimitAreTheGoldenModels) {
     golden::Fp32Matrix start{m, n, {}};
     for (int r = 0; r < m; ++r) start.data.insert(start.data.end(), bias.begin(), bias.end());
     const golden::Fp32Matrix want =
-        golden::Gemm(ToGolden(a, trans_a, mode), ToGolden(b, false, mode),
+        golden::Gemm(OpFormBf16(a, trans_a, mode), OpFormBf16(b, false, mode),
                      static_cast<int>(engine.config().rows), mode, &start);
     ASSERT_EQ(got.rows, m);
     ASSERT_EQ(got.cols, n);

@@ -15,6 +15,7 @@
 #include "common/bf16.h"
 #include "golden/gemm.h"
 #include "golden/numerics.h"
+#include "tests/train/golden_operands.h"
 #include "train/dataset.h"
 #include "train/matmul_engine.h"
 #include "train/rng.h"
@@ -37,17 +38,6 @@ std::vector<EpochRecord> Train(MatmulEngine& engine, const TrainConfig& config, 
     }
   }
   return records;
-}
-
-// The operands as the device sees them (rounded to bf16), in op() form for the golden model.
-golden::Bf16Matrix OpFormBf16(const Fp32Matrix& m, bool transposed, Subnormals mode) {
-  golden::Bf16Matrix out{transposed ? m.cols : m.rows, transposed ? m.rows : m.cols, {}};
-  for (int r = 0; r < out.rows; ++r) {
-    for (int c = 0; c < out.cols; ++c) {
-      out.data.push_back(FloatToBf16(transposed ? m.at(c, r) : m.at(r, c), mode));
-    }
-  }
-  return out;
 }
 
 TEST(DeviceMatmulEngine, ProductsAreTheGoldenModelsOnBf16Operands) {
