@@ -1,5 +1,6 @@
 // Runs raw instruction programs on any driver::Device and reads back how they ended: the shared
-// harness of the model backend's tests and the model-vs-RTL agreement test.
+// harness of the model backend's tests and the model-vs-RTL agreement test (and, through
+// StartProgram and ReadOutcome, of the SystemC platform's device test).
 #ifndef MXU_TESTS_BACKENDS_PROGRAM_HARNESS_H_
 #define MXU_TESTS_BACKENDS_PROGRAM_HARNESS_H_
 
@@ -44,20 +45,21 @@ inline void ExpectError(const Outcome& out, csr::ErrorCode code, uint32_t pc) {
 
 inline constexpr uint64_t kProgramAddr = 0x1000;
 
-inline Outcome RunProgram(driver::Device& dev, const std::vector<isa::Instruction>& program,
-                          uint64_t program_addr = kProgramAddr, uint32_t count = UINT32_MAX,
-                          uint64_t watchdog = 2'000'000) {
-  std::vector<uint8_t> bytes;
-  for (const isa::Instruction& ins : program) isa::AppendBytes(ins, bytes);
-  if (!bytes.empty() && program_addr + bytes.size() <= dev.memory_size()) {
-    dev.WriteMemory(program_addr, bytes.data(), bytes.size());
-  }
+// Points the device at `count` instructions at program_addr and starts it, the interrupt
+// enabled. Csrs: anything with ReadCsr/WriteCsr (a driver::Device, the SystemC platform).
+template <typename Csrs>
+void StartProgram(Csrs& dev, uint64_t program_addr, uint32_t count) {
   dev.WriteCsr(csr::kCmdAddrLo, static_cast<uint32_t>(program_addr));
   dev.WriteCsr(csr::kCmdAddrHi, static_cast<uint32_t>(program_addr >> 32));
-  dev.WriteCsr(csr::kCmdCount, count == UINT32_MAX ? static_cast<uint32_t>(program.size()) : count);
+  dev.WriteCsr(csr::kCmdCount, count);
   dev.WriteCsr(csr::kCtrl, csr::kCtrlStart | csr::kCtrlIrqEnable);
+}
+
+// How the program ended (status, error CSRs, counters); then clears the interrupt.
+template <typename Csrs>
+Outcome ReadOutcome(Csrs& dev, bool completed) {
   Outcome out;
-  out.completed = dev.RunUntilInterrupt(watchdog);
+  out.completed = completed;
   const uint32_t status = dev.ReadCsr(csr::kStatus);
   out.done = status & csr::kStatusDone;
   out.error = status & csr::kStatusError;
@@ -70,6 +72,24 @@ inline Outcome RunProgram(driver::Device& dev, const std::vector<isa::Instructio
   }
   dev.WriteCsr(csr::kIrqClear, csr::kIrqClearPending);
   return out;
+}
+
+inline std::vector<uint8_t> ProgramBytes(const std::vector<isa::Instruction>& program) {
+  std::vector<uint8_t> bytes;
+  for (const isa::Instruction& ins : program) isa::AppendBytes(ins, bytes);
+  return bytes;
+}
+
+inline Outcome RunProgram(driver::Device& dev, const std::vector<isa::Instruction>& program,
+                          uint64_t program_addr = kProgramAddr, uint32_t count = UINT32_MAX,
+                          uint64_t watchdog = 2'000'000) {
+  const std::vector<uint8_t> bytes = ProgramBytes(program);
+  if (!bytes.empty() && program_addr + bytes.size() <= dev.memory_size()) {
+    dev.WriteMemory(program_addr, bytes.data(), bytes.size());
+  }
+  StartProgram(dev, program_addr,
+               count == UINT32_MAX ? static_cast<uint32_t>(program.size()) : count);
+  return ReadOutcome(dev, dev.RunUntilInterrupt(watchdog));
 }
 
 }  // namespace mxu::testing

@@ -1,0 +1,106 @@
+// Error paths: every error code stops the device with its pc, and the device recovers after
+// errors and a soft reset.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "tests/sim/device_test_util.h"
+
+namespace mxu::device_test {
+namespace {
+
+// ------------------------------------------------------------------------------- error paths
+
+TEST_F(DeviceTest, IllegalOpcodeStopsWithItsPc) {
+  ExpectError(RunProgram({isa::Sync(), isa::Sync(), isa::Raw({0x55, 0, 0, 0}), isa::Halt()}),
+              csr::ErrorCode::kIllegalOpcode, 2);
+  ExpectError(RunProgram({isa::Raw({0, 0, 0, 0})}), csr::ErrorCode::kIllegalOpcode, 0);
+}
+
+TEST_F(DeviceTest, IllegalFieldsAreRejected) {
+  Instruction halt = isa::Halt();
+  halt.words[3] |= 1u << 4;  // a reserved bit
+  ExpectError(RunProgram({halt}), csr::ErrorCode::kIllegalField, 0);
+  ExpectError(RunProgram({isa::Load(Buffer::kUb, 0, 1, 0, 0x20000, 1), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // zero rows
+  ExpectError(
+      RunProgram({isa::Load(Buffer::kUb, 1, config_.ub_lanes + 1, 0, 0x20000, 64), isa::Halt()}),
+      csr::ErrorCode::kIllegalField, 0);  // too many lanes
+  ExpectError(RunProgram({isa::Load(Buffer::kAcc, 1, 1, 0, 0x20000, 1, true), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // transposed accumulator load
+  ExpectError(RunProgram({isa::Matmul(1, config_.rows + 1, 0, 0, false, false), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // k_rows beyond the array
+  ExpectError(RunProgram({isa::Store(Buffer::kUb, 1, 1, 0, 0x20000, 1, true), isa::Halt()}),
+              csr::ErrorCode::kIllegalField, 0);  // ReLU on a unified-buffer store
+}
+
+TEST_F(DeviceTest, BufferRangesAreChecked) {
+  ExpectError(
+      RunProgram({isa::Load(Buffer::kUb, 2, 1, config_.ub_depth - 1, 0x20000, 1), isa::Halt()}),
+      csr::ErrorCode::kUbRange, 0);
+  ExpectError(
+      RunProgram({isa::Sync(), isa::Store(Buffer::kAcc, 1, 1, config_.acc_depth, 0x20000, 1)}),
+      csr::ErrorCode::kAccRange, 1);
+  ExpectError(RunProgram({isa::Matmul(4, 1, 0, config_.acc_depth - 3, false, false), isa::Halt()}),
+              csr::ErrorCode::kAccRange, 0);
+}
+
+TEST_F(DeviceTest, MisalignedHostAddressesAreRejected) {
+  ExpectError(RunProgram({isa::Load(Buffer::kUb, 1, 1, 0, 0x20001, 1), isa::Halt()}),
+              csr::ErrorCode::kMisaligned, 0);
+  ExpectError(RunProgram({isa::Store(Buffer::kAcc, 1, 1, 0, 0x20002, 1), isa::Halt()}),
+              csr::ErrorCode::kMisaligned, 0);
+  ExpectError(RunProgram({isa::Halt()}, kProgramAddr + 8), csr::ErrorCode::kMisaligned, 0);
+}
+
+TEST_F(DeviceTest, WeightTilesAreAccountedFor) {
+  ExpectError(RunProgram({isa::Matmul(1, 1, 0, 0, false, true), isa::Halt()}),
+              csr::ErrorCode::kNoWeights, 0);
+  const Instruction w = isa::Load(Buffer::kWeights, 1, 1, 0, 0x20000, 1);
+  ExpectError(RunProgram({w, w, w, w, isa::Halt()}), csr::ErrorCode::kWeightsFull, 3);
+}
+
+TEST_F(DeviceTest, RunningOffTheProgramIsAnError) {
+  ExpectError(RunProgram({isa::Sync(), isa::Sync()}), csr::ErrorCode::kCmdOverrun, 2);
+  ExpectError(RunProgram({isa::Halt()}, kProgramAddr, 0), csr::ErrorCode::kCmdOverrun, 0);
+}
+
+TEST_F(DeviceTest, MemoryErrorsStopTheDevice) {
+  const uint64_t beyond = Dut().memory().config().size_bytes + 0x1000;
+  Outcome out = RunProgram({isa::Sync(), isa::Load(Buffer::kUb, 4, 1, 0, beyond, 1), isa::Halt()});
+  ExpectError(out, csr::ErrorCode::kMemRead, 1);
+  EXPECT_EQ(out.error_addr, beyond & ~uint64_t{31});
+  Dut().memory().InjectError(0x70000, 64);
+  out = RunProgram({isa::Store(Buffer::kUb, 8, 1, 0, 0x6FFF0, 32), isa::Halt()});
+  ExpectError(out, csr::ErrorCode::kMemWrite, 0);
+  EXPECT_GE(out.error_addr, 0x6FFE0u);
+  // A program that cannot even be fetched.
+  ExpectError(RunProgram({}, beyond, 4), csr::ErrorCode::kMemRead, 0);
+}
+
+// After every kind of stop the device runs the next program normally.
+TEST_F(DeviceTest, RecoversAfterErrorsAndSoftReset) {
+  ExpectError(RunProgram({isa::Raw({0x77, 0, 0, 0})}), csr::ErrorCode::kIllegalOpcode, 0);
+  ExpectDone(RunProgram({isa::Halt()}));
+  // Abort a long program in the middle with a soft reset.
+  const GemmCase g{200, static_cast<int>(4 * config_.rows), static_cast<int>(config_.cols), false};
+  const GemmData d = WriteGemmInputs(g, 7);
+  const std::vector<uint8_t> bytes = testing::ProgramBytes(GemmProgram(g, config_, false));
+  Dut().memory().Write(kProgramAddr, bytes.data(), bytes.size());
+  Dut().WriteCsr(csr::kCmdAddrLo, kProgramAddr);
+  Dut().WriteCsr(csr::kCmdAddrHi, 0);
+  Dut().WriteCsr(csr::kCmdCount, static_cast<uint32_t>(bytes.size() / 16));
+  Dut().WriteCsr(csr::kCtrl, csr::kCtrlStart);
+  Dut().RunCycles(300);
+  EXPECT_TRUE(Dut().ReadCsr(csr::kStatus) & csr::kStatusBusy);
+  Dut().WriteCsr(csr::kCtrl, csr::kCtrlSoftReset);
+  Dut().RunCycles(2000);
+  EXPECT_FALSE(Dut().ReadCsr(csr::kStatus) & csr::kStatusBusy);
+  const Outcome out = RunProgram(GemmProgram(g, config_, false));
+  ExpectDone(out);
+  EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0);
+}
+
+}  // namespace
+}  // namespace mxu::device_test
