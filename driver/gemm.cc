@@ -179,6 +179,98 @@ void SinkTrailingStores(std::vector<isa::Instruction>& done, std::vector<isa::In
   }
 }
 
+// Writes a GEMM's host operands (A unless it is resident, B, bias, C0, quantization words) into
+// the arena in the layout its plan reads, and allocates its result; returns their addresses.
+GemmAddresses WriteOperands(Device& device, const DeviceConfig& config, HostArena& arena,
+                            const GemmRequest& r, const GemmSpec& spec, bool a_resident) {
+  GemmAddresses addr;
+  const auto put = [&](const auto& image) {
+    const uint64_t bytes = image.size() * sizeof(image[0]);
+    const uint64_t at = arena.Allocate(bytes);
+    device.WriteMemory(at, image.data(), bytes);
+    return at;
+  };
+  const int rows = static_cast<int>(config.rows), cols = static_cast<int>(config.cols);
+  if (spec.int8) {  // transposed on the host, then packed as plain operands are
+    if (!a_resident) {
+      const Int8Matrix a = r.trans_a ? Transposed(*r.a_int8) : *r.a_int8;
+      addr.a = put(PackA(a.data, spec.m, spec.k, rows));
+    }
+    const Int8Matrix b = r.trans_b ? Transposed(*r.b_int8) : *r.b_int8;
+    addr.b = put(PackB(b.data, spec.k, spec.n, cols));
+    if (r.bias_int32) addr.bias = put(*r.bias_int32);
+    if (r.c0_int32) addr.c0 = put(PackB(r.c0_int32->data, spec.m, spec.n, cols));
+    if (r.quant) {  // N tiles of whole rows, zero-padded
+      std::vector<uint32_t> words(static_cast<size_t>(CeilDiv(spec.n, cols)) * cols, 0);
+      std::copy(r.quant->begin(), r.quant->end(), words.begin());
+      addr.quant = put(words);
+    }
+  } else {
+    if (!a_resident) {
+      const Bf16Matrix& a = *r.a;
+      addr.a = put(spec.trans_a ? a.data : PackA(a.data, spec.m, spec.k, rows));
+    }
+    const Bf16Matrix& b = *r.b;
+    addr.b = put(spec.trans_b ? b.data : PackB(b.data, spec.k, spec.n, cols));
+    if (r.bias) addr.bias = put(*r.bias);
+    if (r.c0) {  // packed as B is: N tiles of M whole rows
+      addr.c0 = put(PackB(r.c0->data, spec.m, spec.n, cols));
+    }
+  }
+  const size_t out_bytes = OutputElements(config, spec) * OutputBytes(spec.output);
+  addr.c = arena.Allocate(out_bytes);
+  return addr;
+}
+
+// The device stored C block by block (rows of a block packed): reads it back and unpacks it into
+// the row-major matrix of the GEMM's output type.
+void ReadResult(Device& device, const GemmPlan& plan, const GemmSpec& spec, uint64_t c_addr,
+                GemmResult& result) {
+  const size_t outputs = plan.output_elements;
+  const auto unpack = [&](auto& matrix) {
+    using T = typename std::remove_reference_t<decltype(matrix.data)>::value_type;
+    std::vector<T> packed(outputs);
+    device.ReadMemory(c_addr, packed.data(), outputs * sizeof(T));
+    matrix = std::remove_reference_t<decltype(matrix)>(spec.m, spec.n);
+    for (const OutputBlock& block : plan.outputs) {
+      for (int r = 0; r < block.rows; ++r) {
+        for (int j = 0; j < block.cols; ++j) {
+          matrix.at(block.m0 + r, block.n0 + j) =
+              packed[block.offset + uint64_t(r) * block.stride + j];
+        }
+      }
+    }
+  };
+  switch (spec.output) {
+    case OutputType::kBf16:
+      unpack(result.c_bf16);
+      break;
+    case OutputType::kInt32:
+      unpack(result.c_int32);
+      break;
+    case OutputType::kInt8:
+      unpack(result.c_int8);
+      break;
+    case OutputType::kFp32:
+      unpack(result.c);
+      break;
+  }
+}
+
+// A GEMM's share of the program's statistics: the program's counters and utilization (all MACs
+// over all cycles), its own ideal cycles, blocking and instructions.
+void SetStats(const RunStats& stats, const GemmPlan& plan, const GemmSpec& spec,
+              const DeviceConfig& config, uint64_t all_macs, GemmResult& result) {
+  const uint64_t per_cycle = uint64_t(config.rows) * config.cols;
+  const uint64_t cycles = stats.counter(csr::Counter::kCycles);
+  result.stats = stats;
+  result.blocking = plan.blocking;
+  result.instructions = plan.program.size();
+  const uint64_t macs = uint64_t(spec.m) * spec.k * spec.n;
+  result.ideal_cycles = (macs + per_cycle - 1) / per_cycle;
+  result.utilization = cycles ? static_cast<double>(all_macs) / (double(cycles) * per_cycle) : 0;
+}
+
 }  // namespace
 
 GemmProgram::GemmProgram(Device& device, const DeviceConfig& config)
@@ -247,46 +339,8 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
   std::vector<GemmPlan> plans;
   std::vector<GemmAddresses> addrs(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) {
-    Entry& e = entries_[i];
-    const GemmSpec& spec = e.spec;
-    GemmAddresses& addr = addrs[i];
-    const auto put = [&](const auto& image) {
-      const uint64_t bytes = image.size() * sizeof(image[0]);
-      const uint64_t at = arena.Allocate(bytes);
-      device_.WriteMemory(at, image.data(), bytes);
-      return at;
-    };
-    const int rows = static_cast<int>(config_.rows), cols = static_cast<int>(config_.cols);
-    if (spec.int8) {  // transposed on the host, then packed as plain operands are
-      const GemmRequest& r = e.request;
-      if (e.producer < 0) {
-        const Int8Matrix a = r.trans_a ? Transposed(*r.a_int8) : *r.a_int8;
-        addr.a = put(PackA(a.data, spec.m, spec.k, rows));
-      }
-      const Int8Matrix b = r.trans_b ? Transposed(*r.b_int8) : *r.b_int8;
-      addr.b = put(PackB(b.data, spec.k, spec.n, cols));
-      if (r.bias_int32) addr.bias = put(*r.bias_int32);
-      if (r.c0_int32) addr.c0 = put(PackB(r.c0_int32->data, spec.m, spec.n, cols));
-      if (r.quant) {  // N tiles of whole rows, zero-padded
-        std::vector<uint32_t> words(static_cast<size_t>(CeilDiv(spec.n, cols)) * cols, 0);
-        std::copy(r.quant->begin(), r.quant->end(), words.begin());
-        addr.quant = put(words);
-      }
-    } else {
-      if (e.producer < 0) {
-        const Bf16Matrix& a = *e.request.a;
-        addr.a = put(spec.trans_a ? a.data : PackA(a.data, spec.m, spec.k, rows));
-      }
-      const Bf16Matrix& b = *e.request.b;
-      addr.b = put(spec.trans_b ? b.data : PackB(b.data, spec.k, spec.n, cols));
-      if (e.request.bias) addr.bias = put(*e.request.bias);
-      if (e.request.c0) {  // packed as B is: N tiles of M whole rows
-        addr.c0 = put(PackB(e.request.c0->data, spec.m, spec.n, cols));
-      }
-    }
-    const size_t out_bytes = OutputElements(config_, spec) * OutputBytes(spec.output);
-    addr.c = arena.Allocate(out_bytes);
-
+    const Entry& e = entries_[i];
+    addrs[i] = WriteOperands(device_, config_, arena, e.request, e.spec, e.producer >= 0);
     GemmPlacement place;
     place.ub_limit = ub_limit;
     place.a_ub_row = e.producer >= 0 ? resident[e.producer] : -1;
@@ -294,7 +348,7 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
     place.store = e.returned;
     place.acc_group_offset = groups_so_far;
     if (!e.returned && !e.feeds_next) place.store = true;  // a result must go somewhere
-    plans.push_back(PlanGemm(config_, spec, addr, place));
+    plans.push_back(PlanGemm(config_, e.spec, addrs[i], place));
     groups_so_far += plans.back().groups;
     std::vector<isa::Instruction> body(plans.back().program.begin(),
                                        plans.back().program.end() - 1);
@@ -305,51 +359,13 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
   const uint64_t program_addr = arena.Allocate(program.size() * isa::kInstructionBytes);
   const RunStats stats = ProgramRunner(device_, watchdog_cycles).Run(program, program_addr);
 
-  const uint64_t per_cycle = uint64_t(config_.rows) * config_.cols;
-  const uint64_t cycles = stats.counter(csr::Counter::kCycles);
   uint64_t all_macs = 0;
   for (const Entry& e : entries_) all_macs += uint64_t(e.spec.m) * e.spec.k * e.spec.n;
   std::vector<GemmResult> results(entries_.size());
   for (size_t i = 0; i < entries_.size(); ++i) {
-    const GemmSpec& spec = entries_[i].spec;
-    GemmResult& result = results[i];
-    result.stats = stats;
-    result.blocking = plans[i].blocking;
-    result.instructions = plans[i].program.size();
-    const uint64_t macs = uint64_t(spec.m) * spec.k * spec.n;
-    result.ideal_cycles = (macs + per_cycle - 1) / per_cycle;
-    result.utilization = cycles ? static_cast<double>(all_macs) / (double(cycles) * per_cycle) : 0;
+    SetStats(stats, plans[i], entries_[i].spec, config_, all_macs, results[i]);
     if (plans[i].outputs.empty() || !entries_[i].returned) continue;
-    // The device stored C block by block (rows of a block packed): unpack into row-major C.
-    const size_t outputs = plans[i].output_elements;
-    const auto unpack = [&](auto& matrix) {
-      using T = typename std::remove_reference_t<decltype(matrix.data)>::value_type;
-      std::vector<T> packed(outputs);
-      device_.ReadMemory(addrs[i].c, packed.data(), outputs * sizeof(T));
-      matrix = std::remove_reference_t<decltype(matrix)>(spec.m, spec.n);
-      for (const OutputBlock& block : plans[i].outputs) {
-        for (int r = 0; r < block.rows; ++r) {
-          for (int j = 0; j < block.cols; ++j) {
-            matrix.at(block.m0 + r, block.n0 + j) =
-                packed[block.offset + uint64_t(r) * block.stride + j];
-          }
-        }
-      }
-    };
-    switch (spec.output) {
-      case OutputType::kBf16:
-        unpack(result.c_bf16);
-        break;
-      case OutputType::kInt32:
-        unpack(result.c_int32);
-        break;
-      case OutputType::kInt8:
-        unpack(result.c_int8);
-        break;
-      case OutputType::kFp32:
-        unpack(result.c);
-        break;
-    }
+    ReadResult(device_, plans[i], entries_[i].spec, addrs[i].c, results[i]);
   }
   return results;
 }

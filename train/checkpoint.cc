@@ -258,12 +258,10 @@ void WriteCheckpoint(const std::string& path, const Checkpoint& ck) {
   host::WriteNpz(path, w.arrays());
 }
 
-Checkpoint ReadCheckpoint(const std::string& path) {
-  const Reader r(path, host::ReadNpz(path).arrays());
-  if (!r.Has("format") || r.String("format") != kFormat) {
-    r.Fail(std::string("not an mxu training checkpoint (no format '") + kFormat + "')");
-  }
-  Checkpoint ck;
+namespace {
+
+// The model, its data set and the numerics (checked: a known model kind, widths in range).
+void ReadModelAndData(const Reader& r, Checkpoint& ck) {
   TrainConfig& c = ck.config;
   ck.model = r.String("model");
   c.model = r.String("model_kind");
@@ -285,6 +283,11 @@ Checkpoint ReadCheckpoint(const std::string& path) {
   ck.data.features = r.Int("features");
   ck.data.classes = r.Int("classes");
   ck.data.samples_per_class = r.Int("samples_per_class");
+}
+
+// The run's settings.
+void ReadSettings(const Reader& r, Checkpoint& ck) {
+  TrainConfig& c = ck.config;
   c.seed = r.U64("seed");
   c.epochs = r.Int("epochs", 100000);
   c.batch_size = r.Int("batch", 65535);
@@ -302,8 +305,11 @@ Checkpoint ReadCheckpoint(const std::string& path) {
   ck.ranks = r.Int("ranks", 1 << 20);
   c.interconnect.link_bytes_per_cycle = r.U64("link_bytes_per_cycle");
   c.interconnect.link_latency_cycles = r.U64("link_latency");
+}
 
-  TrainerState& s = ck.state;
+// The weights and the optimizer's moments (when the checkpoint has them), named after the
+// parameters.
+void ReadTensors(const Reader& r, const TrainConfig& c, TrainerState& s) {
   const std::vector<std::string> names = ParameterNames(c);
   for (const std::string& name : names) {
     const bool weights = name.back() == 'w';
@@ -322,6 +328,11 @@ Checkpoint ReadCheckpoint(const std::string& path) {
           r.F32s("adam_v_" + name, name.back() == 'w' ? 2 : 1).AsFloat32());
     }
   }
+}
+
+// The optimizer's and loss scaler's counters, the position in the data and the counters the log
+// reports.
+void ReadPosition(const Reader& r, TrainerState& s) {
   s.optimizer.steps = r.U64("optimizer_steps");
   s.scaler.scale = r.F32("loss_scale");
   s.scaler.good_in_a_row = r.Int("loss_scale_good_steps", 1'000'000);
@@ -340,7 +351,10 @@ Checkpoint ReadCheckpoint(const std::string& path) {
   s.communication_cycles = r.U64("communication_cycles");
   s.training_communication_cycles = r.U64("training_communication_cycles");
   s.clipped_steps = r.U64("clipped_steps");
+}
 
+// The finished epochs, each with its weights' hash, and the last one's confusion matrix.
+void ReadHistory(const Reader& r, Checkpoint& ck) {
   const NpyArray& history = r.F64s("history", 2);
   if (history.shape[1] != kHistoryColumns) r.Fail("'history' does not have 12 columns");
   const std::vector<double> rows = history.AsFloat64();
@@ -374,6 +388,22 @@ Checkpoint ReadCheckpoint(const std::string& path) {
           confusion.begin() + static_cast<std::ptrdiff_t>((t + 1) * classes));
     }
   }
+}
+
+}  // namespace
+
+Checkpoint ReadCheckpoint(const std::string& path) {
+  const Reader r(path, host::ReadNpz(path).arrays());
+  if (!r.Has("format") || r.String("format") != kFormat) {
+    r.Fail(std::string("not an mxu training checkpoint (no format '") + kFormat + "')");
+  }
+  Checkpoint ck;
+  ReadModelAndData(r, ck);
+  ReadSettings(r, ck);
+  TrainerState& s = ck.state;
+  ReadTensors(r, ck.config, s);
+  ReadPosition(r, s);
+  ReadHistory(r, ck);
   // Every begun epoch is in the history but a stopped one.
   const size_t finished = ck.history.size();
   if (finished != static_cast<size_t>(s.epoch) && finished + 1 != static_cast<size_t>(s.epoch)) {

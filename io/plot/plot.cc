@@ -247,15 +247,12 @@ std::optional<Point> Figure::PixelOf(size_t p, double x, double y, size_t series
   return Point{MapX(panel, x), MapY(panel, y)};
 }
 
-void Figure::DrawPanel(void* context, const Panel& panel) const {
+// Title and legend above the data area.
+void Figure::DrawLegend(void* context, const Panel& panel) const {
   cairo_t* cr = static_cast<cairo_t*>(context);
   const Box& d = panel.data;
   const bool bars = std::holds_alternative<BarChart>(panel.chart);
-  const bool percent =
-      bars ? std::get<BarChart>(panel.chart).percent : std::get<LineChart>(panel.chart).percent;
   const std::vector<Series>& series = SeriesOf(panel.chart);
-
-  // Title and legend above the data area.
   double y = panel.frame.top + 4;
   SetColour(cr, kText);
   if (!TitleOf(panel.chart).empty()) {
@@ -288,8 +285,15 @@ void Figure::DrawPanel(void* context, const Panel& panel) const {
     Text(cr, series[i].label, base_x + 28, base_y, Align::kLeft);
     x += w;
   }
+}
 
-  // Grid and y ticks.
+// Grid, ticks and their labels (category labels for bars), and the axis labels.
+void Figure::DrawAxes(void* context, const Panel& panel) const {
+  cairo_t* cr = static_cast<cairo_t*>(context);
+  const Box& d = panel.data;
+  const bool bars = std::holds_alternative<BarChart>(panel.chart);
+  const bool percent =
+      bars ? std::get<BarChart>(panel.chart).percent : std::get<LineChart>(panel.chart).percent;
   SetFont(cr, kTickSize);
   cairo_set_line_width(cr, 1);
   for (const double tick : Ticks(panel.y.lo, panel.y.hi, panel.y.step)) {
@@ -330,62 +334,83 @@ void Figure::DrawPanel(void* context, const Panel& panel) const {
   if (!y_label.empty()) {
     Text(cr, y_label, panel.frame.left + 16, (d.top + d.bottom) / 2, Align::kCenter, -M_PI / 2);
   }
+}
 
+// One bar per series in each category's slot, from zero to the value.
+void Figure::DrawBars(void* context, const Panel& panel) const {
+  cairo_t* cr = static_cast<cairo_t*>(context);
+  const Box& d = panel.data;
+  const std::vector<Series>& series = SeriesOf(panel.chart);
+  const BarChart& chart = std::get<BarChart>(panel.chart);
+  const double zero = MapY(panel, 0);
+  for (size_t s = 0; s < series.size(); ++s) {
+    SetColour(cr, SeriesColour(s));
+    for (size_t i = 0; i < series[s].y.size() && i < chart.categories.size(); ++i) {
+      const std::optional<Point> top =
+          PixelOf(&panel - panels_.data(), double(i), series[s].y[i], s);
+      if (!top) continue;
+      const double slot = (d.right - d.left) / chart.categories.size();
+      const double w = slot * 0.8 / series.size();
+      cairo_rectangle(cr, top->x - w / 2, std::min(top->y, zero), w, std::fabs(zero - top->y));
+      cairo_fill(cr);
+    }
+  }
+}
+
+// The curves, broken at non-finite points, with markers on short curves and lone points.
+void Figure::DrawCurves(void* context, const Panel& panel) const {
+  cairo_t* cr = static_cast<cairo_t*>(context);
+  const std::vector<Series>& series = SeriesOf(panel.chart);
+  cairo_set_line_width(cr, kLineWidth);
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+  for (size_t s = 0; s < series.size(); ++s) {
+    const Series& curve = series[s];
+    SetColour(cr, SeriesColour(s));
+    bool open = false;
+    for (size_t i = 0; i < curve.y.size(); ++i) {
+      const double xi = SeriesX(curve, i);
+      if (!std::isfinite(curve.y[i]) || !std::isfinite(xi)) {
+        open = false;
+        continue;
+      }
+      const double px = MapX(panel, xi), py = MapY(panel, curve.y[i]);
+      if (open) {
+        cairo_line_to(cr, px, py);
+      } else {
+        cairo_new_sub_path(cr);
+        cairo_move_to(cr, px, py);
+        open = true;
+      }
+    }
+    cairo_stroke(cr);
+    // Point markers: short curves, and every lone point between gaps.
+    for (size_t i = 0; i < curve.y.size(); ++i) {
+      const double xi = SeriesX(curve, i);
+      if (!std::isfinite(curve.y[i]) || !std::isfinite(xi)) continue;
+      const bool lone = (i == 0 || !std::isfinite(curve.y[i - 1])) &&
+                        (i + 1 == curve.y.size() || !std::isfinite(curve.y[i + 1]));
+      if (curve.y.size() > kMaxMarkedPoints && !lone) continue;
+      cairo_arc(cr, MapX(panel, xi), MapY(panel, curve.y[i]), lone ? 3.5 : kMarkerRadius, 0,
+                2 * M_PI);
+      cairo_fill(cr);
+    }
+  }
+}
+
+void Figure::DrawPanel(void* context, const Panel& panel) const {
+  cairo_t* cr = static_cast<cairo_t*>(context);
+  const Box& d = panel.data;
+  DrawLegend(cr, panel);
+  DrawAxes(cr, panel);
   // The data, clipped to its area.
   cairo_save(cr);
   cairo_rectangle(cr, d.left, d.top, d.right - d.left, d.bottom - d.top);
   cairo_clip(cr);
-  if (bars) {
-    const BarChart& chart = std::get<BarChart>(panel.chart);
-    const double zero = MapY(panel, 0);
-    for (size_t s = 0; s < series.size(); ++s) {
-      SetColour(cr, SeriesColour(s));
-      for (size_t i = 0; i < series[s].y.size() && i < chart.categories.size(); ++i) {
-        const std::optional<Point> top =
-            PixelOf(&panel - panels_.data(), double(i), series[s].y[i], s);
-        if (!top) continue;
-        const double slot = (d.right - d.left) / chart.categories.size();
-        const double w = slot * 0.8 / series.size();
-        cairo_rectangle(cr, top->x - w / 2, std::min(top->y, zero), w, std::fabs(zero - top->y));
-        cairo_fill(cr);
-      }
-    }
+  if (std::holds_alternative<BarChart>(panel.chart)) {
+    DrawBars(cr, panel);
   } else {
-    cairo_set_line_width(cr, kLineWidth);
-    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
-    for (size_t s = 0; s < series.size(); ++s) {
-      const Series& curve = series[s];
-      SetColour(cr, SeriesColour(s));
-      bool open = false;
-      for (size_t i = 0; i < curve.y.size(); ++i) {
-        const double xi = SeriesX(curve, i);
-        if (!std::isfinite(curve.y[i]) || !std::isfinite(xi)) {
-          open = false;
-          continue;
-        }
-        const double px = MapX(panel, xi), py = MapY(panel, curve.y[i]);
-        if (open) {
-          cairo_line_to(cr, px, py);
-        } else {
-          cairo_new_sub_path(cr);
-          cairo_move_to(cr, px, py);
-          open = true;
-        }
-      }
-      cairo_stroke(cr);
-      // Point markers: short curves, and every lone point between gaps.
-      for (size_t i = 0; i < curve.y.size(); ++i) {
-        const double xi = SeriesX(curve, i);
-        if (!std::isfinite(curve.y[i]) || !std::isfinite(xi)) continue;
-        const bool lone = (i == 0 || !std::isfinite(curve.y[i - 1])) &&
-                          (i + 1 == curve.y.size() || !std::isfinite(curve.y[i + 1]));
-        if (curve.y.size() > kMaxMarkedPoints && !lone) continue;
-        cairo_arc(cr, MapX(panel, xi), MapY(panel, curve.y[i]), lone ? 3.5 : kMarkerRadius, 0,
-                  2 * M_PI);
-        cairo_fill(cr);
-      }
-    }
+    DrawCurves(cr, panel);
   }
   cairo_restore(cr);
 

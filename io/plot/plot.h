@@ -96,6 +96,10 @@ class Figure {
 
   void Layout();
   void DrawPanel(void* cairo, const Panel& panel) const;
+  void DrawLegend(void* cairo, const Panel& panel) const;
+  void DrawAxes(void* cairo, const Panel& panel) const;
+  void DrawBars(void* cairo, const Panel& panel) const;
+  void DrawCurves(void* cairo, const Panel& panel) const;
   double MapX(const Panel& panel, double x) const;
   double MapY(const Panel& panel, double y) const;
 

@@ -46,163 +46,180 @@ struct RandomProgramSpace {
   uint64_t memory_bytes = 1ull << 32;
 };
 
+// A uniform draw from [lo, hi]: every draw of the generators below, in the order the programs
+// of recorded seeds were drawn.
+inline int Pick(std::mt19937_64& rng, int lo, int hi) {
+  return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng));
+}
+
+// An opcode no instruction has.
+inline isa::Instruction IllegalOpcode(std::mt19937_64& rng) {
+  static constexpr uint32_t kIllegal[] = {0x00, 0x03, 0x04, 0x0F, 0x11, 0x1F,
+                                          0x21, 0x2F, 0x31, 0x3E, 0x40, 0xFF};
+  const uint32_t op = kIllegal[Pick(rng, 0, std::size(kIllegal) - 1)];
+  return isa::Raw({op | uint32_t(Pick(rng, 0, 0xFFFF)) << 16, 0, 0, 0});
+}
+
+// A reserved bit set in an otherwise legal instruction.
+inline isa::Instruction ReservedBitSet(const RandomProgramSpace& s, std::mt19937_64& rng) {
+  using isa::Buffer;
+  const uint64_t in = s.input;
+  const isa::Instruction legal[] = {isa::Load(Buffer::kUb, 1, 1, 0, in, 1),
+                                    isa::Store(Buffer::kUb, 1, 1, 0, in, 1),
+                                    isa::Matmul(1, 1, 0, 0, false, false),
+                                    isa::Activate(1, 0, 0, false, false), isa::Sync(), isa::Halt(),
+                                    // The integer mode's (drawn only with s.integer).
+                                    isa::Load(Buffer::kWeights, 1, 1, 0, in + 1, 1, false, true),
+                                    isa::Matmul(1, 1, 0, 0, true, false, true),
+                                    isa::ActivateInteger(1, 0, 0, true, false, 0, 1, -3)};
+  const int kinds = s.integer ? static_cast<int>(std::size(legal)) : 6;
+  isa::Instruction ins = legal[Pick(rng, 0, kinds - 1)];
+  const isa::Words named = isa::NamedBits(ins.opcode());
+  int bit;
+  do bit = Pick(rng, 0, 127);
+  while (named[bit / 32] >> (bit % 32) & 1);
+  ins.words[bit / 32] |= 1u << (bit % 32);
+  return ins;
+}
+
+// A field out of its legal values (kIllegalField), in one of its forms.
+inline isa::Instruction IllegalField(const RandomProgramSpace& s, std::mt19937_64& rng) {
+  using isa::Buffer;
+  const uint64_t in = s.input;
+  switch (Pick(rng, 0, s.integer ? 10 : 7)) {
+    case 0:
+      return ReservedBitSet(s, rng);
+    case 1:
+      return isa::Load(Buffer::kUb, 0, 4, 0, in, 4);  // rows = 0
+    case 2:
+      return isa::Load(Buffer::kUb, 2, s.ub_lanes + Pick(rng, 1, 4), 0, in, 32);
+    case 3:
+      return isa::Load(Buffer::kAcc, 2, 4, 0, in, 4, true);  // transpose on ACC
+    case 4:
+      return isa::Store(Buffer::kUb, 2, 4, 0, s.output, 4, true);  // relu on UB
+    case 5:
+      return isa::Matmul(4, s.rows + Pick(rng, 1, 4), 0, 0, false, false);  // k_rows
+    case 6:
+      return isa::Load(Buffer::kWeights, 1, 1, 1, in, 1);  // weights at row 1
+    case 7:
+      return isa::Store(Buffer::kWeights, 1, 1, 0, s.output, 1);  // no such source
+    case 8:                                                       // int8 with transpose
+      return isa::Load(Pick(rng, 0, 1) ? Buffer::kUb : Buffer::kWeights, 2, 2, 0, in + 1, 4, true,
+                       true);
+    case 9: {  // a quantization row without the integer mode
+      isa::Instruction ins = isa::Activate(1, 0, 0, false, false);
+      ins.Set(isa::kActivateQuantAddr, Pick(rng, 1, 0xFFFF));
+      return ins;
+    }
+    default: {  // a zero point without the integer mode
+      isa::Instruction ins = isa::Activate(1, 0, 0, Pick(rng, 0, 1) == 1, false);
+      ins.Set(isa::kActivateZeroPoint, Pick(rng, 1, 255));
+      return ins;
+    }
+  }
+}
+
+// Rows that run past the end of the unified buffer.
+inline isa::Instruction UbOutOfRange(const RandomProgramSpace& s, std::mt19937_64& rng) {
+  using isa::Buffer;
+  const int rows = Pick(rng, 1, 40), start = s.ub_depth - rows + Pick(rng, 1, 8);
+  switch (Pick(rng, 0, 3)) {
+    case 0:
+      return isa::Load(Buffer::kUb, rows, 4, start, s.input, 4);
+    case 1:
+      return isa::Store(Buffer::kUb, rows, 4, start, s.output, 4);
+    case 2:
+      return isa::Matmul(rows, 1, start, 0, false, false);
+    default:
+      return isa::Activate(rows, 0, start, false, false);
+  }
+}
+
+// Rows (or a bias or quantization row) past the end of the accumulators.
+inline isa::Instruction AccOutOfRange(const RandomProgramSpace& s, std::mt19937_64& rng) {
+  using isa::Buffer;
+  const auto pick = [&](int lo, int hi) { return Pick(rng, lo, hi); };
+  const int rows = pick(1, 40), start = s.acc_depth - rows + pick(1, 8);
+  switch (pick(0, s.integer ? 5 : 4)) {
+    case 0:
+      return isa::Load(Buffer::kAcc, rows, 4, start, s.input, 4);
+    case 1:
+      return isa::Store(Buffer::kAcc, rows, 4, start, s.output, 4);
+    case 2:
+      return isa::Matmul(rows, 1, 0, start, false, false);
+    case 3:
+      return isa::Activate(rows, start, 0, false, false);
+    case 4:  // the bias row
+      return isa::Activate(1, 0, 0, false, true, s.acc_depth + pick(0, 8));
+    default:  // the quantization row
+      return isa::ActivateInteger(1, 0, 0, false, false, 0, s.acc_depth + pick(0, 8),
+                                  pick(-128, 127));
+  }
+}
+
+// A host address off its element size.
+inline isa::Instruction MisalignedTransfer(const RandomProgramSpace& s, std::mt19937_64& rng) {
+  using isa::Buffer;
+  const uint64_t in = s.input;
+  switch (Pick(rng, 0, s.integer ? 3 : 2)) {
+    case 0:
+      return isa::Load(Buffer::kUb, 2, 4, 0, in + 1, 4);
+    case 1:
+      return isa::Load(Buffer::kAcc, 2, 4, 0, in + 2, 4);
+    case 2:
+      return isa::Store(Buffer::kAcc, 2, 4, 0, s.output + 2 * Pick(rng, 0, 1) + 1, 4);
+    default:  // int32 words keep the 4-byte rule in the integer mode
+      return isa::Load(Buffer::kAcc, 2, 4, 0, in + Pick(rng, 1, 3), 4, false, true);
+  }
+}
+
+// A load that reads beyond host memory, from outside it or running past its end.
+inline isa::Instruction ReadBeyondMemory(const RandomProgramSpace& s, std::mt19937_64& rng) {
+  const uint64_t beyond = s.memory_bytes + 64 * uint64_t(Pick(rng, 0, 1000));
+  if (Pick(rng, 0, 1) == 0) return isa::Load(isa::Buffer::kUb, Pick(rng, 1, 8), 4, 0, beyond, 4);
+  // starts inside host memory and runs past its end
+  return isa::Load(isa::Buffer::kUb, 8, 16, 0, s.memory_bytes - 64, 16);
+}
+
 // Appends instructions whose last one fails with `error` (the ones before it are legal: they
 // take or fill weight tiles as the error needs). unclaimed: weight tiles waiting for a MATMUL.
 inline void AppendIllegal(csr::ErrorCode error, const RandomProgramSpace& s, std::mt19937_64& rng,
                           int unclaimed, std::vector<isa::Instruction>& p) {
   using isa::Buffer;
-  const auto pick = [&](int lo, int hi) {
-    return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng));
-  };
-  const uint64_t in = s.input;
   switch (error) {
-    case csr::ErrorCode::kIllegalOpcode: {
-      static constexpr uint32_t kIllegal[] = {0x00, 0x03, 0x04, 0x0F, 0x11, 0x1F,
-                                              0x21, 0x2F, 0x31, 0x3E, 0x40, 0xFF};
-      const uint32_t op = kIllegal[pick(0, std::size(kIllegal) - 1)];
-      p.push_back(isa::Raw({op | uint32_t(pick(0, 0xFFFF)) << 16, 0, 0, 0}));
+    case csr::ErrorCode::kIllegalOpcode:
+      p.push_back(IllegalOpcode(rng));
       return;
-    }
-    case csr::ErrorCode::kIllegalField: {
-      switch (pick(0, s.integer ? 10 : 7)) {
-        case 0: {  // a reserved bit of an otherwise legal instruction
-          const isa::Instruction legal[] = {
-              isa::Load(Buffer::kUb, 1, 1, 0, in, 1), isa::Store(Buffer::kUb, 1, 1, 0, in, 1),
-              isa::Matmul(1, 1, 0, 0, false, false), isa::Activate(1, 0, 0, false, false),
-              isa::Sync(), isa::Halt(),
-              // The integer mode's (drawn only with s.integer).
-              isa::Load(Buffer::kWeights, 1, 1, 0, in + 1, 1, false, true),
-              isa::Matmul(1, 1, 0, 0, true, false, true),
-              isa::ActivateInteger(1, 0, 0, true, false, 0, 1, -3)};
-          const int kinds = s.integer ? static_cast<int>(std::size(legal)) : 6;
-          isa::Instruction ins = legal[pick(0, kinds - 1)];
-          const isa::Words named = isa::NamedBits(ins.opcode());
-          int bit;
-          do bit = pick(0, 127);
-          while (named[bit / 32] >> (bit % 32) & 1);
-          ins.words[bit / 32] |= 1u << (bit % 32);
-          p.push_back(ins);
-          return;
-        }
-        case 1:
-          p.push_back(isa::Load(Buffer::kUb, 0, 4, 0, in, 4));  // rows = 0
-          return;
-        case 2:
-          p.push_back(isa::Load(Buffer::kUb, 2, s.ub_lanes + pick(1, 4), 0, in, 32));
-          return;
-        case 3:
-          p.push_back(isa::Load(Buffer::kAcc, 2, 4, 0, in, 4, true));  // transpose on ACC
-          return;
-        case 4:
-          p.push_back(isa::Store(Buffer::kUb, 2, 4, 0, s.output, 4, true));  // relu on UB
-          return;
-        case 5:
-          p.push_back(isa::Matmul(4, s.rows + pick(1, 4), 0, 0, false, false));  // k_rows
-          return;
-        case 6:
-          p.push_back(isa::Load(Buffer::kWeights, 1, 1, 1, in, 1));  // weights at row 1
-          return;
-        case 7:
-          p.push_back(isa::Store(Buffer::kWeights, 1, 1, 0, s.output, 1));  // no such source
-          return;
-        case 8:  // int8 with transpose
-          p.push_back(isa::Load(pick(0, 1) ? Buffer::kUb : Buffer::kWeights, 2, 2, 0, in + 1, 4,
-                                true, true));
-          return;
-        case 9: {  // a quantization row without the integer mode
-          isa::Instruction ins = isa::Activate(1, 0, 0, false, false);
-          ins.Set(isa::kActivateQuantAddr, pick(1, 0xFFFF));
-          p.push_back(ins);
-          return;
-        }
-        default: {  // a zero point without the integer mode
-          isa::Instruction ins = isa::Activate(1, 0, 0, pick(0, 1) == 1, false);
-          ins.Set(isa::kActivateZeroPoint, pick(1, 255));
-          p.push_back(ins);
-          return;
-        }
-      }
-    }
-    case csr::ErrorCode::kUbRange: {
-      const int rows = pick(1, 40), start = s.ub_depth - rows + pick(1, 8);
-      switch (pick(0, 3)) {
-        case 0:
-          p.push_back(isa::Load(Buffer::kUb, rows, 4, start, in, 4));
-          return;
-        case 1:
-          p.push_back(isa::Store(Buffer::kUb, rows, 4, start, s.output, 4));
-          return;
-        case 2:
-          p.push_back(isa::Matmul(rows, 1, start, 0, false, false));
-          return;
-        default:
-          p.push_back(isa::Activate(rows, 0, start, false, false));
-          return;
-      }
-    }
-    case csr::ErrorCode::kAccRange: {
-      const int rows = pick(1, 40), start = s.acc_depth - rows + pick(1, 8);
-      switch (pick(0, s.integer ? 5 : 4)) {
-        case 0:
-          p.push_back(isa::Load(Buffer::kAcc, rows, 4, start, in, 4));
-          return;
-        case 1:
-          p.push_back(isa::Store(Buffer::kAcc, rows, 4, start, s.output, 4));
-          return;
-        case 2:
-          p.push_back(isa::Matmul(rows, 1, 0, start, false, false));
-          return;
-        case 3:
-          p.push_back(isa::Activate(rows, start, 0, false, false));
-          return;
-        case 4:  // the bias row
-          p.push_back(isa::Activate(1, 0, 0, false, true, s.acc_depth + pick(0, 8)));
-          return;
-        default:  // the quantization row
-          p.push_back(isa::ActivateInteger(1, 0, 0, false, false, 0, s.acc_depth + pick(0, 8),
-                                           pick(-128, 127)));
-          return;
-      }
-    }
+    case csr::ErrorCode::kIllegalField:
+      p.push_back(IllegalField(s, rng));
+      return;
+    case csr::ErrorCode::kUbRange:
+      p.push_back(UbOutOfRange(s, rng));
+      return;
+    case csr::ErrorCode::kAccRange:
+      p.push_back(AccOutOfRange(s, rng));
+      return;
     case csr::ErrorCode::kMisaligned:
-      switch (pick(0, s.integer ? 3 : 2)) {
-        case 0:
-          p.push_back(isa::Load(Buffer::kUb, 2, 4, 0, in + 1, 4));
-          return;
-        case 1:
-          p.push_back(isa::Load(Buffer::kAcc, 2, 4, 0, in + 2, 4));
-          return;
-        case 2:
-          p.push_back(isa::Store(Buffer::kAcc, 2, 4, 0, s.output + 2 * pick(0, 1) + 1, 4));
-          return;
-        default:  // int32 words keep the 4-byte rule in the integer mode
-          p.push_back(isa::Load(Buffer::kAcc, 2, 4, 0, in + pick(1, 3), 4, false, true));
-          return;
-      }
-    case csr::ErrorCode::kMemRead: {
-      const uint64_t beyond = s.memory_bytes + 64 * uint64_t(pick(0, 1000));
-      if (pick(0, 1) == 0) {
-        p.push_back(isa::Load(Buffer::kUb, pick(1, 8), 4, 0, beyond, 4));
-      } else {  // starts inside host memory and runs past its end
-        p.push_back(isa::Load(Buffer::kUb, 8, 16, 0, s.memory_bytes - 64, 16));
-      }
+      p.push_back(MisalignedTransfer(s, rng));
       return;
-    }
+    case csr::ErrorCode::kMemRead:
+      p.push_back(ReadBeyondMemory(s, rng));
+      return;
     case csr::ErrorCode::kMemWrite:
-      p.push_back(isa::Store(Buffer::kUb, pick(1, 8), 4, 0,
-                             s.memory_bytes + 64 * uint64_t(pick(0, 1000)), 4));
+      p.push_back(isa::Store(Buffer::kUb, Pick(rng, 1, 8), 4, 0,
+                             s.memory_bytes + 64 * uint64_t(Pick(rng, 0, 1000)), 4));
       return;
     case csr::ErrorCode::kNoWeights:
       // Take the waiting tiles first (rows 0 of the UB hold whatever earlier programs left:
       // the outcome does not depend on it, and no result of this program is compared).
       for (; unclaimed > 0; --unclaimed) p.push_back(isa::Matmul(1, 1, 0, 0, false, true));
-      p.push_back(isa::Matmul(pick(1, 8), 1, 0, 0, false, true));
+      p.push_back(isa::Matmul(Pick(rng, 1, 8), 1, 0, 0, false, true));
       return;
     case csr::ErrorCode::kWeightsFull:
       for (; unclaimed < 3; ++unclaimed) {
-        p.push_back(isa::Load(Buffer::kWeights, 1, 1, 0, in, 1));
+        p.push_back(isa::Load(Buffer::kWeights, 1, 1, 0, s.input, 1));
       }
-      p.push_back(isa::Load(Buffer::kWeights, 1, 1, 0, in, 1));
+      p.push_back(isa::Load(Buffer::kWeights, 1, 1, 0, s.input, 1));
       return;
     case csr::ErrorCode::kCmdOverrun:  // no HALT: RandomProgram leaves it out
     case csr::ErrorCode::kNone:
