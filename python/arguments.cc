@@ -1,0 +1,154 @@
+// GEMM arguments (bf16 operands) parsed and checked as `mxu gemm` does, and the checks shared
+// with the int8 mode.
+#include "python/arguments.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "driver/gemm_limits.h"
+#include "golden/numerics.h"
+
+namespace mxu::python {
+
+using driver::Bf16Matrix;
+using driver::Fp32Matrix;
+
+uint64_t CheckedRange(const char* name, long long value, uint64_t min, uint64_t max) {
+  if (value < 0 || static_cast<unsigned long long>(value) < min ||
+      static_cast<unsigned long long>(value) > max) {
+    throw ArgumentError(std::string(name) + " must be in [" + std::to_string(min) + ", " +
+                        std::to_string(max) + "], got " + std::to_string(value));
+  }
+  return static_cast<uint64_t>(value);
+}
+
+Subnormals ParseSubnormals(const std::string& mode) {
+  if (mode == "ieee") return Subnormals::kIeee;
+  if (mode == "flush") return Subnormals::kFlush;
+  throw ArgumentError("subnormals must be 'ieee' or 'flush', got '" + mode + "'");
+}
+
+namespace {
+
+// A 2-D operand: float32 rounded to bf16 in `mode`, uint16 taken as raw bf16 bits.
+Bf16Matrix ToBf16Matrix(const char* name, const py::array& array, Subnormals mode) {
+  if (array.ndim() != 2) {
+    throw ArgumentError(std::string(name) + ": expected a 2-D array, got rank " +
+                        std::to_string(array.ndim()));
+  }
+  Bf16Matrix m(static_cast<int>(array.shape(0)), static_cast<int>(array.shape(1)));
+  if (m.data.empty()) throw ArgumentError(std::string(name) + ": a zero dimension");
+  if (py::isinstance<py::array_t<uint16_t>>(array)) {
+    const auto view = py::array_t<uint16_t, py::array::c_style | py::array::forcecast>(array);
+    std::copy(view.data(), view.data() + view.size(), m.data.begin());
+  } else if (py::isinstance<py::array_t<float>>(array)) {
+    const auto view = py::array_t<float, py::array::c_style | py::array::forcecast>(array);
+    for (size_t i = 0; i < m.data.size(); ++i) m.data[i] = FloatToBf16(view.data()[i], mode);
+  } else {
+    throw py::type_error(std::string(name) +
+                         ": expected float32 (rounded to bf16) or uint16 (raw bf16 bits), got " +
+                         std::string(py::str(array.dtype())));
+  }
+  return m;
+}
+
+std::vector<float> ToFloat32(const char* name, const py::array& array, size_t rank) {
+  if (!py::isinstance<py::array_t<float>>(array)) {
+    throw py::type_error(std::string(name) + ": expected float32, got " +
+                         std::string(py::str(array.dtype())));
+  }
+  if (static_cast<size_t>(array.ndim()) != rank) {
+    throw ArgumentError(std::string(name) + ": expected a " + std::to_string(rank) +
+                        "-D array, got rank " + std::to_string(array.ndim()));
+  }
+  const auto view = py::array_t<float, py::array::c_style | py::array::forcecast>(array);
+  return std::vector<float>(view.data(), view.data() + view.size());
+}
+
+}  // namespace
+
+void CheckShapes(const py::array& a, const py::array& b, bool ta, bool tb, bool bf16_out,
+                 bool accumulate) {
+  for (const auto& [name, array] : {std::pair<const char*, const py::array&>{"a", a}, {"b", b}}) {
+    if (array.ndim() != 2) {
+      throw ArgumentError(std::string(name) + ": expected a 2-D array, got rank " +
+                          std::to_string(array.ndim()));
+    }
+    for (int d = 0; d < 2; ++d) {
+      if (static_cast<uint64_t>(array.shape(d)) > driver::kMaxDimension) {
+        throw ArgumentError(std::string(name) + ": a dimension above " +
+                            std::to_string(driver::kMaxDimension));
+      }
+    }
+  }
+  const uint64_t m = a.shape(ta ? 1 : 0), k = a.shape(ta ? 0 : 1), n = b.shape(tb ? 0 : 1);
+  const std::string problem = driver::GemmSizeProblem(m, k, n, bf16_out, accumulate);
+  if (!problem.empty()) throw ArgumentError(problem);
+}
+
+std::unique_ptr<GemmArgs> ParseGemm(const py::array& a, const py::array& b, bool ta, bool tb,
+                                    bool relu, const std::optional<py::array>& bias,
+                                    const std::optional<py::array>& accumulate,
+                                    const std::string& out, Subnormals mode) {
+  auto args = std::make_unique<GemmArgs>();
+  if (out != "fp32" && out != "bf16") {
+    throw ArgumentError("out must be 'fp32' or 'bf16', got '" + out + "'");
+  }
+  if (bias && accumulate) {
+    throw ArgumentError("bias and accumulate both set the accumulators' start: give one");
+  }
+  CheckShapes(a, b, ta, tb, out == "bf16", accumulate.has_value());
+  args->a = ToBf16Matrix("a", a, mode);
+  args->b = ToBf16Matrix("b", b, mode);
+  args->m = ta ? args->a.cols : args->a.rows;
+  args->k = ta ? args->a.rows : args->a.cols;
+  args->n = tb ? args->b.rows : args->b.cols;
+  const int kb = tb ? args->b.cols : args->b.rows;
+  if (args->k != kb) {
+    throw ArgumentError("op(A) is " + std::to_string(args->m) + "x" + std::to_string(args->k) +
+                        " but op(B) is " + std::to_string(kb) + "x" + std::to_string(args->n) +
+                        ": inner dimensions differ");
+  }
+  driver::GemmRequest& request = args->request;
+  request.a = &args->a;
+  request.b = &args->b;
+  request.trans_a = ta;
+  request.trans_b = tb;
+  request.relu = relu;
+  request.output = out == "bf16" ? driver::OutputType::kBf16 : driver::OutputType::kFp32;
+  if (bias) {
+    args->bias = ToFloat32("bias", *bias, 1);
+    if (static_cast<int>(args->bias.size()) != args->n) {
+      throw ArgumentError("bias: " + std::to_string(args->bias.size()) +
+                          " values, expected N = " + std::to_string(args->n));
+    }
+    request.bias = &args->bias;
+  }
+  if (accumulate) {
+    const std::vector<float> values = ToFloat32("accumulate", *accumulate, 2);
+    if (accumulate->shape(0) != args->m || accumulate->shape(1) != args->n) {
+      throw ArgumentError("accumulate: expected a float32 array of shape (" +
+                          std::to_string(args->m) + ", " + std::to_string(args->n) + ")");
+    }
+    args->c0 = Fp32Matrix(args->m, args->n);
+    args->c0.data = values;
+    request.c0 = &args->c0;
+  }
+  return args;
+}
+
+py::array ToArray(const std::vector<uint32_t>& bits, int m, int n, driver::OutputType output) {
+  if (output == driver::OutputType::kBf16) {
+    py::array_t<uint16_t> out({m, n});
+    uint16_t* p = out.mutable_data();
+    for (size_t i = 0; i < bits.size(); ++i) p[i] = static_cast<uint16_t>(bits[i]);
+    return std::move(out);
+  }
+  py::array_t<float> out({m, n});
+  float* p = out.mutable_data();
+  for (size_t i = 0; i < bits.size(); ++i) p[i] = golden::FloatFromBits(bits[i]);
+  return std::move(out);
+}
+
+}  // namespace mxu::python

@@ -1,0 +1,234 @@
+// mxu.Device: a device on a backend, GEMMs on it (bf16 and the int8 mode, optionally checked
+// against the golden model), its counters and configuration.
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/built_devices.h"
+#include "backends/device_factory.h"
+#include "common/csr_map.h"
+#include "common/memory_timing.h"
+#include "driver/device.h"
+#include "driver/device_config.h"
+#include "driver/gemm.h"
+#include "driver/golden_request.h"
+#include "golden/numerics.h"
+#include "python/arguments.h"
+
+namespace mxu::python {
+namespace {
+
+// The Python defaults are the one definition's (common/memory_timing.h).
+const MemoryTiming kDefaultMemory;
+
+bool g_device_opened = false;
+
+// A GEMM's counters and statistics, as `mxu gemm --json`.
+py::dict GemmCounters(int m, int k, int n, const char* dtype, const driver::GemmResult& result) {
+  const driver::RunStats& s = result.stats;
+  const uint64_t cycles = s.counter(csr::Counter::kCycles);
+  py::dict counters;
+  counters["m"] = m;
+  counters["k"] = k;
+  counters["n"] = n;
+  counters["dtype"] = dtype;
+  for (uint32_t i = 0; i < csr::kNumCounters; ++i) {
+    std::string name = csr::CounterName(static_cast<csr::Counter>(i));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    counters[py::str(name)] = s.counters[i];
+  }
+  counters["ideal_cycles"] = result.ideal_cycles;
+  counters["utilization"] = result.utilization;
+  counters["program_instructions"] = result.instructions;
+  counters["m_block"] = result.blocking.m_block;
+  counters["n_group"] = result.blocking.n_group;
+  counters["a_resident"] = result.blocking.a_resident;
+  counters["wall_seconds"] = s.wall_seconds;
+  counters["sim_cycles_per_second"] = s.wall_seconds > 0 ? cycles / s.wall_seconds : 0.0;
+  return counters;
+}
+
+class Device {
+ public:
+  Device(const std::string& backend, long long mem_latency, long long mem_bytes_per_cycle,
+         long long mem_in_flight, long long watchdog) {
+    backends::BackendOptions options;
+    options.backend = backend;
+    options.timing.latency_cycles =
+        static_cast<unsigned>(CheckedRange("mem_latency", mem_latency, 0, 100000));
+    options.timing.bytes_per_cycle =
+        static_cast<unsigned>(CheckedRange("mem_bytes_per_cycle", mem_bytes_per_cycle, 1, 4096));
+    options.timing.max_in_flight =
+        static_cast<unsigned>(CheckedRange("mem_in_flight", mem_in_flight, 1, 1024));
+    watchdog_ = CheckedRange("watchdog", watchdog, 1, UINT64_MAX >> 1);
+    timing_ = options.timing;
+    if (g_device_opened) {
+      throw std::runtime_error(
+          "one device per process: this process has already opened an mxu.Device (SystemC "
+          "elaborates the RTL device once); keep using that one");
+    }
+    // The SystemC banner would land in the user's output.
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    device_ = backends::OpenDevice(options);  // std::invalid_argument for an unknown backend
+    g_device_opened = true;
+    config_ = driver::ReadDeviceConfig(*device_);
+  }
+
+  py::array Gemm(const py::array& a, const py::array& b, bool ta, bool tb, bool relu,
+                 const std::optional<py::array>& bias, const std::optional<py::array>& accumulate,
+                 const std::string& out, bool check, std::optional<long long> watchdog) {
+    const uint64_t watchdog_cycles =
+        watchdog ? CheckedRange("watchdog", *watchdog, 1, UINT64_MAX >> 1) : watchdog_;
+    const auto args = ParseGemm(a, b, ta, tb, relu, bias, accumulate, out, config_.subnormals);
+    const driver::GemmResult result =
+        driver::Gemm(*device_, config_, args->request, watchdog_cycles);
+    py::dict counters = GemmCounters(args->m, args->k, args->n, "bf16", result);
+
+    std::vector<uint32_t> got(static_cast<size_t>(args->m) * args->n);
+    for (size_t i = 0; i < got.size(); ++i) {
+      got[i] = args->request.output == driver::OutputType::kBf16
+                   ? result.c_bf16.data[i]
+                   : golden::FloatBits(result.c.data[i]);
+    }
+    counters_ = counters;
+    if (check) {
+      CompareWithGolden(
+          got,
+          driver::GoldenBits(args->request, static_cast<int>(config_.rows), config_.subnormals),
+          args->n, [](uint32_t device, uint32_t golden) {
+            char text[64];
+            std::snprintf(text, sizeof text, "device 0x%08x, golden 0x%08x", device, golden);
+            return std::string(text);
+          });
+    }
+    return ToArray(got, args->m, args->n, args->request.output);
+  }
+
+  py::array GemmInt8(const py::array& a, const py::array& b, bool ta, bool tb, bool relu,
+                     const std::optional<py::array>& bias,
+                     const std::optional<py::array>& accumulate,
+                     const std::optional<py::object>& scales, long long zero_point, bool check,
+                     std::optional<long long> watchdog) {
+    const uint64_t watchdog_cycles =
+        watchdog ? CheckedRange("watchdog", *watchdog, 1, UINT64_MAX >> 1) : watchdog_;
+    const auto args = ParseGemmInt8(a, b, ta, tb, relu, bias, accumulate, scales, zero_point);
+    const driver::GemmResult result =
+        driver::Gemm(*device_, config_, args->request, watchdog_cycles);
+    py::dict counters = GemmCounters(args->m, args->k, args->n, "int8", result);
+    const bool int8_out = args->request.output == driver::OutputType::kInt8;
+    std::vector<int32_t> got(static_cast<size_t>(args->m) * args->n);
+    if (int8_out) {
+      std::copy(result.c_int8.data.begin(), result.c_int8.data.end(), got.begin());
+    } else {
+      std::copy(result.c_int32.data.begin(), result.c_int32.data.end(), got.begin());
+    }
+    counters_ = counters;
+    if (check) {
+      CompareWithGolden(got, GoldenInt8(*args), args->n, [](int32_t device, int32_t golden) {
+        return "device " + std::to_string(device) + ", golden " + std::to_string(golden);
+      });
+    }
+    return ToInt8ModeArray(got, args->m, args->n, args->request.output);
+  }
+
+  // --check: every output against the golden model's; the counters get "checked" and
+  // "mismatches", and a mismatch raises CheckError naming the first (`describe` its values).
+  template <typename T, typename Describe>
+  void CompareWithGolden(const std::vector<T>& got, const std::vector<T>& want, int n,
+                         const Describe& describe) {
+    size_t mismatches = 0;
+    std::string first;
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (got[i] == want[i]) continue;
+      if (mismatches++ == 0) {
+        first = "C[" + std::to_string(i / n) + "][" + std::to_string(i % n) +
+                "]: " + describe(got[i], want[i]);
+      }
+    }
+    counters_["checked"] = want.size();
+    counters_["mismatches"] = mismatches;
+    if (mismatches) {
+      throw CheckError(std::to_string(want.size()) + " outputs, " + std::to_string(mismatches) +
+                       " mismatches (first " + first + ")");
+    }
+  }
+
+  py::dict Info() const {
+    py::dict info;
+    info["backend"] = device_->name();
+    info["device"] = backends::ThisDevice().name;  // the build's default device (MXU_DEVICES)
+    driver::ForEachConfigField(config_,
+                               [&](const char* name, const auto& value) { info[name] = value; });
+    info["mem_latency"] = timing_.latency_cycles;
+    info["mem_bytes_per_cycle"] = timing_.bytes_per_cycle;
+    info["mem_in_flight"] = timing_.max_in_flight;
+    info["watchdog"] = watchdog_;
+    return info;
+  }
+
+  py::dict Counters() const { return counters_; }
+  uint32_t ReadCsr(uint32_t addr) { return device_->ReadCsr(addr); }
+  const char* name() const { return device_->name(); }
+
+ private:
+  std::unique_ptr<driver::Device> device_;
+  driver::DeviceConfig config_;
+  MemoryTiming timing_;
+  uint64_t watchdog_ = 0;
+  py::dict counters_;
+};
+
+}  // namespace
+
+void RegisterDevice(py::module_& m) {
+  py::class_<Device>(m, "Device",
+                     "A device on the named backend with the host memory's timing. One per "
+                     "process: SystemC elaborates the RTL device once.")
+      .def(py::init<const std::string&, long long, long long, long long, long long>(),
+           py::arg("backend") = "rtl", py::arg("mem_latency") = kDefaultMemory.latency_cycles,
+           py::arg("mem_bytes_per_cycle") = kDefaultMemory.bytes_per_cycle,
+           py::arg("mem_in_flight") = kDefaultMemory.max_in_flight,
+           py::arg("watchdog") = 200'000'000)
+      .def("gemm", &Device::Gemm, py::arg("a"), py::arg("b"), py::kw_only(), py::arg("ta") = false,
+           py::arg("tb") = false, py::arg("relu") = false, py::arg("bias") = py::none(),
+           py::arg("accumulate") = py::none(), py::arg("out") = "fp32", py::arg("check") = false,
+           py::arg("watchdog") = py::none(),
+           "C = op(A) x op(B) (+ bias | + accumulate) (ReLU) on the device. a, b: float32 "
+           "(rounded to bf16) or uint16 (raw bf16 bits); ta/tb: the operand is stored "
+           "transposed; bias: N float32 values; accumulate: M x N float32 (C += A x B); out: "
+           "'fp32' (float32 result) or 'bf16' (uint16 bits). check: compare every bit with the "
+           "golden model, raise mxu.CheckError on a mismatch. watchdog: this call's cycle limit "
+           "(default: the device's).")
+      .def("gemm_int8", &Device::GemmInt8, py::arg("a"), py::arg("b"), py::kw_only(),
+           py::arg("ta") = false, py::arg("tb") = false, py::arg("relu") = false,
+           py::arg("bias") = py::none(), py::arg("accumulate") = py::none(),
+           py::arg("scales") = py::none(), py::arg("zero_point") = 0, py::arg("check") = false,
+           py::arg("watchdog") = py::none(),
+           "The int8 mode (`mxu gemm --dtype int8`): C = op(A) x op(B) (+ bias | + accumulate), "
+           "exact in int32. a, b: int8 (any other dtype raises mxu.DtypeError, a TypeError and "
+           "a ValueError); ta/tb: the operand is stored transposed; bias: N int32 values; "
+           "accumulate: M x N int32 (C += A x B; sums wrap modulo 2^32). Without scales: an "
+           "int32 result, relu zeroes negatives. With scales (a real number, or N of them, "
+           "finite and positive: column n's scale): the device requantizes C to int8, "
+           "y = clamp(round(C * scale) + zero_point, relu ? zero_point : -128, 127) with the "
+           "scale as mxu.quantize_multiplier gives it and rounding half away from zero "
+           "(docs/numerics.md); zero_point in [-128, 127]. check: compare every output with the "
+           "golden model (golden_gemm_int8), raise mxu.CheckError on a mismatch. watchdog: this "
+           "call's cycle limit (default: the device's).")
+      .def("counters", &Device::Counters,
+           "The last GEMM's counters and statistics (as `mxu gemm --json`).")
+      .def("info", &Device::Info,
+           "The device configuration read from its CSRs (as `mxu info --json`), and the "
+           "memory settings.")
+      .def("read_csr", &Device::ReadCsr, py::arg("addr"), "Reads one CSR (mxu.CSR names some).")
+      .def_property_readonly("backend", &Device::name);
+}
+
+}  // namespace mxu::python
