@@ -2,26 +2,26 @@
 
 #include <unistd.h>
 
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "common/bf16.h"
+#include "common/csr_map.h"
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "driver/gemm_limits.h"
-#include "driver/golden_request.h"
 #include "golden/float_vectors.h"
-#include "golden/numerics.h"
 #include "host/cli.h"
 #include "host/device_options.h"
+#include "host/gemm_operands.h"
+#include "host/gemm_progress.h"
+#include "host/gemm_result.h"
 #include "host/int8_operands.h"
 #include "host/output_file.h"
-#include "host/random_operands.h"
 #include "host/trace_options.h"
 #include "io/npy.h"
 
@@ -78,6 +78,12 @@ Bf16Matrix ToBf16Matrix(const NpyArray& array, Subnormals mode) {
   return m;
 }
 
+driver::Int8Matrix ToInt8Matrix(const NpyArray& array) {
+  driver::Int8Matrix m(static_cast<int>(array.shape[0]), static_cast<int>(array.shape[1]));
+  m.data = array.AsInt8();
+  return m;
+}
+
 std::vector<float> ReadFloat32(const std::string& path, size_t rank_max) {
   const NpyArray header = ReadInput(path, true);
   if (!header.is_float()) throw UsageError(path + ": expected float32 or float64");
@@ -86,95 +92,6 @@ std::vector<float> ReadFloat32(const std::string& path, size_t rank_max) {
   }
   return ReadInput(path).AsFloat32();
 }
-
-struct CheckResult {
-  size_t compared = 0, mismatches = 0;
-};
-
-CheckResult Check(const driver::GemmRequest& request, const driver::GemmResult& result,
-                  const driver::DeviceConfig& config) {
-  const std::vector<uint32_t> want =
-      driver::GoldenBits(request, static_cast<int>(config.rows), config.subnormals);
-  const int cols = request.trans_b ? request.b->rows : request.b->cols;
-  CheckResult check;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const int r = static_cast<int>(i / cols), c = static_cast<int>(i % cols);
-    const uint32_t got_bits = request.output == driver::OutputType::kBf16
-                                  ? result.c_bf16.at(r, c)
-                                  : golden::FloatBits(result.c.at(r, c));
-    ++check.compared;
-    if (got_bits != want[i] && ++check.mismatches <= 5) {
-      std::fprintf(stderr, "mismatch C[%d][%d]: device 0x%08x, golden 0x%08x\n", r, c, got_bits,
-                   want[i]);
-    }
-  }
-  return check;
-}
-
-// Progress of a long GEMM on a terminal: runs the device in slices and shows the controller's
-// instruction pointer against the program length, on stderr. The device runs the same cycles as
-// without it (the program counter is read while the program runs on).
-class ProgressDevice : public driver::Device {
- public:
-  explicit ProgressDevice(driver::Device& device) : device_(device) {}
-  ~ProgressDevice() override { Clear(); }
-
-  uint32_t ReadCsr(uint32_t addr) override { return device_.ReadCsr(addr); }
-  void WriteCsr(uint32_t addr, uint32_t value) override {
-    if (addr == csr::kCmdCount) instructions_ = value;
-    device_.WriteCsr(addr, value);
-  }
-  void WriteMemory(uint64_t addr, const void* data, size_t bytes) override {
-    device_.WriteMemory(addr, data, bytes);
-  }
-  void ReadMemory(uint64_t addr, void* data, size_t bytes) override {
-    device_.ReadMemory(addr, data, bytes);
-  }
-  uint64_t memory_size() const override { return device_.memory_size(); }
-  const char* name() const override { return device_.name(); }
-
-  bool RunUntilInterrupt(uint64_t max_cycles) override {
-    constexpr uint64_t kSlice = 2000;
-    const auto start = std::chrono::steady_clock::now();
-    for (uint64_t done = 0; done < max_cycles;) {
-      const uint64_t slice = std::min(kSlice, max_cycles - done);
-      if (device_.RunUntilInterrupt(slice)) {
-        Clear();
-        return true;
-      }
-      done += slice;
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (seconds >= 1.0 && seconds - shown_at_ >= 0.2) {
-        Show(device_.ReadCsr(csr::kPc), done, seconds);
-        shown_at_ = seconds;
-      }
-    }
-    Clear();
-    return false;
-  }
-
- private:
-  void Show(uint32_t pc, uint64_t cycles, double seconds) {
-    constexpr int kWidth = 30;
-    const uint32_t total = instructions_ ? instructions_ : 1;
-    const int filled = static_cast<int>(std::min<uint64_t>(pc, total) * kWidth / total);
-    std::fprintf(stderr, "\rgemm [%s%s] instruction %u/%u, %.1f M cycles, %.0f s ",
-                 std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(), pc,
-                 instructions_, cycles / 1e6, seconds);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void Clear() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
-    shown_ = false;
-  }
-
-  driver::Device& device_;
-  uint32_t instructions_ = 0;
-  double shown_at_ = 0;
-  bool shown_ = false;
-};
 
 // Refuses, before anything is allocated, a problem above kMaxProblemBytes.
 void CheckProblemSize(uint64_t m, uint64_t k, uint64_t n, bool bf16_out, bool accumulate) {
@@ -196,20 +113,8 @@ struct GemmArgs {
 
 int RunGemm(const CLI::App& cli, const GemmArgs& args);
 
-}  // namespace
-
-std::function<int()> AddGemmCommand(CLI::App& app) {
-  auto args = std::make_shared<GemmArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "gemm",
-      "One GEMM on the device, C = op(A) x op(B) (+ bias | + C0) (ReLU): random operands of shape "
-      "--m --k --n (all three, or none for 64 x 64 x 64), or --a A.npy --b B.npy. Each dimension "
-      "is at most 65535, and A (2 bytes an element), B (2) and C (4, or 2 with --out-bf16), plus "
-      "C0, together at most 2 GiB (half the device's 4 GiB host memory). .npy inputs: float32, "
-      "or float64 (rounded to float32 first, as NumPy's astype, then to bf16), or uint16 taken "
-      "as bf16 bits; C or Fortran order.");
-  cmd->footer(kExitCodesHelp);
-  GemmArgs& a = *args;
+// --m --k --n --seed or --a --b, the transposes, ReLU, --bias or --accumulate.
+void AddOperandOptions(CLI::App* cmd, GemmArgs& a) {
   CLI::Option* m = AddInteger(cmd, "--m", &a.m, 1, kMaxDimension, "rows of op(A) and C");
   CLI::Option* k =
       AddInteger(cmd, "--k", &a.k, 1, kMaxDimension, "columns of op(A), rows of op(B)");
@@ -230,6 +135,10 @@ std::function<int()> AddGemmCommand(CLI::App& app) {
   cmd->add_option("--accumulate", a.accumulate, "C += A x B, C0 from an M x N float .npy")
       ->type_name("C0.npy")
       ->excludes(bias);
+}
+
+// The output files, the operand type and the int8 mode's requantization.
+void AddOutputOptions(CLI::App* cmd, GemmArgs& a) {
   CLI::Option* out =
       cmd->add_option("--out", a.out, "write C (fp32) to a .npy file")->type_name("C.npy");
   cmd->add_option("--out-bf16", a.out_bf16, "the device rounds C to bf16; write its bits (uint16)")
@@ -254,6 +163,24 @@ std::function<int()> AddGemmCommand(CLI::App& app) {
   cmd->add_option("--zero-point", a.zero_point, "requantization: the output zero point")
       ->check(CLI::Range(-128, 127))
       ->type_name("-128..127");
+}
+
+}  // namespace
+
+std::function<int()> AddGemmCommand(CLI::App& app) {
+  auto args = std::make_shared<GemmArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "gemm",
+      "One GEMM on the device, C = op(A) x op(B) (+ bias | + C0) (ReLU): random operands of shape "
+      "--m --k --n (all three, or none for 64 x 64 x 64), or --a A.npy --b B.npy. Each dimension "
+      "is at most 65535, and A (2 bytes an element), B (2) and C (4, or 2 with --out-bf16), plus "
+      "C0, together at most 2 GiB (half the device's 4 GiB host memory). .npy inputs: float32, "
+      "or float64 (rounded to float32 first, as NumPy's astype, then to bf16), or uint16 taken "
+      "as bf16 bits; C or Fortran order.");
+  cmd->footer(kExitCodesHelp);
+  GemmArgs& a = *args;
+  AddOperandOptions(cmd, a);
+  AddOutputOptions(cmd, a);
   cmd->add_flag("--check", a.check,
                 "compare every output bit with the golden model (exit 1 on a mismatch)");
   cmd->add_flag("--json", a.json, "statistics as one JSON object on stdout");
@@ -264,12 +191,28 @@ std::function<int()> AddGemmCommand(CLI::App& app) {
 
 namespace {
 
-int RunGemm(const CLI::App& cli, const GemmArgs& args) {
-  const int given_shape = Given(cli, "--m") + Given(cli, "--k") + Given(cli, "--n");
-  if (given_shape != 0 && given_shape != 3) {
-    throw UsageError("give all of --m, --k and --n (or none, for 64 x 64 x 64)");
-  }
-  const bool file_operands = !args.a.empty() || Given(cli, "--a");
+// What the options ask for, checked against each other.
+struct GemmMode {
+  bool int8 = false;        // --dtype int8
+  bool requantize = false;  // int8 out: --out-int8 and its scales
+  bool file_operands = false;
+  bool accumulate = false;  // C += A x B
+};
+
+// One GEMM's request with the buffers it points at (not copyable: the request points into it).
+struct GemmProblem {
+  GemmProblem() = default;
+  GemmProblem(const GemmProblem&) = delete;
+  GemmProblem& operator=(const GemmProblem&) = delete;
+
+  int m = 0, k = 0, n = 0;
+  driver::GemmRequest request;
+  GemmOperands operands;
+  NpyArray a_file, b_file;  // --a and --b until the device's subnormal mode is known
+};
+
+// The files named on the command line: each output checked against the inputs before the run.
+void CheckGemmPaths(const CLI::App& cli, const TraceOptions& trace) {
   std::vector<PathArg> inputs, outputs;
   for (const char* option : {"--a", "--b", "--bias", "--accumulate", "--scales"}) {
     if (Given(cli, option)) inputs.push_back({option, cli.get_option(option)->as<std::string>()});
@@ -277,261 +220,293 @@ int RunGemm(const CLI::App& cli, const GemmArgs& args) {
   for (const char* option : {"--out", "--out-bf16", "--out-int8"}) {
     if (Given(cli, option)) outputs.push_back({option, cli.get_option(option)->as<std::string>()});
   }
-  RunRecorder::AddOutputs(args.trace, &outputs);
+  RunRecorder::AddOutputs(trace, &outputs);
   CheckOutputPaths(outputs, inputs);
+}
 
-  const bool int8 = args.dtype == "int8";
-  const bool requantize = Given(cli, "--out-int8") || Given(cli, "--scale") ||
-                          Given(cli, "--scales") || Given(cli, "--zero-point");
-  if (int8 && Given(cli, "--out-bf16")) {
+// The option combinations CLI11 cannot state, refused before any file is read.
+GemmMode CheckGemmOptions(const CLI::App& cli, const GemmArgs& args) {
+  const int given_shape = Given(cli, "--m") + Given(cli, "--k") + Given(cli, "--n");
+  if (given_shape != 0 && given_shape != 3) {
+    throw UsageError("give all of --m, --k and --n (or none, for 64 x 64 x 64)");
+  }
+  GemmMode mode;
+  mode.file_operands = !args.a.empty() || Given(cli, "--a");
+  CheckGemmPaths(cli, args.trace);
+  mode.int8 = args.dtype == "int8";
+  mode.requantize = Given(cli, "--out-int8") || Given(cli, "--scale") || Given(cli, "--scales") ||
+                    Given(cli, "--zero-point");
+  if (mode.int8 && Given(cli, "--out-bf16")) {
     throw UsageError(
         "--out-bf16 is for --dtype bf16: an int8 GEMM writes int32 (--out) or int8 "
         "(--out-int8)");
   }
-  if (!int8 && requantize) {
+  if (!mode.int8 && mode.requantize) {
     throw UsageError("--out-int8, --scale, --scales and --zero-point need --dtype int8");
   }
-  if (requantize && !Given(cli, "--scale") && !Given(cli, "--scales")) {
+  if (mode.requantize && !Given(cli, "--scale") && !Given(cli, "--scales")) {
     throw UsageError("int8 output needs --scale X or --scales SCALES.npy");
   }
+  mode.accumulate = Given(cli, "--accumulate");
+  return mode;
+}
 
-  driver::GemmRequest request;
-  request.trans_a = args.ta;
-  request.trans_b = args.tb;
-  request.relu = args.relu;
-  request.output = Given(cli, "--out-bf16") ? driver::OutputType::kBf16 : driver::OutputType::kFp32;
-  if (int8) request.output = requantize ? driver::OutputType::kInt8 : driver::OutputType::kInt32;
-  request.zero_point = args.zero_point;
-  const bool bf16_out = request.output == driver::OutputType::kBf16;
-  const bool accumulate = Given(cli, "--accumulate");
+void SetRequestOptions(const CLI::App& cli, const GemmArgs& args, const GemmMode& mode,
+                       driver::GemmRequest* request) {
+  request->trans_a = args.ta;
+  request->trans_b = args.tb;
+  request->relu = args.relu;
+  request->output =
+      Given(cli, "--out-bf16") ? driver::OutputType::kBf16 : driver::OutputType::kFp32;
+  if (mode.int8) {
+    request->output = mode.requantize ? driver::OutputType::kInt8 : driver::OutputType::kInt32;
+  }
+  request->zero_point = args.zero_point;
+}
 
-  // The shapes and the size limit first, from the flags or the files' headers.
-  NpyArray a_file, b_file;
-  int m, k, n;
-  if (file_operands) {
-    a_file = ReadOperand(args.a, int8);
-    b_file = ReadOperand(args.b, int8);
-    const int a_rows = static_cast<int>(a_file.shape[0]),
-              a_cols = static_cast<int>(a_file.shape[1]);
-    const int b_rows = static_cast<int>(b_file.shape[0]),
-              b_cols = static_cast<int>(b_file.shape[1]);
-    m = request.trans_a ? a_cols : a_rows;
-    k = request.trans_a ? a_rows : a_cols;
-    n = request.trans_b ? b_rows : b_cols;
-    const int kb = request.trans_b ? b_cols : b_rows;
-    if (k != kb) {
-      throw UsageError("op(A) is " + std::to_string(m) + "x" + std::to_string(k) +
-                       " but op(B) is " + std::to_string(kb) + "x" + std::to_string(n) +
-                       ": inner dimensions differ");
-    }
+// M, K and N from --a and --b's headers (their data is read once the size is known to fit).
+void ReadShapeFromFiles(const GemmArgs& args, bool int8, GemmProblem* p) {
+  p->a_file = ReadOperand(args.a, int8);
+  p->b_file = ReadOperand(args.b, int8);
+  const int a_rows = static_cast<int>(p->a_file.shape[0]),
+            a_cols = static_cast<int>(p->a_file.shape[1]);
+  const int b_rows = static_cast<int>(p->b_file.shape[0]),
+            b_cols = static_cast<int>(p->b_file.shape[1]);
+  p->m = p->request.trans_a ? a_cols : a_rows;
+  p->k = p->request.trans_a ? a_rows : a_cols;
+  p->n = p->request.trans_b ? b_rows : b_cols;
+  const int kb = p->request.trans_b ? b_cols : b_rows;
+  if (p->k != kb) {
+    throw UsageError("op(A) is " + std::to_string(p->m) + "x" + std::to_string(p->k) +
+                     " but op(B) is " + std::to_string(kb) + "x" + std::to_string(p->n) +
+                     ": inner dimensions differ");
+  }
+}
+
+// The shape from the flags or the files' headers, and the size limit, before any data is read.
+void ReadShape(const GemmArgs& args, const GemmMode& mode, GemmProblem* p) {
+  if (mode.file_operands) {
+    ReadShapeFromFiles(args, mode.int8, p);
   } else {
-    m = args.m;
-    k = args.k;
-    n = args.n;
+    p->m = args.m;
+    p->k = args.k;
+    p->n = args.n;
   }
-  CheckProblemSize(m, k, n, bf16_out, accumulate);
-  if (file_operands) {
-    a_file = ReadInput(args.a);
-    b_file = ReadInput(args.b);
+  const bool bf16_out = p->request.output == driver::OutputType::kBf16;
+  CheckProblemSize(p->m, p->k, p->n, bf16_out, mode.accumulate);
+  if (mode.file_operands) {
+    p->a_file = ReadInput(args.a);
+    p->b_file = ReadInput(args.b);
   }
+}
 
-  std::vector<float> bias;
-  Fp32Matrix c0;
-  std::vector<int32_t> bias_int32;
-  driver::Int32Matrix c0_int32;
-  std::vector<uint32_t> quant;
-  if (Given(cli, "--bias")) {
-    const NpyArray header = ReadInput(args.bias, true);
-    if (header.shape.size() == 1 && header.shape[0] != size_t(n)) {
-      throw UsageError(args.bias + ": " + std::to_string(header.shape[0]) +
-                       " values, expected N = " + std::to_string(n));
-    }
-    if (int8) {
-      RequireDtype(header, NpyArray::Dtype::kInt32, args.bias);
-      if (header.shape.size() != 1) throw UsageError(args.bias + ": expected a 1-D array");
-      bias_int32 = ReadInput(args.bias).AsInt32();
-      request.bias_int32 = &bias_int32;
-    } else {
-      bias = ReadFloat32(args.bias, 1);
-      request.bias = &bias;
-    }
+// --bias: N int32 values in the int8 mode, else N floats.
+void ReadBias(const std::string& path, bool int8, GemmProblem* p) {
+  const NpyArray header = ReadInput(path, true);
+  if (header.shape.size() == 1 && header.shape[0] != size_t(p->n)) {
+    throw UsageError(path + ": " + std::to_string(header.shape[0]) +
+                     " values, expected N = " + std::to_string(p->n));
   }
-  if (accumulate && int8) {
-    const NpyArray header = ReadInput(args.accumulate, true);
-    RequireDtype(header, NpyArray::Dtype::kInt32, args.accumulate);
-    if (header.shape.size() != 2 || header.shape[0] != size_t(m) || header.shape[1] != size_t(n)) {
-      throw UsageError(args.accumulate + ": expected an int32 array of shape (" +
-                       std::to_string(m) + ", " + std::to_string(n) + ")");
-    }
-    c0_int32 = driver::Int32Matrix(m, n);
-    c0_int32.data = ReadInput(args.accumulate).AsInt32();
-    request.c0_int32 = &c0_int32;
-  } else if (accumulate) {
-    const NpyArray header = ReadInput(args.accumulate, true);
-    if (!header.is_float() || header.shape.size() != 2 || header.shape[0] != size_t(m) ||
-        header.shape[1] != size_t(n)) {
-      throw UsageError(args.accumulate + ": expected a float array of shape (" + std::to_string(m) +
-                       ", " + std::to_string(n) + ")");
-    }
-    const NpyArray array = ReadInput(args.accumulate);
-    c0 = Fp32Matrix(m, n);
-    c0.data = array.AsFloat32();
-    request.c0 = &c0;
+  if (int8) {
+    RequireDtype(header, NpyArray::Dtype::kInt32, path);
+    if (header.shape.size() != 1) throw UsageError(path + ": expected a 1-D array");
+    p->operands.bias_int32 = ReadInput(path).AsInt32();
+    p->request.bias_int32 = &p->operands.bias_int32;
+  } else {
+    p->operands.bias = ReadFloat32(path, 1);
+    p->request.bias = &p->operands.bias;
   }
+}
 
-  if (request.output == driver::OutputType::kInt8) {
-    std::vector<double> values;
-    if (Given(cli, "--scales")) {
-      const NpyArray header = ReadInput(args.scales, true);
-      if (!header.is_float() || header.shape.size() != 1 || header.shape[0] != size_t(n)) {
-        throw UsageError(args.scales + ": expected " + std::to_string(n) +
-                         " float values (one per column of C)");
-      }
-      values = ReadInput(args.scales).AsFloat64();
-    } else {
-      char* end = nullptr;
-      const double x = std::strtod(args.scale.c_str(), &end);
-      if (args.scale.empty() || *end != '\0') {
-        throw UsageError("--scale " + args.scale + ": not a number");
-      }
-      values.assign(static_cast<size_t>(n), x);
-    }
-    quant = QuantWords(values, Given(cli, "--scales") ? args.scales : "--scale");
-    request.quant = &quant;
+// --accumulate: C0, M x N int32 in the int8 mode, else M x N floats.
+void ReadAccumulator(const std::string& path, bool int8, GemmProblem* p) {
+  const NpyArray header = ReadInput(path, true);
+  if (int8) RequireDtype(header, NpyArray::Dtype::kInt32, path);
+  if ((!int8 && !header.is_float()) || header.shape.size() != 2 ||
+      header.shape[0] != size_t(p->m) || header.shape[1] != size_t(p->n)) {
+    throw UsageError(path + ": expected " + (int8 ? "an int32" : "a float") + " array of shape (" +
+                     std::to_string(p->m) + ", " + std::to_string(p->n) + ")");
   }
+  const NpyArray array = ReadInput(path);
+  if (int8) {
+    p->operands.c0_int32 = driver::Int32Matrix(p->m, p->n);
+    p->operands.c0_int32.data = array.AsInt32();
+    p->request.c0_int32 = &p->operands.c0_int32;
+  } else {
+    p->operands.c0 = Fp32Matrix(p->m, p->n);
+    p->operands.c0.data = array.AsFloat32();
+    p->request.c0 = &p->operands.c0;
+  }
+}
+
+// The requantization scale of each of the n columns: --scales, or --scale for all.
+std::vector<double> ReadScales(const CLI::App& cli, const GemmArgs& args, int n) {
+  if (Given(cli, "--scales")) {
+    const NpyArray header = ReadInput(args.scales, true);
+    if (!header.is_float() || header.shape.size() != 1 || header.shape[0] != size_t(n)) {
+      throw UsageError(args.scales + ": expected " + std::to_string(n) +
+                       " float values (one per column of C)");
+    }
+    return ReadInput(args.scales).AsFloat64();
+  }
+  char* end = nullptr;
+  const double x = std::strtod(args.scale.c_str(), &end);
+  if (args.scale.empty() || *end != '\0') {
+    throw UsageError("--scale " + args.scale + ": not a number");
+  }
+  return std::vector<double>(static_cast<size_t>(n), x);
+}
+
+// Everything the GEMM needs from the command line and its files, checked before the device opens.
+void ReadProblem(const CLI::App& cli, const GemmArgs& args, const GemmMode& mode, GemmProblem* p) {
+  SetRequestOptions(cli, args, mode, &p->request);
+  ReadShape(args, mode, p);
+  if (Given(cli, "--bias")) ReadBias(args.bias, mode.int8, p);
+  if (mode.accumulate) ReadAccumulator(args.accumulate, mode.int8, p);
+  if (p->request.output == driver::OutputType::kInt8) {
+    const std::vector<double> scales = ReadScales(cli, args, p->n);
+    p->operands.quant = QuantWords(scales, Given(cli, "--scales") ? args.scales : "--scale");
+    p->request.quant = &p->operands.quant;
+  }
+}
+
+// A and B from their files (bf16 rounding needs the device's subnormal mode), or random.
+void SetOperands(const GemmArgs& args, const GemmMode& mode, const driver::DeviceConfig& config,
+                 GemmProblem* p) {
+  if (!mode.file_operands) {
+    golden::BitSource bits(args.seed);
+    SetRandomOperands(p->m, p->k, p->n, mode.int8, bits, &p->operands, &p->request);
+    return;
+  }
+  GemmOperands& o = p->operands;
+  if (mode.int8) {
+    o.a8 = ToInt8Matrix(p->a_file);
+    o.b8 = ToInt8Matrix(p->b_file);
+    p->request.a_int8 = &o.a8;
+    p->request.b_int8 = &o.b8;
+  } else {
+    o.a = ToBf16Matrix(p->a_file, config.subnormals);
+    o.b = ToBf16Matrix(p->b_file, config.subnormals);
+    p->request.a = &o.a;
+    p->request.b = &o.b;
+  }
+  p->a_file = NpyArray();  // the copies are no longer needed
+  p->b_file = NpyArray();
+}
+
+// On a terminal, a long GEMM shows its progress (not with --json: a script reads that output).
+driver::GemmResult RunWithProgress(driver::Device& device, const driver::DeviceConfig& config,
+                                   const driver::GemmRequest& request, const GemmArgs& args) {
+  if (args.json || !isatty(STDERR_FILENO)) {
+    return driver::Gemm(device, config, request, args.device.watchdog_cycles);
+  }
+  ProgressDevice shown(device);
+  return driver::Gemm(shown, config, request, args.device.watchdog_cycles);
+}
+
+// --out, --out-int8 and --out-bf16 to their temporaries, committed when the run succeeded.
+void WriteOutputs(const CLI::App& cli, const GemmArgs& args, const GemmProblem& p,
+                  const driver::GemmResult& result, PendingOutputs* files) {
+  const std::vector<size_t> shape = {size_t(p.m), size_t(p.n)};
+  if (Given(cli, "--out") && args.dtype == "int8") {
+    files->Write(args.out, [&](const std::string& temp) {
+      WriteNpy(temp, MakeNpy(result.c_int32.data, shape));
+    });
+  } else if (Given(cli, "--out")) {
+    files->Write(args.out, [&](const std::string& temp) { WriteNpy(temp, result.c.data, shape); });
+  }
+  if (Given(cli, "--out-int8")) {
+    files->Write(args.out_int8, [&](const std::string& temp) {
+      WriteNpy(temp, MakeNpy(result.c_int8.data, shape));
+    });
+  }
+  if (Given(cli, "--out-bf16")) {
+    files->Write(args.out_bf16,
+                 [&](const std::string& temp) { WriteNpy(temp, result.c_bf16.data, shape); });
+  }
+}
+
+void PrintJson(const GemmArgs& args, const GemmProblem& p, const driver::DeviceConfig& config,
+               const driver::GemmResult& result, const GoldenCheck& check) {
+  nlohmann::ordered_json j;
+  j["m"] = p.m;
+  j["k"] = p.k;
+  j["n"] = p.n;
+  j["array"] = {config.rows, config.cols};
+  j["dtype"] = args.dtype;
+  j["cycles"] = result.stats.counter(csr::Counter::kCycles);
+  j["ideal_cycles"] = result.ideal_cycles;
+  j["utilization"] = result.utilization;
+  j["macs"] = uint64_t(p.m) * p.k * p.n;
+  AddRunCounters(result, &j);
+  if (args.check) {
+    j["checked"] = check.compared;
+    j["mismatches"] = check.mismatches;
+  }
+  std::printf("%s\n", j.dump().c_str());
+}
+
+// ", ReLU, fp32 out, bias": what the GEMM computed, after its shape.
+std::string DescribeRequest(const driver::GemmRequest& request) {
+  const char* out_type = request.output == driver::OutputType::kBf16    ? ", bf16 out"
+                         : request.output == driver::OutputType::kInt32 ? ", int8, int32 out"
+                         : request.output == driver::OutputType::kInt8  ? ", int8, int8 out"
+                                                                        : ", fp32 out";
+  const bool has_bias = request.bias || request.bias_int32;
+  const bool has_c0 = request.c0 || request.c0_int32;
+  return std::string(request.relu ? ", ReLU" : "") + out_type +
+         (has_bias ? ", bias" : (has_c0 ? ", C += A x B" : ""));
+}
+
+void PrintTable(const GemmArgs& args, const GemmProblem& p, const driver::DeviceConfig& config,
+                const char* backend, const driver::GemmResult& result, const GoldenCheck& check) {
+  const driver::RunStats& s = result.stats;
+  std::printf("GEMM %d x %d x %d on a %u x %u array (%s backend)%s\n", p.m, p.k, p.n, config.rows,
+              config.cols, backend, DescribeRequest(p.request).c_str());
+  std::printf("  device cycles       %llu (ideal %llu, utilization %.1f%%)\n",
+              (unsigned long long)s.counter(csr::Counter::kCycles),
+              (unsigned long long)result.ideal_cycles, 100.0 * result.utilization);
+  std::printf("  array busy cycles   %llu\n",
+              (unsigned long long)s.counter(csr::Counter::kArrayBusy));
+  std::printf("  DMA read / write    %llu / %llu bytes\n",
+              (unsigned long long)s.counter(csr::Counter::kDmaReadBytes),
+              (unsigned long long)s.counter(csr::Counter::kDmaWriteBytes));
+  std::printf("  instructions        %zu (M block %d, N group %d, A %s)\n", result.instructions,
+              result.blocking.m_block, result.blocking.n_group,
+              result.blocking.a_resident ? "resident" : "reloaded");
+  std::printf("  wall time           %.2f s (%.0f simulated cycles/s)\n", s.wall_seconds,
+              SimCyclesPerSecond(s));
+  if (args.check) {
+    std::printf("  check               %zu outputs, %zu mismatches: %s\n", check.compared,
+                check.mismatches,
+                check.mismatches       ? "FAILED"
+                : args.dtype == "int8" ? "exact"
+                                       : "bit-exact");
+  }
+}
+
+int RunGemm(const CLI::App& cli, const GemmArgs& args) {
+  const GemmMode mode = CheckGemmOptions(cli, args);
+  GemmProblem problem;
+  ReadProblem(cli, args, mode, &problem);
 
   auto device = OpenDevice(args.device);
   PendingOutputs files;
   RunRecorder recorder(args.trace, &files);
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
-  Bf16Matrix a, b;
-  driver::Int8Matrix a8, b8;
-  if (int8) {
-    if (file_operands) {
-      a8 = driver::Int8Matrix(static_cast<int>(a_file.shape[0]), static_cast<int>(a_file.shape[1]));
-      a8.data = a_file.AsInt8();
-      b8 = driver::Int8Matrix(static_cast<int>(b_file.shape[0]), static_cast<int>(b_file.shape[1]));
-      b8.data = b_file.AsInt8();
-      a_file = NpyArray();
-      b_file = NpyArray();
-    } else {
-      golden::BitSource bits(args.seed);
-      a8 = request.trans_a ? RandomInt8Matrix(k, m, bits) : RandomInt8Matrix(m, k, bits);
-      b8 = request.trans_b ? RandomInt8Matrix(n, k, bits) : RandomInt8Matrix(k, n, bits);
-    }
-    request.a_int8 = &a8;
-    request.b_int8 = &b8;
-  } else if (file_operands) {
-    a = ToBf16Matrix(a_file, config.subnormals);
-    b = ToBf16Matrix(b_file, config.subnormals);
-    a_file = NpyArray();
-    b_file = NpyArray();
-  } else {
-    golden::BitSource bits(args.seed);
-    a = request.trans_a ? RandomMatrix(k, m, bits) : RandomMatrix(m, k, bits);
-    b = request.trans_b ? RandomMatrix(n, k, bits) : RandomMatrix(k, n, bits);
-  }
-  if (!int8) {
-    request.a = &a;
-    request.b = &b;
-  }
-
+  SetOperands(args, mode, config, &problem);
   // The trace window counts device cycles from here, the start of the GEMM's own register writes.
   recorder.Arm(*device);
-  const bool progress = !args.json && isatty(STDERR_FILENO);
-  driver::GemmResult result;
-  if (progress) {
-    ProgressDevice shown(*device);
-    result = driver::Gemm(shown, config, request, args.device.watchdog_cycles);
-  } else {
-    result = driver::Gemm(*device, config, request, args.device.watchdog_cycles);
-  }
+  const driver::GemmResult result = RunWithProgress(*device, config, problem.request, args);
   recorder.Finish(*device);
-  CheckResult check;
-  if (args.check && int8) {
-    const Int8Check c = CheckInt8(request, result);
-    check.compared = c.compared;
-    check.mismatches = c.mismatches;
-  } else if (args.check) {
-    check = Check(request, result, config);
-  }
 
-  const std::vector<size_t> shape = {size_t(m), size_t(n)};
-  if (Given(cli, "--out") && int8) {
-    files.Write(args.out, [&](const std::string& temp) {
-      WriteNpy(temp, MakeNpy(result.c_int32.data, shape));
-    });
-  } else if (Given(cli, "--out")) {
-    files.Write(args.out, [&](const std::string& temp) { WriteNpy(temp, result.c.data, shape); });
-  }
-  if (Given(cli, "--out-int8")) {
-    files.Write(args.out_int8, [&](const std::string& temp) {
-      WriteNpy(temp, MakeNpy(result.c_int8.data, shape));
-    });
-  }
-  if (Given(cli, "--out-bf16")) {
-    files.Write(args.out_bf16,
-                [&](const std::string& temp) { WriteNpy(temp, result.c_bf16.data, shape); });
-  }
-
-  const driver::RunStats& s = result.stats;
-  const uint64_t cycles = s.counter(csr::Counter::kCycles);
-  const double cps = s.wall_seconds > 0 ? cycles / s.wall_seconds : 0;
+  GoldenCheck check;
+  if (args.check) check = CheckWithGolden(problem.request, result, config, "");
+  WriteOutputs(cli, args, problem, result, &files);
   if (args.json) {
-    nlohmann::ordered_json j;
-    j["m"] = m;
-    j["k"] = k;
-    j["n"] = n;
-    j["array"] = {config.rows, config.cols};
-    j["dtype"] = args.dtype;
-    j["cycles"] = cycles;
-    j["ideal_cycles"] = result.ideal_cycles;
-    j["utilization"] = result.utilization;
-    j["macs"] = uint64_t(m) * k * n;
-    j["array_busy_cycles"] = s.counter(csr::Counter::kArrayBusy);
-    j["dma_read_bytes"] = s.counter(csr::Counter::kDmaReadBytes);
-    j["dma_write_bytes"] = s.counter(csr::Counter::kDmaWriteBytes);
-    j["instructions"] = result.instructions;
-    j["stall_dependency"] = s.counter(csr::Counter::kStallDependency);
-    j["stall_weights"] = s.counter(csr::Counter::kStallWeights);
-    j["stall_fetch"] = s.counter(csr::Counter::kStallFetch);
-    j["stall_memory"] = s.counter(csr::Counter::kStallMemory);
-    j["wall_seconds"] = s.wall_seconds;
-    j["sim_cycles_per_second"] = cps;
-    if (args.check) {
-      j["checked"] = check.compared;
-      j["mismatches"] = check.mismatches;
-    }
-    std::printf("%s\n", j.dump().c_str());
+    PrintJson(args, problem, config, result, check);
   } else {
-    const char* out_type = request.output == driver::OutputType::kBf16    ? ", bf16 out"
-                           : request.output == driver::OutputType::kInt32 ? ", int8, int32 out"
-                           : request.output == driver::OutputType::kInt8  ? ", int8, int8 out"
-                                                                          : ", fp32 out";
-    const bool has_bias = request.bias || request.bias_int32;
-    const bool has_c0 = request.c0 || request.c0_int32;
-    std::printf("GEMM %d x %d x %d on a %u x %u array (%s backend)%s%s%s\n", m, k, n, config.rows,
-                config.cols, device->name(), request.relu ? ", ReLU" : "", out_type,
-                has_bias ? ", bias" : (has_c0 ? ", C += A x B" : ""));
-    std::printf("  device cycles       %llu (ideal %llu, utilization %.1f%%)\n",
-                (unsigned long long)cycles, (unsigned long long)result.ideal_cycles,
-                100.0 * result.utilization);
-    std::printf("  array busy cycles   %llu\n",
-                (unsigned long long)s.counter(csr::Counter::kArrayBusy));
-    std::printf("  DMA read / write    %llu / %llu bytes\n",
-                (unsigned long long)s.counter(csr::Counter::kDmaReadBytes),
-                (unsigned long long)s.counter(csr::Counter::kDmaWriteBytes));
-    std::printf("  instructions        %zu (M block %d, N group %d, A %s)\n", result.instructions,
-                result.blocking.m_block, result.blocking.n_group,
-                result.blocking.a_resident ? "resident" : "reloaded");
-    std::printf("  wall time           %.2f s (%.0f simulated cycles/s)\n", s.wall_seconds, cps);
-    if (args.check) {
-      std::printf("  check               %zu outputs, %zu mismatches: %s\n", check.compared,
-                  check.mismatches,
-                  check.mismatches ? "FAILED"
-                  : int8           ? "exact"
-                                   : "bit-exact");
-    }
+    PrintTable(args, problem, config, device->name(), result, check);
   }
   FlushStdout();
   if (check.mismatches) return 1;  // a failed check writes no file
