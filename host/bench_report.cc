@@ -1,0 +1,164 @@
+#include "host/bench_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "io/plot/plot.h"
+
+namespace mxu::host {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string Percent(double fraction) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f", 100 * fraction);
+  return text;
+}
+
+constexpr size_t kNameWidth = 13;
+constexpr char kRowFormat[] = "%-13s %-14s %7s %7s %7s %5s %5s %6s %6s %6s %6s %6s %6s %6s %6s\n";
+
+}  // namespace
+
+Json TimingJson(const MemoryTiming& t) {
+  Json j;
+  j["latency_cycles"] = t.latency_cycles;
+  j["bytes_per_cycle"] = t.bytes_per_cycle;
+  j["max_in_flight"] = t.max_in_flight;
+  return j;
+}
+
+std::string TimingText(const MemoryTiming& t) {
+  return "latency " + std::to_string(t.latency_cycles) + ", " + std::to_string(t.bytes_per_cycle) +
+         " B/cycle, " + std::to_string(t.max_in_flight) + " in flight";
+}
+
+Json ConfigJson(const driver::DeviceConfig& c) {
+  Json j;
+  driver::ForEachConfigField(c, [&](const char* name, const auto& value) { j[name] = value; });
+  return j;
+}
+
+std::string Short(double v) {
+  char text[32];
+  if (v < 100000) {
+    std::snprintf(text, sizeof text, "%.0f", v);
+  } else if (v < 999950) {
+    std::snprintf(text, sizeof text, "%.1fk", v / 1e3);
+  } else if (v < 9.995e6) {
+    std::snprintf(text, sizeof text, "%.2fM", v / 1e6);
+  } else if (v < 999.95e6) {
+    std::snprintf(text, sizeof text, "%.1fM", v / 1e6);
+  } else {
+    std::snprintf(text, sizeof text, "%.2fG", v / 1e9);
+  }
+  return text;
+}
+
+void PrintHeader() {
+  std::printf(kRowFormat, "name", "MxKxN", "cycles", "ideal", "bound", "%id", "%bnd", "read",
+              "write", "st.dep", "st.wts", "st.fch", "st.mem", "wall s", "cyc/s");
+}
+
+void PrintRow(const Json& r) {
+  char wall[16];
+  std::snprintf(wall, sizeof wall, "%.2f", r["wall_seconds"].get<double>());
+  // A shape named by itself (--shape, the plain table entries) shows "-" for its name.
+  std::string name = r["name"] == r["shape"] ? "-" : r["name"].get<std::string>();
+  // A long layer name is cut to its column (the JSON keeps it whole), so the columns line up.
+  if (name.size() > kNameWidth) name = name.substr(0, kNameWidth - 1) + "~";
+  std::printf(kRowFormat, name.c_str(), r["shape"].get<std::string>().c_str(),
+              std::to_string(r["cycles"].get<uint64_t>()).c_str(),
+              std::to_string(r["ideal_cycles"].get<uint64_t>()).c_str(),
+              std::to_string(r["bound_cycles"].get<uint64_t>()).c_str(),
+              Percent(r["utilization_ideal"].get<double>()).c_str(),
+              Percent(r["utilization_bound"].get<double>()).c_str(),
+              Short(r["dma_read_bytes"].get<double>()).c_str(),
+              Short(r["dma_write_bytes"].get<double>()).c_str(),
+              Short(r["stall_dependency"].get<double>()).c_str(),
+              Short(r["stall_weights"].get<double>()).c_str(),
+              Short(r["stall_fetch"].get<double>()).c_str(),
+              Short(r["stall_memory"].get<double>()).c_str(), wall,
+              Short(r["sim_cycles_per_second"].get<double>()).c_str());
+  std::fflush(stdout);
+}
+
+BenchTotals SumRows(const Json& rows, bool check) {
+  BenchTotals t;
+  for (const Json& r : rows) {
+    t.cycles += r["cycles"].get<uint64_t>();
+    t.ideal += r["ideal_cycles"].get<uint64_t>();
+    t.bound += r["bound_cycles"].get<uint64_t>();
+    t.wall += r["wall_seconds"].get<double>();
+    if (check) {
+      t.checked += r["checked"].get<uint64_t>();
+      t.mismatches += r["mismatches"].get<uint64_t>();
+    }
+  }
+  return t;
+}
+
+void PrintSummary(const BenchTotals& t, size_t gemms, size_t settings, bool any_bias, bool check) {
+  std::printf(
+      "cycles: device cycles; ideal: M*K*N / PEs; bound: max(ideal, bytes of A, B, C, bias once / "
+      "bytes per cycle)\nread, write: DMA bytes; st.*: stall cycles (STALL_DEPENDENCY, "
+      "STALL_WEIGHTS, STALL_FETCH, STALL_MEMORY)\n");
+  if (any_bias) {
+    std::printf("fwd: with the bias (and the ReLU, but on the last layer) that mxu train uses\n");
+  }
+  if (check) {
+    std::printf("check: %llu outputs, %llu mismatches%s\n", (unsigned long long)t.checked,
+                (unsigned long long)t.mismatches, t.mismatches ? ": FAILED" : ": bit-exact");
+  }
+  std::printf(
+      "summary: %zu GEMM%s x %zu memory setting%s: %llu cycles, ideal %llu (%.1f%%), bound "
+      "%llu (%.1f%%), %.2f s, %s cycles/s\n",
+      gemms, gemms == 1 ? "" : "s", settings, settings == 1 ? "" : "s",
+      (unsigned long long)t.cycles, (unsigned long long)t.ideal, 100 * t.utilization_ideal(),
+      (unsigned long long)t.bound, 100 * t.utilization_bound(), t.wall,
+      Short(t.cycles_per_second()).c_str());
+}
+
+Json SummaryJson(const BenchTotals& t, size_t gemms, bool check) {
+  Json summary;
+  summary["gemms"] = gemms;
+  summary["cycles"] = t.cycles;
+  summary["ideal_cycles"] = t.ideal;
+  summary["bound_cycles"] = t.bound;
+  summary["utilization_ideal"] = t.utilization_ideal();
+  summary["utilization_bound"] = t.utilization_bound();
+  summary["wall_seconds"] = t.wall;
+  summary["sim_cycles_per_second"] = t.cycles_per_second();
+  if (check) {
+    summary["checked"] = t.checked;
+    summary["mismatches"] = t.mismatches;
+  }
+  return summary;
+}
+
+void WritePlot(const std::string& path, const std::vector<MemoryTiming>& settings, const Json& rows,
+               const std::string& title) {
+  std::vector<plot::BarChart> charts(settings.size());
+  for (size_t i = 0; i < settings.size(); ++i) {
+    charts[i].title = "memory " + TimingText(settings[i]);
+    charts[i].y_label = "utilization";
+    charts[i].percent = true;
+    charts[i].series = {{"vs ideal", {}}, {"vs bound", {}}};
+  }
+  for (const Json& r : rows) {
+    plot::BarChart& chart = charts[r["setting"].get<size_t>()];
+    chart.categories.push_back(r["name"].get<std::string>());
+    chart.series[0].y.push_back(r["utilization_ideal"].get<double>());
+    chart.series[1].y.push_back(r["utilization_bound"].get<double>());
+  }
+  const int per_panel =
+      std::max<int>(640, 90 * static_cast<int>(charts.front().categories.size()) + 140);
+  const int width = std::min<int>(12000, per_panel * static_cast<int>(charts.size()));
+  plot::Figure figure(width, 560, title);
+  for (plot::BarChart& chart : charts) figure.Add(std::move(chart));
+  figure.WritePng(path);
+}
+
+}  // namespace mxu::host

@@ -1,0 +1,139 @@
+#include "host/bench_run.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "common/csr_map.h"
+#include "driver/device_config.h"
+#include "driver/gemm.h"
+#include "golden/float_vectors.h"
+#include "host/bench_report.h"
+#include "host/gemm_operands.h"
+#include "host/gemm_result.h"
+
+namespace mxu::host {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// What a shape's cycles are measured against.
+struct ShapeBound {
+  uint64_t ideal = 0;          // every PE busy every cycle
+  uint64_t bytes_min = 0;      // the least traffic
+  uint64_t memory_cycles = 0;  // bytes_min at the memory's bytes per cycle
+  uint64_t bound = 0;          // the larger of ideal and memory_cycles
+};
+
+ShapeBound Bound(const BenchShape& shape, const driver::DeviceConfig& config,
+                 const MemoryTiming& timing) {
+  const uint64_t m = shape.m, k = shape.k, n = shape.n;
+  const uint64_t pes = uint64_t{config.rows} * config.cols;
+  ShapeBound b;
+  b.ideal = (shape.macs() + pes - 1) / pes;
+  // The least traffic: A and B read once (bf16, or int8), C written once (fp32 or int32), on the
+  // one channel that reads and writes share; and the bias (N fp32) where there is one.
+  const uint64_t in_bytes = shape.int8 ? 1 : 2;
+  b.bytes_min = in_bytes * (m * k + k * n) + 4 * m * n + (shape.bias ? 4 * n : 0);
+  b.memory_cycles = (b.bytes_min + timing.bytes_per_cycle - 1) / timing.bytes_per_cycle;
+  b.bound = std::max(b.ideal, b.memory_cycles);
+  return b;
+}
+
+// The shape's request on random operands from the seed, and a random bias for a forward layer.
+void MakeRequest(const BenchShape& shape, uint64_t seed, GemmOperands* operands,
+                 driver::GemmRequest* request) {
+  golden::BitSource bits(seed);
+  request->trans_a = shape.ta;
+  request->trans_b = shape.tb;
+  SetRandomOperands(shape.m, shape.k, shape.n, shape.int8, bits, operands, request);
+  request->output = shape.int8 ? driver::OutputType::kInt32 : driver::OutputType::kFp32;
+  if (shape.bias) {
+    for (int j = 0; j < shape.n; ++j) {
+      operands->bias.push_back((float(bits.Below(2001)) - 1000) / 256);
+    }
+    request->bias = &operands->bias;
+  }
+  request->relu = shape.relu;
+}
+
+// The row's shape, the memory setting it ran under and its cycles against the ideal and the
+// bound.
+Json ShapeRow(const BenchShape& shape, const driver::DeviceConfig& config, size_t setting,
+              const MemoryTiming& timing, uint64_t cycles, const ShapeBound& b) {
+  return {
+      {"setting", setting},
+      {"latency_cycles", timing.latency_cycles},
+      {"bytes_per_cycle", timing.bytes_per_cycle},
+      {"max_in_flight", timing.max_in_flight},
+      {"array_rows", config.rows},
+      {"array_cols", config.cols},
+      {"bus_bytes", config.bus_bytes},
+      {"name", shape.name},
+      {"shape", ShapeText(shape)},
+      {"m", shape.m},
+      {"k", shape.k},
+      {"n", shape.n},
+      {"ta", shape.ta},
+      {"tb", shape.tb},
+      {"bias", shape.bias},
+      {"relu", shape.relu},
+      {"dtype", shape.int8 ? "int8" : "bf16"},
+      {"macs", shape.macs()},
+      {"cycles", cycles},
+      {"ideal_cycles", b.ideal},
+      {"bytes_min", b.bytes_min},
+      {"memory_cycles", b.memory_cycles},
+      {"bound_cycles", b.bound},
+      {"bound_by", b.memory_cycles > b.ideal ? "memory" : "compute"},
+      {"utilization_ideal", cycles ? double(b.ideal) / double(cycles) : 0.0},
+      {"utilization_bound", cycles ? double(b.bound) / double(cycles) : 0.0},
+  };
+}
+
+// One GEMM on the open device: its row of the table.
+Json RunShape(driver::Device& device, const driver::DeviceConfig& config,
+              const BenchRunOptions& options, size_t setting, const MemoryTiming& timing,
+              const BenchShape& shape) {
+  GemmOperands operands;
+  driver::GemmRequest request;
+  MakeRequest(shape, options.seed, &operands, &request);
+  const driver::GemmResult result =
+      driver::Gemm(device, config, request, options.device.watchdog_cycles);
+
+  Json r = ShapeRow(shape, config, setting, timing, result.stats.counter(csr::Counter::kCycles),
+                    Bound(shape, config, timing));
+  AddRunCounters(result, &r);
+  if (options.check) {
+    const GoldenCheck check = CheckWithGolden(request, result, config, shape.name + ": ");
+    r["checked"] = check.compared;
+    r["mismatches"] = check.mismatches;
+  }
+  return r;
+}
+
+}  // namespace
+
+Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& shapes,
+                size_t setting, const MemoryTiming& timing, bool print) {
+  DeviceOptions device_options = options.device;
+  device_options.timing = timing;
+  auto device = OpenDevice(device_options);
+  const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
+  if (print) {
+    std::printf("memory: %s (%s backend, %u x %u array)\n", TimingText(timing).c_str(),
+                device->name(), config.rows, config.cols);
+    PrintHeader();
+  }
+  Json out;
+  out["backend"] = device->name();
+  out["device"] = ConfigJson(config);
+  out["rows"] = Json::array();
+  for (const BenchShape& shape : shapes) {
+    out["rows"].push_back(RunShape(*device, config, options, setting, timing, shape));
+    if (print) PrintRow(out["rows"].back());
+  }
+  return out;
+}
+
+}  // namespace mxu::host

@@ -1,0 +1,34 @@
+// `mxu bench`'s runs: every shape under one memory setting on a device of its own, each GEMM
+// with random operands, measured against its ideal and its bound (and checked with --check).
+#ifndef MXU_HOST_BENCH_RUN_H_
+#define MXU_HOST_BENCH_RUN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "common/memory_timing.h"
+#include "host/bench_table.h"
+#include "host/device_options.h"
+
+namespace mxu::host {
+
+// How each GEMM runs: the device (its timing is the memory setting's), the operands' seed,
+// --check.
+struct BenchRunOptions {
+  DeviceOptions device;
+  uint64_t seed = 1;
+  bool check = false;
+};
+
+// Every shape under one memory setting (number `setting`, with this timing), on a device opened
+// here: {"backend", "device" (its configuration), "rows" (one per shape)}. With print, the
+// memory setting's heading and each row as it finishes, on stdout.
+nlohmann::ordered_json RunSetting(const BenchRunOptions& options,
+                                  const std::vector<BenchShape>& shapes, size_t setting,
+                                  const MemoryTiming& timing, bool print = true);
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_BENCH_RUN_H_

@@ -1,0 +1,23 @@
+// `mxu bench` runs each memory setting (and the RTL sample) in a child process of its own: the
+// RTL backend elaborates SystemC once per process, so every run that opens a device needs a new
+// one, and the bench's own process never opens a device.
+#ifndef MXU_HOST_CHILD_PROCESS_H_
+#define MXU_HOST_CHILD_PROCESS_H_
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace mxu::host {
+
+// Runs work in a child process and returns what it returned. A failure in the child comes back
+// as its one-line message and exit code: UsageError (and std::invalid_argument) is thrown again
+// as a UsageError, anything else as a driver::DeviceError; a child that dies names `what` ("the
+// run of WHAT ended abnormally"). capture_stdout: what the child prints comes back as the JSON's
+// "stdout" instead of reaching stdout.
+nlohmann::ordered_json RunInChild(const std::function<nlohmann::ordered_json()>& work,
+                                  const std::string& what, bool capture_stdout = false);
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_CHILD_PROCESS_H_
