@@ -1,7 +1,7 @@
 // Weight FIFO: stages weight rows (Lanes bf16 each) between the DMA and the array's shadow chain,
 // on a 1R1W SRAM. Push when !full_o; pop when !empty_o, the row appearing on pop_data_o the
-// cycle after. A push and a pop may happen in the same cycle.
-`include "mxu_assert.svh"
+// cycle after. A push and a pop may happen in the same cycle. The pointers and the count are
+// mxu_fifo_ptr's.
 
 module mxu_weight_fifo #(
   parameter int unsigned Lanes = mxu_pkg::ArrayCols,
@@ -20,31 +20,23 @@ module mxu_weight_fifo #(
   output logic [CntWidth-1:0] count_o
 );
 
-  logic [PtrWidth-1:0] wr_ptr_d, wr_ptr_q, rd_ptr_d, rd_ptr_q;
-  logic [CntWidth-1:0] count_d, count_q;
+  // u_ptr's pointer registers, under the names the layouts of waves/ show.
+  logic [PtrWidth-1:0] wr_ptr_q, rd_ptr_q;
   logic                push, pop;
 
-  always_comb begin
-    push = push_i && (count_q != CntWidth'(Depth));
-    pop  = pop_i && (count_q != '0);
-    wr_ptr_d = wr_ptr_q;
-    rd_ptr_d = rd_ptr_q;
-    if (push) wr_ptr_d = (wr_ptr_q == PtrWidth'(Depth - 1)) ? '0 : wr_ptr_q + 1'b1;
-    if (pop)  rd_ptr_d = (rd_ptr_q == PtrWidth'(Depth - 1)) ? '0 : rd_ptr_q + 1'b1;
-    count_d = count_q + CntWidth'(push) - CntWidth'(pop);
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      wr_ptr_q <= '0;
-      rd_ptr_q <= '0;
-      count_q  <= '0;
-    end else begin
-      wr_ptr_q <= wr_ptr_d;
-      rd_ptr_q <= rd_ptr_d;
-      count_q  <= count_d;
-    end
-  end
+  mxu_fifo_ptr #(.Depth(Depth)) u_ptr (
+    .clk_i,
+    .rst_ni,
+    .push_i,
+    .pop_i,
+    .wr_en_o (push),
+    .rd_en_o (pop),
+    .wr_ptr_o(wr_ptr_q),
+    .rd_ptr_o(rd_ptr_q),
+    .full_o,
+    .empty_o,
+    .count_o
+  );
 
   mxu_sram_1r1w #(.Width(Lanes*16), .Depth(Depth)) u_sram (
     .clk_i,
@@ -55,15 +47,5 @@ module mxu_weight_fifo #(
     .wr_addr_i(wr_ptr_q),
     .wr_data_i(push_data_i)
   );
-
-  assign full_o  = (count_q == CntWidth'(Depth));
-  assign empty_o = (count_q == '0);
-  assign count_o = count_q;
-
-  `MXU_ASSERT_STATIC(gen_depth_check, Depth >= 1, "mxu_weight_fifo: Depth must be at least 1")
-  // No push into a full FIFO (the row would be lost), no pop from an empty one.
-  `MXU_ASSERT_NEVER(Overflow, push_i && full_o, clk_i, rst_ni)
-  `MXU_ASSERT_NEVER(Underflow, pop_i && empty_o, clk_i, rst_ni)
-  `MXU_ASSERT(CountInRange, count_q <= CntWidth'(Depth), clk_i, rst_ni)
 
 endmodule
