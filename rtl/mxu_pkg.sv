@@ -198,6 +198,39 @@ package mxu_pkg;
     logic [15:0] buf_addr;
   } dma_load_q_t;
 
+  // The DMA load engine's geometry (mxu_dma_load and its blocks). A plain segment is one buffer
+  // row (ub_lanes bf16 or cols fp32 elements) at any byte offset in its first beat; a transposed
+  // one is trows elements of a bus-aligned host row, or dma_short_rows(trows) at any even byte
+  // offset (one beat's elements fewer, so that a segment needs no more beats).
+  function automatic int unsigned dma_seg_bytes_max(int unsigned ub_lanes, int unsigned cols);
+    dma_seg_bytes_max = (ub_lanes * 2 > cols * 4) ? ub_lanes * 2 : cols * 4;
+  endfunction
+
+  function automatic int unsigned dma_seg_beats_max(int unsigned ub_lanes, int unsigned cols);
+    dma_seg_beats_max = (dma_seg_bytes_max(ub_lanes, cols) + 2 * MemBusBytes - 2) / MemBusBytes;
+  endfunction
+
+  function automatic int unsigned dma_short_rows(int unsigned trows);
+    dma_short_rows = (trows > MemBusBytes) ? trows - MemBusBytes / 2 : trows;
+  endfunction
+
+  // Beats of a transposed segment: a half of the transpose buffer holds one a lane.
+  function automatic int unsigned dma_tseg_words(int unsigned trows);
+    int unsigned aligned, unaligned;
+    aligned   = (2 * trows + MemBusBytes - 1) / MemBusBytes;
+    unaligned = (2 * dma_short_rows(trows) + 2 * MemBusBytes - 3) / MemBusBytes;
+    dma_tseg_words = (aligned > unaligned) ? aligned : unaligned;
+  endfunction
+
+  // Bits of a count of a segment's beats, plain or transposed.
+  function automatic int unsigned dma_beats_width(int unsigned ub_lanes, int unsigned cols,
+                                                  int unsigned trows);
+    int unsigned plain, transposed;
+    plain      = dma_seg_beats_max(ub_lanes, cols);
+    transposed = dma_tseg_words(trows);
+    dma_beats_width = $clog2(((plain > transposed) ? plain : transposed) + 1);
+  endfunction
+
   // What a DMA engine reports back: an instruction done (pulse, in command order), the first
   // error (pulse), the address of the burst it belongs to and how many older commands of the same
   // engine are still completing ahead of the failing one (the scoreboard names its instruction).

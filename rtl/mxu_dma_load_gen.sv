@@ -1,0 +1,295 @@
+// The DMA load engine's address generator (mxu_dma_load): takes a LOAD, cuts it into segments,
+// each a contiguous run of elements in host memory: one buffer row (plain), or one host row's
+// run of up to TransposeRows elements, a column of a block of TransposeRows buffer rows
+// (transposed), and requests each as INCR bursts of whole bus beats (split at 4 KiB boundaries
+// and at 16 beats), while the burst and segment queues have room (mxu_dma_load's u_bursts,
+// u_segments: at most MemMaxInFlight of each). It takes the next command as soon as it has
+// requested every burst of the current one and fewer than QueueDepth commands are in flight
+// (accepted, not yet done_i); each command it takes goes to the command queue as the consumer
+// sees it (q_o, mxu_pkg::dma_load_q_t).
+//
+// Linear mode: when the rows are packed back to back in host memory (stride = row length) and are
+// either whole beats from a bus-aligned address or a power-of-two part of one from any row
+// boundary (the first beat then holds fewer rows: an int8 tile often starts mid-beat), the
+// transfer is one stream of bursts of up to 16 beats that ignore row boundaries, with no
+// segments. Broadcast: a plain LOAD with stride 0 (every row the same host row, e.g. a bias)
+// reads that row once.
+`include "mxu_assert.svh"
+
+module mxu_dma_load_gen #(
+  parameter int unsigned UbLanes       = mxu_pkg::ArrayRows,
+  parameter int unsigned Cols          = mxu_pkg::ArrayCols,
+  parameter int unsigned TransposeRows = mxu_pkg::TransposeRows,  // buffer rows of a block
+  parameter int unsigned QueueDepth    = mxu_pkg::DmaQueueDepth,  // commands in flight
+  parameter logic [mxu_pkg::MemIdWidth-1:0] ArId = '0,  // read ID of every burst
+  localparam int unsigned AddrWidth  = mxu_pkg::MemAddrWidth,
+  localparam int unsigned BusBytes   = mxu_pkg::MemBusBytes,
+  localparam int unsigned BeatShift  = $clog2(BusBytes),     // byte offset bits in a beat
+  localparam int unsigned BeatsPer4k = 4096 / BusBytes,
+  localparam int unsigned ShortRows  = mxu_pkg::dma_short_rows(TransposeRows),
+  localparam int unsigned BeatsWidth = mxu_pkg::dma_beats_width(UbLanes, Cols, TransposeRows),
+  localparam int unsigned QCntW      = $clog2(QueueDepth + 1)
+) (
+  input  logic                          clk_i,
+  input  logic                          rst_ni,
+  // Command.
+  input  logic                          cmd_valid_i,
+  output logic                          cmd_ready_o,
+  input  mxu_pkg::load_cmd_t            cmd_i,
+  input  logic                          done_i,   // a command is done (mxu_dma_load's status)
+  output logic                          busy_o,   // commands in flight
+  // The command queue's input: the consumer's view of each command taken.
+  output logic                          q_push_o,
+  output mxu_pkg::dma_load_q_t          q_o,
+  // Read address channel, and where each burst's address and segment are kept.
+  output logic                          ar_valid_o,
+  output mxu_pkg::mem_ar_t              ar_o,
+  input  logic                          ar_ready_i,
+  output logic                          ar_fire_o,
+  input  logic                          burst_full_i,
+  output logic                          seg_push_o,
+  output logic [BeatShift+BeatsWidth-1:0] seg_o,  // {byte offset in the first beat, beats}
+  input  logic                          seg_full_i
+);
+
+  // The current command.
+  logic                  transpose_d, transpose_q;
+  logic [15:0]           rows_d, rows_q, lanes_d, lanes_q;
+  logic [19:0]           stride_bytes_d, stride_bytes_q;
+  logic                  wide_d, wide_q;    // fp32 elements (ACC)
+  logic                  bytes_d, bytes_q;  // int8 elements (UB, WEIGHTS)
+  logic                  cmd_bytes;
+  logic [15:0]           trows_d, trows_q;  // transposed: rows of a block
+  logic                  cmd_short;
+  logic [QCntW-1:0]      inflight_d, inflight_q;  // accepted, not yet done
+
+  // Where the generator is.
+  logic                  gen_active_d, gen_active_q;
+  logic [15:0]           gen_i_d, gen_i_q;          // row (plain) or block start (transposed)
+  logic [15:0]           gen_j_d, gen_j_q;          // column within the block (transposed)
+  logic [AddrWidth-1:0]  seg_addr_d, seg_addr_q;    // first byte of the current segment
+  logic [AddrWidth-1:0]  block_addr_d, block_addr_q;
+  logic                  seg_started_d, seg_started_q;
+  logic [AddrWidth-1:0]  burst_addr_q;
+  logic [BeatsWidth-1:0] beats_left_d, beats_left_q;
+  logic [17:0]           seg_bytes;
+  logic [15:0]           block_rows_gen;
+  logic [BeatsWidth-1:0] seg_beats, beats_left;
+  logic [7:0]            burst_beats;
+  logic [AddrWidth-1:0]  next_burst_addr;
+  logic [12:0]           beats_to_4k;
+  logic                  ar_fire, seg_last_burst, accept;
+  logic                  linear_d, linear_q;
+  logic                  bcast_d, bcast_q;  // stride 0: one segment for every row
+  logic [19:0]           lin_left_d, lin_left_q, lin_left_n;  // beats still to request
+  logic [AddrWidth-1:0]  burst_addr_n, burst_addr_sel;
+  logic [17:0]           cmd_row_bytes;
+  logic                  cmd_packs;         // rows a power-of-two part of a beat
+  logic [3:0]            cmd_pack_log2;
+  logic [9:0]            cmd_first;         // packed: the first row's place in its beat
+  logic                  cmd_on_row;        // packed: the address is on a row boundary
+  // Generator state as it would advance without a new command.
+  logic                  gen_active_n, seg_started_n;
+  logic [15:0]           gen_i_n, gen_j_n;
+  logic [AddrWidth-1:0]  seg_addr_n, block_addr_n;
+
+  assign cmd_ready_o = !gen_active_q && inflight_q != QCntW'(QueueDepth);
+  assign accept      = cmd_valid_i && cmd_ready_o;
+
+  // ----- The bursts of the current segment, then the next segment.
+  always_comb begin
+    block_rows_gen = (rows_q - gen_i_q > trows_q) ? trows_q : rows_q - gen_i_q;
+    seg_bytes      = transpose_q ? {1'b0, block_rows_gen, 1'b0}
+                                 : (wide_q  ? {lanes_q, 2'b00} :
+                                    bytes_q ? {2'b00, lanes_q} : {1'b0, lanes_q, 1'b0});
+    seg_beats      = BeatsWidth'((18'(seg_addr_q[BeatShift-1:0]) + seg_bytes + 18'(BusBytes - 1)) >>
+                                 BeatShift);
+    next_burst_addr = (seg_started_q || linear_q) ? burst_addr_q
+                                                  : {seg_addr_q[AddrWidth-1:BeatShift],
+                                                     BeatShift'(0)};
+    beats_left     = seg_started_q ? beats_left_q : seg_beats;
+    beats_to_4k    = 13'(BeatsPer4k) - 13'(next_burst_addr[11:BeatShift]);
+    burst_beats    = linear_q ? ((lin_left_q > 20'd16) ? 8'd16 : 8'(lin_left_q))
+                              : 8'(beats_left);
+    if (13'(burst_beats) > beats_to_4k) burst_beats = 8'(beats_to_4k);
+    if (burst_beats > 8'd16) burst_beats = 8'd16;
+
+    ar_valid_o     = gen_active_q && !burst_full_i && (linear_q || seg_started_q || !seg_full_i);
+  end
+
+  always_comb begin
+    ar_fire        = ar_valid_o && ar_ready_i;
+    seg_last_burst = (burst_beats == 8'(beats_left));
+
+    gen_active_n  = gen_active_q;
+    gen_i_n       = gen_i_q;
+    gen_j_n       = gen_j_q;
+    seg_addr_n    = seg_addr_q;
+    block_addr_n  = block_addr_q;
+    seg_started_n = seg_started_q;
+    burst_addr_n  = burst_addr_q;
+    beats_left_d  = beats_left_q;
+    lin_left_n    = lin_left_q;
+    if (ar_fire && linear_q) begin
+      burst_addr_n = next_burst_addr + (AddrWidth'(burst_beats) << BeatShift);
+      lin_left_n   = lin_left_q - 20'(burst_beats);
+      if (lin_left_q == 20'(burst_beats)) gen_active_n = 1'b0;
+    end else if (ar_fire) begin
+      if (!seg_last_burst) begin
+        seg_started_n = 1'b1;
+        burst_addr_n  = next_burst_addr + (AddrWidth'(burst_beats) << BeatShift);
+        beats_left_d  = beats_left - BeatsWidth'(burst_beats);
+      end else begin
+        seg_started_n = 1'b0;
+        if (!transpose_q) begin
+          seg_addr_n = seg_addr_q + AddrWidth'(stride_bytes_q);
+          gen_i_n    = gen_i_q + 1'b1;
+          if (gen_i_q + 1'b1 == rows_q || bcast_q) gen_active_n = 1'b0;
+        end else if (gen_j_q + 1'b1 != lanes_q) begin
+          gen_j_n    = gen_j_q + 1'b1;
+          seg_addr_n = seg_addr_q + AddrWidth'(stride_bytes_q);
+        end else begin
+          gen_j_n      = '0;
+          gen_i_n      = gen_i_q + trows_q;
+          block_addr_n = block_addr_q + AddrWidth'({trows_q, 1'b0});
+          seg_addr_n   = block_addr_q + AddrWidth'({trows_q, 1'b0});
+          if (block_rows_gen != trows_q || gen_i_q + trows_q == rows_q) begin
+            gen_active_n = 1'b0;
+          end
+        end
+      end
+    end
+  end
+
+  // ----- Command accept: the generator takes it, the queue keeps what the consumer needs.
+  always_comb begin
+    transpose_d    = accept ? cmd_i.transpose : transpose_q;
+    rows_d         = accept ? cmd_i.rows : rows_q;
+    lanes_d        = accept ? cmd_i.lanes : lanes_q;
+    cmd_bytes      = cmd_i.int8 && cmd_i.target != mxu_isa_pkg::BufAcc;
+    wide_d         = accept ? cmd_i.target == mxu_isa_pkg::BufAcc : wide_q;
+    bytes_d        = accept ? cmd_bytes : bytes_q;
+    stride_bytes_d = stride_bytes_q;
+    if (accept) begin
+      stride_bytes_d = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00} :
+                       cmd_bytes ? {4'b0000, cmd_i.stride} : {3'b000, cmd_i.stride, 1'b0};
+    end
+    // Linear mode: plain rows of whole aligned beats, packed back to back.
+    cmd_row_bytes   = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00} :
+                      cmd_bytes ? {2'b00, cmd_i.lanes} : {1'b0, cmd_i.lanes, 1'b0};
+    cmd_pack_log2   = '0;
+    for (int unsigned s = 1; s <= BeatShift; s++) begin
+      if (cmd_row_bytes == 18'(BusBytes >> s)) cmd_pack_log2 = 4'(s);
+    end
+    cmd_packs       = cmd_pack_log2 != '0;
+    cmd_first       = 10'(cmd_i.host_addr[BeatShift-1:0]) >> (4'(BeatShift) - cmd_pack_log2);
+    cmd_on_row      = (cmd_i.host_addr[BeatShift-1:0] &
+                       BeatShift'((BusBytes >> cmd_pack_log2) - 1)) == '0;
+    linear_d        = accept ? (!cmd_i.transpose &&
+                                ((cmd_i.host_addr[BeatShift-1:0] == '0 &&
+                                  cmd_row_bytes[BeatShift-1:0] == '0) ||
+                                 (cmd_packs && cmd_on_row)) &&
+                                20'(cmd_row_bytes) == 20'(stride_bytes_d)) : linear_q;
+    // Transposed: host rows not all bus aligned take blocks of ShortRows.
+    cmd_short       = cmd_i.host_addr[BeatShift-1:0] != '0 ||
+                      stride_bytes_d[BeatShift-1:0] != '0;
+    trows_d         = accept ? (cmd_short ? 16'(ShortRows) : 16'(TransposeRows)) : trows_q;
+    bcast_d         = accept ? (!cmd_i.transpose && cmd_i.stride == '0) : bcast_q;
+    if (!accept)        lin_left_d = lin_left_n;
+    else if (cmd_packs) lin_left_d = (20'(cmd_i.rows) + 20'(cmd_first) +
+                                      (20'd1 << cmd_pack_log2) - 20'd1) >> cmd_pack_log2;
+    else                lin_left_d = 20'(cmd_i.rows) * 20'(cmd_row_bytes[17:BeatShift]);
+    // A linear transfer's bursts start at the beat holding its first row.
+    burst_addr_sel  = accept ? {cmd_i.host_addr[AddrWidth-1:BeatShift], BeatShift'(0)}
+                             : burst_addr_n;
+    gen_active_d   = accept ? 1'b1 : gen_active_n;
+    gen_i_d        = accept ? '0 : gen_i_n;
+    gen_j_d        = accept ? '0 : gen_j_n;
+    seg_addr_d     = accept ? cmd_i.host_addr : seg_addr_n;
+    block_addr_d   = accept ? cmd_i.host_addr : block_addr_n;
+    seg_started_d  = accept ? 1'b0 : seg_started_n;
+    inflight_d     = inflight_q + QCntW'(accept) - QCntW'(done_i);
+
+    q_o.target     = cmd_i.target;
+    q_o.transpose  = cmd_i.transpose;
+    q_o.int8       = cmd_bytes;
+    q_o.linear     = linear_d;
+    q_o.short_blk  = cmd_short;
+    q_o.broadcast  = bcast_d;
+    q_o.row_beats  = cmd_packs ? 8'd1 : 8'(cmd_row_bytes[17:BeatShift]);
+    q_o.pack_log2  = (linear_d && cmd_packs) ? cmd_pack_log2 : '0;  // one row a beat otherwise
+    q_o.pack_first = (linear_d && cmd_packs) ? cmd_first : '0;
+    q_o.rows       = cmd_i.rows;
+    q_o.lanes      = cmd_i.lanes;
+    q_o.buf_addr   = cmd_i.buf_addr;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      transpose_q    <= 1'b0;
+      rows_q         <= '0;
+      lanes_q        <= '0;
+      stride_bytes_q <= '0;
+      wide_q         <= 1'b0;
+      bytes_q        <= 1'b0;
+      trows_q        <= '0;
+      gen_active_q   <= 1'b0;
+      gen_i_q        <= '0;
+      gen_j_q        <= '0;
+      seg_addr_q     <= '0;
+      block_addr_q   <= '0;
+      seg_started_q  <= 1'b0;
+      burst_addr_q   <= '0;
+      linear_q       <= 1'b0;
+      bcast_q        <= 1'b0;
+      lin_left_q     <= '0;
+      beats_left_q   <= '0;
+      inflight_q     <= '0;
+    end else begin
+      transpose_q    <= transpose_d;
+      rows_q         <= rows_d;
+      lanes_q        <= lanes_d;
+      stride_bytes_q <= stride_bytes_d;
+      wide_q         <= wide_d;
+      bytes_q        <= bytes_d;
+      trows_q        <= trows_d;
+      gen_active_q   <= gen_active_d;
+      gen_i_q        <= gen_i_d;
+      gen_j_q        <= gen_j_d;
+      seg_addr_q     <= seg_addr_d;
+      block_addr_q   <= block_addr_d;
+      seg_started_q  <= seg_started_d;
+      burst_addr_q   <= burst_addr_sel;
+      linear_q       <= linear_d;
+      bcast_q        <= bcast_d;
+      lin_left_q     <= lin_left_d;
+      beats_left_q   <= beats_left_d;
+      inflight_q     <= inflight_d;
+    end
+  end
+
+  assign busy_o     = inflight_q != '0;
+  assign q_push_o   = accept;
+  assign ar_o.addr  = next_burst_addr;
+  assign ar_o.len   = burst_beats - 8'd1;
+  assign ar_o.id    = ArId;
+  assign ar_fire_o  = ar_fire;
+  // Linear mode needs no segments.
+  assign seg_push_o = ar_fire && !seg_started_q && !linear_q;
+  assign seg_o      = {seg_addr_q[BeatShift-1:0], seg_beats};
+
+  `MXU_ASSERT_STATIC(gen_bus_bytes_pow2, BusBytes >= 4 && BusBytes <= 1024 &&
+                     (BusBytes & (BusBytes - 1)) == 0,
+                     "mxu_dma_load_gen: MemBusBytes must be a power of two from 4 to 1024")
+  // A command only when ready; a read address held until accepted, unchanged; whole aligned
+  // beats, at most 16 of them, never across a 4 KiB boundary.
+  `MXU_ASSERT_NEVER(CmdWhileBusy, cmd_valid_i && !cmd_ready_o, clk_i, rst_ni)
+  `MXU_ASSERT_STABLE(ArStable, ar_valid_o, ar_ready_i, {next_burst_addr, burst_beats},
+                     clk_i, rst_ni)
+  `MXU_ASSERT(ArAligned, ar_valid_o |-> next_burst_addr[BeatShift-1:0] == '0, clk_i, rst_ni)
+  `MXU_ASSERT(ArBeats, ar_valid_o |-> burst_beats >= 8'd1 && burst_beats <= 8'd16,
+              clk_i, rst_ni)
+  `MXU_ASSERT(Ar4k, ar_valid_o |-> 32'(next_burst_addr[11:0]) + (32'(burst_beats) << BeatShift)
+              <= 32'd4096, clk_i, rst_ni)
+
+endmodule

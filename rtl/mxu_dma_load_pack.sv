@@ -1,0 +1,251 @@
+// The DMA load engine's consumer (mxu_dma_load): takes the read data of the command at the head of
+// the queue, in order, and writes buffer rows.
+// - Plain: the beats of a segment are collected, shifted by the segment's byte offset in its
+//   first beat and held in the row register as a buffer row.
+// - Linear (packed rows): a beat of several rows is held while its rows go to the row register one
+//   per cycle (the buffer's write port takes one row a cycle); the command's first beat may begin
+//   with rows before its first.
+// - Transposed: the beats go to mxu_dma_transpose (t_*: the beat's index in its segment, the
+//   segment's element offset), which hands back whole rows; this block writes them first, and a
+//   plain row only once the transpose buffer is idle (its blocks belong to earlier commands).
+// int8 (UB and WEIGHTS, plain only): the row register holds one byte per element, each leaving
+// sign-extended into its 16-bit lane. Lanes beyond `lanes` are written as zero. A broadcast row
+// (stride 0) is held until it has been written as every row of the command.
+module mxu_dma_load_pack #(
+  parameter int unsigned UbLanes       = mxu_pkg::ArrayRows,
+  parameter int unsigned Cols          = mxu_pkg::ArrayCols,
+  parameter int unsigned UbDepth       = mxu_pkg::UbDepth,
+  parameter int unsigned AccDepth      = mxu_pkg::AccDepth,
+  parameter int unsigned TransposeRows = mxu_pkg::TransposeRows,
+  localparam int unsigned BusBytes    = mxu_pkg::MemBusBytes,
+  localparam int unsigned BusBits     = BusBytes * 8,
+  localparam int unsigned BeatShift   = $clog2(BusBytes),
+  localparam int unsigned UbAw        = (UbDepth > 1) ? $clog2(UbDepth) : 1,
+  localparam int unsigned AccAw       = (AccDepth > 1) ? $clog2(AccDepth) : 1,
+  localparam int unsigned SegBytesMax = mxu_pkg::dma_seg_bytes_max(UbLanes, Cols),
+  localparam int unsigned SegBeatsMax = mxu_pkg::dma_seg_beats_max(UbLanes, Cols),
+  localparam int unsigned SegBits     = SegBytesMax * 8,
+  localparam int unsigned BeatsWidth  = mxu_pkg::dma_beats_width(UbLanes, Cols, TransposeRows)
+) (
+  input  logic                            clk_i,
+  input  logic                            rst_ni,
+  // The command at the head of the queue, and the segment at the head of the segment queue.
+  input  mxu_pkg::dma_load_q_t            head_i,
+  input  logic                            q_empty_i,
+  output logic                            plain_done_o,  // the plain head command is done
+  input  logic [BeatShift+BeatsWidth-1:0] seg_i,         // {byte offset in the first beat, beats}
+  input  logic                            seg_empty_i,
+  output logic                            seg_pop_o,
+  // Read data.
+  input  mxu_pkg::mem_rd_rsp_t            rd_rsp_i,
+  output logic                            r_ready_o,
+  output logic                            r_fire_o,
+  output logic                            error_o,       // the first error response (pulse)
+  // The transpose buffer: beats in, rows out.
+  input  logic                            t_fill_ready_i,  // the half being filled is free
+  output logic                            t_seg_done_o,    // a segment's last beat arrives
+  output logic [BeatsWidth-1:0]           t_beat_o,        // the beat's index in its segment
+  output logic [BeatShift-1:0]            t_off_o,         // the segment's byte offset
+  input  logic                            t_idle_i,
+  input  logic                            t_row_valid_i,
+  input  logic [1:0]                      t_row_target_i,
+  input  logic [15:0]                     t_row_addr_i,
+  input  logic [UbLanes*16-1:0]           t_row_data_i,
+  output logic                            t_row_ready_o,
+  // Buffer write ports.
+  output logic                            row_valid_o,
+  output logic                            ub_wr_en_o,
+  output logic [UbAw-1:0]                 ub_wr_addr_o,
+  output logic [UbLanes*16-1:0]           ub_wr_data_o,
+  input  logic                            ub_wr_gnt_i,
+  output logic                            acc_wr_en_o,
+  output logic [AccAw-1:0]                acc_wr_addr_o,
+  output logic [Cols*32-1:0]              acc_wr_data_o,
+  input  logic                            acc_wr_gnt_i,
+  output logic                            wf_push_o,
+  output logic [Cols*16-1:0]              wf_data_o,
+  input  logic                            wf_full_i
+);
+
+  logic [SegBeatsMax*BusBits-1:0] seg_buf_d, seg_buf_q;
+  logic [BeatsWidth-1:0] beat_d, beat_q;
+  logic                  r_fire, seg_done;
+  logic [SegBits-1:0]    seg_data;
+  logic                  pending_d, pending_q;     // a plain row waiting to be written
+  logic [SegBits-1:0]    pending_data_d, pending_data_q;
+  logic [15:0]           written_d, written_q;     // plain: rows of the head command written
+  logic [15:0]           rcvd_d, rcvd_q;           // plain: rows of the head command received
+  logic                  plain_done, row_fire_plain;
+  logic                  error_d, error_q;
+  logic [15:0]           pk_left_d, pk_left_q;     // packed: rows of the held beat still to move
+  logic [15:0]           pk_sub_d, pk_sub_q;       // packed: the next of them
+  logic [15:0]           beat_rows;                // packed: rows of the beat arriving
+  logic [9:0]            first_sub;                // the place of the row taken from a new beat
+  logic                  can_move;                 // the row register is free this cycle
+  logic [BeatShift-1:0]  head_off;
+  logic [BeatsWidth-1:0] head_beats;
+  logic                  r_ready, row_valid, row_fire, target_ready;
+  logic [1:0]            out_target;
+  logic [15:0]           out_addr;
+  logic [SegBits-1:0]    row_bytes;
+
+  // ----- The row to write: the transpose buffer's row first; a plain row only once the
+  // transpose buffer is idle.
+  always_comb begin
+    row_valid = t_row_valid_i || (pending_q && t_idle_i);
+    if (t_row_valid_i) begin
+      row_bytes  = SegBits'(t_row_data_i);
+      out_target = t_row_target_i;
+      out_addr   = t_row_addr_i;
+    end else begin
+      row_bytes = pending_data_q;
+      // int8: each byte sign-extended into its lane.
+      if (head_i.int8) begin
+        for (int unsigned l = 0; l < UbLanes; l++) begin
+          row_bytes[l*16 +: 16] = {{8{pending_data_q[l*8+7]}}, pending_data_q[l*8 +: 8]};
+        end
+      end
+      // Lanes at or beyond `lanes` are zero.
+      for (int unsigned l = 0; l < SegBytesMax / 2; l++) begin
+        if (16'((head_i.target == mxu_isa_pkg::BufAcc) ? l / 2 : l) >= head_i.lanes) begin
+          row_bytes[l*16 +: 16] = '0;
+        end
+      end
+      out_target = head_i.target;
+      out_addr   = head_i.buf_addr + written_q;
+    end
+    ub_wr_en_o    = row_valid && out_target == mxu_isa_pkg::BufUb;
+    ub_wr_addr_o  = UbAw'(out_addr);
+    ub_wr_data_o  = row_bytes[UbLanes*16-1:0];
+    acc_wr_en_o   = row_valid && out_target == mxu_isa_pkg::BufAcc;
+    acc_wr_addr_o = AccAw'(out_addr);
+    acc_wr_data_o = row_bytes[Cols*32-1:0];
+    wf_push_o     = row_valid && out_target == mxu_isa_pkg::BufWeights && !wf_full_i;
+    wf_data_o     = row_bytes[Cols*16-1:0];
+  end
+
+  always_comb begin
+    unique case (out_target)
+      mxu_isa_pkg::BufAcc:     target_ready = acc_wr_gnt_i;
+      mxu_isa_pkg::BufWeights: target_ready = !wf_full_i;
+      default:             target_ready = ub_wr_gnt_i;
+    endcase
+    row_fire       = row_valid && target_ready;
+    row_fire_plain = row_fire && !t_row_valid_i;
+    can_move       = !pending_q || row_fire_plain;
+    // Its own block, reading no response: the request struct must not depend on the response.
+    // The head command takes only its own beats: a plain one until all its rows are in, a
+    // transposed one while the half being filled is free.
+    if (q_empty_i) begin
+      r_ready = 1'b0;
+    end else if (head_i.transpose) begin
+      r_ready = !seg_empty_i && t_fill_ready_i;
+    end else begin
+      r_ready = (head_i.linear || !seg_empty_i) && rcvd_q != head_i.rows && pk_left_q == '0 &&
+                can_move;
+    end
+  end
+
+  // ----- Collect the beats of the segment at the head.
+  always_comb begin
+    // Packed rows: the first straight from the beat, the others from the held beat.
+    // The command's first beat may begin with rows of the beat before its first row.
+    first_sub = (rcvd_q == '0) ? head_i.pack_first : '0;
+    if (!head_i.linear) begin
+      head_off = seg_i[BeatsWidth +: BeatShift];
+    end else if (pk_left_q == '0) begin
+      head_off = BeatShift'(first_sub << (4'(BeatShift) - head_i.pack_log2));
+    end else begin
+      head_off = BeatShift'(pk_sub_q << (4'(BeatShift) - head_i.pack_log2));
+    end
+    head_beats = head_i.linear ? BeatsWidth'(head_i.row_beats) : seg_i[BeatsWidth-1:0];
+    r_fire     = rd_rsp_i.r_valid && r_ready;
+    seg_done   = r_fire && (beat_q + 1'b1 == head_beats);
+    seg_buf_d  = seg_buf_q;
+    beat_d     = beat_q;
+    for (int unsigned b = 0; b < SegBeatsMax; b++) begin
+      if (r_fire && !head_i.transpose && beat_q == BeatsWidth'(b)) begin
+        seg_buf_d[b*BusBits +: BusBits] = rd_rsp_i.r.data;
+      end
+    end
+    if (r_fire) beat_d = seg_done ? '0 : beat_q + 1'b1;
+    seg_data = SegBits'(seg_buf_d >> {head_off, 3'b000});
+    error_d  = error_q || (r_fire && rd_rsp_i.r.resp != 2'b00);
+
+    // A broadcast row stays pending until it has been written as every row of the command.
+    pending_d      = pending_q && !(row_fire_plain &&
+                                    (!head_i.broadcast || written_q + 1'b1 == head_i.rows));
+    pending_data_d = pending_data_q;
+    written_d      = written_q;
+    rcvd_d         = rcvd_q;
+    plain_done     = !q_empty_i && !head_i.transpose && written_q == head_i.rows;
+    if (row_fire_plain) written_d = written_q + 1'b1;
+    pk_left_d      = pk_left_q;
+    pk_sub_d       = pk_sub_q;
+    beat_rows      = head_i.rows - rcvd_q;
+    if (beat_rows > (16'd1 << head_i.pack_log2) - 16'(first_sub)) begin
+      beat_rows = (16'd1 << head_i.pack_log2) - 16'(first_sub);
+    end
+    if (seg_done && !head_i.transpose) begin
+      pending_d      = 1'b1;
+      pending_data_d = seg_data;
+      rcvd_d         = head_i.broadcast ? head_i.rows : rcvd_q + 1'b1;
+      pk_left_d      = beat_rows - 16'd1;
+      pk_sub_d       = 16'(first_sub) + 16'd1;
+    end else if (pk_left_q != '0 && can_move) begin
+      pending_d      = 1'b1;
+      pending_data_d = seg_data;
+      rcvd_d         = rcvd_q + 1'b1;
+      pk_left_d      = pk_left_q - 16'd1;
+      pk_sub_d       = pk_sub_q + 16'd1;
+    end
+    if (plain_done) begin
+      written_d = '0;
+      rcvd_d    = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      // Beat by beat: one '0 of the whole buffer is a replication of over 8k bits on arrays with
+      // 256 or more lanes (Verilator's WIDTHCONCAT).
+      for (int unsigned b = 0; b < SegBeatsMax; b++) begin
+        seg_buf_q[b*BusBits +: BusBits] <= '0;
+      end
+      beat_q         <= '0;
+      pending_q      <= 1'b0;
+      pending_data_q <= '0;
+      written_q      <= '0;
+      rcvd_q         <= '0;
+      error_q        <= 1'b0;
+      pk_left_q      <= '0;
+      pk_sub_q       <= '0;
+    end else begin
+      seg_buf_q      <= seg_buf_d;
+      beat_q         <= beat_d;
+      pending_q      <= pending_d;
+      pending_data_q <= pending_data_d;
+      written_q      <= written_d;
+      rcvd_q         <= rcvd_d;
+      error_q        <= error_d;
+      pk_left_q      <= pk_left_d;
+      pk_sub_q       <= pk_sub_d;
+    end
+  end
+
+  assign plain_done_o  = plain_done;
+  assign seg_pop_o     = seg_done && !head_i.linear;
+  assign r_ready_o     = r_ready;
+  assign r_fire_o      = r_fire;
+  assign error_o       = r_fire && rd_rsp_i.r.resp != 2'b00 && !error_q;
+  assign t_seg_done_o  = seg_done;
+  assign t_beat_o      = beat_q;
+  assign t_off_o       = head_off;
+  assign t_row_ready_o = target_ready;
+  assign row_valid_o   = row_valid;
+
+  logic unused_signals;
+  assign unused_signals = ^{head_i.short_blk, rd_rsp_i.ar_ready, rd_rsp_i.r.id, rd_rsp_i.r.last,
+                            out_addr};
+
+endmodule
