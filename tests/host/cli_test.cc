@@ -21,12 +21,6 @@ namespace {
 using Result = CliResult;
 using nlohmann::json;
 
-// The JSON object a --json run printed on stdout.
-json ParseJson(const Result& r) {
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(r.out);
-}
-
 // A .npy file written by hand, as NumPy writes one: header dict, padding, little-endian data.
 std::string NpyBytes(const std::string& descr, bool fortran, const std::string& shape,
                      const std::string& data) {
@@ -108,8 +102,8 @@ TEST(MxuCli, HelpOfEveryCommand) {
 
 // Integers are decimal: 010 is ten (never octal), 09 is nine, 0x10 is refused.
 TEST(MxuCli, IntegersAreDecimal) {
-  EXPECT_EQ(ParseJson(RunMxu("gemm --m 010 --k 8 --n 8 --json"))["m"], 10);
-  EXPECT_EQ(ParseJson(RunMxu("gemm --m 09 --k 8 --n 8 --json"))["m"], 9);
+  EXPECT_EQ(JsonOutput(RunMxu("gemm --m 010 --k 8 --n 8 --json"))["m"], 10);
+  EXPECT_EQ(JsonOutput(RunMxu("gemm --m 09 --k 8 --n 8 --json"))["m"], 9);
   ExpectUsageError("gemm --m 0x10 --k 8 --n 8",
                    "--m expects an unsigned integer in decimal, got "
                    "'0x10'");
@@ -190,7 +184,7 @@ TEST(MxuCli, Float64AndFortranOrderNpyAreAccepted) {
   const std::string out64 = TempPath("c64.npy"), out32 = TempPath("c32.npy");
   const Result r64 =
       RunMxu("gemm --a " + fa + " --b " + fb + " --out " + out64 + " --check --json");
-  EXPECT_EQ(ParseJson(r64)["mismatches"], 0) << r64.out;
+  EXPECT_EQ(JsonOutput(r64)["mismatches"], 0) << r64.out;
   const Result r32 = RunMxu("gemm --a " + ca + " --b " + cb + " --out " + out32 + " --check");
   ASSERT_EQ(r32.exit_code, 0) << r32.err;
   EXPECT_EQ(ReadNpy(out64).data, ReadNpy(out32).data);
@@ -293,7 +287,7 @@ TEST(MxuCli, TraceWindows) {
 
 TEST(MxuCli, GoodRunsExitZero) {
   const Result gemm = RunMxu("gemm --m 20 --k 30 --n 17 --relu --check --json");
-  const json summary = ParseJson(gemm);  // throws on a banner or anything but one JSON object
+  const json summary = JsonOutput(gemm);  // throws on a banner or anything but one JSON object
   EXPECT_EQ(summary["mismatches"], 0) << gemm.out;
   EXPECT_EQ(summary["checked"], 20 * 17) << gemm.out;
   EXPECT_EQ(summary["macs"], 20 * 30 * 17) << gemm.out;
@@ -308,19 +302,19 @@ TEST(MxuCli, GoodRunsExitZero) {
   ASSERT_EQ(out.shape, (std::vector<size_t>{2, 4}));
   for (float x : out.AsFloat32()) EXPECT_EQ(x, 6.0f);
 
-  const json info = ParseJson(RunMxu("info --json"));
+  const json info = JsonOutput(RunMxu("info --json"));
   EXPECT_EQ(info["array_rows"], 16);
   EXPECT_EQ(info["backend"], "rtl");
 
   // Both backends, compared after the program; the summary on stderr, the JSON alone on stdout.
   const Result cross = RunMxu("gemm --m 33 --k 20 --n 40 --tb --relu --backend cross --json");
-  const json crossed = ParseJson(cross);
+  const json crossed = JsonOutput(cross);
   EXPECT_EQ(crossed["macs"], 33 * 20 * 40);
   EXPECT_NE(cross.err.find("cross: 1 programs compared, 6336 stored bytes, no divergence"),
             std::string::npos)
       << cross.err;
 
-  const json selfcheck = ParseJson(RunMxu("selfcheck --vectors 100 --json"));
+  const json selfcheck = JsonOutput(RunMxu("selfcheck --vectors 100 --json"));
   EXPECT_EQ(selfcheck["mismatches"], 0);
   ASSERT_EQ(selfcheck["units"].size(), 6u);
   EXPECT_EQ(selfcheck["units"][0]["unit"], "bf16_mul");

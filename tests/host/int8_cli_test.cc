@@ -19,11 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-json Summary(const CliResult& r) {
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(r.out.empty() ? "{}" : r.out);
-}
-
 // A C-ordered 2-D or 1-D .npy file of `descr` ('|i1', '<i4', '<f4') holding `data` (raw bytes).
 void WriteNpy(const std::string& path, const std::string& descr, const std::vector<int>& shape,
               const std::string& data) {
@@ -55,7 +50,7 @@ TEST(MxuGemmInt8, RandomShapesAreExactOnBothBackends) {
       if (std::string(options) == " --out-int8 ") {
         args += TempPath("c8.npy") + " --scale 0.0007 --zero-point -5 --relu";
       }
-      const json j = Summary(RunMxu(args));
+      const json j = JsonOutput(RunMxu(args));
       EXPECT_EQ(j["dtype"], "int8");
       EXPECT_EQ(j["checked"], 37 * 29) << args;
       EXPECT_EQ(j["mismatches"], 0) << args;
@@ -75,8 +70,8 @@ TEST(MxuGemmInt8, NpyOperandsInInt32AndInt8Out) {
   std::string scale_bytes;
   for (float s : {0.01f, 0.002f, 0.5f}) scale_bytes.append(reinterpret_cast<char*>(&s), 4);
   WriteNpy(scales, "<f4", {3}, scale_bytes);
-  const json j = Summary(RunMxu("gemm --dtype int8 --backend model --check --json --a " + a +
-                                " --b " + b + " --bias " + bias + " --out " + c));
+  const json j = JsonOutput(RunMxu("gemm --dtype int8 --backend model --check --json --a " + a +
+                                   " --b " + b + " --bias " + bias + " --out " + c));
   EXPECT_EQ(j["mismatches"], 0);
   // C = A x B + bias by hand, against the int32 file: 15 values after a 128-byte header.
   const std::string out = ReadFile(c);
@@ -93,8 +88,8 @@ TEST(MxuGemmInt8, NpyOperandsInInt32AndInt8Out) {
     }
   }
   const json q =
-      Summary(RunMxu("gemm --dtype int8 --backend model --check --json --a " + a + " --b " + b +
-                     " --scales " + scales + " --zero-point 10 --out-int8 " + c8));
+      JsonOutput(RunMxu("gemm --dtype int8 --backend model --check --json --a " + a + " --b " + b +
+                        " --scales " + scales + " --zero-point 10 --out-int8 " + c8));
   EXPECT_EQ(q["mismatches"], 0);
   const std::string out8 = ReadFile(c8);
   EXPECT_NE(out8.find("'descr': '|i1'"), std::string::npos);
@@ -149,12 +144,12 @@ TEST(MxuBenchInt8, ShapesRunCheckedBesideBf16) {
 TEST(MxuPredictInt8, WithinOnePointOfBf16AndEqualToTheHostsIntegers) {
   const std::string ck = TempPath("int8_mlp.npz");
   const std::string data = " --data fashion-mnist --train-samples 2048 --test-samples 500";
-  Summary(RunMxu("train --backend model --quiet --json --hidden 64 --epochs 2" + data + " --save " +
-                 ck));
+  JsonOutput(RunMxu("train --backend model --quiet --json --hidden 64 --epochs 2" + data +
+                    " --save " + ck));
   const std::string predict = "predict --json --model " + ck;
-  const json bf16 = Summary(RunMxu(predict + " --backend model"));
-  const json int8 = Summary(RunMxu(predict + " --backend model --int8 --calibration 500"));
-  const json host = Summary(RunMxu(predict + " --backend host --int8 --calibration 500"));
+  const json bf16 = JsonOutput(RunMxu(predict + " --backend model"));
+  const json int8 = JsonOutput(RunMxu(predict + " --backend model --int8 --calibration 500"));
+  const json host = JsonOutput(RunMxu(predict + " --backend host --int8 --calibration 500"));
   EXPECT_NEAR(int8["test_accuracy"].get<double>(), bf16["test_accuracy"].get<double>(), 0.01);
   // The device's integer arithmetic is the host's: the same logits, so the same loss bits.
   EXPECT_EQ(int8["test_loss"], host["test_loss"]);
@@ -167,7 +162,7 @@ TEST(MxuPredictInt8, WithinOnePointOfBf16AndEqualToTheHostsIntegers) {
 TEST(MxuPredictInt8, RefusesWhatItCannotQuantize) {
   ExpectUsageError("predict --backend model --calibration 10 --model x.npz", "--calibration");
   const std::string ck = TempPath("int8_cnn.npz");
-  Summary(
+  JsonOutput(
       RunMxu("train --backend model --quiet --json --model cnn --channels 2 --hidden 8 "
              "--epochs 1 --data fashion-mnist --train-samples 128 --test-samples 32 --save " +
              ck));

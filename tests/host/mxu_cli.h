@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace mxu::host {
@@ -53,6 +54,13 @@ inline void ExpectUsageError(const std::string& args, const std::string& fragmen
   EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
   EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+}
+
+// The JSON object a --json run printed on stdout (an empty object when it printed nothing); the
+// run must have succeeded.
+inline nlohmann::json JsonOutput(const CliResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
 }
 
 inline void WriteBytes(const std::string& path, const std::string& bytes) {

@@ -15,11 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-json Summary(const CliResult& r) {
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(r.out.empty() ? "{}" : r.out);
-}
-
 // The spirals on the fast model backend: 11 steps an epoch at the default batch of 64.
 const std::string kTrain = "train --backend model --quiet";
 
@@ -78,7 +73,7 @@ void InterruptAndResume(const std::string& signal, int expected_code) {
   ASSERT_EQ(stopped.out, std::to_string(expected_code) + "\n") << stopped.err;
   EXPECT_NE(stopped.err.find("checkpoint " + ck + " written"), std::string::npos) << stopped.err;
   // Stopped after some step of epoch 2 or later; resume to the end of the epoch it was in.
-  const json at = Summary(RunMxu("predict --backend model --json --model " + ck));
+  const json at = JsonOutput(RunMxu("predict --backend model --json --model " + ck));
   EXPECT_GT(at["test_accuracy"].get<double>(), 0.5);
   const CliResult again = RunMxu(kTrain +
                                  " --samples-per-class 15000 --batch 48 --epochs 3 "
@@ -103,13 +98,13 @@ TEST(MxuTrainCheckpoint, ACnnPredictsAndResumes) {
       "train --backend model --quiet --json --model cnn --channels 4 "
       "--hidden 16 --data fashion-mnist --train-samples 256 --test-samples 100";
   const std::string ck = TempPath("cnn.npz");
-  const json one = Summary(RunMxu(run + " --epochs 1 --save " + ck));
-  const json predicted = Summary(RunMxu("predict --backend model --json --model " + ck));
+  const json one = JsonOutput(RunMxu(run + " --epochs 1 --save " + ck));
+  const json predicted = JsonOutput(RunMxu("predict --backend model --json --model " + ck));
   EXPECT_EQ(predicted["test_accuracy"], one["test_accuracy"]);
   EXPECT_EQ(predicted["confusion"], one["confusion"]);
   EXPECT_EQ(predicted["model"], "CNN 28x28 conv3x3-4 pool2 dense 784-16-10");
-  const json resumed = Summary(RunMxu(run + " --epochs 2 --resume " + ck));
-  const json straight = Summary(RunMxu(run + " --epochs 2"));
+  const json resumed = JsonOutput(RunMxu(run + " --epochs 2 --resume " + ck));
+  const json straight = JsonOutput(RunMxu(run + " --epochs 2"));
   EXPECT_EQ(resumed["weights_hash"], straight["weights_hash"]);
   ExpectUsageError(
       "train --backend model --model cnn --channels 8 --hidden 16 --data "
@@ -132,9 +127,9 @@ TEST(MxuTrainCheckpoint, NumpyReadsTheDocumentedArrays) {
 
 TEST(MxuPredict, EqualsTheTrainingRunsFinalEvaluation) {
   const std::string ck = TempPath("predict.npz"), out = TempPath("predictions.npy");
-  const json trained = Summary(RunMxu(kTrain + " --json --epochs 3 --save " + ck));
+  const json trained = JsonOutput(RunMxu(kTrain + " --json --epochs 3 --save " + ck));
   const json predicted =
-      Summary(RunMxu("predict --backend model --json --model " + ck + " --out " + out));
+      JsonOutput(RunMxu("predict --backend model --json --model " + ck + " --out " + out));
   EXPECT_EQ(predicted["test_accuracy"], trained["test_accuracy"]);
   EXPECT_EQ(predicted["test_loss"], trained["final_test_loss"]);
   EXPECT_EQ(predicted["confusion"], trained["confusion"]);
@@ -149,37 +144,39 @@ TEST(MxuPredict, EqualsTheTrainingRunsFinalEvaluation) {
 TEST(MxuTrainAccumulation, MicroBatchesOfTheArraysRowsEqualOneLargeBatch) {
   // 16 rows a micro-batch on the 16x16 array: the K tiles of dW = X^T dY fall where they fall in
   // one 64-row batch, and C += A x B adds them in the same order: the same bits.
-  const json large = Summary(RunMxu(kTrain + " --json --epochs 3 --batch 64"));
-  const json micro = Summary(RunMxu(kTrain + " --json --epochs 3 --batch 16 --accumulate-steps 4"));
+  const json large = JsonOutput(RunMxu(kTrain + " --json --epochs 3 --batch 64"));
+  const json micro =
+      JsonOutput(RunMxu(kTrain + " --json --epochs 3 --batch 16 --accumulate-steps 4"));
   EXPECT_EQ(micro["weights_hash"], large["weights_hash"]);
   EXPECT_EQ(micro["test_accuracy"], large["test_accuracy"]);
   EXPECT_EQ(micro["steps"], large["steps"]);
   EXPECT_EQ(micro["samples_per_step"], 64);
   EXPECT_GT(micro["gemms"].get<int>(), large["gemms"].get<int>());  // 4 micro-batches a step
   // 8 rows a micro-batch split a K tile: the sums round differently (close, not equal).
-  const json split = Summary(RunMxu(kTrain + " --json --epochs 3 --batch 8 --accumulate-steps 8"));
+  const json split =
+      JsonOutput(RunMxu(kTrain + " --json --epochs 3 --batch 8 --accumulate-steps 8"));
   EXPECT_NE(split["weights_hash"], large["weights_hash"]);
   EXPECT_NEAR(split["test_accuracy"].get<double>(), large["test_accuracy"].get<double>(), 0.03);
 }
 
 TEST(MxuTrainAccumulation, OnTheHostAnyMicroBatchEqualsOneLargeBatch) {
   const std::string host = "train --backend host --quiet --json --epochs 2";
-  const json large = Summary(RunMxu(host + " --batch 60"));
-  const json micro = Summary(RunMxu(host + " --batch 12 --accumulate-steps 5"));
+  const json large = JsonOutput(RunMxu(host + " --batch 60"));
+  const json micro = JsonOutput(RunMxu(host + " --batch 12 --accumulate-steps 5"));
   EXPECT_EQ(micro["weights_hash"], large["weights_hash"]);
 }
 
 TEST(MxuTrainDropout, ChangesTrainingAndKeepsEvaluationDeterministic) {
-  const json plain = Summary(RunMxu(kTrain + " --json --epochs 3"));
-  const json a = Summary(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2"));
-  const json b = Summary(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2"));
+  const json plain = JsonOutput(RunMxu(kTrain + " --json --epochs 3"));
+  const json a = JsonOutput(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2"));
+  const json b = JsonOutput(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2"));
   EXPECT_NE(a["weights_hash"], plain["weights_hash"]);
   EXPECT_EQ(a["weights_hash"], b["weights_hash"]);  // masks from the seed
-  const json other_seed = Summary(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2 --seed 2"));
+  const json other_seed = JsonOutput(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2 --seed 2"));
   EXPECT_NE(other_seed["weights_hash"], a["weights_hash"]);
   // The masks are keyed by the sample: accumulation still equals the large batch.
-  const json micro =
-      Summary(RunMxu(kTrain + " --json --epochs 3 --dropout 0.2 --batch 16 --accumulate-steps 4"));
+  const json micro = JsonOutput(
+      RunMxu(kTrain + " --json --epochs 3 --dropout 0.2 --batch 16 --accumulate-steps 4"));
   EXPECT_EQ(micro["weights_hash"], a["weights_hash"]);
 }
 
@@ -187,14 +184,14 @@ TEST(MxuTrainDropout, ChangesTrainingAndKeepsEvaluationDeterministic) {
 // backend's bits, dropout or not, and takes up a model backend's checkpoint as its own.
 TEST(MxuTrainRtl, DropoutAndResumeGiveTheModelsBits) {
   const std::string run = "train --quiet --json --dropout 0.2 --samples-per-class 100";
-  const json rtl = Summary(RunMxu(run + " --backend rtl --epochs 1"));
-  const json model = Summary(RunMxu(run + " --backend model --epochs 1"));
+  const json rtl = JsonOutput(RunMxu(run + " --backend rtl --epochs 1"));
+  const json model = JsonOutput(RunMxu(run + " --backend model --epochs 1"));
   EXPECT_EQ(rtl["weights_hash"], model["weights_hash"]);
   EXPECT_EQ(rtl["final_train_loss"], model["final_train_loss"]);
   const std::string ck = TempPath("model_for_rtl.npz");
   ASSERT_EQ(RunMxu(run + " --backend model --epochs 1 --save " + ck).exit_code, 0);
-  const json resumed = Summary(RunMxu(run + " --backend rtl --epochs 2 --resume " + ck));
-  const json straight = Summary(RunMxu(run + " --backend model --epochs 2"));
+  const json resumed = JsonOutput(RunMxu(run + " --backend rtl --epochs 2 --resume " + ck));
+  const json straight = JsonOutput(RunMxu(run + " --backend model --epochs 2"));
   EXPECT_EQ(resumed["weights_hash"], straight["weights_hash"]);
   EXPECT_EQ(resumed["test_accuracy"], straight["test_accuracy"]);
 }
@@ -203,12 +200,12 @@ TEST(MxuTrainClipping, ClipsEveryAppliedStepAndNoSkippedOne) {
   // A norm far below the gradients': every applied step is clipped; the poisoned step is skipped
   // untouched.
   const json clipped =
-      Summary(RunMxu(kTrain + " --json --epochs 2 --clip-norm 0.001 --inject-overflow 3"));
+      JsonOutput(RunMxu(kTrain + " --json --epochs 2 --clip-norm 0.001 --inject-overflow 3"));
   EXPECT_EQ(clipped["skipped_steps"], 1);
   EXPECT_EQ(clipped["clipped_steps"], clipped["steps"].get<int>() - 1);
   // A norm far above them changes nothing.
-  const json loose = Summary(RunMxu(kTrain + " --json --epochs 2 --clip-norm 1e6"));
-  const json plain = Summary(RunMxu(kTrain + " --json --epochs 2"));
+  const json loose = JsonOutput(RunMxu(kTrain + " --json --epochs 2 --clip-norm 1e6"));
+  const json plain = JsonOutput(RunMxu(kTrain + " --json --epochs 2"));
   EXPECT_EQ(loose["clipped_steps"], 0);
   EXPECT_EQ(loose["weights_hash"], plain["weights_hash"]);
   EXPECT_NE(clipped["weights_hash"], plain["weights_hash"]);
@@ -265,7 +262,7 @@ TEST(MxuTrainCheckpoint, AFailedRunLeavesTheLastWholeCheckpoint) {
   const CliResult r =
       RunMxu(kTrain + " --epochs 3 --inject-failure 15 --save " + ck);  // step 15: epoch 2
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  const json at = Summary(RunMxu("predict --backend model --json --model " + ck));
+  const json at = JsonOutput(RunMxu("predict --backend model --json --model " + ck));
   EXPECT_EQ(RunShell("ls " + dir).out, "ck.npz\n");
   const CliResult resumed = RunMxu(kTrain + " --epochs 3 --json --resume " + ck);
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;

@@ -23,17 +23,12 @@ CliResult Mpirun(int ranks, const std::string& args) {
                   " " + args);
 }
 
-json Summary(const CliResult& r) {
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return json::parse(r.out);
-}
-
 // The spirals, 6 epochs, Adam: the same 64 samples a step, cut in two or not.
 const std::string kRun = "train --backend model --epochs 6 --json --quiet";
 
 TEST(MxuTrainMpi, TwoRanksOfBMatchOneRankOf2B) {
-  const json one = Summary(RunMxu(kRun + " --batch 64"));
-  const json two = Summary(Mpirun(2, kRun + " --batch 32"));
+  const json one = JsonOutput(RunMxu(kRun + " --batch 64"));
+  const json two = JsonOutput(Mpirun(2, kRun + " --batch 32"));
   EXPECT_EQ(two["ranks"], 2);
   EXPECT_EQ(two["samples_per_step"], 64);
   EXPECT_EQ(two["steps"], one["steps"]);
@@ -51,8 +46,8 @@ TEST(MxuTrainMpi, TwoRanksOfBMatchOneRankOf2B) {
 
 TEST(MxuTrainMpi, TheSameJobTwiceIsBitIdentical) {
   const std::string log_a = TempPath("mpi_a.csv"), log_b = TempPath("mpi_b.csv");
-  const json a = Summary(Mpirun(2, kRun + " --batch 16 --log " + log_a));
-  const json b = Summary(Mpirun(2, kRun + " --batch 16 --log " + log_b));
+  const json a = JsonOutput(Mpirun(2, kRun + " --batch 16 --log " + log_a));
+  const json b = JsonOutput(Mpirun(2, kRun + " --batch 16 --log " + log_b));
   EXPECT_EQ(a["weights_hash"], b["weights_hash"]);
   const std::string csv = ReadFile(log_a);
   EXPECT_EQ(csv, ReadFile(log_b));  // losses, accuracies, cycles and every epoch's weight hash
@@ -61,8 +56,8 @@ TEST(MxuTrainMpi, TheSameJobTwiceIsBitIdentical) {
 
 TEST(MxuTrainMpi, TheRtlAndTheModelGiveTheSameWeightsUnderMpi) {
   const std::string args = "train --epochs 1 --batch 32 --json --quiet";
-  const json rtl = Summary(Mpirun(2, args + " --backend rtl"));
-  const json model = Summary(Mpirun(2, args + " --backend model"));
+  const json rtl = JsonOutput(Mpirun(2, args + " --backend rtl"));
+  const json model = JsonOutput(Mpirun(2, args + " --backend model"));
   EXPECT_EQ(rtl["weights_hash"], model["weights_hash"]);
   EXPECT_EQ(rtl["final_train_loss"], model["final_train_loss"]);
   EXPECT_EQ(rtl["test_accuracy"], model["test_accuracy"]);
@@ -118,8 +113,8 @@ TEST(MxuTrainMpi, UsageErrorsExitTwoPrintedOnce) {
 // order, so the runs stay within a point of each other.
 TEST(MxuTrainMpi, ModelParallelMatchesOneChipWithHalfTheWeightsPerRank) {
   const std::string run = "train --backend model --epochs 6 --hidden 64,64 --json --quiet";
-  const json one = Summary(RunMxu(run));
-  const json two = Summary(Mpirun(2, run + " --parallel model"));
+  const json one = JsonOutput(RunMxu(run));
+  const json two = JsonOutput(Mpirun(2, run + " --parallel model"));
   EXPECT_EQ(two["parallel"], "model");
   EXPECT_EQ(two["samples_per_step"], 64);  // the whole batch on every rank
   EXPECT_EQ(two["steps"], one["steps"]);
@@ -139,16 +134,16 @@ TEST(MxuTrainMpi, ModelParallelMatchesOneChipWithHalfTheWeightsPerRank) {
 TEST(MxuTrainMpi, AModelParallelCheckpointPredictsOnOneChip) {
   const std::string ck = TempPath("model_parallel.npz");
   const std::string run = "train --backend model --hidden 64,64 --json --quiet";
-  const json trained = Summary(Mpirun(2, run + " --epochs 2 --parallel model --save " + ck));
+  const json trained = JsonOutput(Mpirun(2, run + " --epochs 2 --parallel model --save " + ck));
   // The checkpoint holds the whole model, gathered from the slices: one chip's forward pass gives
   // the bits the two ranks' did (each output column summed alike).
-  const json predicted = Summary(RunMxu("predict --backend model --json --model " + ck));
+  const json predicted = JsonOutput(RunMxu("predict --backend model --json --model " + ck));
   EXPECT_EQ(predicted["test_accuracy"], trained["test_accuracy"]);
   EXPECT_EQ(predicted["confusion"], trained["confusion"]);
   // And the two ranks resume from it bit for bit.
   const std::string half = TempPath("model_parallel_half.npz");
-  Summary(Mpirun(2, run + " --parallel model --epochs 1 --save " + half));
-  const json resumed = Summary(Mpirun(2, run + " --epochs 2 --parallel model --resume " + half));
+  JsonOutput(Mpirun(2, run + " --parallel model --epochs 1 --save " + half));
+  const json resumed = JsonOutput(Mpirun(2, run + " --epochs 2 --parallel model --resume " + half));
   EXPECT_EQ(resumed["weights_hash"], trained["weights_hash"]);
   // A checkpoint of 2 ranks is refused on one.
   const CliResult one = RunMxu(run + " --epochs 3 --resume " + ck);
@@ -159,9 +154,9 @@ TEST(MxuTrainMpi, AModelParallelCheckpointPredictsOnOneChip) {
 TEST(MxuTrainMpi, DataParallelResumesBitIdentically) {
   const std::string full = TempPath("dp_full.npz"), half = TempPath("dp_half.npz");
   const std::string run = "train --backend model --batch 32 --quiet";
-  Summary(Mpirun(2, run + " --epochs 3 --json --save " + full));
-  Summary(Mpirun(2, run + " --epochs 1 --json --save " + half));
-  Summary(Mpirun(2, run + " --epochs 3 --json --resume " + half + " --save " + half));
+  JsonOutput(Mpirun(2, run + " --epochs 3 --json --save " + full));
+  JsonOutput(Mpirun(2, run + " --epochs 1 --json --save " + half));
+  JsonOutput(Mpirun(2, run + " --epochs 3 --json --resume " + half + " --save " + half));
   EXPECT_EQ(ReadFile(half), ReadFile(full));
 }
 
