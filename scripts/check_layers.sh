@@ -16,8 +16,8 @@ declare -A allowed=(
   [host]="common golden driver backends io train host"
   [waves]="common sim waves"
   # Users of the installed library: the Python module and the examples see what a user sees.
-  [python]="common golden driver backends"
-  [examples]="common golden driver backends"
+  [python]="common golden driver backends python"
+  [examples]="common golden driver backends examples"
 )
 # One exception, file by file, each with its reason.
 declare -A exceptions=(
