@@ -1,5 +1,3 @@
-#include "host/bench_command.h"
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -21,6 +19,7 @@
 #include "host/bench_table.h"
 #include "host/child_process.h"
 #include "host/cli.h"
+#include "host/commands.h"
 #include "host/device_options.h"
 #include "host/output_file.h"
 #include "host/rank_agreement.h"

@@ -1,5 +1,3 @@
-#include "host/gemm_command.h"
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +14,7 @@
 #include "driver/gemm_limits.h"
 #include "golden/float_vectors.h"
 #include "host/cli.h"
+#include "host/commands.h"
 #include "host/device_options.h"
 #include "host/gemm_operands.h"
 #include "host/gemm_progress.h"

@@ -1,11 +1,10 @@
-#include "host/info_command.h"
-
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "backends/built_devices.h"
 #include "driver/device_config.h"
+#include "host/commands.h"
 #include "host/device_options.h"
 
 namespace mxu::host {

@@ -11,16 +11,11 @@
 #include <vector>
 
 #include "driver/device.h"
-#include "host/bench_command.h"
 #include "host/cli.h"
+#include "host/commands.h"
 #include "host/device_options.h"
-#include "host/gemm_command.h"
-#include "host/info_command.h"
 #include "host/output_file.h"
-#include "host/predict_command.h"
 #include "host/rank_agreement.h"
-#include "host/selfcheck.h"
-#include "host/train_command.h"
 
 namespace {
 

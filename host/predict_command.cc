@@ -1,5 +1,3 @@
-#include "host/predict_command.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -13,6 +11,7 @@
 #include "driver/device_config.h"
 #include "driver/gemm.h"
 #include "host/cli.h"
+#include "host/commands.h"
 #include "host/device_options.h"
 #include "host/output_file.h"
 #include "host/training_engine.h"

@@ -1,5 +1,3 @@
-#include "host/selfcheck.h"
-
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -9,6 +7,7 @@
 #include "golden/float_vectors.h"
 #include "golden/numerics.h"
 #include "host/cli.h"
+#include "host/commands.h"
 #include "sim/arith_units.h"
 
 namespace mxu::host {

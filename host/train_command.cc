@@ -1,5 +1,3 @@
-#include "host/train_command.h"
-
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,6 +14,7 @@
 #include <string>
 
 #include "host/cli.h"
+#include "host/commands.h"
 #include "host/device_options.h"
 #include "host/output_file.h"
 #include "host/rank_agreement.h"
