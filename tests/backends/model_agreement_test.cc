@@ -23,6 +23,7 @@
 #include "golden/numerics.h"
 #include "tests/backends/program_harness.h"
 #include "tests/backends/random_program.h"
+#include "tests/driver/random_gemm.h"
 
 namespace mxu {
 namespace {
@@ -56,12 +57,6 @@ void ExpectCountersAgree(const std::array<uint64_t, csr::kNumCounters>& rtl,
               100.0 * (m - r) / r);
 }
 
-uint16_t Operand(BitSource& bits) {
-  static const std::vector<uint16_t> specials = golden::SpecialBf16();
-  if (bits.Below(100) < 2) return specials[bits.Below(specials.size())];
-  return static_cast<uint16_t>((golden::RandomBf16(bits) & 0x807F) | (118 + bits.Below(18)) << 7);
-}
-
 struct Shape {
   int m, k, n;
   bool ta, tb, relu;
@@ -91,23 +86,10 @@ TEST(ModelAgreesWithRtl, DriverGemms) {
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*g_rtl);
   for (const Shape& s : shapes) {
     BitSource bits(static_cast<uint64_t>(s.m * 10007 + s.k * 101 + s.n));
-    driver::Bf16Matrix a(s.ta ? s.k : s.m, s.ta ? s.m : s.k);
-    driver::Bf16Matrix b(s.tb ? s.n : s.k, s.tb ? s.k : s.n);
-    for (auto& x : a.data) x = Operand(bits);
-    for (auto& x : b.data) x = Operand(bits);
-    std::vector<float> bias(s.n);
-    for (float& x : bias) x = golden::Bf16ToFloat(Operand(bits));
-    driver::Fp32Matrix c0(s.m, s.n);
-    for (float& x : c0.data) x = golden::Bf16ToFloat(Operand(bits));
-    driver::GemmRequest request;
-    request.a = &a;
-    request.b = &b;
-    request.trans_a = s.ta;
-    request.trans_b = s.tb;
-    request.relu = s.relu;
-    request.output = s.bf16 ? driver::OutputType::kBf16 : driver::OutputType::kFp32;
-    if (s.init == 1) request.bias = &bias;
-    if (s.init == 2) request.c0 = &c0;
+    const testing::GemmOptions options{
+        s.ta, s.tb, s.relu, s.init, s.bf16 ? driver::OutputType::kBf16 : driver::OutputType::kFp32};
+    const testing::RandomGemm gemm(s.m, s.k, s.n, options, bits, /*c0_scale=*/1.0f);
+    const driver::GemmRequest& request = gemm.request;
     const driver::GemmResult want = driver::Gemm(*g_rtl, config, request, 5'000'000);
     const driver::GemmResult got = driver::Gemm(model, config, request, 5'000'000);
     if (s.bf16) {
@@ -203,7 +185,7 @@ TEST(ModelAgreesWithRtl, RawPrograms) {
   backends::ModelDevice model;
   BitSource bits(77);
   std::vector<uint8_t> input(0x10000);
-  for (auto& x : input) x = static_cast<uint8_t>(Operand(bits));
+  for (auto& x : input) x = static_cast<uint8_t>(testing::RandomOperand(bits));
   for (uint64_t base : {0x20000ull, 0x30000ull, 0x60000ull, 0x100000ull, 0x200000ull}) {
     g_rtl->WriteMemory(base, input.data(), input.size());
     model.WriteMemory(base, input.data(), input.size());
@@ -249,7 +231,7 @@ void RandomPrograms(uint64_t first_seed, int count, bool integer) {
   space.integer = integer;
   BitSource bits(first_seed);
   std::vector<uint8_t> input(space.input_bytes);
-  for (auto& x : input) x = static_cast<uint8_t>(Operand(bits));
+  for (auto& x : input) x = static_cast<uint8_t>(testing::RandomOperand(bits));
   g_rtl->WriteMemory(space.input, input.data(), input.size());
   model.WriteMemory(space.input, input.data(), input.size());
   const std::vector<uint8_t> zeros(space.output_bytes, 0);

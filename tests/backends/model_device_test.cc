@@ -19,6 +19,7 @@
 #include "golden/numerics.h"
 #include "tests/backends/program_harness.h"
 #include "tests/backends/random_program.h"
+#include "tests/driver/random_gemm.h"
 
 namespace mxu {
 namespace {
@@ -390,42 +391,13 @@ TEST(ModelDevice, SoftResetAbandonsAProgram) {
 
 // ------------------------------------------------------------------------- driver GEMMs
 
-struct Options {
-  bool ta, tb, relu;
-  int init;  // 0 none, 1 bias, 2 C0
-  driver::OutputType output;
-};
-
-uint16_t Operand(BitSource& bits) {
-  static const std::vector<uint16_t> specials = golden::SpecialBf16();
-  if (bits.Below(100) < 2) return specials[bits.Below(specials.size())];
-  return static_cast<uint16_t>((golden::RandomBf16(bits) & 0x807F) | (118 + bits.Below(18)) << 7);
-}
-
-driver::Bf16Matrix RandomMatrix(int rows, int cols, BitSource& bits) {
-  driver::Bf16Matrix m(rows, cols);
-  for (auto& x : m.data) x = Operand(bits);
-  return m;
-}
+using Options = testing::GemmOptions;
 
 int GemmMismatches(driver::Device& dev, int m, int k, int n, const Options& o, uint64_t seed) {
   const driver::DeviceConfig config = driver::ReadDeviceConfig(dev);
   BitSource bits(seed);
-  const driver::Bf16Matrix a = o.ta ? RandomMatrix(k, m, bits) : RandomMatrix(m, k, bits);
-  const driver::Bf16Matrix b = o.tb ? RandomMatrix(n, k, bits) : RandomMatrix(k, n, bits);
-  std::vector<float> bias(n);
-  for (float& x : bias) x = golden::Bf16ToFloat(Operand(bits));
-  driver::Fp32Matrix c0(m, n);
-  for (float& x : c0.data) x = golden::Bf16ToFloat(Operand(bits)) * 3.0f;
-  driver::GemmRequest request;
-  request.a = &a;
-  request.b = &b;
-  request.trans_a = o.ta;
-  request.trans_b = o.tb;
-  request.relu = o.relu;
-  request.output = o.output;
-  if (o.init == 1) request.bias = &bias;
-  if (o.init == 2) request.c0 = &c0;
+  const testing::RandomGemm gemm(m, k, n, o, bits);
+  const driver::GemmRequest& request = gemm.request;
   const driver::GemmResult result = driver::Gemm(dev, config, request, 50'000'000);
   const std::vector<uint32_t> want =
       driver::GoldenBits(request, static_cast<int>(config.rows), config.subnormals);

@@ -27,6 +27,7 @@
 #include "golden/gemm.h"
 #include "golden/int8.h"
 #include "golden/numerics.h"
+#include "tests/driver/random_gemm.h"
 
 namespace mxu::driver {
 namespace {
@@ -36,11 +37,8 @@ Device* g_device = nullptr;
 int g_sweep_parts = 4, g_sweep_limit_arrays = 3;
 constexpr uint64_t kWatchdog = 20'000'000;
 
-struct Options {
-  bool ta, tb, relu;
-  int init;  // 0 none, 1 bias, 2 C0
-  OutputType output;
-};
+using Options = testing::GemmOptions;
+using testing::RandomGemm;
 
 std::string Describe(int m, int k, int n, const Options& o) {
   return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n) +
@@ -51,16 +49,10 @@ std::string Describe(int m, int k, int n, const Options& o) {
          (o.output == OutputType::kBf16 ? " bf16" : " fp32");
 }
 
-uint16_t Operand(golden::BitSource& bits) {
-  static const std::vector<uint16_t> specials = golden::SpecialBf16();
-  if (bits.Below(100) < 2) return specials[bits.Below(specials.size())];
-  return static_cast<uint16_t>((golden::RandomBf16(bits) & 0x807F) | (118 + bits.Below(18)) << 7);
-}
+uint16_t Operand(golden::BitSource& bits) { return testing::RandomOperand(bits); }
 
 Bf16Matrix RandomMatrix(int rows, int cols, golden::BitSource& bits) {
-  Bf16Matrix m(rows, cols);
-  for (auto& x : m.data) x = Operand(bits);
-  return m;
+  return testing::RandomOperandMatrix(rows, cols, bits);
 }
 
 // Runs one GEMM on the device and compares every output bit with the golden model; returns the
@@ -68,23 +60,11 @@ Bf16Matrix RandomMatrix(int rows, int cols, golden::BitSource& bits) {
 int RunAndCheck(int m, int k, int n, const Options& o, uint64_t seed) {
   const DeviceConfig config = ReadDeviceConfig(*g_device);
   golden::BitSource bits(seed);
-  const Bf16Matrix a = o.ta ? RandomMatrix(k, m, bits) : RandomMatrix(m, k, bits);
-  const Bf16Matrix b = o.tb ? RandomMatrix(n, k, bits) : RandomMatrix(k, n, bits);
-  std::vector<float> bias(n);
-  for (float& x : bias) x = golden::Bf16ToFloat(Operand(bits));
-  Fp32Matrix c0(m, n);
-  for (float& x : c0.data) x = golden::Bf16ToFloat(Operand(bits)) * 3.0f;
-
-  GemmRequest request;
-  request.a = &a;
-  request.b = &b;
-  request.trans_a = o.ta;
-  request.trans_b = o.tb;
-  request.relu = o.relu;
-  request.output = o.output;
-  if (o.init == 1) request.bias = &bias;
-  if (o.init == 2) request.c0 = &c0;
-  const GemmResult result = Gemm(*g_device, config, request, kWatchdog);
+  const RandomGemm gemm(m, k, n, o, bits);
+  const Bf16Matrix &a = gemm.a, &b = gemm.b;
+  const std::vector<float>& bias = gemm.bias;
+  const Fp32Matrix& c0 = gemm.c0;
+  const GemmResult result = Gemm(*g_device, config, gemm.request, kWatchdog);
 
   // Golden: operands in op form, accumulators starting from C0 or the broadcast bias.
   golden::Bf16Matrix ga{m, k, std::vector<uint16_t>(size_t(m) * k)};
