@@ -41,10 +41,9 @@ class Cnn : public Model {
   Cnn(const CnnConfig& config, uint64_t seed);
 
   Fp32Matrix Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) override;
+  // Dropout (SetDropout) applies to the dense head's hidden layers; the conv layers do not drop.
   Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits,
                      const Gradients* sum = nullptr) override;
-  // The dense head's hidden layers drop; the conv layers do not.
-  void SetDropout(Dropout dropout) override { dropout_ = std::move(dropout); }
   std::vector<std::vector<float>*> Parameters() override;
   size_t parameter_count() const override;
   std::string Describe() const override;
@@ -64,8 +63,6 @@ class Cnn : public Model {
   int batch_ = 0;
   std::vector<Saved> saved_;
   ForwardPass head_pass_;
-  Dropout dropout_;
-  float pass_dropout_ = 0;
 };
 
 }  // namespace mxu::train

@@ -45,7 +45,6 @@ class Mlp : public Model {
   Fp32Matrix Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) override;
   Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits,
                      const Gradients* sum = nullptr) override;
-  void SetDropout(Dropout dropout) override { dropout_ = std::move(dropout); }
   std::vector<std::vector<float>*> Parameters() override;
   size_t parameter_count() const override;
   std::string Describe() const override;
@@ -55,8 +54,6 @@ class Mlp : public Model {
  private:
   std::vector<DenseLayer> layers_;
   ForwardPass last_pass_;
-  Dropout dropout_;         // for the next training pass
-  float pass_dropout_ = 0;  // the rate last_pass_ was made with
 };
 
 // Zeroes each element of row r of m with probability rate (row_seeds[r]'s stream) and scales the

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "train/matmul_engine.h"
@@ -50,12 +51,16 @@ class Model {
   virtual Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits,
                              const Gradients* sum = nullptr) = 0;
   // The dropout of the next Forward(for_backward = true); evaluation passes never drop.
-  virtual void SetDropout(Dropout dropout) = 0;
+  void SetDropout(Dropout dropout) { dropout_ = std::move(dropout); }
   // W0, b0, W1, b1, ...
   virtual std::vector<std::vector<float>*> Parameters() = 0;
   virtual size_t parameter_count() const = 0;
   // E.g. "MLP 784-128-10".
   virtual std::string Describe() const = 0;
+
+ protected:
+  Dropout dropout_;         // for the next training pass
+  float pass_dropout_ = 0;  // the rate the pass Backward will use was made with
 };
 
 }  // namespace mxu::train

@@ -32,7 +32,6 @@ class TensorParallelMlp : public Model {
   Fp32Matrix Forward(MatmulEngine& engine, const Fp32Matrix& x, bool for_backward) override;
   Gradients Backward(MatmulEngine& engine, const Fp32Matrix& d_logits,
                      const Gradients* sum = nullptr) override;
-  void SetDropout(Dropout dropout) override { dropout_ = std::move(dropout); }
   // This rank's slices: W0_r, b0_r, W1_r, b1_r, ...
   std::vector<std::vector<float>*> Parameters() override;
   // The whole model's count; local_parameter_count() is this rank's.
@@ -59,8 +58,6 @@ class TensorParallelMlp : public Model {
   Collective& ranks_;
   RingInterconnect link_;
   ForwardPass pass_;
-  Dropout dropout_;
-  float pass_dropout_ = 0;
   uint64_t communication_cycles_ = 0;
 };
 
