@@ -103,7 +103,12 @@ module mxu_bf16_mul #(
     .result_o(rounded)
   );
 
-  assign product_o = mxu_pkg::fp32_of_class(norm_q.cls, norm_q.sign, rounded);
+  mxu_fp32_class_mux u_class_mux (
+    .cls_i    (norm_q.cls),
+    .sign_i   (norm_q.sign),
+    .rounded_i(rounded),
+    .result_o (product_o)
+  );
 
   assign valid_o = norm_valid;
 

@@ -157,7 +157,12 @@ module mxu_fp32_add #(
     .result_o(rounded)
   );
 
-  assign sum_o = mxu_pkg::fp32_of_class(norm_q.cls, norm_q.sign, rounded);
+  mxu_fp32_class_mux u_class_mux (
+    .cls_i    (norm_q.cls),
+    .sign_i   (norm_q.sign),
+    .rounded_i(rounded),
+    .result_o (sum_o)
+  );
 
   assign valid_o = norm_valid;
 

@@ -429,17 +429,6 @@ package mxu_pkg;
   parameter logic [31:0] Fp32CanonicalNan = 32'h7FC0_0000;
   parameter logic [15:0] Bf16CanonicalNan = 16'h7FC0;
 
-  // The last stage of a pipelined unit (mxu_bf16_mul, mxu_fp32_add): a NaN, an infinity or a zero
-  // as its class says, the rounded value otherwise.
-  function automatic logic [31:0] fp32_of_class(fp_class_e cls, logic sign, logic [31:0] rounded);
-    unique case (cls)
-      mxu_pkg::FpNan:  fp32_of_class = Fp32CanonicalNan;
-      mxu_pkg::FpInf:  fp32_of_class = {sign, 8'hFF, 23'd0};
-      mxu_pkg::FpZero: fp32_of_class = {sign, 31'd0};
-      default:         fp32_of_class = rounded;
-    endcase
-  endfunction
-
   // The instruction set, error codes, CSR map and performance counters: package mxu_isa_pkg
   // (rtl/mxu_isa_pkg.sv, generated from common/isa.toml by scripts/gen_isa.py).
 
