@@ -19,7 +19,7 @@ bool ProgressDevice::RunUntilInterrupt(uint64_t max_cycles) {
     done += slice;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (seconds >= 1.0 && seconds - shown_at_ >= 0.2) {
+    if (seconds >= show_after_ && seconds - shown_at_ >= 0.2) {
       Show(device_.ReadCsr(csr::kPc), done, seconds);
       shown_at_ = seconds;
     }

@@ -11,12 +11,13 @@
 
 namespace mxu::host {
 
-// Wraps a device: runs it in slices and, after the first second, shows the progress on stderr,
-// cleared when the run ends. The device runs the same cycles as without it (the program counter
-// is read while the program runs on).
+// Wraps a device: runs it in slices and, once the run has taken show_after seconds, shows the
+// progress on stderr, cleared when the run ends. The device runs the same cycles as without it
+// (the program counter is read while the program runs on).
 class ProgressDevice : public driver::Device {
  public:
-  explicit ProgressDevice(driver::Device& device) : device_(device) {}
+  explicit ProgressDevice(driver::Device& device, double show_after = 1.0)
+      : device_(device), show_after_(show_after) {}
   ~ProgressDevice() override { Clear(); }
 
   uint32_t ReadCsr(uint32_t addr) override { return device_.ReadCsr(addr); }
@@ -40,8 +41,9 @@ class ProgressDevice : public driver::Device {
   void Clear();
 
   driver::Device& device_;
+  double show_after_;
   uint32_t instructions_ = 0;
-  double shown_at_ = 0;
+  double shown_at_ = -1;  // when last shown: the first time waits for show_after_ only
   bool shown_ = false;
 };
 
