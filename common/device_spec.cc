@@ -86,9 +86,18 @@ DeviceSpec ParseDeviceSpec(const std::string& entry, uint32_t hier_min_pes) {
     } else if (key == "hier") {
       if (value != 0 && value != 1) fail(given + " must be 0 or 1");
       spec.hier = value == 1;
+    } else if (key == "threads") {
+      if (value < 1 || value > kMaxSimThreads) {
+        fail(given + " must be 1 to " + std::to_string(kMaxSimThreads));
+      }
+      spec.threads = static_cast<uint32_t>(value);
     } else {
-      fail("unknown option '" + key + "' (ub, acc, wfifo, pe, bus, hier)");
+      fail("unknown option '" + key + "' (ub, acc, wfifo, pe, bus, hier, threads)");
     }
+  }
+  if (spec.threads > 1 && spec.hier) {
+    fail("threads=" + std::to_string(spec.threads) +
+         " needs a flat device (hier=0): Verilator 5.006 runs a hierarchical model on one thread");
   }
   return spec;
 }

@@ -1,5 +1,5 @@
 // A device as MXU_DEVICES names it:
-// ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1].
+// ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N].
 // The one parser of that syntax: cmake/devices.cmake runs it at configure time (tools/
 // device_spec_cmake.cc) to make each built device's Verilator defines and targets, and the tools
 // run it for `--device SPEC` (the model backend simulates any spec, built or not).
@@ -29,6 +29,9 @@ struct DeviceSpec {
   uint32_t pe_stages = kDefaultPeStages;
   uint32_t bus_bytes = 32;  // the memory port's bytes per beat
   bool hier = false;        // default rows x cols >= hier_min_pes
+  // The RTL build's simulation threads (Verilator --threads; flat devices only). Simulation
+  // only: the hardware, the model and every result are the same at any setting.
+  uint32_t threads = 1;
 };
 
 // Thrown with the rule the entry breaks ("pe=0 must be 1 to 7 (the PE's pipeline stages)").
@@ -40,13 +43,15 @@ DeviceSpec ParseDeviceSpec(const std::string& entry, uint32_t hier_min_pes = kHi
 
 // The entry's syntax, for messages and help.
 inline constexpr const char* kDeviceSpecSyntax =
-    "ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1]";
+    "ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N]";
 
 // The widest memory port the RTL takes (a device spec with a wider one is refused at configure
 // time); the model takes up to kMaxBusBytes, the same.
 constexpr uint32_t kMaxRtlBusBytes = 1024;
 constexpr uint32_t kMinBusBytes = 16;
 constexpr uint32_t kMaxBusBytes = 1024;
+// The most simulation threads a device's RTL build may ask for.
+constexpr uint32_t kMaxSimThreads = 64;
 
 // A DMA engine's bursts in flight (the RTL's mxu_pkg::MemMaxInFlight, the same rule): 8. A port
 // wider than 256 bytes keeps more in flight, so that its bursts of at most 4 KiB still cover a
