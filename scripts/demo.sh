@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh) and runs the main job: the device configuration, a GEMM
 # on the RTL checked bit for bit against the golden model, a short Fashion-MNIST training run
-# whose every GEMM runs on the RTL (about 3 minutes; curves in build/train_curves.png) beside the
+# whose every GEMM runs on the RTL (about a minute; curves in build/train_curves.png) beside the
 # same run in host fp32, and a full epoch of all 60,000 images on the model backend (seconds).
 # Extra arguments go to the short runs (e.g. --epochs 5).
 set -euo pipefail

@@ -89,7 +89,7 @@ for device in "${devices[@]}"; do
   bw=16
   while ((bw < 2 * cols && bw < 1024)); do bw=$((2 * bw)); done
   # The same device on the model with its port at that width (any bus= of the entry replaced).
-  spec="$(echo "$device" | sed -E 's/:bus=[0-9]+//; s/:hier=[01]//'):bus=$bw"
+  spec="$(echo "$device" | sed -E 's/:bus=[0-9]+//; s/:hier=[01]//; s/:threads=[0-9]+//'):bus=$bw"
   if [ "${SCALING_REUSE:-0}" != 1 ] || [ ! -s "$out/$tag.util.json" ]; then
     "$tree/bin/mxu" gemm --backend model --device "$spec" --m $((16 * rows)) \
       --k $((16 * rows)) --n $((16 * cols)) --mem-bytes-per-cycle $bw --json >"$out/$tag.util.json"
