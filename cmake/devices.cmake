@@ -110,11 +110,10 @@ foreach(record IN LISTS spec_records)
   # the column's own verilation, which renames its module (mxu_pe_col_N) in a file read before
   # any .vlt (so no .vlt can waive it); the lint over rtl/ (scripts/lint_rtl.sh) still checks
   # every file name.
-  # hier=0: rtl/mxu_flat.vlt lets the PE instances share their verilated code (see there why
-  # flat devices only).
-  set(MXU_DEVICE_${id}_VLT ${MXU_RTL_DIR}/mxu_flat.vlt)
+  # Every device: rtl/mxu_pe_share.vlt lets the PE instances share their verilated code.
+  set(MXU_DEVICE_${id}_VLT ${MXU_RTL_DIR}/mxu_pe_share.vlt)
   if(hier)
-    set(MXU_DEVICE_${id}_VLT ${MXU_RTL_DIR}/mxu_hier.vlt)
+    list(APPEND MXU_DEVICE_${id}_VLT ${MXU_RTL_DIR}/mxu_hier.vlt)
     list(APPEND MXU_DEVICE_${id}_VERILATOR_ARGS --hierarchical -Wno-DECLFILENAME)
   endif()
   set(MXU_DEVICE_${id}_hier ${hier})
