@@ -1,0 +1,29 @@
+"""PyTorch on the matrix unit: every matrix product of an unmodified model, forward and backward,
+on an mxu device (docs/torch.md).
+
+    import mxu, mxu.torch
+    dev = mxu.Device(backend="model")
+    with mxu.torch.device_mode(dev) as mode:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+    mode.report()["totals"]          # device_gemms, device_macs, device_cycles, host_products
+    mxu.torch.write_report(mode, "r.json", plot="r.png")
+
+Products follow the numeric contract (docs/numerics.md): bf16 operands, fp32 accumulation in the
+device's order, addmm's bias as the accumulators' starting value; results come back in the
+operands' dtype. Every other op runs on the host, as a TPU leaves non-matrix work to other units.
+"""
+from mxu.torch._mode import (DeviceMode, ForeignTensorError, HostProductError, active_mode)
+from mxu.torch._products import DeviceOpError
+from mxu.torch._report import write_report
+
+__all__ = ["device_mode", "DeviceMode", "write_report", "active_mode", "DeviceOpError",
+           "ForeignTensorError", "HostProductError"]
+
+
+def device_mode(device, strict=False):
+    """A context manager that runs every matrix product on `device` (an mxu.Device) in this
+    thread. strict=True raises HostProductError where a product would run on the host (an op
+    that hides one, such as aten._trilinear, or integer operands)."""
+    return DeviceMode(device, strict=strict)

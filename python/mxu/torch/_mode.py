@@ -1,0 +1,264 @@
+"""DeviceMode: every matrix product of a PyTorch program on an mxu device.
+
+Two PyTorch modes work together:
+- a TorchDispatchMode sees every aten op below autograd, forward and backward: the products of
+  the table (mxu/torch/_ops.py) run on the device, composite ops that arrive whole (under
+  torch.inference_mode) are decomposed so that their products reach it, every other op runs on
+  the host;
+- a TorchFunctionMode, which does nothing to an op, keeps the fused fast paths of
+  nn.MultiheadAttention and nn.TransformerEncoderLayer off (they check has_torch_function()) and
+  tells forward from backward (Tensor.backward, torch.autograd.backward and .grad pass by it).
+Module names come from global forward hooks; a backward product is given the module of the
+forward product whose autograd node it belongs to (a hook on that node fires after its products).
+"""
+import threading
+import time
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mode
+
+from mxu.torch import _ops
+from mxu.torch._products import DeviceOpError, ProductRunner
+from mxu.torch._report import Report
+
+_thread = threading.local()  # .mode: the DeviceMode active in this thread, if any
+_device_locks = {}  # id(device) -> the lock that serializes its GEMMs across threads
+_device_locks_lock = threading.Lock()
+
+
+class HostProductError(RuntimeError):
+    """strict=True: an op would run a matrix product on the host."""
+
+
+class ForeignTensorError(ValueError):
+    """A product's operand lies on a torch device other than the CPU."""
+
+
+def active_mode():
+    """The DeviceMode active in this thread, or None."""
+    return getattr(_thread, "mode", None)
+
+
+def _describe(args):
+    shapes = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            shapes.append("x".join(str(s) for s in a.shape) or "scalar")
+    return "(" + ", ".join(shapes) + ")"
+
+
+class _FunctionLevel(TorchFunctionMode):
+    """Leaves every op as it is; marks backward passes and hands new autograd nodes to the mode."""
+
+    def __init__(self, mode):
+        super().__init__()
+        self.mode = mode
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        mode = self.mode
+        if getattr(func, "__name__", None) in ("backward", "grad") and func in (
+                torch.Tensor.backward, torch.autograd.backward, torch.autograd.grad):
+            mode._hook_new_nodes()
+            outer, mode._phase = mode._phase, "backward"
+            try:
+                return func(*args, **kwargs)
+            finally:
+                mode._phase = outer
+                mode._settle_backward(None)
+        result = func(*args, **kwargs)
+        if mode._new_outputs:
+            mode._hook_new_nodes()
+        return result
+
+
+class DeviceMode(TorchDispatchMode):
+    """Runs every matrix product on `device` (an mxu.Device) while active; see device_mode()."""
+
+    def __init__(self, device, strict=False):
+        super().__init__()
+        self.device = device
+        self.strict = bool(strict)
+        with _device_locks_lock:
+            lock = _device_locks.setdefault(id(device), threading.Lock())
+        self._runner = ProductRunner(device, lock, self._record_gemm)
+        info = device.info()
+        self._device_info = {k: info[k] for k in ("backend", "device", "rows", "cols")
+                             if k in info}
+        self._report = Report(self._runner.rows, self._runner.cols)
+        self._phase = "forward"
+        self._call = None  # the counts of the op being run
+        self._modules = []  # the names of the modules whose forward is running
+        self._names = {}  # id(module) -> qualified name, from the outermost module called
+        self._new_outputs = []  # (result, module, op) of forward products: their nodes get hooks
+        self._pending = []  # backward calls not yet given their module
+        self._function_level = _FunctionLevel(self)
+        self._hooks = []
+        self._thread = None
+
+    # ---- entering and leaving ----
+    def __enter__(self):
+        if active_mode() is not None:
+            raise RuntimeError("mxu.torch: a device_mode is already active in this thread; "
+                               "leave it before entering another (modes do not nest)")
+        if self._thread is not None:
+            raise RuntimeError("mxu.torch: this device_mode is already active (in another "
+                               "thread); each thread enters a mode of its own")
+        self._thread = threading.get_ident()
+        _thread.mode = self
+        module = torch.nn.modules.module
+        self._hooks = [module.register_module_forward_pre_hook(self._enter_module),
+                       module.register_module_forward_hook(self._leave_module)]
+        self._function_level.__enter__()
+        _push_mode(self)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _pop_mode()
+        self._function_level.__exit__(exc_type, exc_value, traceback)
+        for hook in self._hooks:
+            hook.remove()
+        self._hooks = []
+        self._hook_new_nodes()
+        self._settle_backward(None)
+        self._modules = []
+        _thread.mode = None
+        self._thread = None
+        return False
+
+    # ---- modules ----
+    def _enter_module(self, module, inputs):
+        if not self._modules and id(module) not in self._names:
+            self._names = {id(m): name for name, m in module.named_modules()}
+            self._names[id(module)] = type(module).__name__
+        self._modules.append(self._names.get(id(module), type(module).__name__))
+
+    def _leave_module(self, module, inputs, output):
+        if self._modules:
+            self._modules.pop()
+
+    # ---- the ops ----
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = func.overloadpacket.__name__
+        handler = _ops.HANDLERS.get(name)
+        if handler is None:
+            if name in _ops.HIDDEN_PRODUCTS:
+                self._host_product(f"aten.{name}", f"aten.{name} computes a matrix product "
+                                   "inside itself", args)
+                return func(*args, **kwargs)
+            if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(),
+                                                              "CompositeImplicitAutograd"):
+                _push_mode(self)  # the parts come back here
+                try:
+                    result = func.decompose(*args, **kwargs)
+                finally:
+                    _pop_mode()
+                if result is not NotImplemented:
+                    return result
+            return func(*args, **kwargs)
+        return self._run_product(func, name, handler, args, kwargs)
+
+    def _run_product(self, func, name, handler, args, kwargs):
+        op = f"aten.{name}"
+        out = kwargs.pop("out", None)
+        start = time.perf_counter()
+        self._call = dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0, array_macs=0,
+                          dma_read_bytes=0, dma_write_bytes=0, host_products=0)
+        try:
+            result = handler(self, *args, **kwargs)
+        except _ops.HostProduct as why:
+            self._call = None
+            self._host_product(op, f"{op} with {why}", args)
+            return func(*args, **kwargs, **({} if out is None else {"out": out}))
+        except _ops.ForeignTensor as why:
+            self._call = None
+            raise ForeignTensorError(f"mxu.torch: {op}{_describe(args)}: {why}; the device "
+                                     "mode takes CPU tensors") from None
+        except DeviceOpError:
+            self._call = None
+            raise
+        except (RuntimeError, ValueError) as error:  # the device's errors, its refusals
+            self._call = None
+            raise DeviceOpError(f"mxu.torch: {op}{_describe(args)} on the device: {error}") \
+                from error
+        finally:
+            self._report.handler_seconds += time.perf_counter() - start
+        call, self._call = self._call, None
+        if self._phase == "backward":
+            self._pending.append((op, call))
+        else:
+            self._report.add(op, self._module(), self._phase, **call)
+        if name.endswith("_"):  # in place: the result lands in self
+            args[0].copy_(result)
+            result = args[0]
+        elif out is not None:
+            if isinstance(out, torch.Tensor):
+                out.resize_(result.shape).copy_(result)
+            else:
+                for o, r in zip(out, result):
+                    if r is not None:
+                        o.resize_(r.shape).copy_(r)
+            result = out
+        if self._phase == "forward" and torch.is_grad_enabled() and isinstance(
+                result, torch.Tensor):
+            self._new_outputs.append((result, self._module(), op))
+        return result
+
+    def _module(self):
+        return self._modules[-1] if self._modules else None
+
+    # The handlers' one call: a GEMM on the device.
+    def gemm(self, a, b, bias=None, c0=None, relu=False):
+        return self._runner.gemm(a, b, bias=bias, c0=c0, relu=relu)
+
+    def _record_gemm(self, m, k, n, counters):
+        call = self._call
+        call["device_gemms"] += 1
+        call["device_macs"] += m * k * n
+        call["device_cycles"] += int(counters["cycles"])
+        call["array_macs"] += int(counters["macs"])
+        call["dma_read_bytes"] += int(counters["dma_read_bytes"])
+        call["dma_write_bytes"] += int(counters["dma_write_bytes"])
+        self._report.device_seconds = self._runner.device_seconds
+
+    def _host_product(self, op, why, args):
+        if self.strict:
+            raise HostProductError(f"mxu.torch: {why} {_describe(args)}: it would run on the "
+                                   "host (strict=True)")
+        self._report.add(op, self._module(), self._phase, calls=1, host_products=1)
+
+    # ---- backward ----
+    def _hook_new_nodes(self):
+        """Hooks the autograd nodes of the forward products made since the last call."""
+        new, self._new_outputs = self._new_outputs, []
+        for result, module, op in new:
+            node = result.grad_fn
+            if node is not None:
+                node.register_hook(self._node_hook(module, node.name()))
+
+    def _node_hook(self, module, node_name):
+        def after_backward(grad_inputs, grad_outputs):
+            mode = active_mode()
+            if mode is not None and mode._phase == "backward":
+                mode._settle_backward(module)
+                return
+            # A backward outside any mode: its products ran on the host.
+            positions = _ops.BACKWARD_PRODUCTS.get(node_name, ())
+            count = sum(1 for i in positions if i < len(grad_inputs) and
+                        grad_inputs[i] is not None)
+            if count:
+                self._report.add(f"{node_name} (backward outside the mode)", module, "backward",
+                                 calls=1, host_products=count)
+        return after_backward
+
+    def _settle_backward(self, module):
+        pending, self._pending = self._pending, []
+        for op, call in pending:
+            self._report.add(op, module, "backward", **call)
+
+    # ---- the profile ----
+    def report(self):
+        """The profile: {'device': ..., 'ops': [...], 'totals': {...}} (docs/torch.md)."""
+        return self._report.as_dict(self._device_info)

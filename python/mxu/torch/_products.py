@@ -1,0 +1,124 @@
+"""One matrix product on the device: torch tensors in, a float32 torch tensor out.
+
+Every handler of the mode (mxu/torch/_ops.py, _conv.py) reduces its op to calls of
+ProductRunner.gemm: C (M x N) = A (M x K) x B (K x N), starting from a bias row or a C0 matrix,
+with the device's ReLU. Here the operands become what the device takes (float32 arrays rounded to
+bf16 on the device's side, or raw bf16 bits), transposed views travel as `ta`/`tb`, and a product
+beyond one GEMM's limits is split so that the bits stay those of the single GEMM.
+"""
+import time
+
+import numpy as np
+import torch
+
+# One GEMM's limits, as driver/gemm_limits.h sets them for `mxu gemm` and mxu.Device.gemm (a test
+# checks that the device refuses what lies past them).
+MAX_DIMENSION = 65535
+MAX_PROBLEM_BYTES = 2 << 30
+
+FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+
+
+class DeviceOpError(RuntimeError):
+    """The device failed a product (watchdog, DMA fault, a refused GEMM): names the op."""
+
+
+def problem_bytes(m, k, n, accumulate):
+    """What driver/gemm_limits.h counts for an m x k x n GEMM with float32 output."""
+    return 2 * m * k + 2 * k * n + 4 * m * n + (4 * m * n if accumulate else 0) + 4 * n
+
+
+def _operand(t):
+    """(array, transposed): what Device.gemm takes for a 2-D tensor, without a copy when the
+    tensor is contiguous or a transposed view of a contiguous one. float32 arrays are rounded to
+    bf16 by the device's driver; bfloat16 tensors travel as their raw bits; float64 and float16
+    become float32 first (exact for float16; float64 is rounded to float32, then to bf16)."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    elif t.dtype != torch.float32:
+        t = t.to(torch.float32)
+    if not t.is_contiguous() and t.t().is_contiguous():
+        array, transposed = t.t().numpy(), True
+    else:
+        array, transposed = t.contiguous().numpy(), False
+    if array.dtype == np.int16:
+        array = array.view(np.uint16)
+    return array, transposed
+
+
+def _chunks(total, size):
+    return [(start, min(start + size, total)) for start in range(0, total, size)]
+
+
+class ProductRunner:
+    """Runs products on one device and tells `record` what each device GEMM cost."""
+
+    def __init__(self, device, lock, record):
+        self.device = device
+        self._lock = lock
+        self._record = record
+        info = device.info()
+        self.rows = int(info["rows"])
+        self.cols = int(info["cols"])
+        self.device_seconds = 0.0
+
+    def gemm(self, a, b, bias=None, c0=None, relu=False):
+        """A (M x K) x B (K x N) [+ bias (N) | + C0 (M x N)] [ReLU] as float32 (M x N)."""
+        m, k = a.shape
+        n = b.shape[1]
+        if k == 0 or m == 0 or n == 0:
+            out = torch.zeros((m, n), dtype=torch.float32)
+            if c0 is not None:
+                out = out + c0.to(torch.float32)
+            elif bias is not None:
+                out = out + bias.to(torch.float32)
+            return torch.relu(out) if relu else out
+        mc, kc, nc = self._blocking(m, k, n, c0 is not None or k > MAX_DIMENSION)
+        if (mc, kc, nc) == (m, k, n):
+            return self._one(a, b, bias, c0, relu)
+        # Rows and columns of C are independent; K is cut at tile boundaries (kc is a multiple of
+        # the array's rows) and each piece starts from the previous one's C: the accumulator sees
+        # the same sequence of tile sums as in one GEMM, so the bits are the same.
+        out = torch.empty((m, n), dtype=torch.float32)
+        for m0, m1 in _chunks(m, mc):
+            for n0, n1 in _chunks(n, nc):
+                part = None
+                pieces = _chunks(k, kc)
+                for i, (k0, k1) in enumerate(pieces):
+                    start = part if part is not None else (
+                        c0[m0:m1, n0:n1] if c0 is not None else None)
+                    part = self._one(a[m0:m1, k0:k1], b[k0:k1, n0:n1],
+                                     bias[n0:n1] if bias is not None and i == 0 else None,
+                                     start, relu and i == len(pieces) - 1)
+                out[m0:m1, n0:n1] = part
+        return out
+
+    def _blocking(self, m, k, n, accumulate):
+        tile_k = (MAX_DIMENSION // self.rows) * self.rows
+        mc, kc, nc = min(m, MAX_DIMENSION), min(k, tile_k) if k > MAX_DIMENSION else k, min(
+            n, MAX_DIMENSION)
+        accumulate = accumulate or kc < k
+        while problem_bytes(mc, kc, nc, accumulate) > MAX_PROBLEM_BYTES:
+            if mc >= nc and mc > 1:
+                mc = (mc + 1) // 2
+            elif nc > 1:
+                nc = (nc + 1) // 2
+            else:
+                kc = max(self.rows, (kc // 2) // self.rows * self.rows)
+                accumulate = True
+        return mc, kc, nc
+
+    def _one(self, a, b, bias, c0, relu):
+        a_array, ta = _operand(a)
+        b_array, tb = _operand(b)
+        bias_array = None if bias is None else bias.detach().to(torch.float32).contiguous().numpy()
+        c0_array = None if c0 is None else c0.detach().to(torch.float32).contiguous().numpy()
+        start = time.perf_counter()
+        with self._lock:
+            c = self.device.gemm(a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array,
+                                 accumulate=c0_array)
+            counters = self.device.counters()
+        self.device_seconds += time.perf_counter() - start
+        self._record(a.shape[0], a.shape[1], b.shape[1], counters)
+        return torch.from_numpy(c)
