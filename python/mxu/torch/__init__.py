@@ -22,8 +22,9 @@ __all__ = ["device_mode", "DeviceMode", "write_report", "active_mode", "DeviceOp
            "ForeignTensorError", "HostProductError"]
 
 
-def device_mode(device, strict=False):
+def device_mode(device, strict=False, watchdog=None):
     """A context manager that runs every matrix product on `device` (an mxu.Device) in this
     thread. strict=True raises HostProductError where a product would run on the host (an op
-    that hides one, such as aten._trilinear, or integer operands)."""
-    return DeviceMode(device, strict=strict)
+    that hides one, such as aten._trilinear, or integer operands). watchdog: each device GEMM's
+    cycle limit (default: the device's); past it the op raises DeviceOpError."""
+    return DeviceMode(device, strict=strict, watchdog=watchdog)

@@ -54,8 +54,10 @@ def _chunks(total, size):
 class ProductRunner:
     """Runs products on one device and tells `record` what each device GEMM cost."""
 
-    def __init__(self, device, lock, record):
+    def __init__(self, device, lock, record, watchdog=None):
         self.device = device
+        # The device's watchdog for each GEMM, in cycles (None: the device's own setting).
+        self._options = {} if watchdog is None else {"watchdog": int(watchdog)}
         self._lock = lock
         self._record = record
         info = device.info()
@@ -117,7 +119,7 @@ class ProductRunner:
         start = time.perf_counter()
         with self._lock:
             c = self.device.gemm(a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array,
-                                 accumulate=c0_array)
+                                 accumulate=c0_array, **self._options)
             counters = self.device.counters()
         self.device_seconds += time.perf_counter() - start
         self._record(a.shape[0], a.shape[1], b.shape[1], counters)

@@ -1,0 +1,258 @@
+"""Every product of the mode on the session's device (the RTL), bit for bit against the NumPy
+reproduction of the numeric contract (contract.py: no code shared with the device or the mode),
+each with the lowering docs/torch.md gives it."""
+import threading
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import mxu.torch  # noqa: E402
+
+import contract  # noqa: E402  (python/tests/torch/contract.py)
+
+
+@pytest.fixture(scope="module")
+def rows(dev):
+    return int(dev.info()["rows"])
+
+
+def bits(t):
+    return t.detach().to(torch.float32).contiguous().view(torch.int32).numpy()
+
+
+def same_bits(got, want):
+    want = np.ascontiguousarray(want, np.float32).view(np.int32)
+    np.testing.assert_array_equal(bits(got), want)
+
+
+def rand(*shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g)
+
+
+def numpy(t):
+    return t.detach().to(torch.float32).numpy()
+
+
+def test_mm_and_transposed_views(dev, rows):
+    a, b = rand(20, 37), rand(37, 11, seed=1)
+    with mxu.torch.device_mode(dev) as mode:
+        c = a @ b
+        ct = a.t().contiguous().t() @ b.t().contiguous().t()  # transposed views: ta/tb
+    want = contract.gemm(numpy(a), numpy(b), rows)
+    same_bits(c, want)
+    same_bits(ct, want)
+    assert mode.report()["totals"]["device_gemms"] == 2
+
+
+def test_addmm_bias_c0_alpha_beta_and_relu(dev, rows):
+    a, b = rand(9, 40), rand(40, 13, seed=1)
+    bias, c0 = rand(13, seed=2), rand(9, 13, seed=3)
+    with mxu.torch.device_mode(dev):
+        with_bias = torch.addmm(bias, a, b)
+        with_c0 = torch.addmm(c0, a, b)
+        scaled = torch.addmm(c0, a, b, beta=0.5, alpha=-2.0)
+        relu = torch._addmm_activation(bias, a, b)
+    A, B = numpy(a), numpy(b)
+    same_bits(with_bias, contract.gemm(A, B, rows, bias=numpy(bias)))
+    same_bits(with_c0, contract.gemm(A, B, rows, c0=numpy(c0)))
+    product = contract.gemm(A, B, rows)
+    same_bits(scaled, product * np.float32(-2.0) + numpy(c0) * np.float32(0.5))
+    same_bits(relu, contract.gemm(A, B, rows, bias=numpy(bias), relu=True))
+
+
+def test_batched_and_vector_products(dev, rows):
+    a3, b3 = rand(3, 6, 21), rand(3, 21, 5, seed=1)
+    c, m, v, w = rand(6, 5, seed=2), rand(6, 21, seed=3), rand(21, seed=4), rand(21, seed=5)
+    s = rand(6, seed=6)
+    with mxu.torch.device_mode(dev):
+        bmm = torch.bmm(a3, b3)
+        baddbmm = torch.baddbmm(c, a3, b3)
+        addbmm = torch.addbmm(c, a3, b3)
+        mv = torch.mv(m, v)
+        addmv = torch.addmv(s, m, v)
+        dot = torch.dot(v, w)
+    for i in range(3):
+        same_bits(bmm[i], contract.gemm(numpy(a3[i]), numpy(b3[i]), rows))
+        same_bits(baddbmm[i], contract.gemm(numpy(a3[i]), numpy(b3[i]), rows, c0=numpy(c)))
+    # addbmm: the batches side by side along K, one GEMM
+    wide = np.concatenate([numpy(a3[i]) for i in range(3)], axis=1)
+    tall = np.concatenate([numpy(b3[i]) for i in range(3)], axis=0)
+    same_bits(addbmm, contract.gemm(wide, tall, rows, c0=numpy(c)))
+    # mv: vec^T (1 x K) x mat^T; addmv's self is the bias
+    same_bits(mv, contract.gemm(numpy(v)[None], numpy(m).T, rows)[0])
+    same_bits(addmv, contract.gemm(numpy(v)[None], numpy(m).T, rows, bias=numpy(s))[0])
+    same_bits(dot, contract.gemm(numpy(v)[None], numpy(w)[:, None], rows)[0, 0])
+
+
+def test_special_values(dev, rows):
+    """Inf, NaN (any payload: the canonical NaN), -0, subnormals, values that round in bf16."""
+    specials = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-40, -3e-39, 3.0e38, 1.0039063,
+                         -2.5, 1e-20, 7.0], np.float32)
+    g = np.random.default_rng(7)
+    a = torch.from_numpy(g.choice(specials, size=(8, 20)).astype(np.float32))
+    b = torch.from_numpy(g.choice(specials, size=(20, 6)).astype(np.float32))
+    with mxu.torch.device_mode(dev):
+        c = a @ b
+    same_bits(c, contract.gemm(a.numpy(), b.numpy(), rows))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_other_float_dtypes_come_back_in_their_dtype(dev, rows, dtype):
+    a, b = rand(7, 19).to(dtype), rand(19, 4, seed=1).to(dtype)
+    with mxu.torch.device_mode(dev):
+        c = a @ b
+    assert c.dtype == dtype
+    want = contract.gemm(numpy(a), numpy(b), rows)  # float32 first (exact but for float64)
+    np.testing.assert_array_equal(
+        c.view(torch.int16 if dtype != torch.float64 else torch.int64).numpy(),
+        torch.from_numpy(want).to(dtype).view(
+            torch.int16 if dtype != torch.float64 else torch.int64).numpy())
+
+
+def test_linear_forward_and_backward(dev, rows):
+    """nn.Linear: addmm forward; backward grad_input = gO @ W, grad_W = (x^T @ gO)^T."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(24, 10)
+    x = rand(12, 24, seed=1).requires_grad_()
+    g = rand(12, 10, seed=2)
+    with mxu.torch.device_mode(dev) as mode:
+        y = layer(x)
+        y.backward(g)
+    W, X, G = numpy(layer.weight), numpy(x), numpy(g)
+    same_bits(y, contract.gemm(X, W.T, rows, bias=numpy(layer.bias)))
+    same_bits(x.grad, contract.gemm(G, W, rows))
+    same_bits(layer.weight.grad, contract.gemm(X.T, G, rows).T)
+    report = mode.report()
+    phases = {(e["op"], e["phase"], e["module"]) for e in report["ops"]}
+    assert ("aten.addmm", "forward", "Linear") in phases
+    assert ("aten.mm", "backward", "Linear") in phases
+    assert report["totals"]["device_gemms"] == 3
+
+
+def im2col(x, kh, kw, stride, pad):
+    """(N, C, H, W) -> (N*OH*OW, C*kh*kw): rows (image, output row, output column), columns
+    (channel, kernel row, kernel column); written apart from the mode's lowering."""
+    n, c, h, w = x.shape
+    xp = np.zeros((n, c, h + 2 * pad, w + 2 * pad), np.float32)
+    xp[:, :, pad:pad + h, pad:pad + w] = x
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (w + 2 * pad - kw) // stride + 1
+    cols = np.zeros((n, oh, ow, c, kh, kw), np.float32)
+    for i in range(kh):
+        for j in range(kw):
+            cols[:, :, :, :, i, j] = xp[:, :, i:i + stride * oh:stride,
+                                        j:j + stride * ow:stride].transpose(0, 2, 3, 1)
+    return cols.reshape(n * oh * ow, c * kh * kw), oh, ow
+
+
+def test_conv2d_forward_and_backward(dev, rows):
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1)
+    x = rand(2, 3, 7, 6, seed=1).requires_grad_()
+    with mxu.torch.device_mode(dev) as mode:
+        y = conv(x)
+        g = rand(*y.shape, seed=2)
+        y.backward(g)
+    cols, oh, ow = im2col(numpy(x), 3, 3, 2, 1)
+    W = numpy(conv.weight).reshape(4, -1)
+    want = contract.gemm(cols, W.T, rows, bias=numpy(conv.bias))
+    same_bits(y, want.reshape(2, oh, ow, 4).transpose(0, 3, 1, 2))
+    G = numpy(g).transpose(1, 0, 2, 3).reshape(4, -1)  # (OC, N x OH x OW)
+    same_bits(conv.weight.grad, contract.gemm(G, cols, rows).reshape(conv.weight.shape))
+    # The input gradient: the transposed convolution, i.e. the convolution of g spread out by
+    # the stride and padded by k - 1 - p, with the kernel flipped and its channel axes swapped.
+    spread = np.zeros((2, 4, (oh - 1) * 2 + 1, (ow - 1) * 2 + 1), np.float32)
+    spread[:, :, ::2, ::2] = numpy(g)
+    extra_h = 7 - ((oh - 1) * 2 - 2 + 3)
+    extra_w = 6 - ((ow - 1) * 2 - 2 + 3)
+    padded = np.zeros((2, 4, spread.shape[2] + 2 + extra_h, spread.shape[3] + 2 + extra_w),
+                      np.float32)
+    padded[:, :, 1:1 + spread.shape[2], 1:1 + spread.shape[3]] = spread
+    gcols, gh, gw = im2col(padded, 3, 3, 1, 0)
+    flipped = numpy(conv.weight)[:, :, ::-1, ::-1].transpose(1, 0, 2, 3).reshape(3, -1)
+    grad_input = contract.gemm(gcols, flipped.T, rows).reshape(2, gh, gw, 3).transpose(0, 3, 1, 2)
+    same_bits(x.grad, grad_input)
+    assert mode.report()["totals"]["host_products"] == 0
+
+
+def test_integer_products_stay_on_the_host(dev):
+    a = torch.arange(12).reshape(3, 4)
+    with mxu.torch.device_mode(dev) as mode:
+        c = a @ a.t()
+    assert torch.equal(c, torch.arange(12).reshape(3, 4) @ torch.arange(12).reshape(3, 4).t())
+    totals = mode.report()["totals"]
+    assert totals["host_products"] == 1 and totals["device_gemms"] == 0
+    with pytest.raises(mxu.torch.HostProductError, match="int64"):
+        with mxu.torch.device_mode(dev, strict=True):
+            a @ a.t()
+
+
+def test_hidden_products_are_counted_or_refused(dev):
+    bilinear = torch.nn.Bilinear(3, 4, 2)
+    x1, x2 = rand(5, 3), rand(5, 4, seed=1)
+    with mxu.torch.device_mode(dev) as mode:
+        bilinear(x1, x2)
+    assert mode.report()["totals"]["host_products"] >= 1
+    with pytest.raises(mxu.torch.HostProductError, match="_trilinear"):
+        with mxu.torch.device_mode(dev, strict=True):
+            bilinear(x1, x2)
+
+
+def test_backward_outside_the_mode_runs_on_the_host_and_is_counted(dev):
+    layer = torch.nn.Linear(8, 3)
+    x = rand(4, 8).requires_grad_()
+    with mxu.torch.device_mode(dev) as mode:
+        y = layer(x).sum()
+    y.backward()
+    totals = mode.report()["totals"]
+    assert totals["device_gemms"] == 1
+    assert totals["host_products"] == 2  # grad_input and grad_weight
+
+
+def test_a_tensor_on_another_torch_device_is_refused(dev):
+    with pytest.raises(mxu.torch.ForeignTensorError, match=r"aten\.mm.*meta"):
+        with mxu.torch.device_mode(dev):
+            torch.empty(3, 4, device="meta") @ torch.empty(4, 2, device="meta")
+
+
+def test_a_device_error_names_the_op_and_leaves_tensors_untouched(dev):
+    c = rand(16, 16)
+    before = c.clone()
+    with pytest.raises(mxu.torch.DeviceOpError, match=r"aten\.addmm_\(16x16, 16x64, 64x16\)"):
+        with mxu.torch.device_mode(dev, watchdog=20):
+            c.addmm_(rand(16, 64), rand(64, 16))
+    assert torch.equal(c, before)
+
+
+def test_modes_do_not_nest_and_belong_to_their_thread(dev, rows):
+    with mxu.torch.device_mode(dev):
+        with pytest.raises(RuntimeError, match="already active"):
+            with mxu.torch.device_mode(dev):
+                pass
+    a, b = rand(5, 9), rand(9, 3, seed=1)
+    seen = {}
+
+    def other_thread():
+        seen["outside"] = mxu.torch.active_mode()
+        with mxu.torch.device_mode(dev) as mode:
+            seen["c"] = a @ b
+        seen["gemms"] = mode.report()["totals"]["device_gemms"]
+
+    with mxu.torch.device_mode(dev) as mode:
+        worker = threading.Thread(target=other_thread)
+        worker.start()
+        worker.join()
+    assert seen["outside"] is None  # this thread's mode is not the other's
+    assert seen["gemms"] == 1 and mode.report()["totals"]["device_gemms"] == 0
+    same_bits(seen["c"], contract.gemm(numpy(a), numpy(b), rows))
+
+
+def test_a_product_past_the_dimension_limit_is_split_with_the_same_bits(dev, rows):
+    a, b = rand(2, 66000), rand(66000, 3, seed=1)
+    with mxu.torch.device_mode(dev) as mode:
+        c = a @ b
+    same_bits(c, contract.gemm(numpy(a), numpy(b), rows))
+    assert mode.report()["totals"]["device_gemms"] == 2
+    with pytest.raises(ValueError):  # the split's limit is the device's
+        dev.gemm(np.zeros((1, 65536), np.float32), np.zeros((65536, 1), np.float32))
