@@ -19,11 +19,12 @@ done
 # python3-pytest: the Python module and its tests. dataset-fashion-mnist: the real data of
 # `mxu train --data fashion-mnist` (/usr/share/datasets/fashion-mnist, .gz IDX files); zlib1g-dev
 # also reads those. openmpi-bin, libopenmpi-dev: data-parallel training across simulated chips
-# (mpirun -np N mxu train).
+# (mpirun -np N mxu train). python3-torch: mxu.torch, PyTorch models on the device (Debian's
+# 1.13.1).
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
           gtkwave xvfb zlib1g-dev libcairo2-dev libpng-dev nlohmann-json3-dev libcli11-dev
           clang-format python3 pybind11-dev python3-dev python3-numpy python3-pytest
-          dataset-fashion-mnist openmpi-bin libopenmpi-dev)
+          dataset-fashion-mnist openmpi-bin libopenmpi-dev python3-torch)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
