@@ -12,6 +12,7 @@
 #include "driver/gemm.h"
 #include "host/cli.h"
 #include "host/commands.h"
+#include "host/data_inputs.h"
 #include "host/device_options.h"
 #include "host/output_file.h"
 #include "host/training_engine.h"
@@ -227,6 +228,9 @@ int Predict(const CLI::App& cli, const PredictArgs& args) {
   if (Given(cli, "--out")) outputs.push_back({"--out", args.out});
   CheckOutputPaths(outputs, {{"--model", args.model}});
   const train::Checkpoint ck = ReadModelCheckpoint(args.model);
+  // The data set's files are inputs too: --data's, or those of the set the model names.
+  CheckOutputPaths(outputs, Given(cli, "--data") ? DataInputs("--data", args.data)
+                                                 : DataInputs("--model's data", ck.data.data));
   const train::LoadedData loaded = LoadTestData(cli, args, ck);
   CheckDataFitsModel(loaded, ck, args.model);
   const std::unique_ptr<train::Model> model = RestoreModel(ck, loaded, args.model);

@@ -1,11 +1,12 @@
 #include "host/topology.h"
 
 #include <cctype>
-#include <fstream>
-#include <iterator>
+#include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "host/cli.h"
+#include "io/input_file.h"
 
 namespace mxu::host {
 namespace {
@@ -20,6 +21,31 @@ std::string Trim(const std::string& text) {
   while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
   while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
   return text.substr(begin, end - begin);
+}
+
+// A field quoted in a message: control bytes escaped (\xNN) and long text cut, so that a binary
+// file's bytes cannot break the one-line message.
+std::string Quote(const std::string& text) {
+  constexpr size_t kLimit = 60;
+  std::string out = "'";
+  for (size_t i = 0; i < text.size() && i < kLimit; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", c);
+      out += escaped;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + (text.size() > kLimit ? "...'" : "'");
+}
+
+bool HasControlByte(const std::string& text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) return true;
+  }
+  return false;
 }
 
 // Header names compare without case or spaces: "IFMAP Height" == "ifmap height".
@@ -67,7 +93,7 @@ class Reader {
     for (size_t i = negative ? 1 : 0; i < text.size(); ++i) {
       const char c = text[i];
       if (c < '0' || c > '9' || text.size() > 18) {
-        Fail(line, where + "is not an integer: '" + text + "'");
+        Fail(line, where + "is not an integer: " + Quote(text));
       }
       value = value * 10 + static_cast<uint64_t>(c - '0');
     }
@@ -125,14 +151,14 @@ Topology ParseTopology(const std::string& path, const std::string& text) {
       } else {
         reader.Fail(line, "header: expected SCALE-Sim's '" + kConvColumns[0] + ", " +
                               kConvColumns[1] + ", ...' (convolutions) or '" + kGemmColumns[0] +
-                              ", M, N, K' (GEMMs), got '" + fields[0] + "'");
+                              ", M, N, K' (GEMMs), got " + Quote(fields[0]));
       }
       topology.conv = columns == &kConvColumns;
       for (size_t i = 1; i < columns->size(); ++i) {
         if (i >= fields.size()) reader.Fail(line, "header: missing column '" + (*columns)[i] + "'");
         if (Key(fields[i]) != Key((*columns)[i])) {
           reader.Fail(line, "header: column " + std::to_string(i + 1) + " must be '" +
-                                (*columns)[i] + "', got '" + fields[i] + "'");
+                                (*columns)[i] + "', got " + Quote(fields[i]));
         }
       }
       continue;
@@ -144,6 +170,9 @@ Topology ParseTopology(const std::string& path, const std::string& text) {
     layer.line = line;
     layer.name = fields[0];
     if (layer.name.empty()) reader.Fail(line, "'" + (*columns)[0] + "' is empty");
+    if (HasControlByte(layer.name)) {
+      reader.Fail(line, "'" + (*columns)[0] + "' " + Quote(layer.name) + " holds a control byte");
+    }
     std::vector<uint64_t> v(columns->size());
     for (size_t i = 1; i < columns->size(); ++i) {
       v[i] = reader.Size(line, (*columns)[i], fields[i]);
@@ -178,11 +207,22 @@ Topology ParseTopology(const std::string& path, const std::string& text) {
 }
 
 Topology ReadTopology(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw UsageError("--topology " + path + ": cannot read the file");
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (file.bad()) throw UsageError("--topology " + path + ": cannot read the file");
-  return ParseTopology(path, text);
+  std::vector<uint8_t> bytes;
+  try {
+    // A device or a FIFO is refused before it is opened (io/input_file.h): /dev/zero never ends.
+    io::InputFile file(path, "a topology file");
+    if (file.size() > kMaxTopologyBytes) {
+      throw UsageError("--topology " + path + ": " + std::to_string(file.size()) +
+                       " bytes, more than a topology's limit of " +
+                       std::to_string(kMaxTopologyBytes));
+    }
+    bytes = file.ReadAll();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::runtime_error& error) {
+    throw UsageError(std::string("--topology ") + error.what());
+  }
+  return ParseTopology(path, std::string(bytes.begin(), bytes.end()));
 }
 
 }  // namespace mxu::host

@@ -24,6 +24,8 @@ inline constexpr uint64_t kMaxGemmDimension = driver::kMaxDimension;
 inline constexpr uint64_t kMaxGemmBytes = driver::kMaxProblemBytes;
 // Any one number of a topology file: larger is surely a mistake (and keeps products in 64 bits).
 inline constexpr uint64_t kMaxTopologyValue = uint64_t{1} << 20;
+// A topology file's size: ResNet-50's is 2 KB; a larger file is surely not one.
+inline constexpr uint64_t kMaxTopologyBytes = uint64_t{16} << 20;
 
 struct TopologyLayer {
   std::string name;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -15,6 +14,7 @@
 
 #include "host/cli.h"
 #include "host/commands.h"
+#include "host/data_inputs.h"
 #include "host/device_options.h"
 #include "host/output_file.h"
 #include "host/rank_agreement.h"
@@ -86,23 +86,6 @@ train::LoadedData LoadData(const CLI::App& cli, const TrainArgs& args, uint64_t 
   } catch (const std::runtime_error& error) {
     throw UsageError(error.what());  // a missing or malformed file is bad input
   }
-}
-
-// Every file of --data is an input no output may overwrite.
-std::vector<PathArg> DataFiles(const CLI::App& cli, const TrainArgs& args) {
-  std::vector<PathArg> inputs;
-  if (!Given(cli, "--data")) return inputs;
-  std::string dir;
-  try {
-    dir = train::DataDirectory(args.data);
-  } catch (const std::runtime_error& error) {
-    throw UsageError(error.what());
-  }
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.is_regular_file(ec)) inputs.push_back({"--data", entry.path().string()});
-  }
-  return inputs;
 }
 
 // A rank that stops because another failed: that one prints the message.
@@ -184,7 +167,7 @@ void CheckOutputs(const CLI::App& cli, const TrainArgs& args, const TraceOptions
     }
   }
   RunRecorder::AddOutputs(trace, &outputs);
-  std::vector<PathArg> inputs = DataFiles(cli, args);
+  std::vector<PathArg> inputs = DataInputs("--data", Given(cli, "--data") ? args.data : "");
   // --save may replace the checkpoint it resumes from (read whole already); nothing else may.
   if (resumed && !(Given(cli, "--save") && SamePath(args.save, args.resume))) {
     inputs.push_back({"--resume", args.resume});

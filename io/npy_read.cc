@@ -1,13 +1,12 @@
-// Reading .npy files: from bytes in memory (ParseNpy) or a regular file whose header is checked
-// against its size before the data is read (ReadNpy, ReadNpyHeader).
-#include <sys/stat.h>
-
+// Reading .npy files: from bytes in memory (ParseNpy) or a regular file (io/input_file.h) whose
+// header is checked against its size before the data is read (ReadNpy, ReadNpyHeader).
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <utility>
 
+#include "io/input_file.h"
 #include "io/npy.h"
 #include "io/npy_format.h"
 #include "io/npy_header.h"
@@ -58,22 +57,12 @@ NpyArray WithData(Layout layout, const uint8_t* data, const std::string& name) {
 // An open .npy file whose layout has been read and checked; the data not yet.
 class NpyFile {
  public:
-  explicit NpyFile(const std::string& path) : path_(path) {
-    file_ = std::fopen(path.c_str(), "rb");
-    if (file_ == nullptr) {
-      Fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
-    }
-    const uint64_t total = RegularFileSize();
+  explicit NpyFile(const std::string& path) : path_(path), input_(path, "a .npy file") {
+    const uint64_t total = input_.size();
     std::vector<uint8_t> head = ReadHead(total);
-    try {
-      layout_ = ParseLayout(head.data(), head.size(), total, path);
-    } catch (...) {
-      Close();
-      throw;
-    }
+    layout_ = ParseLayout(head.data(), head.size(), total, path);
     header_bytes_ = head.size();
   }
-  ~NpyFile() { Close(); }
 
   const Layout& layout() const { return layout_; }
   NpyArray ReadArray() {
@@ -84,22 +73,6 @@ class NpyFile {
   }
 
  private:
-  // A device or a FIFO has no size to check the header against (/dev/zero never ends).
-  uint64_t RegularFileSize() {
-    struct stat st;
-    if (fstat(fileno(file_), &st) != 0) {
-      const int error = errno;
-      Close();
-      Fail(path_, std::string("cannot read: ") + std::strerror(error));
-    }
-    if (!S_ISREG(st.st_mode)) {
-      Close();
-      Fail(path_, S_ISDIR(st.st_mode) ? "a directory, not a .npy file"
-                                      : "not a regular file (inputs are files of known size)");
-    }
-    return static_cast<uint64_t>(st.st_size);
-  }
-
   // The preamble and as much of the header as it declares (up to kMaxHeaderSize and the file's
   // end): what ParseLayout needs, and no more.
   std::vector<uint8_t> ReadHead(uint64_t total) {
@@ -110,7 +83,14 @@ class NpyFile {
       if (head.size() >= preamble) {
         const uint64_t header_size = ReadLittleEndian(&head[kMagicSize + 2], length_size);
         const uint64_t wanted = std::min(header_size, kMaxHeaderSize);
-        if (wanted <= total - preamble) {
+        if (preamble + wanted < head.size()) {
+          // A version 1.0 header shorter than 2 bytes: the first read took data bytes too. Give
+          // them back, so that the data is read from its start.
+          head.resize(preamble + wanted);
+          if (std::fseek(input_.get(), static_cast<long>(head.size()), SEEK_SET) != 0) {
+            Fail(path_, std::string("cannot read: ") + std::strerror(errno));
+          }
+        } else if (wanted <= total - preamble) {
           const std::vector<uint8_t> more = Read(preamble + wanted - head.size());
           head.insert(head.end(), more.begin(), more.end());
         }
@@ -121,18 +101,15 @@ class NpyFile {
 
   std::vector<uint8_t> Read(uint64_t bytes) {
     std::vector<uint8_t> out(bytes);
-    const size_t got = std::fread(out.data(), 1, out.size(), file_);
-    if (std::ferror(file_)) Fail(path_, std::string("read failed: ") + std::strerror(errno));
+    const size_t got = std::fread(out.data(), 1, out.size(), input_.get());
+    if (std::ferror(input_.get())) {
+      Fail(path_, std::string("read failed: ") + std::strerror(errno));
+    }
     out.resize(got);
     return out;
   }
-  void Close() {
-    if (file_ != nullptr) std::fclose(file_);
-    file_ = nullptr;
-  }
-
   std::string path_;
-  std::FILE* file_ = nullptr;
+  io::InputFile input_;  // checked to be a regular file before it was opened
   Layout layout_;
   size_t header_bytes_ = 0;
 };

@@ -1,7 +1,5 @@
 #include "io/npz.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -11,6 +9,8 @@
 #include <set>
 #include <stdexcept>
 #include <string_view>
+
+#include "io/input_file.h"
 
 namespace mxu::host {
 namespace {
@@ -308,30 +308,6 @@ Entry ReadEntry(const std::vector<uint8_t>& bytes, size_t* pos, size_t central_e
   return entry;
 }
 
-void ReadFileBytes(const std::string& path, std::vector<uint8_t>* bytes) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) Fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
-  struct stat st;
-  if (fstat(fileno(file), &st) != 0) {
-    const int error = errno;
-    std::fclose(file);
-    Fail(path, std::string("cannot read: ") + std::strerror(error));
-  }
-  // A device or a FIFO has no size to check the archive's offsets against.
-  if (!S_ISREG(st.st_mode)) {
-    std::fclose(file);
-    Fail(path, S_ISDIR(st.st_mode) ? "a directory, not an .npz file"
-                                   : "not a regular file (inputs are files of known size)");
-  }
-  bytes->resize(static_cast<size_t>(st.st_size));
-  const size_t got = std::fread(bytes->data(), 1, bytes->size(), file);
-  const bool failed = std::ferror(file) != 0;
-  const int error = errno;
-  std::fclose(file);
-  if (failed) Fail(path, std::string("read failed: ") + std::strerror(error));
-  if (got != bytes->size()) Fail(path, "truncated: the file shrank while it was read");
-}
-
 }  // namespace
 
 bool NpzArchive::Has(const std::string& name) const {
@@ -492,9 +468,8 @@ NpzArchive ParseNpz(const std::vector<uint8_t>& bytes, const std::string& name_f
 }
 
 NpzArchive ReadNpz(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  ReadFileBytes(path, &bytes);
-  return ParseNpz(bytes, path);
+  // A device or a FIFO has no size to check the archive's offsets against (io/input_file.h).
+  return ParseNpz(io::ReadInputFile(path, "an .npz file"), path);
 }
 
 }  // namespace mxu::host

@@ -1,8 +1,6 @@
 // The IDX reader and the IDX data set loader of train/idx.h.
 #include "train/idx.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -15,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "io/input_file.h"
 #include "train/gunzip.h"
 
 namespace mxu::train {
@@ -23,6 +22,16 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uint8_t kUnsignedByteType = 0x08;
+
+// The spellings of the four files LoadIdxDataset looks for (each also with .gz).
+const std::vector<std::string> kTrainImagesNames = {"train-images-idx3-ubyte",
+                                                    "train-images.idx3-ubyte"};
+const std::vector<std::string> kTrainLabelsNames = {"train-labels-idx1-ubyte",
+                                                    "train-labels.idx1-ubyte"};
+const std::vector<std::string> kTestImagesNames = {"t10k-images-idx3-ubyte",
+                                                   "t10k-images.idx3-ubyte"};
+const std::vector<std::string> kTestLabelsNames = {"t10k-labels-idx1-ubyte",
+                                                   "t10k-labels.idx1-ubyte"};
 
 [[noreturn]] void Fail(const std::string& name, const std::string& problem) {
   throw std::runtime_error(name + ": " + problem);
@@ -311,20 +320,10 @@ IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& name_for
 }
 
 IdxArray ReadIdx(const std::string& path) {
-  std::error_code error;
-  if (fs::is_directory(path, error)) Fail(path, "is a directory, not an IDX file");
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) Fail(path, std::string("cannot open: ") + std::strerror(errno));
-  struct Closer {
-    std::FILE* file;
-    ~Closer() { std::fclose(file); }
-  } closer{file};
-  // A device or a FIFO has no size to check the header against (/dev/zero never ends).
-  struct stat st;
-  if (fstat(fileno(file), &st) != 0 || !S_ISREG(st.st_mode)) {
-    Fail(path, "not a regular file (inputs are files of known size)");
-  }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  // A device or a FIFO has no size to check the header against (io/input_file.h).
+  const io::InputFile input(path, "an IDX file");
+  std::FILE* file = input.get();
+  const uint64_t size = input.size();
   const int first = std::fgetc(file), second = std::fgetc(file);
   std::rewind(file);
   if (first == 0x1F && second == 0x8B) return ReadGzipIdx(file, size, path);
@@ -352,34 +351,35 @@ std::string DataDirectory(const std::string& name) {
   return kFashionMnistDir;
 }
 
+std::vector<std::string> IdxDataFiles(const std::string& dir) {
+  std::vector<std::string> paths;
+  for (const auto* names :
+       {&kTrainImagesNames, &kTrainLabelsNames, &kTestImagesNames, &kTestLabelsNames}) {
+    for (const std::string& name : WithGz(*names)) paths.push_back((fs::path(dir) / name).string());
+  }
+  return paths;
+}
+
 Split LoadIdxDataset(const std::string& dir_name, int max_train, int max_test) {
   const fs::path dir(dir_name);
   std::error_code error;
   if (!fs::is_directory(dir, error)) Fail(dir_name, "no such directory");
 
-  const std::vector<std::string> train_images_names = {"train-images-idx3-ubyte",
-                                                       "train-images.idx3-ubyte"};
-  const std::vector<std::string> train_labels_names = {"train-labels-idx1-ubyte",
-                                                       "train-labels.idx1-ubyte"};
-  const std::vector<std::string> test_images_names = {"t10k-images-idx3-ubyte",
-                                                      "t10k-images.idx3-ubyte"};
-  const std::vector<std::string> test_labels_names = {"t10k-labels-idx1-ubyte",
-                                                      "t10k-labels.idx1-ubyte"};
-  const std::string train_images = FindFile(dir, train_images_names);
-  const std::string train_labels = FindFile(dir, train_labels_names);
-  const std::string test_images = FindFile(dir, test_images_names);
-  const std::string test_labels = FindFile(dir, test_labels_names);
+  const std::string train_images = FindFile(dir, kTrainImagesNames);
+  const std::string train_labels = FindFile(dir, kTrainLabelsNames);
+  const std::string test_images = FindFile(dir, kTestImagesNames);
+  const std::string test_labels = FindFile(dir, kTestLabelsNames);
   if (train_images.empty()) {
-    Fail(dir_name, "missing training images: looked for " + JoinNames(WithGz(train_images_names)));
+    Fail(dir_name, "missing training images: looked for " + JoinNames(WithGz(kTrainImagesNames)));
   }
   if (train_labels.empty()) {
-    Fail(dir_name, "missing training labels: looked for " + JoinNames(WithGz(train_labels_names)));
+    Fail(dir_name, "missing training labels: looked for " + JoinNames(WithGz(kTrainLabelsNames)));
   }
   if (test_images.empty() != test_labels.empty()) {
     Fail(dir_name, test_images.empty() ? "test labels without test images: looked for " +
-                                             JoinNames(WithGz(test_images_names))
+                                             JoinNames(WithGz(kTestImagesNames))
                                        : "test images without test labels: looked for " +
-                                             JoinNames(WithGz(test_labels_names)));
+                                             JoinNames(WithGz(kTestLabelsNames)));
   }
 
   const ImageSet train_set = LoadPair(train_images, train_labels);

@@ -43,6 +43,10 @@ IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& name_for
 // (test) set, after any split.
 Split LoadIdxDataset(const std::string& dir, int max_train = 0, int max_test = 0);
 
+// Every path LoadIdxDataset(dir) may read: each spelling of its four files, plain and .gz,
+// whether it exists or not (an output there would replace or shadow the data set).
+std::vector<std::string> IdxDataFiles(const std::string& dir);
+
 // The installed Fashion-MNIST (Debian package dataset-fashion-mnist, .gz files).
 inline constexpr char kFashionMnistName[] = "fashion-mnist";
 inline constexpr char kFashionMnistDir[] = "/usr/share/datasets/fashion-mnist";

@@ -234,5 +234,64 @@ TEST(Inputs, SizesAreCheckedBeforeReading) {
   fs::remove(big);
 }
 
+// Issue 43, defect 6: a FIFO in the place of any input is refused before it is opened (open()
+// would wait for a writer); `timeout` turns a hang into a failure.
+TEST(Inputs, FifosAreRefusedBeforeTheyAreOpened) {
+  const std::string dir = ScratchDir("fifos");
+  const std::string fifo = dir + "/fifo", b = dir + "/b.npy";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  WriteNpy(b, std::vector<float>(64, 2.0f), {8, 8});
+  fs::create_directories(dir + "/idx");
+  ASSERT_EQ(mkfifo((dir + "/idx/train-images-idx3-ubyte").c_str(), 0600), 0);
+  WriteBytes(dir + "/idx/train-labels-idx1-ubyte", std::string("\0\0\x08\x01\0\0\0\x01\0", 9));
+  for (const std::string& args :
+       {"gemm --backend model --a " + fifo + " --b " + b,
+        "gemm --backend model --a " + b + " --b " + b + " --bias " + fifo,
+        "gemm --backend model --dtype int8 --m 4 --k 4 --n 4 --out-int8 " + dir +
+            "/c.npy --scales " + fifo,
+        "train --backend model --resume " + fifo, "predict --backend model --model " + fifo,
+        "train --backend host --data " + dir + "/idx"}) {
+    const Result r = RunShell("timeout 30 " + std::string(MXU_BINARY) + " " + args);
+    ExpectOneLine(r, 2, "not a regular file");
+  }
+}
+
+// Issue 43, defect 1: predict's --out is checked against the files of the data set it reads
+// (its --data, or the one its model names), every spelling the loader looks for, plain or .gz.
+TEST(Outputs, PredictNeverOverwritesItsDataSet) {
+  const std::string dir = ScratchDir("predict_data");
+  const std::string data = dir + "/D", ck = dir + "/m.npz";
+  fs::create_directories(data);
+  // 40 training and 10 test images of 2x2, two classes.
+  const auto idx = [](uint8_t dims, std::vector<uint32_t> shape, size_t count) {
+    std::string bytes = {0, 0, 8, static_cast<char>(dims)};
+    for (uint32_t d : shape) {
+      for (int byte = 3; byte >= 0; --byte) bytes += static_cast<char>(d >> (8 * byte));
+    }
+    for (size_t i = 0; i < count; ++i) bytes += static_cast<char>(dims == 1 ? i % 2 : i * 37);
+    return bytes;
+  };
+  WriteBytes(data + "/train-images-idx3-ubyte", idx(3, {40, 2, 2}, 160));
+  WriteBytes(data + "/train-labels-idx1-ubyte", idx(1, {40}, 40));
+  WriteBytes(data + "/t10k-images-idx3-ubyte", idx(3, {10, 2, 2}, 40));
+  WriteBytes(data + "/t10k-labels-idx1-ubyte", idx(1, {10}, 10));
+  ASSERT_EQ(
+      RunMxu("train --backend model --quiet --epochs 1 --hidden 4 --data " + data + " --save " + ck)
+          .exit_code,
+      0);
+  const std::string images = ReadFile(data + "/train-images-idx3-ubyte");
+  const std::string predict = "predict --backend model --model " + ck;
+  ExpectOneLine(RunMxu(predict + " --out " + data + "/train-images-idx3-ubyte"), 2,
+                "would overwrite the input --model's data");
+  ExpectOneLine(RunMxu(predict + " --data " + data + " --out " + data + "/t10k-labels-idx1-ubyte"),
+                2, "would overwrite the input --data");
+  // A file the loader would read before an existing one's .gz, or the .gz itself.
+  ExpectOneLine(RunMxu(predict + " --out " + data + "/train-labels.idx1-ubyte.gz"), 2,
+                "would overwrite the input");
+  EXPECT_EQ(ReadFile(data + "/train-images-idx3-ubyte"), images);
+  EXPECT_FALSE(fs::exists(data + "/train-labels.idx1-ubyte.gz"));
+  EXPECT_EQ(RunMxu(predict + " --out " + dir + "/predictions.npy").exit_code, 0);
+}
+
 }  // namespace
 }  // namespace mxu::host

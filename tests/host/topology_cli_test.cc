@@ -4,9 +4,12 @@
 // the line and the field, exit code 2, before anything runs. --sweep and --roofline on the same
 // small files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -217,11 +220,42 @@ TEST(MxuTopologyCli, BadFilesGiveFileLineAndField) {
                 ":2: GEMM 65535x65535x65535: A, B and C exceed 2 GiB");
   ExpectBadFile("huge.csv", "Layer, M, N, K\ng, 16, 16, 99999999999\n", ":2: 'K' is 99999999999");
   ExpectBadFile("no_name.csv", "Layer, M, N, K\n, 16, 16, 16\n", ":2: 'Layer' is empty");
-  ExpectUsageError("bench --topology " + TempPath("absent.csv"), "cannot read the file");
+  ExpectUsageError("bench --topology " + TempPath("absent.csv"), "cannot open for reading");
   ExpectUsageError("bench --topology " + Data("gemm_small.csv") + " --shape 4x4x4", "excludes");
   ExpectUsageError(
       "bench --topology " + Data("gemm_small.csv") + " --json " + Data("gemm_small.csv"),
       "would overwrite the input --topology");
+}
+
+// Issue 43, defects 6 and 7: what is not a topology file is refused on one line, exit 2, before
+// it is opened (a FIFO would wait for a writer, /dev/zero never ends); a binary file's bytes are
+// escaped in the message, never echoed raw.
+TEST(MxuTopologyCli, SpecialAndBinaryFilesAreRefusedOnOneLine) {
+  const std::string fifo = TempPath("topology.fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero")}) {
+    const CliResult r = RunShell("timeout 30 " + std::string(MXU_BINARY) +
+                                 " bench --backend model --topology " + path);
+    EXPECT_EQ(r.exit_code, 2) << path << "\n" << r.err;
+    EXPECT_NE(r.err.find("--topology " + path + ": not a regular file"), std::string::npos)
+        << r.err;
+  }
+  ExpectUsageError("bench --backend model --topology " + std::string(MXU_CLI_TMPDIR),
+                   ": a directory, not a topology file");
+  ExpectBadFile("binary.csv", std::string("\x01\x02\r\x0b\x0c\x1b[31m,\0\x7f\n\x0b\n", 16),
+                ":1: header: expected SCALE-Sim's");
+  const CliResult binary = RunMxu("bench --backend model --topology " + TempPath("binary.csv"));
+  EXPECT_NE(binary.err.find("got '\\x01\\x02\\x0D\\x0B\\x0C\\x1B[31m'"), std::string::npos)
+      << binary.err;
+  ExpectBadFile("control_name.csv", "Layer, M, N, K\nab\x1b[2Jcd, 16, 16, 16\n",
+                ":2: 'Layer' 'ab\\x1B[2Jcd' holds a control byte");
+  // A regular file far larger than any topology is not read whole.
+  const std::string big = TempPath("big.csv");
+  WriteBytes(big, "Layer, M, N, K\n");
+  ASSERT_EQ(truncate(big.c_str(), off_t{1} << 30), 0);
+  ExpectUsageError("bench --backend model --topology " + big, "more than a topology's limit");
+  std::remove(big.c_str());
 }
 
 }  // namespace

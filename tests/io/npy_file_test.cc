@@ -42,6 +42,21 @@ TEST_F(NpyTest, ReadErrorsNameThePath) {
   }
 }
 
+// A version 1.0 header of 0 or 1 bytes: the first read of the preamble takes data bytes too.
+TEST_F(NpyTest, AHeaderShorterThanItsLengthFieldIsMalformed) {
+  for (const std::string& header : {std::string(), std::string("{")}) {
+    WriteBytes(Path("short_header.npy"), NpyFile(1, header, {'A'}));
+    try {
+      ReadNpy(Path("short_header.npy"));
+      FAIL() << "read a header of " << header.size() << " bytes";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(Path("short_header.npy") + ": malformed header: ", 0),
+                0u)
+          << e.what();
+    }
+  }
+}
+
 TEST_F(NpyTest, WriteErrorsNameThePath) {
   const std::string unwritable = Path("no/such/dir/a.npy");
   try {

@@ -1,0 +1,21 @@
+// The files a data set is read from, as inputs that no output may replace (host/output_file.h):
+// `mxu train --data` and `mxu predict` (its --data, or the data set its model names).
+#ifndef MXU_HOST_DATA_INPUTS_H_
+#define MXU_HOST_DATA_INPUTS_H_
+
+#include <string>
+#include <vector>
+
+#include "host/output_file.h"
+
+namespace mxu::host {
+
+// Every path the IDX loader may read for `data` (a directory, or fashion-mnist), each spelling
+// plain and .gz, existing or not: an output there would replace the data set or shadow its .gz.
+// `option` names them in messages. Empty for "" (the generated spirals); throws UsageError when
+// fashion-mnist is not installed.
+std::vector<PathArg> DataInputs(const std::string& option, const std::string& data);
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_DATA_INPUTS_H_
