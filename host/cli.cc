@@ -84,28 +84,55 @@ void ConfigureApp(CLI::App& app) {
   app.footer(kExitCodesHelp);
 }
 
+std::string ParseDecimalNumber(const std::string& text, double* value) {
+  // Decimal notation only (no hex floats, inf, nan or spaces); strtod checks the rest.
+  const bool plain =
+      !text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  char* end = nullptr;
+  errno = 0;
+  const double v = plain ? std::strtod(text.c_str(), &end) : 0;
+  if (!plain || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
+    return "expects a decimal number, got " + Quoted(text);
+  }
+  *value = v;
+  return "";
+}
+
+CLI::Validator DecimalNumber() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double value = 0;
+        return ParseDecimalNumber(text, &value);
+      },
+      "", "number");
+}
+
 CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, double min, double max,
                       bool max_open, const std::string& help) {
   const std::string range =
       "X in [" + NumberText(min) + ", " + NumberText(max) + (max_open ? ")" : "]");
   CLI::Validator check(
       [min, max, max_open, range](std::string& text) -> std::string {
-        // Decimal notation only (no hex floats, inf or nan).
-        const bool plain =
-            !text.empty() && text.find_first_not_of("0123456789.eE+-") == std::string::npos;
-        char* end = nullptr;
-        errno = 0;
-        const double v = plain ? std::strtod(text.c_str(), &end) : 0;
-        if (!plain || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
-          return "expects a decimal number, got " + Quoted(text);
-        }
-        if (v < min || v > max || (max_open && v == max)) {
-          return "must be " + range.substr(2) + ", got " + text;
+        double v = 0;
+        const std::string problem = ParseDecimalNumber(text, &v);
+        if (!problem.empty()) return problem;
+        const auto outside = [&](double x) { return x < min || x > max || (max_open && x == max); };
+        if (outside(v)) return "must be " + range.substr(2) + ", got " + text;
+        // The option holds a float32: its rounding must keep the range too.
+        const double held = static_cast<float>(v);
+        if (outside(held)) {
+          return "must be " + range.substr(2) + ", got " + text + " (" + NumberText(held) +
+                 " as a float32)";
         }
         return "";
       },
       "", "number");
   return app->add_option(name, *value, help)->type_name(range)->check(check);
+}
+
+CLI::Option* AddFloat(CLI::App* app, const train::NumberRule& rule, float* value,
+                      const std::string& help) {
+  return AddFloat(app, rule.option, value, rule.min, rule.max, rule.max_open, help);
 }
 
 bool Given(const CLI::App& app, const std::string& name) { return app.count(name) > 0; }

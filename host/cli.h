@@ -18,6 +18,7 @@
 
 #include "host/output_file.h"
 #include "host/trace_options.h"
+#include "train/setting_rules.h"
 
 namespace mxu::host {
 
@@ -52,9 +53,24 @@ CLI::Option* AddInteger(CLI::App* app, const std::string& name, T* value, uint64
       ->type_name(RangeText(min, max))
       ->transform(DecimalRange(min, max));
 }
-// A finite decimal number in [min, max] (max excluded when max_open).
+// The same under a training setting's rule (train/setting_rules.h), which checkpoints keep too.
+template <typename T>
+CLI::Option* AddInteger(CLI::App* app, const train::IntegerRule& rule, T* value,
+                        const std::string& help) {
+  return AddInteger(app, rule.option, value, rule.min, rule.max, help);
+}
+// A finite decimal number in [min, max] (max excluded when max_open), as typed and as the float32
+// it is held in ("0.99999999" rounds to 1).
 CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, double min, double max,
                       bool max_open, const std::string& help);
+CLI::Option* AddFloat(CLI::App* app, const train::NumberRule& rule, float* value,
+                      const std::string& help);
+// Checks a finite decimal number (no hex floats, inf, nan or spaces; nothing that overflows a
+// double): "" when text is one, and *value holds it; else the problem, "expects a decimal number,
+// got '0x10'".
+std::string ParseDecimalNumber(const std::string& text, double* value);
+// ParseDecimalNumber as an option's check (the range is the option's own business).
+CLI::Validator DecimalNumber();
 
 // Whether an option was given on the command line.
 bool Given(const CLI::App& app, const std::string& name);

@@ -155,7 +155,8 @@ void AddOutputOptions(CLI::App* cmd, GemmArgs& a) {
       ->excludes(out);
   CLI::Option* scale =
       cmd->add_option("--scale", a.scale, "requantization: one real scale for every column")
-          ->type_name("X");
+          ->type_name("X")
+          ->check(DecimalNumber());
   cmd->add_option("--scales", a.scales, "requantization: N float scales, one per column")
       ->type_name("SCALES.npy")
       ->excludes(scale);
@@ -245,6 +246,12 @@ GemmMode CheckGemmOptions(const CLI::App& cli, const GemmArgs& args) {
   }
   if (mode.requantize && !Given(cli, "--scale") && !Given(cli, "--scales")) {
     throw UsageError("int8 output needs --scale X or --scales SCALES.npy");
+  }
+  // A requantizing GEMM's C is int8: --out would write the int32 C the device never returns.
+  if (mode.requantize && Given(cli, "--out")) {
+    throw UsageError(
+        "--out writes the int32 C, but --scale, --scales or --zero-point requantize C to int8: "
+        "write it with --out-int8");
   }
   mode.accumulate = Given(cli, "--accumulate");
   return mode;
@@ -348,11 +355,9 @@ std::vector<double> ReadScales(const CLI::App& cli, const GemmArgs& args, int n)
     }
     return ReadInput(args.scales).AsFloat64();
   }
-  char* end = nullptr;
-  const double x = std::strtod(args.scale.c_str(), &end);
-  if (args.scale.empty() || *end != '\0') {
-    throw UsageError("--scale " + args.scale + ": not a number");
-  }
+  double x = 0;
+  const std::string problem = ParseDecimalNumber(args.scale, &x);  // checked when parsed too
+  if (!problem.empty()) throw UsageError("--scale " + problem);
   return std::vector<double>(static_cast<size_t>(n), x);
 }
 

@@ -281,7 +281,7 @@ std::function<int()> AddPredictCommand(CLI::App& app) {
                       "directory of IDX files as mxu train takes them, or fashion-mnist (default: "
                       "the model's own data set)")
           ->type_name("DIR");
-  AddInteger(cmd, "--test-samples", &a.test_samples, 0, 1 << 30,
+  AddInteger(cmd, train::kTestSamplesRule, &a.test_samples,
              "keep the first N test samples (0: all; default: as many as the training run)")
       ->needs(data);
   cmd->add_option("--out", a.out, "the predicted classes, one int32 per test sample")

@@ -42,7 +42,7 @@ using train::EpochRecord;
 std::vector<int> ParseWidths(const std::string& text, const std::string& option) {
   std::vector<int> widths;
   if (text == "none") return widths;
-  const CLI::Validator width = DecimalRange(1, 4096);
+  const CLI::Validator width = DecimalRange(train::kHiddenRule.min, train::kHiddenRule.max);
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
@@ -418,16 +418,15 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
                       "0..L-1, every class present in the training labels. fashion-mnist: the "
                       "installed Fashion-MNIST (package dataset-fashion-mnist)")
           ->type_name("DIR");
-  AddInteger(cmd, "--train-samples", &a.train_samples, 0, 1 << 30,
+  AddInteger(cmd, train::kTrainSamplesRule, &a.train_samples,
              "keep the first N training samples of --data (0: all)")
       ->needs(data);
-  AddInteger(cmd, "--test-samples", &a.test_samples, 0, 1 << 30,
+  AddInteger(cmd, train::kTestSamplesRule, &a.test_samples,
              "keep the first N test samples of --data (0: all)")
       ->needs(data);
-  AddInteger(cmd, "--samples-per-class", &a.samples_per_class, 10, 100000,
-             "spiral points per class")
+  AddInteger(cmd, train::kSamplesPerClassRule, &a.samples_per_class, "spiral points per class")
       ->excludes(data);
-  AddInteger(cmd, "--classes", &a.classes, 2, 16, "spiral arms (classes)")->excludes(data);
+  AddInteger(cmd, train::kClassesRule, &a.classes, "spiral arms (classes)")->excludes(data);
   cmd->add_option("--model", c.model,
                   "mlp, or cnn: conv 3x3 + ReLU + 2x2 max pooling per --channels, then the "
                   "dense --hidden layers (needs image data, --data)")
@@ -441,18 +440,18 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
                   "the device the last one times its pooled pixels at most 65535 (28x28 images, "
                   "one layer: 334)")
       ->type_name("C,C,...");
-  AddInteger(cmd, "--epochs", &c.epochs, 1, 100000, "passes over the training set");
-  AddInteger(cmd, "--batch", &c.batch_size, 1, 65535,
+  AddInteger(cmd, train::kEpochsRule, &c.epochs, "passes over the training set");
+  AddInteger(cmd, train::kBatchRule, &c.batch_size,
              "samples per step (per rank with data parallelism; per micro-batch with "
              "--accumulate-steps)");
-  AddInteger(cmd, "--accumulate-steps", &c.accumulate_steps, 1, 65535,
+  AddInteger(cmd, train::kAccumulateStepsRule, &c.accumulate_steps,
              "micro-batches of --batch samples per update, their weight gradients summed on the "
              "device (C += A x B); bit-identical to one batch N times larger when --batch is a "
              "multiple of the array's rows");
-  AddFloat(cmd, "--dropout", &c.dropout, 0, 1, true,
+  AddFloat(cmd, train::kDropoutRule, &c.dropout,
            "inverted dropout rate after every hidden ReLU (MLP, and the CNN's dense head), in "
            "[0, 1); masks drawn from --seed");
-  AddFloat(cmd, "--clip-norm", &c.clip_norm, 0, 1e30, false,
+  AddFloat(cmd, train::kClipNormRule, &c.clip_norm,
            "clip the unscaled gradients to this global L2 norm (Keras's global_clipnorm); 0: off");
   cmd->add_option("--parallel", a.parallel,
                   "under mpirun -np N: data (each rank --batch samples of every step, gradients "
@@ -471,13 +470,13 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
       ->type_name("FILE.npz");
   cmd->add_option("--optimizer", c.optimizer.kind, "adam or sgd (with momentum)")
       ->type_name("NAME");
-  AddFloat(cmd, "--lr", &c.optimizer.learning_rate, 1e-9, 1e6, false,
+  AddFloat(cmd, train::kLearningRateRule, &c.optimizer.learning_rate,
            "learning rate (default: adam 0.01 on the spirals, 0.001 with --data; sgd 0.05)")
       ->default_str("");
-  AddFloat(cmd, "--momentum", &c.optimizer.momentum, 0, 1, true, "SGD momentum (sgd only)");
-  AddFloat(cmd, "--loss-scale", &c.loss_scaling.initial_scale, 1, 16777216, false,
+  AddFloat(cmd, train::kMomentumRule, &c.optimizer.momentum, "SGD momentum (sgd only)");
+  AddFloat(cmd, train::kLossScaleRule, &c.loss_scaling.initial_scale,
            "initial loss scale, a power of two");
-  AddInteger(cmd, "--scale-growth", &c.loss_scaling.growth_interval, 1, 1'000'000,
+  AddInteger(cmd, train::kScaleGrowthRule, &c.loss_scaling.growth_interval,
              "good steps in a row before the loss scale doubles");
   AddInteger(cmd, "--seed", &c.seed, 0, UINT64_MAX, "seed of the data, weights and batches");
   AddInteger(cmd, "--inject-overflow", &c.inject_overflow_step, 1, UINT64_MAX,
@@ -486,9 +485,9 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
   AddInteger(cmd, "--inject-failure", &c.inject_failure_step, 1, UINT64_MAX,
              "test hook: the last rank fails at this step (1..total steps)")
       ->default_str("");
-  AddInteger(cmd, "--link-bytes-per-cycle", &c.interconnect.link_bytes_per_cycle, 1, 1 << 20,
+  AddInteger(cmd, train::kLinkBytesRule, &c.interconnect.link_bytes_per_cycle,
              "under mpirun: inter-chip link bandwidth, bytes per device cycle (TPU v2 ICI)");
-  AddInteger(cmd, "--link-latency", &c.interconnect.link_latency_cycles, 0, 1 << 30,
+  AddInteger(cmd, train::kLinkLatencyRule, &c.interconnect.link_latency_cycles,
              "under mpirun: inter-chip link latency in device cycles");
   cmd->add_option("--log", a.log, "per-epoch CSV log")->type_name("FILE.csv");
   cmd->add_option("--plot", a.plot, "loss and accuracy curves")->type_name("FILE.png");

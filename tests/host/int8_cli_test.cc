@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -120,6 +121,31 @@ TEST(MxuGemmInt8, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError("gemm --backend model --scale 0.1", "need --dtype int8");
   ExpectUsageError(int8 + "--out-bf16 " + TempPath("x.npy"), "--out-bf16 is for --dtype bf16");
   ExpectUsageError("gemm --dtype int4", "--dtype");
+}
+
+// Issue 43, defect 9: a requantizing GEMM's C is int8, so --out (int32) is refused before the run,
+// not after it.
+TEST(MxuGemmInt8, OutWithARequantizingGemmIsRefusedBeforeTheRun) {
+  const std::string c = TempPath("requantized_out.npy");
+  std::remove(c.c_str());
+  for (const std::string& requantize :
+       {std::string("--scale 0.01"), std::string("--scale 0.01 --zero-point 3")}) {
+    ExpectUsageError(
+        "gemm --dtype int8 --backend model --m 20 --k 8 --n 17 " + requantize + " --out " + c,
+        "--out writes the int32 C, but --scale, --scales or --zero-point");
+  }
+  EXPECT_FALSE(std::ifstream(c).good());
+}
+
+// Issue 43, defect 10: --scale is a decimal number as --lr and --clock-mhz take them: no hex,
+// no spaces, nothing that overflows to infinity.
+TEST(MxuGemmInt8, ScaleIsDecimalOnly) {
+  const std::string int8 = "gemm --dtype int8 --backend model --m 4 --k 4 --n 4 --scale ";
+  for (const char* scale : {"0x10", "0x1p-3", "' 0.5'", "'0.5 '", "1e400", "1,5", "infinity"}) {
+    ExpectUsageError(int8 + scale, "--scale expects a decimal number");
+  }
+  EXPECT_EQ(RunMxu(int8 + "0.5").exit_code, 0);
+  EXPECT_EQ(RunMxu(int8 + "5e-1").exit_code, 0);
 }
 
 TEST(MxuBenchInt8, ShapesRunCheckedBesideBf16) {

@@ -82,6 +82,9 @@ TEST(MxuTrainCli, BadFlagsGiveOneLineErrors) {
                    "--inject-overflow must be a step in [1, 22] (2 epochs of 11 steps), got 23");
   ExpectUsageError("train --backend host --lr 0x10", "--lr expects a decimal number");
   ExpectUsageError("train --backend host --lr nan", "--lr expects a decimal number");
+  // A number is held as a float32: its rounding keeps the range too, and the message says why.
+  ExpectUsageError("train --backend host --dropout 0.99999999",
+                   "--dropout must be in [0, 1), got 0.99999999 (1 as a float32)");
   ExpectUsageError("train --backend host --epochs 08 --epochs 8", "--epochs given twice");
   ExpectUsageError("train --backend host --classes 4 --data x", "excludes --classes");
   ExpectUsageError("train --backend host --model rnn", "unknown model 'rnn' (expected mlp or cnn)");
