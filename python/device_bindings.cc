@@ -14,6 +14,7 @@
 #include "backends/built_devices.h"
 #include "backends/device_factory.h"
 #include "common/csr_map.h"
+#include "common/device_spec.h"
 #include "common/memory_timing.h"
 #include "driver/device.h"
 #include "driver/device_config.h"
@@ -27,8 +28,12 @@ namespace {
 
 // The Python defaults are the one definition's (common/memory_timing.h).
 const MemoryTiming kDefaultMemory;
+constexpr long long kDefaultWatchdog = 200'000'000;  // the command line's --watchdog
 
-bool g_device_opened = false;
+// One device per process, whichever extension of the package opens it (SystemC elaborates once
+// per process): the mark lives in pybind11's data, which every extension shares.
+constexpr const char* kDeviceOpenedKey = "mxu.device_opened";
+char g_device_opened_mark;
 
 // A GEMM's counters and statistics, as `mxu gemm --json`.
 py::dict GemmCounters(int m, int k, int n, const char* dtype, const driver::GemmResult& result) {
@@ -57,10 +62,21 @@ py::dict GemmCounters(int m, int k, int n, const char* dtype, const driver::Gemm
 
 class Device {
  public:
-  Device(const std::string& backend, long long mem_latency, long long mem_bytes_per_cycle,
-         long long mem_in_flight, long long watchdog) {
+  Device(const std::string& backend, const std::string& device, long long mem_latency,
+         long long mem_bytes_per_cycle, long long mem_in_flight, long long watchdog) {
     backends::BackendOptions options;
     options.backend = backend;
+    // As the command line's --device: a device of this build, or any spec (the model backend's;
+    // the factory refuses it on the others).
+    options.device_spec = device;
+    if (!device.empty() && backends::FindBuiltDevice(device) == nullptr) {
+      try {
+        ParseDeviceSpec(device);
+      } catch (const DeviceSpecError& error) {
+        throw ArgumentError("device '" + device + "' is neither a device of this build (" +
+                            backends::BuiltDeviceNames() + ") nor a device spec: " + error.what());
+      }
+    }
     options.timing.latency_cycles =
         static_cast<unsigned>(CheckedRange("mem_latency", mem_latency, 0, 100000));
     options.timing.bytes_per_cycle =
@@ -69,15 +85,17 @@ class Device {
         static_cast<unsigned>(CheckedRange("mem_in_flight", mem_in_flight, 1, 1024));
     watchdog_ = CheckedRange("watchdog", watchdog, 1, UINT64_MAX >> 1);
     timing_ = options.timing;
-    if (g_device_opened) {
+    if (py::get_shared_data(kDeviceOpenedKey) != nullptr) {
       throw std::runtime_error(
           "one device per process: this process has already opened an mxu.Device (SystemC "
           "elaborates the RTL device once); keep using that one");
     }
     // The SystemC banner would land in the user's output.
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-    device_ = backends::OpenDevice(options);  // std::invalid_argument for an unknown backend
-    g_device_opened = true;
+    // std::invalid_argument for an unknown backend, or a spec the backend does not simulate.
+    device_ = backends::OpenDevice(options);
+    py::set_shared_data(kDeviceOpenedKey, &g_device_opened_mark);
+    device_name_ = device.empty() ? backends::ThisDevice().name : device;
     config_ = driver::ReadDeviceConfig(*device_);
   }
 
@@ -163,7 +181,7 @@ class Device {
   py::dict Info() const {
     py::dict info;
     info["backend"] = device_->name();
-    info["device"] = backends::ThisDevice().name;  // the build's default device (MXU_DEVICES)
+    info["device"] = device_name_;  // as `mxu info --json`: the device name or spec
     driver::ForEachConfigField(config_,
                                [&](const char* name, const auto& value) { info[name] = value; });
     info["mem_latency"] = timing_.latency_cycles;
@@ -179,6 +197,7 @@ class Device {
 
  private:
   std::unique_ptr<driver::Device> device_;
+  std::string device_name_;
   driver::DeviceConfig config_;
   MemoryTiming timing_;
   uint64_t watchdog_ = 0;
@@ -188,14 +207,26 @@ class Device {
 }  // namespace
 
 void RegisterDevice(py::module_& m) {
-  py::class_<Device>(m, "Device",
-                     "A device on the named backend with the host memory's timing. One per "
-                     "process: SystemC elaborates the RTL device once.")
-      .def(py::init<const std::string&, long long, long long, long long, long long>(),
-           py::arg("backend") = "rtl", py::arg("mem_latency") = kDefaultMemory.latency_cycles,
+  // The defaults, for the package's mxu.Device (python/mxu/__init__.py), which picks the extension
+  // of the device and opens it through this class.
+  py::dict defaults;
+  defaults["mem_latency"] = kDefaultMemory.latency_cycles;
+  defaults["mem_bytes_per_cycle"] = kDefaultMemory.bytes_per_cycle;
+  defaults["mem_in_flight"] = kDefaultMemory.max_in_flight;
+  defaults["watchdog"] = kDefaultWatchdog;
+  m.attr("_DEVICE_DEFAULTS") = defaults;
+  // Local to each extension: every extension of the package binds this class.
+  py::class_<Device>(m, "Device", py::module_local(),
+                     "A device on the named backend with the host memory's timing; device: a "
+                     "device of this extension's build, or a device spec for the model backend. "
+                     "One per process: SystemC elaborates the RTL device once.")
+      .def(py::init<const std::string&, const std::string&, long long, long long, long long,
+                    long long>(),
+           py::arg("backend") = "rtl", py::arg("device") = "",
+           py::arg("mem_latency") = kDefaultMemory.latency_cycles,
            py::arg("mem_bytes_per_cycle") = kDefaultMemory.bytes_per_cycle,
            py::arg("mem_in_flight") = kDefaultMemory.max_in_flight,
-           py::arg("watchdog") = 200'000'000)
+           py::arg("watchdog") = kDefaultWatchdog)
       .def("gemm", &Device::Gemm, py::arg("a"), py::arg("b"), py::kw_only(), py::arg("ta") = false,
            py::arg("tb") = false, py::arg("relu") = false, py::arg("bias") = py::none(),
            py::arg("accumulate") = py::none(), py::arg("out") = "fp32", py::arg("check") = false,

@@ -12,6 +12,8 @@ its own order (pairwise, BLAS), which is not the device's.
 import json
 import os
 import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -210,6 +212,135 @@ def test_one_device_per_process(dev):
 def test_bad_device_settings_raise_value_error(dev):
     with pytest.raises(ValueError, match=r"^mem_bytes_per_cycle must be in \[1, 4096\], got 0$"):
         mxu.Device(mem_bytes_per_cycle=0)
+
+
+# ---- the package: every name of the module it was, and devices other than the session's ----
+
+def test_the_package_keeps_every_name_of_the_module():
+    # What `import mxu` offered when it was one extension module, and the package's own.
+    for name in ("Device", "DeviceError", "CheckError", "DtypeError", "CSR", "backends",
+                 "built_devices", "golden_gemm", "golden_gemm_int8", "quantize_multiplier",
+                 "float_to_bf16", "bf16_to_float"):
+        assert name in dir(mxu), name
+    assert {n for n in dir(mxu._mxu) if not n.startswith("_")} <= set(dir(mxu))
+    assert mxu.__doc__ and os.path.basename(os.path.dirname(mxu.__file__)) == "mxu"
+    assert mxu.DeviceError.__module__ == "mxu" and mxu.DeviceError.__name__ == "DeviceError"
+
+
+def test_the_session_device_is_a_package_device(dev):
+    assert isinstance(dev, mxu.Device)
+    assert dev.info()["device"] == mxu.built_devices()[0]
+    assert repr(dev) == f"<mxu.Device '{mxu.built_devices()[0]}' on rtl>"
+
+
+def run_python(code):
+    """Runs code in a fresh python (one device per process), with this one's path; its result."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, env=os.environ, timeout=240)
+
+
+def python_error(code):
+    """The last line of what code raised in a fresh python."""
+    result = run_python(code)
+    assert result.returncode != 0, result.stdout
+    return result.stderr.strip().split("\n")[-1]
+
+
+def test_a_device_spec_on_the_model_backend():
+    result = run_python("""
+        import json, mxu, numpy as np
+        dev = mxu.Device(backend="model", device="32x8:pe=2", mem_latency=20)
+        rng = np.random.default_rng(2)
+        a = rng.standard_normal((70, 45), dtype=np.float32)
+        b = rng.standard_normal((45, 19), dtype=np.float32)
+        c = dev.gemm(a, b, relu=True, check=True)
+        assert c.shape == (70, 19) and dev.counters()["mismatches"] == 0
+        c8 = dev.gemm_int8(np.ones((9, 40), np.int8), np.ones((40, 11), np.int8), check=True)
+        assert (c8 == 40).all()
+        print(json.dumps(dev.info()))
+        """)
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["device"] == "32x8:pe=2" and info["backend"] == "model"
+    assert (info["array_rows"], info["array_cols"], info["pe_stages"]) == (32, 8, 2)
+    assert (info["mem_latency"], info["subnormals"]) == (20, "ieee")
+
+
+def test_an_invalid_device_spec_raises_value_error_naming_it():
+    error = python_error("import mxu; mxu.Device(backend='model', device='32y8')")
+    assert error.startswith("ValueError: device '32y8' is neither a device of this build (")
+    for name in mxu.built_devices():
+        assert f"'{name}'" in error
+    error = python_error("import mxu; mxu.Device(backend='model', device='16x16:pe=9')")
+    assert error.startswith("ValueError: device '16x16:pe=9' is neither") and "pe=9" in error
+    assert python_error("import mxu; mxu.Device(device=16)").startswith("TypeError: device:")
+
+
+@pytest.mark.parametrize("backend", ["rtl", "cross"])
+def test_a_device_that_is_not_built_is_refused_on_the_rtl(backend):
+    error = python_error(f"import mxu; mxu.Device(backend='{backend}', device='32x8:pe=2')")
+    assert error.startswith("ValueError: device '32x8:pe=2' is not built here (built: ")
+    for name in mxu.built_devices():
+        assert f"'{name}'" in error
+
+
+def test_device_names_the_default_device():
+    result = run_python("""
+        import mxu
+        dev = mxu.Device(backend="model", device=mxu.built_devices()[0])
+        print(dev.info()["device"], dev.info()["array_rows"])
+        """)
+    assert result.returncode == 0, result.stderr
+    name = mxu.built_devices()[0]
+    assert result.stdout.split() == [name, name.split("x")[0]]
+
+
+@pytest.mark.skipif("8x4-flush" not in mxu.built_devices(),
+                    reason="the build has no device 8x4-flush (MXU_DEVICES)")
+@pytest.mark.parametrize("backend", ["rtl", "model"])
+def test_another_built_device_runs_in_its_own_extension(backend):
+    result = run_python(f"""
+        import json, sys, mxu, numpy as np
+        dev = mxu.Device(backend="{backend}", device="8x4-flush")
+        assert isinstance(dev, mxu.Device)
+        assert "mxu._mxu_8x4_flush" in sys.modules
+        rng = np.random.default_rng(3)
+        a = rng.standard_normal((21, 30), dtype=np.float32)
+        b = rng.standard_normal((30, 13), dtype=np.float32)
+        c = dev.gemm(a, b, bias=rng.standard_normal(13, dtype=np.float32), check=True)
+        assert c.shape == (21, 13) and dev.counters()["mismatches"] == 0
+        print(json.dumps(dev.info()))
+        """)
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["device"] == "8x4-flush" and info["backend"] == backend
+    assert (info["array_rows"], info["array_cols"], info["subnormals"]) == (8, 4, "flush")
+    assert (info["ub_depth"], info["acc_depth"], info["pe_stages"], info["bus_bytes"]) == (
+        1024, 256, 3, 64)
+
+
+@pytest.mark.skipif(len(mxu.built_devices()) < 2, reason="the build has one device")
+def test_one_device_per_process_across_extensions():
+    other = mxu.built_devices()[1]
+    for first, second in (("backend='model'", f"backend='model', device='{other}'"),
+                          (f"device='{other}'", "")):
+        error = python_error(f"import mxu; mxu.Device({first}); mxu.Device({second})")
+        assert error.startswith("RuntimeError: one device per process"), error
+    # Errors of every extension are the package's classes.
+    result = run_python(f"""
+        import mxu, numpy as np
+        dev = mxu.Device(device='{other}')
+        try:
+            dev.gemm(np.ones((64, 64), np.float32), np.ones((64, 64), np.float32), watchdog=50)
+        except mxu.DeviceError as e:
+            print("DeviceError", type(e) is mxu.DeviceError)
+        try:
+            dev.gemm_int8(np.ones((2, 2), np.float32), np.ones((2, 2), np.int8))
+        except mxu.DtypeError:
+            print("DtypeError")
+        """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["DeviceError", "True", "DtypeError"]
 
 
 # ---- the int8 mode (Device.gemm_int8): exact integers, so NumPy's int64 product is the reference
