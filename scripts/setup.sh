@@ -16,14 +16,16 @@ done
 # zlib1g-dev: Verilator's FST tracing links zlib. libcairo2-dev: the plots (io/plot);
 # libpng-dev: the tests read the pictures back; nlohmann-json3-dev, libcli11-dev: header-only,
 # JSON everywhere and mxu's command line. pybind11-dev, python3-dev, python3-numpy,
-# python3-pytest: the Python module and its tests. dataset-fashion-mnist: the real data of
+# python3-pytest: the Python package and its tests; python3-venv, python3-pip: its `pip install`
+# (tests/install/pip_install_test.sh). dataset-fashion-mnist: the real data of
 # `mxu train --data fashion-mnist` (/usr/share/datasets/fashion-mnist, .gz IDX files); zlib1g-dev
 # also reads those. openmpi-bin, libopenmpi-dev: data-parallel training across simulated chips
 # (mpirun -np N mxu train). python3-torch: mxu.torch, PyTorch models on the device (Debian's
 # 1.13.1).
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
           gtkwave xvfb zlib1g-dev libcairo2-dev libpng-dev nlohmann-json3-dev libcli11-dev
-          clang-format python3 pybind11-dev python3-dev python3-numpy python3-pytest
+          clang-format python3 pybind11-dev python3-dev python3-numpy python3-pytest python3-venv
+          python3-pip
           dataset-fashion-mnist openmpi-bin libopenmpi-dev python3-torch)
 missing=()
 for package in "${packages[@]}"; do

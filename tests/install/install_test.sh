@@ -2,7 +2,7 @@
 # The driver as a library, from an install tree: installs the build into a fresh prefix, moves
 # the prefix (the package must be relocatable), then builds and runs examples/ against it with
 # CMake (find_package(mxu)) and once more with pkg-config (mxu.pc), and imports the Python
-# module from it.
+# package from it (and mxu.torch, where PyTorch is installed).
 #   install_test.sh BUILD_DIR SOURCE_DIR   (PYTHON: the interpreter the module is built for)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -33,9 +33,20 @@ ${launcher:+ccache} g++ -std=c++17 -O2 -Wall -Wextra "$source/examples/gemm_exam
   -o "$work/gemm_example_pc" $(pkg-config --cflags --libs mxu)
 SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$work/gemm_example_pc" 20 30 40
 
-if compgen -G "$prefix/lib/python3/dist-packages/mxu*.so" >/dev/null; then
-  echo "== the Python module from the install tree"
-  PYTHONPATH=$prefix/lib/python3/dist-packages "${PYTHON:-python3}" -c \
-    'import mxu, numpy as np; d = mxu.Device(); print(d.info()); a = np.ones((3, 5), np.float32); print(d.gemm(a, a.T.copy(), check=True))'
+site=$prefix/lib/python3/dist-packages
+if [ -f "$site/mxu/__init__.py" ]; then
+  echo "== the Python package from the install tree"
+  compgen -G "$site/mxu/_mxu*.so" >/dev/null
+  PYTHONPATH=$site "${PYTHON:-python3}" -c '
+import glob, importlib, os, sys, mxu, numpy as np
+assert mxu.__file__.startswith(sys.argv[1] + os.sep), mxu.__file__
+for so in glob.glob(sys.argv[1] + "/mxu/_mxu*.so"):  # one per device
+    importlib.import_module("mxu." + os.path.basename(so).split(".")[0])
+d = mxu.Device(); print(d.info()); a = np.ones((3, 5), np.float32)
+print(d.gemm(a, a.T.copy(), check=True))' "$site"
+  # mxu.torch, where PyTorch is installed.
+  if "${PYTHON:-python3}" -c 'import torch' 2>/dev/null; then
+    PYTHONPATH=$site "${PYTHON:-python3}" -c 'import mxu.torch'
+  fi
 fi
 echo "install test: passed"
