@@ -84,7 +84,8 @@ class DeviceMode(TorchDispatchMode):
             lock = _device_locks.setdefault(id(device), threading.Lock())
         self._runner = ProductRunner(device, lock, self._record_gemm, watchdog)
         info = device.info()
-        self._device_info = {k: info[k] for k in ("backend", "device", "rows", "cols")
+        self._device_info = {k: info[k] for k in ("backend", "device", "array_rows",
+                                                  "array_cols", "pe_stages", "subnormals")
                              if k in info}
         self._report = Report(self._runner.rows, self._runner.cols)
         self._phase = "forward"

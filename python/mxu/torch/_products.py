@@ -61,8 +61,8 @@ class ProductRunner:
         self._lock = lock
         self._record = record
         info = device.info()
-        self.rows = int(info["rows"])
-        self.cols = int(info["cols"])
+        self.rows = int(info["array_rows"])
+        self.cols = int(info["array_cols"])
         self.device_seconds = 0.0
 
     def gemm(self, a, b, bias=None, c0=None, relu=False):

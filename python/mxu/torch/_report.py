@@ -60,8 +60,8 @@ def _write_whole(path, write):
 
 
 def write_report(mode, path, plot=None):
-    """Writes mode.report() to `path` as JSON and, with `plot`, a bar chart of the device cycles
-    per op and module, forward and backward, as PNG (the project's own chart code)."""
+    """Writes mode.report() to `path` as JSON and, with `plot`, a PNG bar chart of the device
+    cycles per op, forward beside backward (the project's own chart code); returns the report."""
     report = mode.report()
 
     def write_json(temporary):
@@ -72,9 +72,10 @@ def write_report(mode, path, plot=None):
     _write_whole(path, write_json)
     if plot is not None:
         from mxu import _mxu  # the chart code is the C++ library's (io/plot)
+        # One category per op kind (the JSON has the modules): few, readable labels.
         labels, forward, backward = [], [], []
         for entry in report["ops"]:
-            label = entry["op"] + (f" ({entry['module']})" if entry["module"] else "")
+            label = entry["op"].replace("aten.", "")
             if label not in labels:
                 labels.append(label)
                 forward.append(0.0)
@@ -82,9 +83,9 @@ def write_report(mode, path, plot=None):
             (forward if entry["phase"] == "forward" else backward)[labels.index(label)] += \
                 entry["device_cycles"]
         totals = report["totals"]
-        title = (f"mxu.torch: {totals['device_gemms']} device GEMMs, "
+        title = (f"mxu.torch: {totals['device_gemms']:,} device GEMMs, "
                  f"{totals['device_cycles']:,} cycles, {totals['host_products']} host products")
         _write_whole(plot, lambda temporary: _mxu.write_bar_chart(
             temporary, title, "device cycles", labels,
-            {"forward": forward, "backward": backward}))
+            [("forward", forward), ("backward", backward)]))
     return report

@@ -19,7 +19,7 @@ class ExactDevice:
         self.shapes = []
 
     def info(self):
-        return {"rows": self.rows, "cols": 4, "backend": "exact", "device": "exact"}
+        return {"array_rows": self.rows, "array_cols": 4, "backend": "exact", "device": "exact"}
 
     def gemm(self, a, b, ta=False, tb=False, relu=False, bias=None, accumulate=None, out="fp32"):
         assert a.dtype == np.float32 and b.dtype == np.float32

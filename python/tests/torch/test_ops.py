@@ -14,7 +14,7 @@ import contract  # noqa: E402  (python/tests/torch/contract.py)
 
 @pytest.fixture(scope="module")
 def rows(dev):
-    return int(dev.info()["rows"])
+    return int(dev.info()["array_rows"])
 
 
 def bits(t):
