@@ -112,6 +112,7 @@ py::array ToInt8ModeArray(const std::vector<int32_t>& c, int m, int n, driver::O
 // The bindings, one registration per purpose (python/mxu_module.cc calls them in this order).
 void RegisterDevice(py::module_& m);
 void RegisterGolden(py::module_& m);
+void RegisterPlot(py::module_& m);
 
 // Everything above, into the extension m (python/extension.cc: one extension per device of the
 // build, each with its device's backends library).

@@ -138,6 +138,7 @@ void RegisterModule(py::module_& m) {
   RegisterDeviceTables(m);
   RegisterDevice(m);
   RegisterGolden(m);
+  RegisterPlot(m);
 }
 
 }  // namespace mxu::python

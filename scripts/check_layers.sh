@@ -16,7 +16,7 @@ declare -A allowed=(
   [host]="common golden driver backends io train host"
   [waves]="common sim waves"
   # Users of the installed library: the Python module and the examples see what a user sees.
-  [python]="common golden driver backends python"
+  [python]="common golden driver backends io python"
   [examples]="common golden driver backends examples"
 )
 # One exception, file by file, each with its reason.

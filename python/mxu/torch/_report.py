@@ -37,7 +37,8 @@ class Report:
             cycles = entry["device_cycles"]
             entry["utilization"] = entry["device_macs"] / (cycles * peak) if cycles else 0.0
             entry["dma_bytes"] = entry["dma_read_bytes"] + entry["dma_write_bytes"]
-        ops.sort(key=lambda e: (e["phase"], -e["device_cycles"], e["op"], str(e["module"])))
+        ops.sort(key=lambda e: (e["phase"] != "forward", -e["device_cycles"], e["op"],
+                                str(e["module"])))
         gemms = totals["device_gemms"]
         overhead = max(0.0, self.handler_seconds - self.device_seconds)
         totals.update(device_seconds=self.device_seconds, mode_overhead_seconds=overhead,

@@ -256,3 +256,23 @@ def test_a_product_past_the_dimension_limit_is_split_with_the_same_bits(dev, row
     assert mode.report()["totals"]["device_gemms"] == 2
     with pytest.raises(ValueError):  # the split's limit is the device's
         dev.gemm(np.zeros((1, 65536), np.float32), np.zeros((65536, 1), np.float32))
+
+
+def test_write_report_writes_json_and_a_chart_whole(dev, tmp_path):
+    import json
+    import struct
+    layer = torch.nn.Linear(20, 6)
+    x = rand(8, 20).requires_grad_()
+    with mxu.torch.device_mode(dev) as mode:
+        layer(x).sum().backward()
+    report = mxu.torch.write_report(mode, str(tmp_path / "r.json"), plot=str(tmp_path / "r.png"))
+    assert json.loads((tmp_path / "r.json").read_text()) == json.loads(json.dumps(report))
+    assert [e["phase"] for e in report["ops"]] == ["forward", "backward"]
+    assert report["totals"]["device_gemms"] == 3 and report["totals"]["device_cycles"] > 0
+    png = (tmp_path / "r.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])
+    assert width >= 640 and height == 480
+    with pytest.raises(OSError):  # a folder that does not exist: nothing written anywhere
+        mxu.torch.write_report(mode, str(tmp_path / "missing" / "r.json"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.png"]
