@@ -22,9 +22,11 @@ __all__ = ["device_mode", "DeviceMode", "write_report", "active_mode", "DeviceOp
            "ForeignTensorError", "HostProductError"]
 
 
-def device_mode(device, strict=False, watchdog=None):
+def device_mode(device, strict=False, watchdog=None, transposed="copy"):
     """A context manager that runs every matrix product on `device` (an mxu.Device) in this
     thread. strict=True raises HostProductError where a product would run on the host (an op
     that hides one, such as aten._trilinear, or integer operands). watchdog: each device GEMM's
-    cycle limit (default: the device's); past it the op raises DeviceOpError."""
-    return DeviceMode(device, strict=strict, watchdog=watchdog)
+    cycle limit (default: the device's); past it the op raises DeviceOpError. transposed: how a
+    transposed operand (nn.Linear's W.t()) reaches the device: "copy" (laid out row-major on the
+    host first) or "device" (the device's transposing loads, ta/tb); the bits are the same."""
+    return DeviceMode(device, strict=strict, watchdog=watchdog, transposed=transposed)

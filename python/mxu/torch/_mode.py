@@ -76,13 +76,13 @@ class _FunctionLevel(TorchFunctionMode):
 class DeviceMode(TorchDispatchMode):
     """Runs every matrix product on `device` (an mxu.Device) while active; see device_mode()."""
 
-    def __init__(self, device, strict=False, watchdog=None):
+    def __init__(self, device, strict=False, watchdog=None, transposed="copy"):
         super().__init__()
         self.device = device
         self.strict = bool(strict)
         with _device_locks_lock:
             lock = _device_locks.setdefault(id(device), threading.Lock())
-        self._runner = ProductRunner(device, lock, self._record_gemm, watchdog)
+        self._runner = ProductRunner(device, lock, self._record_gemm, watchdog, transposed)
         info = device.info()
         self._device_info = {k: info[k] for k in ("backend", "device", "array_rows",
                                                   "array_cols", "pe_stages", "subnormals")

@@ -28,17 +28,19 @@ def problem_bytes(m, k, n, accumulate):
     return 2 * m * k + 2 * k * n + 4 * m * n + (4 * m * n if accumulate else 0) + 4 * n
 
 
-def _operand(t):
-    """(array, transposed): what Device.gemm takes for a 2-D tensor, without a copy when the
-    tensor is contiguous or a transposed view of a contiguous one. float32 arrays are rounded to
-    bf16 by the device's driver; bfloat16 tensors travel as their raw bits; float64 and float16
-    become float32 first (exact for float16; float64 is rounded to float32, then to bf16)."""
+def _operand(t, transposed_loads):
+    """(array, transposed): what Device.gemm takes for a 2-D tensor. A contiguous tensor travels
+    as it is; a transposed view of a contiguous one as that tensor with ta/tb when
+    `transposed_loads`, else copied to row-major on the host; anything else is copied. float32
+    arrays are rounded to bf16 by the device's driver; bfloat16 tensors travel as their raw bits;
+    float64 and float16 become float32 first (exact for float16; float64 is rounded to float32,
+    then to bf16)."""
     t = t.detach()
     if t.dtype == torch.bfloat16:
         t = t.view(torch.int16)
     elif t.dtype != torch.float32:
         t = t.to(torch.float32)
-    if not t.is_contiguous() and t.t().is_contiguous():
+    if transposed_loads and not t.is_contiguous() and t.t().is_contiguous():
         array, transposed = t.t().numpy(), True
     else:
         array, transposed = t.contiguous().numpy(), False
@@ -54,8 +56,15 @@ def _chunks(total, size):
 class ProductRunner:
     """Runs products on one device and tells `record` what each device GEMM cost."""
 
-    def __init__(self, device, lock, record, watchdog=None):
+    def __init__(self, device, lock, record, watchdog=None, transposed="copy"):
+        if transposed not in ("copy", "device"):
+            raise ValueError(f"transposed must be 'copy' or 'device', got {transposed!r}")
         self.device = device
+        # A transposed operand (nn.Linear's W.t(), the backward's x.t()) as the device's
+        # transposing load ("device": ta/tb; a B operand loads up to 1.5x slower through the
+        # transposer) or laid out row-major by the host first ("copy", as a runtime lays out
+        # weights). The bits are the same; cycles and host time differ.
+        self._transposed_loads = transposed == "device"
         # The device's watchdog for each GEMM, in cycles (None: the device's own setting).
         self._options = {} if watchdog is None else {"watchdog": int(watchdog)}
         self._lock = lock
@@ -112,8 +121,8 @@ class ProductRunner:
         return mc, kc, nc
 
     def _one(self, a, b, bias, c0, relu):
-        a_array, ta = _operand(a)
-        b_array, tb = _operand(b)
+        a_array, ta = _operand(a, self._transposed_loads)
+        b_array, tb = _operand(b, self._transposed_loads)
         bias_array = None if bias is None else bias.detach().to(torch.float32).contiguous().numpy()
         c0_array = None if c0 is None else c0.detach().to(torch.float32).contiguous().numpy()
         start = time.perf_counter()

@@ -37,13 +37,20 @@ def numpy(t):
 
 def test_mm_and_transposed_views(dev, rows):
     a, b = rand(20, 37), rand(37, 11, seed=1)
+    at, bt = a.t().contiguous().t(), b.t().contiguous().t()  # transposed views
     with mxu.torch.device_mode(dev) as mode:
         c = a @ b
-        ct = a.t().contiguous().t() @ b.t().contiguous().t()  # transposed views: ta/tb
+        copied = at @ bt  # laid out row-major on the host
+    with mxu.torch.device_mode(dev, transposed="device") as loads:
+        loaded = at @ bt  # the device's transposing loads: ta, tb
     want = contract.gemm(numpy(a), numpy(b), rows)
     same_bits(c, want)
-    same_bits(ct, want)
+    same_bits(copied, want)
+    same_bits(loaded, want)
     assert mode.report()["totals"]["device_gemms"] == 2
+    # The transposer's loads are the device's work: they cost cycles the copies do not.
+    assert loads.report()["totals"]["device_cycles"] > mode.report()["totals"][
+        "device_cycles"] / 2
 
 
 def test_addmm_bias_c0_alpha_beta_and_relu(dev, rows):
