@@ -172,6 +172,15 @@ std::vector<EpochRecord> Restore(const train::Checkpoint& ck, const std::string&
   } catch (const std::invalid_argument& error) {
     throw UsageError(refused + "does not fit: " + error.what());
   }
+  // The finished epochs' steps, as the data and the batch make them.
+  const uint64_t steps = static_cast<uint64_t>(trainer.steps_per_epoch());
+  for (const EpochRecord& record : ck.history) {
+    if (record.steps != static_cast<uint64_t>(record.epoch) * steps) {
+      throw UsageError(refused + "does not fit: its history has " + std::to_string(record.steps) +
+                       " steps after epoch " + std::to_string(record.epoch) + ", not " +
+                       std::to_string(record.epoch) + " x " + std::to_string(steps));
+    }
+  }
   return ck.history;
 }
 

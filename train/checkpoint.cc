@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "io/npz.h"
+#include "train/setting_rules.h"
 
 namespace mxu::train {
 namespace {
@@ -103,6 +104,19 @@ class Reader {
            std::to_string(count));
     return a.AsUint64();
   }
+  // One value per rank: a 1-d array of `count`, or a 0-d value (a checkpoint written before the
+  // ranks' running totals were kept), rank 0's.
+  const NpyArray& PerRank(const std::string& name, NpyArray::Dtype dtype, const char* dtype_text,
+                          size_t count) const {
+    const auto it = arrays_.find(name);
+    if (it == arrays_.end()) Fail("no array '" + name + "': not a whole mxu checkpoint");
+    const NpyArray& a = it->second;
+    if (a.dtype != dtype || a.shape.size() > 1 || (a.shape.size() == 1 && a.shape[0] != count)) {
+      Fail("array '" + name + "' is not " + std::to_string(count) + " " + dtype_text +
+           " value(s), one per rank");
+    }
+    return a;
+  }
   std::vector<int> I32s(const std::string& name, int rank = 1) const {
     const std::vector<int32_t> values = Get(name, NpyArray::Dtype::kInt32, "int32", rank).AsInt32();
     return std::vector<int>(values.begin(), values.end());
@@ -118,6 +132,13 @@ class Reader {
   std::string path_;
   std::map<std::string, NpyArray> arrays_;
 };
+
+// A shape as NumPy prints it: (32, 2).
+std::string ShapeText(const std::vector<size_t>& shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
 
 // Weights are inputs x outputs, the bias after them has one value per output.
 std::vector<size_t> TensorShape(const std::vector<std::vector<float>>& tensors, size_t i) {
@@ -217,9 +238,9 @@ void WriteCheckpoint(const std::string& path, const Checkpoint& ck) {
   w.U64("step", s.step);
   w.I32s("order", s.order);
   w.U64s("shuffle_rng", {s.shuffle_rng.begin(), s.shuffle_rng.end()});
-  w.F64("epoch_loss_sum", s.loss_sum);
-  w.U64("epoch_correct", s.correct);
-  w.U64("epoch_seen", s.seen);
+  w.F64s("epoch_loss_sum", s.loss_sums, {s.loss_sums.size()});  // one per data-parallel rank
+  w.U64s("epoch_correct", s.corrects);
+  w.U64s("epoch_seen", s.seens);
   // The counters the log reports.
   w.U64s("engine_stats", StatsWords(s.engine));
   w.U64s("training_stats", StatsWords(s.training));
@@ -283,6 +304,20 @@ void ReadModelAndData(const Reader& r, Checkpoint& ck) {
   ck.data.features = r.Int("features");
   ck.data.classes = r.Int("classes");
   ck.data.samples_per_class = r.Int("samples_per_class");
+  // What the loaders make: samples of each split, pixels or coordinates, byte labels.
+  const DataIdentity& d = ck.data;
+  if (d.train_samples < 1 || d.test_samples < 1) r.Fail("a data set without samples");
+  if (d.features < 1) r.Fail("'features' is 0");
+  if (d.classes < 2 || d.classes > 256) {
+    r.Fail("'classes' must be in [2, 256], got " + std::to_string(d.classes));
+  }
+  if (d.data.empty()) {  // the spirals, generated from the settings the options take
+    const std::string problem = RuleProblem(kSamplesPerClassRule, d.samples_per_class) +
+                                RuleProblem(kClassesRule, d.classes);
+    if (!problem.empty()) r.Fail("the spirals' 'samples_per_class' or 'classes' " + problem);
+  } else if (d.samples_per_class != 0) {
+    r.Fail("'samples_per_class' is for the spirals, not --data " + d.data);
+  }
 }
 
 // The run's settings.
@@ -305,34 +340,107 @@ void ReadSettings(const Reader& r, Checkpoint& ck) {
   ck.ranks = r.Int("ranks", 1 << 20);
   c.interconnect.link_bytes_per_cycle = r.U64("link_bytes_per_cycle");
   c.interconnect.link_latency_cycles = r.U64("link_latency");
+  // Nothing the command line would refuse (train/setting_rules.h).
+  const std::string problem = SettingsProblem(c);
+  if (!problem.empty()) r.Fail(problem);
+  if (ck.ranks < 1) r.Fail("'ranks' is 0");
+  if (c.model_parallel && ck.ranks < 2) r.Fail("model parallelism on one rank");
+}
+
+// A parameter tensor's shape: weights inputs x outputs, then the bias, one value per output.
+// Element counts alone would take a transposed or reshaped matrix.
+std::vector<size_t> ExpectedShape(const Reader& r, const std::vector<std::string>& names,
+                                  size_t i) {
+  const bool weights = i % 2 == 0;
+  const NpyArray& tensor = r.F32s(names[i], weights ? 2 : 1);
+  if (!weights) return tensor.shape;
+  const size_t outputs = r.F32s(names[i + 1], 1).shape[0];
+  if (tensor.shape[1] != outputs) {
+    r.Fail("'" + names[i] + "' is " + ShapeText(tensor.shape) + ": its columns must be the " +
+           std::to_string(outputs) + " outputs of '" + names[i + 1] + "'");
+  }
+  return tensor.shape;
+}
+
+// The layers' widths: a conv layer's outputs are its channels, a dense layer's the hidden width or
+// the classes, and a dense layer's inputs the data's features (an MLP's first) or the outputs
+// before it. (A conv layer's and a CNN's first dense layer's inputs follow from the images: the
+// model checks their element counts, which the columns make their shapes.)
+void CheckWidths(const Reader& r, const Checkpoint& ck, const std::vector<std::string>& names,
+                 const std::vector<std::vector<size_t>>& shapes) {
+  const TrainConfig& c = ck.config;
+  std::vector<size_t> outputs;
+  if (c.model == "cnn") outputs.assign(c.channels.begin(), c.channels.end());
+  const size_t first_dense = outputs.size();
+  outputs.insert(outputs.end(), c.hidden.begin(), c.hidden.end());
+  outputs.push_back(static_cast<size_t>(ck.data.classes));
+  for (size_t l = 0; l < outputs.size(); ++l) {
+    const std::vector<size_t>& w = shapes[2 * l];
+    const bool inputs_known = l > first_dense || (l == 0 && c.model == "mlp");
+    const size_t inputs = l == 0 ? static_cast<size_t>(ck.data.features) : outputs[l - 1];
+    if (w[1] != outputs[l] || (inputs_known && w[0] != inputs)) {
+      r.Fail("'" + names[2 * l] + "' is " + ShapeText(w) + ", not the model's " +
+             (inputs_known ? std::to_string(inputs) : std::string("N")) + "x" +
+             std::to_string(outputs[l]));
+    }
+  }
+}
+
+// Every value finite (a NaN weight would make every step skipped); Adam's second moments >= 0.
+void CheckFinite(const Reader& r, const std::string& name, const std::vector<float>& values,
+                 bool non_negative = false) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i]) || (non_negative && values[i] < 0)) {
+      r.Fail("'" + name + "'[" + std::to_string(i) + "] is " + std::to_string(values[i]) +
+             (non_negative ? ": not a finite number >= 0" : ": not a finite number"));
+    }
+  }
 }
 
 // The weights and the optimizer's moments (when the checkpoint has them), named after the
-// parameters.
-void ReadTensors(const Reader& r, const TrainConfig& c, TrainerState& s) {
+// parameters, each of its parameter's shape: those of the run's optimizer only.
+void ReadTensors(const Reader& r, const Checkpoint& ck, TrainerState& s) {
+  const TrainConfig& c = ck.config;
   const std::vector<std::string> names = ParameterNames(c);
-  for (const std::string& name : names) {
-    const bool weights = name.back() == 'w';
-    s.parameters.push_back(r.F32s(name, weights ? 2 : 1).AsFloat32());
+  std::vector<std::vector<size_t>> shapes;
+  for (size_t i = 0; i < names.size(); ++i) {
+    shapes.push_back(ExpectedShape(r, names, i));
+    s.parameters.push_back(r.F32s(names[i], static_cast<int>(shapes[i].size())).AsFloat32());
+    CheckFinite(r, names[i], s.parameters.back());
   }
+  CheckWidths(r, ck, names, shapes);
   const bool adam = c.optimizer.kind == "adam";
-  const std::string first = adam ? "adam_m_" : "sgd_velocity_";
-  if (r.Has(first + names[0])) {
-    for (const std::string& name : names) {
-      s.optimizer.first.push_back(r.F32s(first + name, name.back() == 'w' ? 2 : 1).AsFloat32());
-    }
+  const std::string other = adam ? "sgd_velocity_" : "adam_m_";
+  if (r.Has(other + names[0]) || (!adam && r.Has("adam_v_" + names[0]))) {
+    r.Fail("it holds the moments of " + std::string(adam ? "SGD" : "Adam") +
+           ", but its optimizer is " + c.optimizer.kind);
   }
-  if (adam && r.Has("adam_v_" + names[0])) {
-    for (const std::string& name : names) {
-      s.optimizer.second.push_back(
-          r.F32s("adam_v_" + name, name.back() == 'w' ? 2 : 1).AsFloat32());
+  const auto moments = [&](const std::string& prefix, bool non_negative) {
+    std::vector<std::vector<float>> tensors;
+    if (!r.Has(prefix + names[0])) return tensors;
+    for (size_t i = 0; i < names.size(); ++i) {
+      const NpyArray& moment = r.F32s(prefix + names[i], static_cast<int>(shapes[i].size()));
+      if (moment.shape != shapes[i]) {
+        r.Fail("'" + prefix + names[i] + "' is " + ShapeText(moment.shape) + ", '" + names[i] +
+               "' " + ShapeText(shapes[i]));
+      }
+      tensors.push_back(moment.AsFloat32());
+      CheckFinite(r, prefix + names[i], tensors.back(), non_negative);
+    }
+    return tensors;
+  };
+  s.optimizer.first = moments(adam ? "adam_m_" : "sgd_velocity_", false);
+  if (adam) {
+    s.optimizer.second = moments("adam_v_", true);
+    if (s.optimizer.first.empty() != s.optimizer.second.empty()) {
+      r.Fail("Adam's first and second moments come together");
     }
   }
 }
 
 // The optimizer's and loss scaler's counters, the position in the data and the counters the log
 // reports.
-void ReadPosition(const Reader& r, TrainerState& s) {
+void ReadPosition(const Reader& r, const Checkpoint& ck, TrainerState& s) {
   s.optimizer.steps = r.U64("optimizer_steps");
   s.scaler.scale = r.F32("loss_scale");
   s.scaler.good_in_a_row = r.Int("loss_scale_good_steps", 1'000'000);
@@ -343,14 +451,42 @@ void ReadPosition(const Reader& r, TrainerState& s) {
   s.order = r.I32s("order");
   const std::vector<uint64_t> rng = r.U64s("shuffle_rng", 4);
   for (int i = 0; i < 4; ++i) s.shuffle_rng[i] = rng[i];
-  s.loss_sum = r.F64("epoch_loss_sum");
-  s.correct = r.U64("epoch_correct");
-  s.seen = r.U64("epoch_seen");
+  // One per data-parallel rank (checkpoint.h).
+  const size_t ranks = ck.config.model_parallel ? 1 : static_cast<size_t>(ck.ranks);
+  const NpyArray& loss = r.PerRank("epoch_loss_sum", NpyArray::Dtype::kFloat64, "float64", ranks);
+  const NpyArray& correct = r.PerRank("epoch_correct", NpyArray::Dtype::kUint64, "uint64", ranks);
+  const NpyArray& seen = r.PerRank("epoch_seen", NpyArray::Dtype::kUint64, "uint64", ranks);
+  s.loss_sums = loss.AsFloat64();
+  s.corrects = correct.AsUint64();
+  s.seens = seen.AsUint64();
+  // A 0-d value is rank 0's: the other ranks start from 0.
+  s.loss_sums.resize(ranks, 0);
+  s.corrects.resize(ranks, 0);
+  s.seens.resize(ranks, 0);
+  for (size_t rank = 0; rank < ranks; ++rank) {
+    if (s.corrects[rank] > s.seens[rank] || s.seens[rank] > uint64_t(ck.data.train_samples) ||
+        s.loss_sums[rank] < 0) {
+      r.Fail("the running totals of rank " + std::to_string(rank) + " do not fit the data");
+    }
+  }
   s.engine = StatsFromWords(r.U64s("engine_stats", 4));
   s.training = StatsFromWords(r.U64s("training_stats", 4));
   s.communication_cycles = r.U64("communication_cycles");
   s.training_communication_cycles = r.U64("training_communication_cycles");
   s.clipped_steps = r.U64("clipped_steps");
+  // Counts within the run's steps (the trainer checks the steps against the data).
+  const bool adam = ck.config.optimizer.kind == "adam";
+  if (s.scaler.skipped > s.step || s.clipped_steps > s.step - s.scaler.skipped) {
+    r.Fail("more skipped or clipped steps than the " + std::to_string(s.step) + " steps run");
+  }
+  if (adam ? s.optimizer.steps != s.step - s.scaler.skipped ||
+                 s.optimizer.first.empty() != (s.optimizer.steps == 0)
+           : s.optimizer.steps != 0) {
+    r.Fail("'optimizer_steps' " + std::to_string(s.optimizer.steps) + " is not the " +
+           std::to_string(adam ? s.step - s.scaler.skipped : 0) +
+           " steps its optimizer applied");
+  }
+  if (s.epoch > ck.config.epochs) r.Fail("'epoch' is past the run's 'epochs'");
 }
 
 // The finished epochs, each with its weights' hash, and the last one's confusion matrix.
@@ -361,6 +497,19 @@ void ReadHistory(const Reader& r, Checkpoint& ck) {
   const std::vector<uint64_t> hashes = r.U64s("history_weights_hash", history.shape[0]);
   for (size_t e = 0; e < history.shape[0]; ++e) {
     const double* row = &rows[e * kHistoryColumns];
+    // Counts are whole numbers a double holds exactly (a NaN or 1e300 would not convert);
+    // accuracies fractions. Losses may be anything a diverged run reports.
+    for (const int column : {0, 5, 6, 7, 8, 9, 10, 11}) {
+      if (!(row[column] >= 0 && row[column] <= 9007199254740992.0) ||
+          row[column] != std::floor(row[column])) {
+        r.Fail("'history' row " + std::to_string(e) + " column " + std::to_string(column) +
+               " is not a count");
+      }
+    }
+    if (!(row[2] >= 0 && row[2] <= 1 && row[4] >= 0 && row[4] <= 1) || row[7] > row[6]) {
+      r.Fail("'history' row " + std::to_string(e) + " holds an accuracy outside [0, 1] or more "
+             "skipped steps than steps");
+    }
     EpochRecord rec;
     rec.epoch = static_cast<int>(row[0]);
     rec.train_loss = row[1];
@@ -382,6 +531,15 @@ void ReadHistory(const Reader& r, Checkpoint& ck) {
     const std::vector<int> confusion = r.I32s("confusion", 2);
     const size_t classes = static_cast<size_t>(ck.data.classes);
     if (confusion.size() != classes * classes) r.Fail("'confusion' is not classes x classes");
+    int64_t total = 0;
+    for (const int count : confusion) {
+      if (count < 0) r.Fail("'confusion' holds a negative count");
+      total += count;
+    }
+    if (total != ck.data.test_samples) {
+      r.Fail("'confusion' counts " + std::to_string(total) + " test samples, not " +
+             std::to_string(ck.data.test_samples));
+    }
     for (size_t t = 0; t < classes; ++t) {
       ck.history.back().confusion.emplace_back(
           confusion.begin() + static_cast<std::ptrdiff_t>(t * classes),
@@ -401,8 +559,8 @@ Checkpoint ReadCheckpoint(const std::string& path) {
   ReadModelAndData(r, ck);
   ReadSettings(r, ck);
   TrainerState& s = ck.state;
-  ReadTensors(r, ck.config, s);
-  ReadPosition(r, s);
+  ReadTensors(r, ck, s);
+  ReadPosition(r, ck, s);
   ReadHistory(r, ck);
   // Every begun epoch is in the history but a stopped one.
   const size_t finished = ck.history.size();

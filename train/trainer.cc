@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -343,9 +344,22 @@ TrainerState Trainer::state() {
   s.epoch_step = epoch_step_;
   s.order = order_;
   s.step = step_;
-  s.loss_sum = loss_sum_;
-  s.correct = correct_;
-  s.seen = seen_;
+  s.loss_sums = {loss_sum_};
+  s.corrects = {correct_};
+  s.seens = {seen_};
+  if (data_ranks() > 1) {
+    // Every rank's own sums: each goes on from them when the run resumes.
+    uint64_t loss_bits;
+    std::memcpy(&loss_bits, &loss_sum_, sizeof loss_bits);
+    s.corrects = collective_.AllGather(correct_);
+    s.seens = collective_.AllGather(seen_);
+    s.loss_sums.clear();
+    for (const uint64_t bits : collective_.AllGather(loss_bits)) {
+      double sum;
+      std::memcpy(&sum, &bits, sizeof sum);
+      s.loss_sums.push_back(sum);
+    }
+  }
   s.engine = engine_.stats();
   s.training = training_stats_;
   s.communication_cycles = CommunicationCycles();
@@ -392,6 +406,20 @@ void Trainer::set_state(const TrainerState& whole) {
       seen[static_cast<size_t>(i)] = true;
     }
   }
+  const size_t ranks = static_cast<size_t>(data_ranks());
+  if (s.loss_sums.size() != ranks || s.corrects.size() != ranks || s.seens.size() != ranks) {
+    throw std::invalid_argument("the running totals are of " + std::to_string(s.seens.size()) +
+                                " rank(s), this run has " + std::to_string(ranks));
+  }
+  // Every step of an epoch is counted: epochs before this one whole, then its finished steps.
+  const uint64_t expected_step =
+      s.epoch == 0 ? 0 : static_cast<uint64_t>(s.epoch - 1) * steps + s.epoch_step;
+  if (s.step != expected_step) {
+    throw std::invalid_argument("the step count " + std::to_string(s.step) + " is not epoch " +
+                                std::to_string(s.epoch) + "'s step " +
+                                std::to_string(s.epoch_step) + " at " + std::to_string(steps) +
+                                " steps an epoch (" + std::to_string(expected_step) + ")");
+  }
   optimizer_->set_state(s.optimizer, params);
   scaler_.set_state(s.scaler);
   shuffle_rng_.set_state(s.shuffle_rng);
@@ -400,9 +428,10 @@ void Trainer::set_state(const TrainerState& whole) {
   epoch_step_ = s.epoch_step;
   order_ = s.order;
   step_ = s.step;
-  loss_sum_ = s.loss_sum;
-  correct_ = s.correct;
-  seen_ = s.seen;
+  const size_t mine = data_ranks() > 1 ? static_cast<size_t>(collective_.rank()) : 0;
+  loss_sum_ = s.loss_sums[mine];
+  correct_ = s.corrects[mine];
+  seen_ = s.seens[mine];
   engine_.set_stats(s.engine);
   training_stats_ = s.training;
   auto* sliced = dynamic_cast<TensorParallelMlp*>(model_.get());

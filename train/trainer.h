@@ -92,9 +92,11 @@ struct TrainerState {
   int epoch_step = 0;                     // steps finished in it; steps_per_epoch(): complete
   std::vector<int> order;                 // the current epoch's sample order
   uint64_t step = 0;                      // steps finished in all
-  // The current epoch's running training totals.
-  double loss_sum = 0;
-  uint64_t correct = 0, seen = 0;
+  // The current epoch's running training totals, one per data-parallel rank in rank order (one
+  // with model parallelism or one process): each rank goes on from its own sums, which the epoch's
+  // end adds in rank order, so a resumed epoch adds up as the run that was not stopped.
+  std::vector<double> loss_sums = {0};
+  std::vector<uint64_t> corrects = {0}, seens = {0};
   EngineStats engine, training;
   uint64_t communication_cycles = 0;
   uint64_t training_communication_cycles = 0;
@@ -143,10 +145,11 @@ class Trainer {
   int epochs_done() const { return epoch_ - (in_epoch() ? 1 : 0); }
   uint64_t clipped_steps() const { return clipped_steps_; }
 
-  // The whole model's state (with model parallelism a collective call: every rank makes it, and
-  // gets the whole model gathered from the ranks' slices).
+  // The whole model's state: a collective call under ranks (every rank makes it, and gets the
+  // whole model gathered from the ranks' slices, and every rank's running totals).
   TrainerState state();
-  // Throws std::invalid_argument when the state does not fit this trainer's model and data.
+  // Throws std::invalid_argument when the state does not fit this trainer's model, data and
+  // ranks (its position in the data, its step count, its running totals).
   void set_state(const TrainerState& state);
 
  private:

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "io/npy.h"
+#include "io/npz.h"
 #include "tests/host/mxu_cli.h"
 
 namespace mxu::host {
@@ -266,6 +268,59 @@ TEST(MxuTrainCheckpoint, AFailedRunLeavesTheLastWholeCheckpoint) {
   EXPECT_EQ(RunShell("ls " + dir).out, "ck.npz\n");
   const CliResult resumed = RunMxu(kTrain + " --epochs 3 --json --resume " + ck);
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+}
+
+// Issue 43, defects 3 to 5: a checkpoint changed with NumPy is refused on one line naming the
+// file and the array, exit 2, by resume and predict alike (the unit tests,
+// tests/train/checkpoint_validation_test.cc, go through every array).
+class TamperedCheckpoint : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ASSERT_EQ(RunMxu(kTrain + " --epochs 2 --save " + Base()).exit_code, 0);
+  }
+  static std::string Base() { return TempPath("tamper_base.npz"); }
+  // The base checkpoint with one array replaced, at its own path.
+  static std::string With(const std::string& name, const NpyArray& value) {
+    NpzEntries arrays = ReadNpz(Base()).arrays();
+    for (auto& entry : arrays) {
+      if (entry.first == name) entry.second = value;
+    }
+    const std::string path = TempPath("tamper_" + name + ".npz");
+    WriteNpz(path, arrays);
+    return path;
+  }
+};
+
+// Defect 3: a batch or an accumulation of 0 was a SIGFPE (exit 136) before the first step.
+TEST_F(TamperedCheckpoint, ABatchOfZeroIsRefusedNotDividedBy) {
+  const NpyArray zero = MakeNpy(std::vector<uint64_t>{0}, {});
+  const std::string batch = With("batch", zero), steps = With("accumulate_steps", zero);
+  ExpectUsageError(kTrain + " --epochs 3 --resume " + batch,
+                   "--resume " + batch + ": 'batch' (--batch) must be in [1, 65535], got 0");
+  ExpectUsageError(kTrain + " --epochs 3 --resume " + steps,
+                   "--resume " + steps + ": 'accumulate_steps' (--accumulate-steps) must be in");
+  ExpectUsageError("predict --backend model --model " + batch, "--model " + batch + ": 'batch'");
+}
+
+// Defect 4: a transposed weight matrix was taken by its element count.
+TEST_F(TamperedCheckpoint, ATransposedMatrixIsRefusedByResumeAndPredict) {
+  NpyArray transposed = ReadNpz(Base()).Get("dense1_w");
+  ASSERT_EQ(transposed.shape, (std::vector<size_t>{2, 32}));
+  transposed.shape = {32, 2};
+  const std::string path = With("dense1_w", transposed);
+  ExpectUsageError("predict --backend model --model " + path,
+                   "--model " + path + ": 'dense1_w' is (32, 2): its columns must be the 32");
+  ExpectUsageError(kTrain + " --epochs 3 --resume " + path, "--resume " + path + ": 'dense1_w'");
+}
+
+// Defect 5: a setting outside its option's range is refused naming the file, not trained with.
+TEST_F(TamperedCheckpoint, SettingsOutOfRangeNameTheFile) {
+  const std::string lr = With("learning_rate", MakeNpy(std::vector<float>{1e30f}, {}));
+  ExpectUsageError(kTrain + " --epochs 3 --resume " + lr,
+                   "--resume " + lr + ": 'learning_rate' (--lr) must be in [1e-09, 1e+06]");
+  const std::string optimizer = With("optimizer", MakeNpyString("sgd"));
+  ExpectUsageError(kTrain + " --epochs 3 --resume " + optimizer,
+                   "it holds the moments of Adam, but its optimizer is sgd");
 }
 
 }  // namespace

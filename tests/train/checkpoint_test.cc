@@ -65,8 +65,9 @@ TEST(Checkpoint, WritesAndReadsEveryField) {
   EXPECT_EQ(b.epoch_step, 2);
   EXPECT_EQ(b.order, a.order);
   EXPECT_EQ(b.step, a.step);
-  EXPECT_EQ(b.loss_sum, a.loss_sum);
-  EXPECT_EQ(b.seen, a.seen);
+  EXPECT_EQ(b.loss_sums, a.loss_sums);
+  EXPECT_EQ(b.corrects, a.corrects);
+  EXPECT_EQ(b.seens, a.seens);
   EXPECT_EQ(b.engine.macs, a.engine.macs);
   EXPECT_EQ(read.config.hidden, run.config.hidden);
   EXPECT_EQ(read.config.accumulate_steps, 2);
