@@ -283,3 +283,24 @@ def test_write_report_writes_json_and_a_chart_whole(dev, tmp_path):
     with pytest.raises(OSError):  # a folder that does not exist: nothing written anywhere
         mxu.torch.write_report(mode, str(tmp_path / "missing" / "r.json"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.png"]
+
+
+def test_fused_paths_and_inference_mode_still_reach_the_device(dev):
+    """nn.TransformerEncoderLayer in eval() would take aten._transformer_encoder_layer_fwd;
+    under torch.inference_mode linear, matmul and lstm arrive whole: all are decomposed into
+    products the device runs."""
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,
+                                             batch_first=True).eval()
+    lstm = torch.nn.LSTM(8, 12, batch_first=True)
+    x, s = rand(2, 5, 16), rand(2, 4, 8, seed=1)
+    host = layer(x), lstm(s)[0]
+    for context in (torch.no_grad, torch.inference_mode):
+        with context(), mxu.torch.device_mode(dev, strict=True) as mode:
+            y, h = layer(x), lstm(s)[0]
+        totals = mode.report()["totals"]
+        ops = {e["op"] for e in mode.report()["ops"]}
+        assert totals["host_products"] == 0
+        assert {"aten.bmm", "aten.addmm"} <= ops
+        # bf16 operands: close to the host's float32, not equal
+        assert torch.allclose(y, host[0], atol=0.1) and torch.allclose(h, host[1], atol=0.05)
