@@ -483,8 +483,7 @@ void ReadPosition(const Reader& r, const Checkpoint& ck, TrainerState& s) {
                  s.optimizer.first.empty() != (s.optimizer.steps == 0)
            : s.optimizer.steps != 0) {
     r.Fail("'optimizer_steps' " + std::to_string(s.optimizer.steps) + " is not the " +
-           std::to_string(adam ? s.step - s.scaler.skipped : 0) +
-           " steps its optimizer applied");
+           std::to_string(adam ? s.step - s.scaler.skipped : 0) + " steps its optimizer applied");
   }
   if (s.epoch > ck.config.epochs) r.Fail("'epoch' is past the run's 'epochs'");
 }
@@ -507,7 +506,8 @@ void ReadHistory(const Reader& r, Checkpoint& ck) {
       }
     }
     if (!(row[2] >= 0 && row[2] <= 1 && row[4] >= 0 && row[4] <= 1) || row[7] > row[6]) {
-      r.Fail("'history' row " + std::to_string(e) + " holds an accuracy outside [0, 1] or more "
+      r.Fail("'history' row " + std::to_string(e) +
+             " holds an accuracy outside [0, 1] or more "
              "skipped steps than steps");
     }
     EpochRecord rec;
