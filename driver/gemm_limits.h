@@ -14,10 +14,19 @@ inline constexpr uint64_t kMaxDimension = 65535;
 // for the tiles' padding and the program.
 inline constexpr uint64_t kMaxProblemBytes = uint64_t{2} << 30;
 
+// The bytes of one element of each matrix in host memory, as the driver lays them out.
+struct GemmElementBytes {
+  uint64_t a, b, c;  // C0 and the bias are 4 (fp32 or int32)
+};
+// bf16 operands; fp32 C, or bf16 C (out_bf16).
+inline GemmElementBytes Bf16ElementBytes(bool bf16_out) { return {2, 2, bf16_out ? 2u : 4u}; }
+// int8 operands; int32 C, or int8 C requantized (int8_out).
+inline GemmElementBytes Int8ElementBytes(bool int8_out) { return {1, 1, int8_out ? 1u : 4u}; }
+
 // "" when an m x k x n GEMM fits kMaxProblemBytes, else the one-line reason.
-inline std::string GemmSizeProblem(uint64_t m, uint64_t k, uint64_t n, bool bf16_out,
-                                   bool accumulate) {
-  const uint64_t a = 2 * m * k, b = 2 * k * n, c = (bf16_out ? 2 : 4) * m * n;
+inline std::string GemmSizeProblem(uint64_t m, uint64_t k, uint64_t n,
+                                   const GemmElementBytes& bytes, bool accumulate) {
+  const uint64_t a = bytes.a * m * k, b = bytes.b * k * n, c = bytes.c * m * n;
   const uint64_t total = a + b + c + (accumulate ? 4 * m * n : 0) + 4 * n;
   if (total <= kMaxProblemBytes) return "";
   const auto gib = [](uint64_t bytes) {
@@ -28,6 +37,12 @@ inline std::string GemmSizeProblem(uint64_t m, uint64_t k, uint64_t n, bool bf16
   return "a " + std::to_string(m) + " x " + std::to_string(k) + " x " + std::to_string(n) +
          " GEMM needs " + gib(total) + " for A, B and C (A " + gib(a) + ", B " + gib(b) + ", C " +
          gib(c) + "); the limit is " + gib(kMaxProblemBytes) + ", half the device's host memory";
+}
+
+// The bf16 mode's.
+inline std::string GemmSizeProblem(uint64_t m, uint64_t k, uint64_t n, bool bf16_out,
+                                   bool accumulate) {
+  return GemmSizeProblem(m, k, n, Bf16ElementBytes(bf16_out), accumulate);
 }
 
 }  // namespace mxu::driver

@@ -13,7 +13,6 @@ namespace mxu::host {
 namespace {
 
 using driver::kMaxDimension;
-using driver::kMaxProblemBytes;
 constexpr char kShapeSyntax[] = "expected MxKxN[:ta][:tb][:int8], e.g. 64x784x128:ta";
 constexpr char kMemSyntax[] = "expected LATENCY:BYTES_PER_CYCLE:IN_FLIGHT, e.g. 100:32:8";
 
@@ -99,10 +98,11 @@ BenchShape ParseShape(const std::string& text) {
     if (*flag) throw UsageError(where + ":" + parts[i] + " given twice");
     *flag = true;
   }
-  const uint64_t m = shape.m, k = shape.k, n = shape.n;
-  if (2 * m * k + 2 * k * n + 4 * m * n > kMaxProblemBytes) {
-    throw UsageError(where + "A, B and C exceed 2 GiB, half the device's host memory");
-  }
+  // At the mode's element sizes (an int8 shape's operands take 1 byte, its int32 C 4).
+  const std::string problem = driver::GemmSizeProblem(
+      shape.m, shape.k, shape.n,
+      shape.int8 ? driver::Int8ElementBytes(false) : driver::Bf16ElementBytes(false), false);
+  if (!problem.empty()) throw UsageError(where + problem);
   shape.name = ShapeText(shape);
   return shape;
 }

@@ -92,9 +92,11 @@ std::vector<float> ReadFloat32(const std::string& path, size_t rank_max) {
   return ReadInput(path).AsFloat32();
 }
 
-// Refuses, before anything is allocated, a problem above kMaxProblemBytes.
-void CheckProblemSize(uint64_t m, uint64_t k, uint64_t n, bool bf16_out, bool accumulate) {
-  const std::string problem = GemmSizeProblem(m, k, n, bf16_out, accumulate);
+// Refuses, before anything is allocated, a problem above kMaxProblemBytes (each matrix at its
+// mode's element size: an int8 operand takes 1 byte).
+void CheckProblemSize(uint64_t m, uint64_t k, uint64_t n, const driver::GemmElementBytes& bytes,
+                      bool accumulate) {
+  const std::string problem = GemmSizeProblem(m, k, n, bytes, accumulate);
   if (!problem.empty()) throw UsageError(problem);
 }
 
@@ -174,7 +176,8 @@ std::function<int()> AddGemmCommand(CLI::App& app) {
       "One GEMM on the device, C = op(A) x op(B) (+ bias | + C0) (ReLU): random operands of shape "
       "--m --k --n (all three, or none for 64 x 64 x 64), or --a A.npy --b B.npy. Each dimension "
       "is at most 65535, and A (2 bytes an element), B (2) and C (4, or 2 with --out-bf16), plus "
-      "C0, together at most 2 GiB (half the device's 4 GiB host memory). .npy inputs: float32, "
+      "C0 (int8: A and B 1 byte, C 4, or 1 with --out-int8), together at most 2 GiB (half the "
+      "device's 4 GiB host memory). .npy inputs: float32, "
       "or float64 (rounded to float32 first, as NumPy's astype, then to bf16), or uint16 taken "
       "as bf16 bits; C or Fortran order.");
   cmd->footer(kExitCodesHelp);
@@ -298,8 +301,11 @@ void ReadShape(const GemmArgs& args, const GemmMode& mode, GemmProblem* p) {
     p->k = args.k;
     p->n = args.n;
   }
-  const bool bf16_out = p->request.output == driver::OutputType::kBf16;
-  CheckProblemSize(p->m, p->k, p->n, bf16_out, mode.accumulate);
+  const driver::OutputType out = p->request.output;
+  CheckProblemSize(p->m, p->k, p->n,
+                   mode.int8 ? driver::Int8ElementBytes(out == driver::OutputType::kInt8)
+                             : driver::Bf16ElementBytes(out == driver::OutputType::kBf16),
+                   mode.accumulate);
   if (mode.file_operands) {
     p->a_file = ReadInput(args.a);
     p->b_file = ReadInput(args.b);

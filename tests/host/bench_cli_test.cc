@@ -147,7 +147,7 @@ TEST(MxuBenchCli, MalformedFlagsGiveOneLine) {
   ExpectUsageError("bench --shape 4x4x4:tc", "expected MxKxN");
   ExpectUsageError("bench --shape 4x4x4:ta:ta", ":ta given twice");
   ExpectUsageError("bench --shape 70000x4x4", "a dimension above 65535");
-  ExpectUsageError("bench --shape 65535x65535x65535", "exceed 2 GiB");
+  ExpectUsageError("bench --shape 65535x65535x65535", "the limit is 2.00 GiB");
   ExpectUsageError("bench --shape 0x10x4x4", "expected MxKxN");
   ExpectUsageError("bench --shape", "--shape needs a value");
   ExpectUsageError("bench --shape 4x4x4 8x8x8", "unexpected argument '8x8x8'");

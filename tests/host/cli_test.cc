@@ -132,6 +132,17 @@ TEST(MxuCli, OversizedProblemsAreRefusedUpFront) {
   EXPECT_EQ(ReadFile(TempPath("big.npy")), "");
 }
 
+// Issue 43, defect 12: an int8 GEMM's operands are 1 byte an element, its int32 C 4 and its
+// requantized C 1 (at 2 and 4 bytes, this A was "4.88 GiB"; tests/driver/gemm_limits_test.cc
+// has the shapes that now fit).
+TEST(MxuCli, Int8OperandsAreSizedAtOneByte) {
+  ExpectUsageError("gemm --backend model --dtype int8 --m 65535 --k 40000 --n 1",
+                   "(A 2.44 GiB, B 0.00 GiB, C 0.00 GiB)");
+  ExpectUsageError("gemm --backend model --dtype int8 --m 65535 --k 1 --n 40000 --scale 0.1",
+                   "(A 0.00 GiB, B 0.00 GiB, C 2.44 GiB)");
+  ExpectUsageError("bench --backend model --shape 65535x40000x1:int8", "(A 2.44 GiB");
+}
+
 // Output paths are checked before the run: a missing directory, an output that is an input, two
 // outputs on one path. Nothing runs and nothing is written.
 TEST(MxuCli, OutputPathsAreCheckedBeforeTheRun) {
