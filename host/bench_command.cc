@@ -228,14 +228,18 @@ void CheckBenchOptions(const CLI::App& cli, const BenchArgs& args) {
 
 // Under mpirun the sweep's runs (point x memory setting) are dealt out to the ranks in turn;
 // each prints into its result, and rank 0 prints them all in order, as one process would.
-std::unique_ptr<train::MpiCollective> JoinRanks(bool sweeping) {
+// The ranks first agree that they all run bench (rank_agreement.h); *exit is then set when they
+// do not.
+std::unique_ptr<train::MpiCollective> JoinRanks(bool sweeping, std::optional<int>* exit) {
   if (!train::LaunchedByMpi()) return nullptr;
+  auto ranks = train::MpiWorldSize() > 1 ? std::make_unique<train::MpiCollective>() : nullptr;
+  if (ranks && (*exit = LeaveUnlessOneCommand("bench", *ranks))) return nullptr;
   if (!sweeping) {
     throw UsageError(
         "under mpirun, mxu bench spreads the points of --sweep over the ranks; "
         "without --sweep run it as one process");
   }
-  return std::make_unique<train::MpiCollective>();
+  return ranks ? std::move(ranks) : std::make_unique<train::MpiCollective>();
 }
 
 BenchRunOptions RunOptions(const BenchArgs& args) {
@@ -422,9 +426,12 @@ void WriteBenchFiles(const CLI::App& cli, const BenchArgs& args, const BenchPlan
 }
 
 int RunBench(const CLI::App& cli, const BenchArgs& args) {
+  // Under mpirun every rank joins first: another rank may run another command.
+  std::optional<int> exit;
+  const std::unique_ptr<train::MpiCollective> ranks = JoinRanks(Given(cli, "--sweep"), &exit);
+  if (exit) return *exit;
   const BenchPlan plan = ReadPlan(cli, args);
   CheckBenchOptions(cli, args);
-  const std::unique_ptr<train::MpiCollective> ranks = JoinRanks(plan.sweeping);
   std::vector<Json> outs;
   if (!ranks || ranks->size() == 1) {
     outs = RunHere(args, plan);

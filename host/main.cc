@@ -69,6 +69,7 @@ int sc_main(int argc, char** argv) {
   }
   const std::string command = args[0];
   if (command == "help" || command == "--help" || command == "-h") {
+    if (const auto code = mxu::host::RefuseAsOneOfManyRanks("help")) return *code;
     if (args.size() > 2) return Fail("help", "unexpected argument '" + args[2] + "'", 2);
     if (args.size() > 1 && (FindCommand(app, args[1]) == nullptr || args[1] == "help")) {
       return Fail("help", "unknown command '" + args[1] + "' (see 'mxu help')", 2);
@@ -99,6 +100,10 @@ int sc_main(int argc, char** argv) {
   } catch (const mxu::host::UsageError& error) {
     if (mxu::host::SilentRank()) return mxu::host::SilentRankExit();
     return Fail(command, error.what(), 2);
+  }
+  // train and bench --sweep spread over the ranks of an MPI job; the others run as one process.
+  if (command != "train" && command != "bench") {
+    if (const auto code = mxu::host::RefuseAsOneOfManyRanks(command)) return *code;
   }
   try {
     for (const auto& [name, run] : commands) {

@@ -1,6 +1,8 @@
 #include "host/rank_agreement.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -62,6 +64,42 @@ int FirstFailedRank(train::Collective& ranks, int code, int* failed_code) {
     return static_cast<int>(r);
   }
   return -1;
+}
+
+std::optional<int> LeaveUnlessOneCommand(const std::string& command, train::MpiCollective& ranks) {
+  const std::vector<std::string> commands = ranks.AllGatherText(command);
+  if (std::all_of(commands.begin(), commands.end(),
+                  [&](const std::string& c) { return c == commands[0]; })) {
+    return std::nullopt;
+  }
+  if (ranks.rank() == 0) {
+    std::string which;
+    for (size_t r = 0; r < commands.size(); ++r) {
+      which += (r ? ", " : "") + commands[r] + " (rank " + std::to_string(r) + ")";
+    }
+    std::fprintf(stderr,
+                 "mxu %s: the ranks of this job run different commands: %s; give every rank the "
+                 "same command\n",
+                 command.c_str(), which.c_str());
+    std::fflush(stderr);
+  }
+  ranks.AllGather(uint64_t{0});  // mpirun stops the job at the first non-zero exit
+  return 2;
+}
+
+std::optional<int> RefuseAsOneOfManyRanks(const std::string& command) {
+  if (train::MpiWorldSize() <= 1) return std::nullopt;
+  train::MpiCollective ranks;
+  if (const std::optional<int> code = LeaveUnlessOneCommand(command, ranks)) return code;
+  if (ranks.rank() == 0) {
+    std::fprintf(stderr,
+                 "mxu %s: runs as one process, not as the %d ranks of an MPI job (under mpirun "
+                 "only train and bench --sweep use the ranks): run it without mpirun\n",
+                 command.c_str(), ranks.size());
+    std::fflush(stderr);
+  }
+  ranks.AllGather(uint64_t{0});
+  return 2;
 }
 
 bool SilentRank() {

@@ -7,10 +7,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "train/collective.h"
+#include "train/mpi_collective.h"
 
 namespace mxu::host {
 
@@ -27,6 +29,17 @@ std::string DifferingOption(const CLI::App& command, const std::set<std::string>
 // failed (its code in *failed_code), or -1 when every rank is ready. Every rank calls it once,
 // failed or not.
 int FirstFailedRank(train::Collective& ranks, int code, int* failed_code = nullptr);
+
+// Under mpirun every rank first learns the command each rank runs (`mpirun -np 1 mxu train :
+// -np 1 mxu predict` left the train rank waiting for ever). When they differ, rank 0 prints one
+// line naming them and every rank returns exit code 2, once the line is out; otherwise nullopt.
+// Every rank of the job calls it, whatever its command, before any other collective call.
+std::optional<int> LeaveUnlessOneCommand(const std::string& command, train::MpiCollective& ranks);
+
+// A command that runs as one process (all but train and bench --sweep), started as one of N > 1
+// ranks: it takes part in LeaveUnlessOneCommand, then refuses to run N times (exit code 2, one
+// line). nullopt when not started so.
+std::optional<int> RefuseAsOneOfManyRanks(const std::string& command);
 
 // Under mpirun, whether this is a rank other than 0: bad usage found before MPI starts is the
 // same on every rank, and rank 0 alone reports it.

@@ -356,6 +356,7 @@ int RunTrain(const CLI::App& cli, TrainArgs& args) {
   }
   train::MpiCollective ranks;
   if (ranks.size() == 1) return Train(cli, args, ranks);
+  if (const std::optional<int> code = LeaveUnlessOneCommand("train", ranks)) return *code;
   // Every rank leaves a failed set-up only once the one line is printed: mpirun stops the whole
   // job when a rank exits non-zero, and would otherwise kill the rank about to print it.
   const auto report_and_leave = [&](bool reporter, const std::string& message, int code) {

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,14 @@ void GatherAndSum(std::vector<T>& values, MPI_Datatype type, int size) {
 
 bool LaunchedByMpi() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
+}
+
+int MpiWorldSize() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* size = std::getenv(name);
+    if (size != nullptr) return std::max(1, std::atoi(size));
+  }
+  return 1;
 }
 
 MpiCollective::MpiCollective() {

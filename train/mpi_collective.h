@@ -15,6 +15,8 @@ namespace mxu::train {
 // Whether this process was started by an MPI launcher (mpirun / mpiexec of Open MPI, or a
 // PMI-based one): only then is MPI initialized, so a plain `mxu train` never touches it.
 bool LaunchedByMpi();
+// The number of ranks the launcher started (its environment, before MPI_Init); 1 without one.
+int MpiWorldSize();
 
 class MpiCollective : public Collective {
  public:

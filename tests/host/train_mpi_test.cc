@@ -97,6 +97,37 @@ TEST(MxuTrainMpi, RanksWithDifferentOptionsStopNamingTheOption) {
   }
 }
 
+// Issue 43, defect 13: ranks launched with different commands (mpirun A : B) left the train rank
+// waiting for ever; now every rank first learns the others' commands, and all stop with one line
+// naming them. A command that runs as one process refuses to run as several.
+TEST(MxuTrainMpi, RanksWithDifferentCommandsStopNamingThem) {
+  const std::string ck = TempPath("commands.npz");
+  ASSERT_EQ(RunMxu("train --backend model --epochs 1 --quiet --save " + ck).exit_code, 0);
+  const std::string train = "train --backend model --epochs 1 --quiet";
+  const std::string predict = "predict --backend model --model " + ck;
+  const std::string sweep = "bench --sweep 8x8 --shape 32x32x32";
+  for (const auto& [a, b, names] : {std::tuple<std::string, std::string, std::string>{
+                                        train, predict, "train (rank 0), predict (rank 1)"},
+                                    {predict, train, "predict (rank 0), train (rank 1)"},
+                                    {train, sweep, "train (rank 0), bench (rank 1)"},
+                                    {sweep, "info", "bench (rank 0), info (rank 1)"}}) {
+    const CliResult r = RunShell(
+        std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 ") +
+        MXU_MPIRUN + " --oversubscribe -np 1 " + MXU_BINARY + " " + a + " : -np 1 " + MXU_BINARY +
+        " " + b);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(MxuLines(r.err, "mxu "), 1u) << r.err;
+    EXPECT_NE(r.err.find("the ranks of this job run different commands: " + names),
+              std::string::npos)
+        << r.err;
+  }
+  const CliResult twice = Mpirun(2, predict);
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_EQ(MxuLines(twice.err, "mxu predict:"), 1u) << twice.err;
+  EXPECT_NE(twice.err.find("runs as one process, not as the 2 ranks"), std::string::npos)
+      << twice.err;
+}
+
 // Bad usage under mpirun: exit code 2 (not 1), the message once, not once per rank.
 TEST(MxuTrainMpi, UsageErrorsExitTwoPrintedOnce) {
   for (const std::string& args :
