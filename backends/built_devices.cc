@@ -21,6 +21,22 @@ const BuiltDevice* FindBuiltDevice(const std::string& name) {
   for (const BuiltDevice& device : BuiltDevices()) {
     if (name == device.name) return &device;
   }
+  // A spec of a built device's hardware is that device ("16x16:pe=6" is 16x16); hier and threads
+  // only say how its RTL is simulated.
+  DeviceSpec spec;
+  try {
+    spec = ParseDeviceSpec(name);
+  } catch (const DeviceSpecError&) {
+    return nullptr;
+  }
+  for (const BuiltDevice& d : BuiltDevices()) {
+    if (spec.rows == d.rows && spec.cols == d.cols && spec.ub_depth == d.ub_depth &&
+        spec.acc_depth == d.acc_depth && spec.wfifo_depth == d.wfifo_depth &&
+        spec.flush_subnormals == d.flush_subnormals && spec.pe_stages == d.pe_stages &&
+        spec.bus_bytes == d.bus_bytes) {
+      return &d;
+    }
+  }
   return nullptr;
 }
 

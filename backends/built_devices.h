@@ -28,7 +28,8 @@ struct BuiltDevice {
 const std::vector<BuiltDevice>& BuiltDevices();
 // The device of this binary.
 const BuiltDevice& ThisDevice();
-// The device of that name; nullptr when the build has none.
+// The device of that name, or the one whose hardware the spec describes (any spelling of it:
+// "16x16:pe=6", or MXU_DEVICES's own entry with hier=1); nullptr when the build has none.
 const BuiltDevice* FindBuiltDevice(const std::string& name);
 // "'16x16', '8x4-flush'": the names, for messages.
 std::string BuiltDeviceNames();

@@ -16,7 +16,7 @@ const std::vector<std::string>& AvailableBackends() {
 }
 
 std::unique_ptr<driver::Device> OpenDevice(const BackendOptions& options) {
-  if (!options.device_spec.empty() && options.device_spec != ThisDevice().name) {
+  if (!options.device_spec.empty() && FindBuiltDevice(options.device_spec) != &ThisDevice()) {
     DeviceSpec spec;
     try {
       spec = ParseDeviceSpec(options.device_spec);

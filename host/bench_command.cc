@@ -432,6 +432,12 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   if (exit) return *exit;
   const BenchPlan plan = ReadPlan(cli, args);
   CheckBenchOptions(cli, args);
+  // The clock prices the time of the sweep's summary (a topology's over several groups too).
+  if (Given(cli, "--clock-mhz") && !plan.sweeping && !(plan.topology && !OneGroup(plan))) {
+    throw UsageError(
+        "--clock-mhz has no effect without --sweep (or --topology with several --mem): it prices "
+        "the time of the sweep's summary");
+  }
   std::vector<Json> outs;
   if (!ranks || ranks->size() == 1) {
     outs = RunHere(args, plan);

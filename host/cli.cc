@@ -107,6 +107,12 @@ CLI::Validator DecimalNumber() {
       "", "number");
 }
 
+CLI::Validator NotEmpty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) { return text.empty() ? "needs " + what + ", got ''" : ""; }, "",
+      "not empty");
+}
+
 CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, double min, double max,
                       bool max_open, const std::string& help) {
   const std::string range =

@@ -71,6 +71,8 @@ CLI::Option* AddFloat(CLI::App* app, const train::NumberRule& rule, float* value
 std::string ParseDecimalNumber(const std::string& text, double* value);
 // ParseDecimalNumber as an option's check (the range is the option's own business).
 CLI::Validator DecimalNumber();
+// Refuses an empty value ("--data ''" once meant no --data at all): "needs <what>, got ''".
+CLI::Validator NotEmpty(const std::string& what);
 
 // Whether an option was given on the command line.
 bool Given(const CLI::App& app, const std::string& name);

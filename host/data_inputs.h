@@ -16,6 +16,13 @@ namespace mxu::host {
 // fashion-mnist is not installed.
 std::vector<PathArg> DataInputs(const std::string& option, const std::string& data);
 
+// The --data argument as a checkpoint keeps it: a directory by its absolute path (predict may run
+// from another folder), fashion-mnist as it is.
+std::string DataForCheckpoint(const std::string& data);
+
+// Whether two --data arguments name one data set (a directory by any path to it).
+bool SameData(const std::string& a, const std::string& b);
+
 }  // namespace mxu::host
 
 #endif  // MXU_HOST_DATA_INPUTS_H_

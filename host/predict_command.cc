@@ -43,7 +43,7 @@ train::LoadedData LoadTestData(const CLI::App& cli, const PredictArgs& args,
                                const train::Checkpoint& ck) {
   train::DataSource source;
   source.data = Given(cli, "--data") ? args.data : ck.data.data;
-  const bool same_data = source.data == ck.data.data;
+  const bool same_data = SameData(source.data, ck.data.data);
   // The training run's split: the same first N samples (an IDX set without t10k files is split
   // 80/20, so the training count matters too).
   source.train_samples = same_data ? ck.data.train_samples : 0;
@@ -57,7 +57,9 @@ train::LoadedData LoadTestData(const CLI::App& cli, const PredictArgs& args,
                      " are generated whole from the seed");
   }
   try {
-    return train::LoadData(source, ck.config.seed);
+    train::LoadedData loaded = train::LoadData(source, ck.config.seed);
+    if (same_data) loaded.name = ck.data.name;  // the set the model was trained on, by any path
+    return loaded;
   } catch (const std::runtime_error& error) {
     throw UsageError(error.what());
   }
@@ -280,7 +282,8 @@ std::function<int()> AddPredictCommand(CLI::App& app) {
       cmd->add_option("--data", a.data,
                       "directory of IDX files as mxu train takes them, or fashion-mnist (default: "
                       "the model's own data set)")
-          ->type_name("DIR");
+          ->type_name("DIR")
+          ->check(NotEmpty("a directory of IDX files or fashion-mnist"));
   AddInteger(cmd, train::kTestSamplesRule, &a.test_samples,
              "keep the first N test samples (0: all; default: as many as the training run)")
       ->needs(data);

@@ -288,7 +288,7 @@ int Train(
   std::optional<Checkpointer> checkpoints;
   if (Given(cli, "--save")) {
     train::DataIdentity identity{loaded.name,
-                                 Given(cli, "--data") ? args.data : "",
+                                 Given(cli, "--data") ? DataForCheckpoint(args.data) : "",
                                  data.train.size(),
                                  data.test.size(),
                                  data.train.features,
@@ -418,7 +418,8 @@ std::function<int()> AddTrainCommand(CLI::App& app) {
                       "(t10k-*: the test set; without them an 80/20 split), plain or .gz. Labels "
                       "0..L-1, every class present in the training labels. fashion-mnist: the "
                       "installed Fashion-MNIST (package dataset-fashion-mnist)")
-          ->type_name("DIR");
+          ->type_name("DIR")
+          ->check(NotEmpty("a directory of IDX files or fashion-mnist"));
   AddInteger(cmd, train::kTrainSamplesRule, &a.train_samples,
              "keep the first N training samples of --data (0: all)")
       ->needs(data);

@@ -363,6 +363,25 @@ TEST(MxuCli, EveryBuiltDeviceIsReachableWithDevice) {
     EXPECT_EQ(gemm.exit_code, 0) << name << "\n" << gemm.err;
   }
   ExpectUsageError("info --device 3x3-nonesuch", "is neither a device of this build");
+  // Issue 43: a spec spelled out in full (as MXU_DEVICES writes it, with hier=1) describes a built
+  // device, and the RTL runs it: it used to be refused as "not built".
+  for (const json& device : devices) {
+    const std::string spec = std::to_string(device["array_rows"].get<int>()) + "x" +
+                             std::to_string(device["array_cols"].get<int>()) +
+                             (device["subnormals"] == "flush" ? "-flush" : "") +
+                             ":ub=" + std::to_string(device["ub_depth"].get<int>()) +
+                             ":acc=" + std::to_string(device["acc_depth"].get<int>()) +
+                             ":wfifo=" + std::to_string(device["weight_fifo_depth"].get<int>()) +
+                             ":pe=" + std::to_string(device["pe_stages"].get<int>()) +
+                             ":bus=" + std::to_string(device["bus_bytes"].get<int>()) + ":hier=1";
+    const CliResult r = RunMxu("info --json --backend rtl --device " + spec);
+    ASSERT_EQ(r.exit_code, 0) << spec << "\n" << r.err;
+    EXPECT_EQ(json::parse(r.out)["array_rows"], device["array_rows"]) << spec;
+    EXPECT_EQ(json::parse(r.out)["pe_stages"], device["pe_stages"]) << spec;
+  }
+  ExpectUsageError("info --backend rtl --device " + std::string(devices[0]["name"]) +
+                       ":pe=" + std::to_string(devices[0]["pe_stages"].get<int>() % 7 + 1),
+                   "is not built here");
   const CliResult text = RunMxu("info --list");
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find(std::string(devices[0]["name"]) + " *"), std::string::npos) << text.out;

@@ -204,6 +204,9 @@ TEST(Outputs, OptionsWithoutEffectAreRefused) {
   ExpectUsageError("info --list --mem-latency 5", "--mem-latency has no effect with --list");
   ExpectUsageError("train --backend host --mem-latency 5", "--mem-latency has no effect");
   ExpectUsageError("train --backend host --watchdog 5", "--watchdog has no effect");
+  // Issue 43: --clock-mhz prices the sweep's time, and was ignored without one.
+  ExpectUsageError("bench --backend model --shape 32x32x32 --clock-mhz 500",
+                   "--clock-mhz has no effect without --sweep");
   EXPECT_EQ(RunMxu("info --list").exit_code, 0);
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "io/npy.h"
 #include "io/npz.h"
@@ -268,6 +269,44 @@ TEST(MxuTrainCheckpoint, AFailedRunLeavesTheLastWholeCheckpoint) {
   EXPECT_EQ(RunShell("ls " + dir).out, "ck.npz\n");
   const CliResult resumed = RunMxu(kTrain + " --epochs 3 --json --resume " + ck);
   EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+}
+
+// Issue 43 (minor): a checkpoint keeps --data's directory by its absolute path, so predict finds
+// the model's own data from any folder (it read whatever the relative path named there); an
+// empty --data is refused, not taken for the spirals.
+TEST(MxuPredict, FindsTheModelsDataFromAnyFolder) {
+  const std::string dir = TempPath("relative"), data = dir + "/data", elsewhere = dir + "/other";
+  ASSERT_EQ(RunShell("rm -rf " + dir + " && mkdir -p " + data + " " + elsewhere).exit_code, 0);
+  // 40 training and 10 test images of 2x2, two classes.
+  const auto idx = [](char dims, std::vector<uint32_t> shape, size_t count) {
+    std::string bytes = {0, 0, 8, dims};
+    for (uint32_t d : shape) {
+      for (int byte = 3; byte >= 0; --byte) bytes += static_cast<char>(d >> (8 * byte));
+    }
+    for (size_t i = 0; i < count; ++i) bytes += static_cast<char>(dims == 1 ? i % 2 : i * 37);
+    return bytes;
+  };
+  WriteBytes(data + "/train-images-idx3-ubyte", idx(3, {40, 2, 2}, 160));
+  WriteBytes(data + "/train-labels-idx1-ubyte", idx(1, {40}, 40));
+  WriteBytes(data + "/t10k-images-idx3-ubyte", idx(3, {10, 2, 2}, 40));
+  WriteBytes(data + "/t10k-labels-idx1-ubyte", idx(1, {10}, 10));
+  const json trained = JsonOutput(
+      RunShell("cd " + dir + " && " + MXU_BINARY +
+               " train --backend model --quiet --json --epochs 1 --hidden 4 --data data --save "
+               "ck.npz"));
+  // Another folder, with a data/ of its own that is not the model's.
+  ASSERT_EQ(RunShell("mkdir " + elsewhere + "/data").exit_code, 0);
+  const CliResult there = RunShell("cd " + elsewhere + " && " + MXU_BINARY +
+                                   " predict --backend model --model ../ck.npz");
+  ASSERT_EQ(there.exit_code, 0) << there.err;
+  EXPECT_NE(there.out.find("(the same)"), std::string::npos) << there.out;
+  // The same directory by another path is the model's data too: its split and its evaluation.
+  const json by_path = JsonOutput(RunMxu("predict --backend model --json --model " + dir +
+                                         "/ck.npz --data " + elsewhere + "/../data"));
+  EXPECT_EQ(by_path["trained_test_accuracy"], trained["test_accuracy"]);
+  ExpectUsageError("predict --backend model --model " + dir + "/ck.npz --data ''",
+                   "--data needs a directory of IDX files or fashion-mnist, got ''");
+  ExpectUsageError("train --backend model --data ''", "--data needs a directory");
 }
 
 // Issue 43, defects 3 to 5: a checkpoint changed with NumPy is refused on one line naming the
