@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "driver/gemm_limits.h"
 #include "driver/golden_request.h"
 #include "golden/int8.h"
 #include "python/arguments.h"
@@ -14,15 +15,22 @@ namespace {
 
 std::string Dtype(const py::array& array) { return py::str(array.dtype()); }
 
-// The array as T, C-ordered; DtypeError for any other dtype (no silent cast).
+// DtypeError unless the array holds T (no silent cast). The dtype alone: no copy is made.
 template <typename T>
-py::array_t<T, py::array::c_style | py::array::forcecast> Int8Mode(const char* name,
-                                                                   const py::array& array,
-                                                                   const char* expected) {
+void CheckDtype(const char* name, const py::array& array, const char* expected) {
   if (!py::isinstance<py::array_t<T>>(array)) {
     throw DtypeError(std::string(name) + ": the int8 mode takes " + expected + " arrays, got " +
                      Dtype(array));
   }
+}
+
+// The array as T, C-ordered: a copy, made only once its dtype and shape are checked (a broadcast
+// view of 65535 x 65535 would be a 4 GiB copy before its ValueError).
+template <typename T>
+py::array_t<T, py::array::c_style | py::array::forcecast> Int8Mode(const char* name,
+                                                                   const py::array& array,
+                                                                   const char* expected) {
+  CheckDtype<T>(name, array, expected);
   return py::array_t<T, py::array::c_style | py::array::forcecast>(array);
 }
 
@@ -75,13 +83,29 @@ void CheckInt8Options(const std::optional<py::array>& bias,
   }
 }
 
-// A and B: int8, within the command line's limits, no zero dimension; then M, K and N.
+// A and B: int8, 2-D, within the command line's limits at the int8 mode's element sizes
+// (driver/gemm_limits.h: 1 byte an operand element, C 4 or 1 with int8_out), no zero dimension;
+// then M, K and N. From the dtypes and shapes alone, before anything is copied.
 void CheckInt8Operands(const py::array& a, const py::array& b, bool ta, bool tb, bool accumulate,
-                       Int8GemmArgs& args) {
-  Int8Mode<int8_t>("a", a, "int8");
-  Int8Mode<int8_t>("b", b, "int8");
-  // The command line's limits, as for bf16 operands (the int8 ones take less memory).
-  CheckShapes(a, b, ta, tb, false, accumulate);
+                       bool int8_out, Int8GemmArgs& args) {
+  CheckDtype<int8_t>("a", a, "int8");
+  CheckDtype<int8_t>("b", b, "int8");
+  for (const auto& [name, array] : {std::pair<const char*, const py::array&>{"a", a}, {"b", b}}) {
+    if (array.ndim() != 2) {
+      throw ArgumentError(std::string(name) + ": expected a 2-D array, got rank " +
+                          std::to_string(array.ndim()));
+    }
+    for (int d = 0; d < 2; ++d) {
+      if (static_cast<uint64_t>(array.shape(d)) > driver::kMaxDimension) {
+        throw ArgumentError(std::string(name) + ": a dimension above " +
+                            std::to_string(driver::kMaxDimension));
+      }
+    }
+  }
+  const std::string problem =
+      driver::GemmSizeProblem(a.shape(ta ? 1 : 0), a.shape(ta ? 0 : 1), b.shape(tb ? 0 : 1),
+                              driver::Int8ElementBytes(int8_out), accumulate);
+  if (!problem.empty()) throw ArgumentError(problem);
   for (const auto& [name, array] : {std::pair<const char*, const py::array&>{"a", a}, {"b", b}}) {
     if (array.shape(0) == 0 || array.shape(1) == 0) {
       throw ArgumentError(std::string(name) + ": a zero dimension");
@@ -98,9 +122,9 @@ void CheckInt8Operands(const py::array& a, const py::array& b, bool ta, bool tb,
   }
 }
 
-// bias: N int32 values.
+// bias: N int32 values (checked before the copy).
 void TakeInt8Bias(const py::array& bias, Int8GemmArgs& args) {
-  const auto view = Int8Mode<int32_t>("bias", bias, "int32");
+  CheckDtype<int32_t>("bias", bias, "int32");
   if (bias.ndim() != 1) {
     throw ArgumentError("bias: expected a 1-D array, got rank " + std::to_string(bias.ndim()));
   }
@@ -108,17 +132,19 @@ void TakeInt8Bias(const py::array& bias, Int8GemmArgs& args) {
     throw ArgumentError("bias: " + std::to_string(bias.shape(0)) +
                         " values, expected N = " + std::to_string(args.n));
   }
+  const auto view = Int8Mode<int32_t>("bias", bias, "int32");
   args.bias.assign(view.data(), view.data() + view.size());
   args.request.bias_int32 = &args.bias;
 }
 
-// accumulate: M x N int32, C's start.
+// accumulate: M x N int32, C's start (checked before the copy).
 void TakeInt8Accumulate(const py::array& accumulate, Int8GemmArgs& args) {
-  const auto view = Int8Mode<int32_t>("accumulate", accumulate, "int32");
+  CheckDtype<int32_t>("accumulate", accumulate, "int32");
   if (accumulate.ndim() != 2 || accumulate.shape(0) != args.m || accumulate.shape(1) != args.n) {
     throw ArgumentError("accumulate: expected an int32 array of shape (" + std::to_string(args.m) +
                         ", " + std::to_string(args.n) + ")");
   }
+  const auto view = Int8Mode<int32_t>("accumulate", accumulate, "int32");
   args.c0 = driver::Int32Matrix(args.m, args.n);
   std::copy(view.data(), view.data() + view.size(), args.c0.data.begin());
   args.request.c0_int32 = &args.c0;
@@ -147,7 +173,7 @@ std::unique_ptr<Int8GemmArgs> ParseGemmInt8(const py::array& a, const py::array&
                                             long long zero_point) {
   auto args = std::make_unique<Int8GemmArgs>();
   CheckInt8Options(bias, accumulate, scales, zero_point);
-  CheckInt8Operands(a, b, ta, tb, accumulate.has_value(), *args);
+  CheckInt8Operands(a, b, ta, tb, accumulate.has_value(), scales.has_value(), *args);
   driver::GemmRequest& request = args->request;
   request.trans_a = ta;
   request.trans_b = tb;
