@@ -74,6 +74,9 @@ class Device:
     def __init__(self, backend="rtl", device=None, mem_latency=_DEFAULTS["mem_latency"],
                  mem_bytes_per_cycle=_DEFAULTS["mem_bytes_per_cycle"],
                  mem_in_flight=_DEFAULTS["mem_in_flight"], watchdog=_DEFAULTS["watchdog"]):
+        if backend not in backends():  # before the one-device rule: the argument is wrong
+            raise ValueError(f"unknown backend {backend!r} (available: "
+                             f"{', '.join(repr(b) for b in backends())})")
         extension, spec = _extension(device)
         self._device = extension.Device(backend=backend, device=spec, mem_latency=mem_latency,
                                         mem_bytes_per_cycle=mem_bytes_per_cycle,

@@ -520,3 +520,8 @@ def test_int8_bad_arguments_raise_one_line_errors(dev):
         mxu.golden_gemm_int8(np.ones((2, 2)), b)
     # The scales may be a sequence, and integers.
     assert np.array_equal(dev.gemm_int8(a, b, scales=[1, 2, 0.5]), [[5, 10, 3]] * 4)
+
+
+def test_an_unknown_backend_is_named_even_after_a_device_is_open(dev):
+    with pytest.raises(ValueError, match=r"unknown backend 'bogus' \(available: 'rtl', "):
+        mxu.Device(backend="bogus")
