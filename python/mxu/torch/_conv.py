@@ -34,9 +34,13 @@ def _pad(x, before, after):
 def _columns(x, kernel, stride, dilation):
     """x (N, C, *S), already padded -> (N x L, C x K): one row per output position, K over
     (channel, kernel offsets row-major)."""
-    x = x.contiguous()
     n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
     out = [(s - d * (k - 1) - 1) // st + 1 for s, k, st, d in zip(spatial, kernel, stride, dilation)]
+    if len(kernel) == 2:
+        # PyTorch's own im2col (the same column order), 4x faster than copying the strided view.
+        cols = F.unfold(x, kernel, dilation=dilation, stride=stride)  # (N, C x K, L)
+        return cols.transpose(1, 2).reshape(n * out[0] * out[1], -1), out
+    x = x.contiguous()
     strides = x.stride()
     view = x.as_strided(
         (n, *out, c, *kernel),

@@ -40,6 +40,19 @@ def active_mode():
     return getattr(_thread, "mode", None)
 
 
+_composite = {}  # OpOverload -> whether it has a CompositeImplicitAutograd kernel
+
+
+def _is_composite(func):
+    """Whether func decomposes into other aten ops (asked of the dispatcher once per op: the
+    question costs about 11 us, and a step may ask it thousands of times)."""
+    known = _composite.get(func)
+    if known is None:
+        known = _composite[func] = torch._C._dispatch_has_kernel_for_dispatch_key(
+            func.name(), "CompositeImplicitAutograd")
+    return known
+
+
 def _describe(args):
     shapes = []
     for a in args:
@@ -149,8 +162,7 @@ class DeviceMode(TorchDispatchMode):
                 self._host_product(f"aten.{name}", f"aten.{name} computes a matrix product "
                                    "inside itself", args)
                 return func(*args, **kwargs)
-            if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(),
-                                                              "CompositeImplicitAutograd"):
+            if _is_composite(func):
                 _push_mode(self)  # the parts come back here
                 try:
                     result = func.decompose(*args, **kwargs)
