@@ -25,7 +25,7 @@ done
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
           gtkwave xvfb zlib1g-dev libcairo2-dev libpng-dev nlohmann-json3-dev libcli11-dev
           clang-format python3 pybind11-dev python3-dev python3-numpy python3-pytest python3-venv
-          python3-pip
+          python3-pip z3
           dataset-fashion-mnist openmpi-bin libopenmpi-dev python3-torch)
 missing=()
 for package in "${packages[@]}"; do
