@@ -3,7 +3,7 @@
 #   scripts/test.sh                the default suite (what CI runs)
 #   scripts/test.sh exhaustive     only the exhaustive arithmetic checks (minutes; not in CI)
 #   scripts/test.sh -L LABEL ...   any other ctest selection (labels: unit rtl golden lint synth
-#                                  device sim driver train waves install python)
+#                                  device sim driver train waves install python torch formal)
 #   scripts/test.sh --shard I/N    shard I (0-based) of N: the selection's tests number I+1, I+1+N,
 #                                  I+1+2N, ... (ctest -I), for splitting the regression across N
 #                                  machines: N shards run every selected test exactly once.
