@@ -1,4 +1,6 @@
 `ifdef FORMAL
+`include "harness.svh"
+
 // Proof harness: mxu_delay_line gives a value back exactly Depth cycles after it entered,
 // unchanged (a value entering at a freely chosen cycle, track_i, is followed), and gives 0 in
 // the first Depth cycles after a reset. Method: k-induction with k > Depth.
@@ -15,9 +17,7 @@ module delay_line #(
 
   mxu_delay_line #(.Width(Width), .Depth(Depth)) dut (.clk_i, .rst_ni, .d_i, .q_o(q));
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
   if (Depth == 0) begin : g_wire
     logic unused_track;

@@ -1,4 +1,6 @@
 `ifdef FORMAL
+`include "harness.svh"
+
 // Proof harness: mxu_fifo_ptr's count matches its contents. An occupancy bit per slot (set by a
 // taken push at wr_ptr, cleared by a taken pop at rd_ptr) is the contents; the count must equal
 // the number of occupied slots, the occupied slots must be the count slots from rd_ptr on
@@ -26,17 +28,9 @@ module fifo_ptr_count #(
 
   // Sums modulo Depth in narrow arithmetic (a wide % makes the solver slow): a, b <= Depth.
   localparam int unsigned SumWidth = CntWidth + 1;
-  function automatic logic [SumWidth-1:0] add_mod(logic [SumWidth-1:0] a, logic [SumWidth-1:0] b);
-    logic [SumWidth-1:0] s;
-    s = a + b;
-    if (s >= SumWidth'(Depth)) s = s - SumWidth'(Depth);
-    if (s >= SumWidth'(Depth)) s = s - SumWidth'(Depth);
-    add_mod = s;
-  endfunction
+  `MXU_FORMAL_ADD_MOD(SumWidth, Depth)
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
   logic [Depth-1:0] occ_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin

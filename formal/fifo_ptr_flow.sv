@@ -1,4 +1,6 @@
 `ifdef FORMAL
+`include "harness.svh"
+
 // Proof harness: mxu_fifo_ptr refuses a push when full and a pop when empty (no overflow, no
 // underflow), and its flags and count agree. Method: k-induction (run.sh).
 module fifo_ptr_flow #(
@@ -21,10 +23,7 @@ module fifo_ptr_flow #(
     .rd_ptr_o(rd_ptr), .full_o(full), .empty_o(empty), .count_o(count)
   );
 
-  // The first cycle is a reset; later resets may come at any time.
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
   always_comb begin
     if (rst_ni) begin

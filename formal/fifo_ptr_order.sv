@@ -1,4 +1,6 @@
 `ifdef FORMAL
+`include "harness.svh"
+
 // Proof harness: mxu_fifo_ptr hands entries out in order. A push chosen freely (track_i) is
 // followed: it must be read from the slot it was written to, by the pop that comes after exactly
 // the entries ahead of it, and its slot must not be written while it is held.
@@ -26,17 +28,9 @@ module fifo_ptr_order #(
 
   // Sums modulo Depth in narrow arithmetic (a wide % makes the solver slow): a, b <= Depth.
   localparam int unsigned SumWidth = CntWidth + 1;
-  function automatic logic [SumWidth-1:0] add_mod(logic [SumWidth-1:0] a, logic [SumWidth-1:0] b);
-    logic [SumWidth-1:0] s;
-    s = a + b;
-    if (s >= SumWidth'(Depth)) s = s - SumWidth'(Depth);
-    if (s >= SumWidth'(Depth)) s = s - SumWidth'(Depth);
-    add_mod = s;
-  endfunction
+  `MXU_FORMAL_ADD_MOD(SumWidth, Depth)
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
   // The tracked entry: held, its slot, and how many entries are ahead of it.
   logic                held_q;

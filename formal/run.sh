@@ -110,7 +110,7 @@ for set in "${params[@]}"; do
   start=$(date +%s.%N)
   if ! yosys -q -l "$work/yosys.log" -p "
       read_verilog -sv -DSYNTHESIS -I$rtl $rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $files
-      read_verilog -formal -sv $here/$proof.sv
+      read_verilog -formal -sv -I$here $here/$proof.sv
       hierarchy -check -top $proof $chparams
       proc
       flatten

@@ -1,4 +1,6 @@
 `ifdef FORMAL
+`include "harness.svh"
+
 // Proof harness: the systolic array's skew and de-skew, built as mxu_systolic_array builds them
 // (its g_skew and g_deskew loops of mxu_delay_line): lane r of an activation row is delayed
 // exactly r x Add cycles, unchanged; a result row whose column c enters the de-skew c cycles
@@ -32,9 +34,7 @@ module skew #(
     );
   end
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
   // Skew: the tracked row, and the cycles since it entered (0 .. (Rows-1) x Add).
   localparam int unsigned SkewMax = (Rows - 1) * Add;

@@ -1,4 +1,6 @@
 `ifdef FORMAL
+`include "harness.svh"
+
 // Proof harness: mxu_sync_fifo's count and flags. count_o follows the pushes and pops the FIFO
 // takes (a push while !full_o, a pop while !empty_o), never exceeds Depth, and full_o, empty_o
 // agree with it. Method: k-induction.
@@ -23,9 +25,7 @@ module sync_fifo_count #(
     .count_o(count)
   );
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
   // The number of entries held: taken pushes minus taken pops since reset.
   logic [CntWidth:0] held_q;

@@ -1,4 +1,6 @@
 `ifdef FORMAL
+`include "harness.svh"
+
 // Proof harness: mxu_sync_fifo's data leave in order and unchanged. A push chosen freely
 // (track_i) carries a free value; after exactly the entries ahead of it have been popped it must
 // be the head: rdata_o shows it (first word fall-through) until it is popped. A push while full
@@ -33,17 +35,9 @@ module sync_fifo_data #(
   logic [Depth*Width-1:0] probe_entries;
   logic [PtrWidth-1:0]    probe_rd_ptr, probe_wr_ptr;
 
-  function automatic logic [SumWidth-1:0] add_mod(logic [SumWidth-1:0] a, logic [SumWidth-1:0] b);
-    logic [SumWidth-1:0] s;
-    s = a + b;
-    if (s >= SumWidth'(Depth)) s = s - SumWidth'(Depth);
-    if (s >= SumWidth'(Depth)) s = s - SumWidth'(Depth);
-    add_mod = s;
-  endfunction
+  `MXU_FORMAL_ADD_MOD(SumWidth, Depth)
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
   // As documented: a push is taken while !full_o, a pop while !empty_o.
   logic push, pop;

@@ -1,4 +1,6 @@
 `ifdef FORMAL
+`include "harness.svh"
+
 // Proof harness: mxu_weight_fifo's rows leave in order and unchanged. A push chosen freely
 // (track_i) carries a free row; the pop that comes after exactly the rows ahead of it (pushes are
 // taken while !full_o, pops while !empty_o) must give it on pop_data_o the cycle after.
@@ -26,9 +28,7 @@ module weight_fifo_data #(
     .empty_o(empty), .count_o(count)
   );
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
   logic push, pop;
   assign push = push_i && !full;
