@@ -20,10 +20,12 @@ solver=${MXU_FORMAL_SOLVER:-z3}
 
 # PROOF -> harness file (formal/PROOF.sv, top module PROOF), RTL modules read, the RTL file the
 # mutant replaces, internal signals the harness reads (harness_wire=flattened.dut.wire), method,
-# and the parameter sets (one run each, "-" for the harness's defaults).
+# the parameter sets (one run each, "-" for the harness's defaults), and a script of formal/ that
+# writes an include of the harness into the work folder (gen="SCRIPT FILE").
 proof_config() {
   probes=""
   extra=""
+  gen=""
   case $1 in
     fifo_ptr_flow | fifo_ptr_count | fifo_ptr_order)
       modules="mxu_fifo_ptr"; mutated=mxu_fifo_ptr; method="induction 4 12"
@@ -44,11 +46,14 @@ proof_config() {
     skew)
       modules="mxu_delay_line"; mutated=mxu_delay_line; method="induction 8 12"
       params=("Rows=4,Cols=4,Add=2");;
+    decode)
+      modules="mxu_ctrl_decode"; mutated=mxu_ctrl_decode; method="induction 1 1"
+      params=("-"); gen="gen_decode_expect.py decode_expect.svh";;
     *) return 1;;
   esac
 }
 all_proofs="fifo_ptr_flow fifo_ptr_count fifo_ptr_order sync_fifo_count sync_fifo_data
-weight_fifo_data delay_line skew"
+weight_fifo_data delay_line skew decode"
 
 if [ "${1:-}" = --list ]; then
   echo $all_proofs
@@ -97,6 +102,10 @@ for m in $modules; do
   fi
 done
 
+if [ -n "$gen" ]; then
+  python3 "$here/${gen%% *}" "$work/${gen#* }" || { echo "$proof: ${gen%% *} failed" >&2; finish 2; }
+fi
+
 read -r kind steps bmc_steps <<<"$method"
 bmc_steps=${bmc_steps:-$steps}
 label=$proof; [ $mutant = 1 ] && label="$proof (mutant)"
@@ -110,7 +119,7 @@ for set in "${params[@]}"; do
   start=$(date +%s.%N)
   if ! yosys -q -l "$work/yosys.log" -p "
       read_verilog -sv -DSYNTHESIS -I$rtl $rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $files
-      read_verilog -formal -sv -I$here $here/$proof.sv
+      read_verilog -formal -sv -I$here -I$work $here/$proof.sv
       hierarchy -check -top $proof $chparams
       proc
       flatten
