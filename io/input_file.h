@@ -1,4 +1,4 @@
-// The one rule for the files a command reads (README, "Inputs"): an input is a regular file (a
+// The one rule for the files a command reads (docs/cli.md, "Inputs"): an input is a regular file (a
 // symbolic link to one too). Its kind is checked before it is opened, and again on the opened
 // file, without waiting: opening a FIFO for reading would block until a writer came, and a
 // device has no size to check a header against (/dev/zero never ends). Every reader of the tool

@@ -2,7 +2,7 @@
 # Installs whatever is missing (Debian bookworm, apt), then configures and builds the project
 # incrementally into build/: everything, or with --target NAME (repeatable, first) only those
 # targets and what they need (the demo builds the one `mxu` it runs). Extra arguments go to the
-# CMake configure step.
+# CMake configure step. `setup.sh --list` prints the apt packages it installs, and nothing else.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=()
@@ -27,6 +27,11 @@ packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgt
           clang-format python3 pybind11-dev python3-dev python3-numpy python3-pytest python3-venv
           python3-pip z3
           dataset-fashion-mnist openmpi-bin libopenmpi-dev python3-torch)
+# --list: the packages, for the docs (docs/layout.md shows this list; the docs test compares it).
+if [ "${1:-}" = --list ]; then
+  echo "${packages[*]}" | fold -s -w 92 | sed 's/ $//'
+  exit 0
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
