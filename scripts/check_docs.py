@@ -9,6 +9,9 @@ Checked blocks in README.md and docs/*.md (also indented, inside a list item):
                status (otherwise it must be 0).
   ```pycon     Python sessions ("$ PYTHONPATH=build/python python3", then ">>> " lines) run by
                doctest with ELLIPSIS, with the built module on the path.
+  ```cpp       whole C++ programs on the driver: compiled (not linked) with
+               g++ -std=c++17 -Wall -Wextra -Werror against the source tree and SystemC's headers,
+               so a missing include or a call that warns fails.
 Other blocks (```sh, plain ```) are not run: outputs that depend on the machine (wall times) or
 take minutes live there, marked with the date they were measured.
 
@@ -26,12 +29,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def blocks(path):
-    """(kind, first line number, lines) of every console and pycon block of a Markdown file."""
+    """(kind, first line number, lines) of every console, pycon and cpp block of a Markdown
+    file."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     i = 0
     while i < len(lines):
-        m = re.match(r"^( *)```(console|pycon)\s*$", lines[i])
+        m = re.match(r"^( *)```(console|pycon|cpp)\s*$", lines[i])
         if not m:
             i += 1
             continue
@@ -104,6 +108,18 @@ def run_pycon(path, first, lines, build, python):
     return []
 
 
+def run_cpp(path, first, lines):
+    cflags = subprocess.run(["pkg-config", "--cflags", "systemc"], stdout=subprocess.PIPE,
+                            text=True, check=True).stdout.split()
+    result = subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only",
+                             "-I", ROOT] + cflags + ["-x", "c++", "-"], cwd=ROOT,
+                            input="\n".join(lines) + "\n", stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, timeout=600)
+    if result.returncode != 0:
+        return [f"{path}:{first}: the C++ block does not compile cleanly:\n{result.stdout}"]
+    return []
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -122,6 +138,8 @@ def main():
             checked += 1
             if kind == "console":
                 failures += run_console(rel, first, lines, args.build)
+            elif kind == "cpp":
+                failures += run_cpp(rel, first, lines)
             elif not args.no_python:
                 failures += run_pycon(rel, first, lines, args.build, args.python)
     for failure in failures:
