@@ -22,11 +22,43 @@ everything here comes from it) and mxu._mxu_<id> for each other device.
 import importlib as _importlib
 import re as _re
 
-from mxu import _mxu
-from mxu._mxu import *  # noqa: F401,F403  everything the extension defines
-from mxu._mxu import (CSR, CheckError, DeviceError, DtypeError, backends, bf16_to_float,
-                      built_devices, float_to_bf16, golden_gemm, golden_gemm_int8,
-                      quantize_multiplier)
+
+def _interpreter_check():
+    """ImportError with one line naming the fix, when this interpreter cannot load the package:
+    the extensions are built for one Python (the build's, Debian's /usr/bin/python3 by default)
+    and need NumPy. Without it a foreign interpreter reports a circular import or no module."""
+    import glob
+    import os
+    import sys
+    import sysconfig
+    here = os.path.dirname(os.path.abspath(__file__))
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ""
+    built = sorted(glob.glob(os.path.join(here, "_mxu.*.so")))
+    if built and not os.path.exists(os.path.join(here, "_mxu" + suffix)):
+        tag = os.path.basename(built[0])[len("_mxu."):-len(".so")]
+        return ImportError(
+            f"mxu: this build's extension is for {tag}, not for this Python "
+            f"{sys.version.split()[0]} ({sys.executable}): run it with the python3 the build used "
+            f"(Debian's /usr/bin/python3), or rebuild with cmake -DPython3_EXECUTABLE=...")
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return ImportError(
+            f"mxu: needs NumPy, which this Python ({sys.executable}) lacks: run it with Debian's "
+            f"/usr/bin/python3 (apt install python3-numpy), or install numpy for this one")
+    return None
+
+
+_problem = _interpreter_check()
+if _problem is not None:
+    raise _problem
+del _problem
+
+from mxu import _mxu  # noqa: E402
+from mxu._mxu import *  # noqa: F401,F403,E402  everything the extension defines
+from mxu._mxu import (  # noqa: E402
+    CSR, CheckError, DeviceError, DtypeError, backends, bf16_to_float, built_devices,
+    float_to_bf16, golden_gemm, golden_gemm_int8, quantize_multiplier)
 
 __all__ = sorted([name for name in dir(_mxu) if not name.startswith("_")])
 
