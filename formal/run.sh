@@ -49,11 +49,21 @@ proof_config() {
     decode)
       modules="mxu_ctrl_decode"; mutated=mxu_ctrl_decode; method="induction 1 1"
       params=("-"); gen="gen_decode_expect.py decode_expect.svh";;
+    scoreboard_safe)
+      modules="mxu_ctrl_scoreboard"; mutated=mxu_ctrl_scoreboard; method="induction 2 4"
+      probes=""
+      for p in ld_valid ld_head ld_tail wld_valid wld_head wld_tail mm_valid mm_head mm_tail \
+               ld_buf ld_lo ld_hi mm_ub_lo mm_ub_hi mm_acc_lo mm_acc_hi st_cnt st_buf st_rows \
+               st_lo st_hi ac_busy ac_has_bias ac_has_quant ac_acc_lo ac_acc_hi ac_bias ac_quant \
+               ac_ub_lo ac_ub_hi; do
+        probes="$probes probe_$p=dut.${p}_q"
+      done
+      params=("-");;
     *) return 1;;
   esac
 }
 all_proofs="fifo_ptr_flow fifo_ptr_count fifo_ptr_order sync_fifo_count sync_fifo_data
-weight_fifo_data delay_line skew decode"
+weight_fifo_data delay_line skew decode scoreboard_safe"
 
 if [ "${1:-}" = --list ]; then
   echo $all_proofs

@@ -3,24 +3,31 @@
 # GEMM of S x S x S (default 1024) on the model backend for every array size and bus width given,
 # the host memory as wide as the port (--mem-bytes-per-cycle = bus bytes) and taking as many
 # requests as the DMA's three engines issue (3 x 8, or 3 x bus/32 beyond 256 bytes:
-# common/device_spec.h, DmaMaxInFlight), its latency at the default 100 cycles. Prints a table of utilization and writes
-# build/port_width.json. A benchmark, not a test: nothing is asserted; the model's cycles are
-# within about 1% of the RTL's (tests/backends/model_agreement_test.cc).
+# common/device_spec.h, DmaMaxInFlight), its latency at the default 100 cycles. Prints a table of
+# utilization and writes its JSON to --json FILE, or to a new temporary directory (never into the
+# build tree), and says where. A benchmark, not a test: nothing is asserted; the model's cycles
+# are within about 1% of the RTL's (tests/backends/model_agreement_test.cc).
 # Usage: scripts/port_width.sh [--size S] [--arrays "16x16 64x64 128x128"] [--buses "32 128 512"]
-#        [--pe N]
+#        [--pe N] [--json FILE] [--build DIR (default build: DIR/bin/mxu runs)]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-size=1024 arrays="16x16 32x32 64x64 128x128" buses="32 64 128 256 512 1024" pe=""
+size=1024 arrays="16x16 32x32 64x64 128x128" buses="32 64 128 256 512 1024" pe="" json_file=""
+build=""
 while (($#)); do
+  [ $# -ge 2 ] || { echo "port_width.sh: $1 needs a value" >&2; exit 2; }
   case "$1" in
     --size) size=$2; shift 2 ;;
     --arrays) arrays=$2; shift 2 ;;
     --buses) buses=$2; shift 2 ;;
     --pe) pe=":pe=$2"; shift 2 ;;
-    *) echo "port_width.sh: unknown option '$1' (--size, --arrays, --buses, --pe)" >&2; exit 2 ;;
+    --json) json_file=$(realpath -m -- "$2"); shift 2 ;;
+    --build) build=$(realpath -m -- "$2"); shift 2 ;;
+    *) echo "port_width.sh: unknown option '$1' (--size, --arrays, --buses, --pe, --json," \
+         "--build)" >&2; exit 2 ;;
   esac
 done
-mxu=build/bin/mxu
+cd "$(dirname "$0")/.."
+[ -n "$json_file" ] || json_file=$(mktemp -d "${TMPDIR:-/tmp}/port_width.XXXXXX")/port_width.json
+mxu=${build:-build}/bin/mxu
 [ -x "$mxu" ] || { echo "port_width.sh: $mxu is not built (bash scripts/setup.sh)" >&2; exit 2; }
 printf '%-10s' "array"
 for bus in $buses; do printf ' %12s' "bus=$bus"; done
@@ -41,5 +48,5 @@ print(r["utilization"], r["cycles"])' "$json")
   done
   printf '\n'
 done
-(IFS=,; echo "[${rows_json[*]}]") | python3 -m json.tool >build/port_width.json
-echo "wrote build/port_width.json"
+(IFS=,; echo "[${rows_json[*]}]") | python3 -m json.tool >"$json_file"
+echo "wrote $json_file"

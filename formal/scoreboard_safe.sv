@@ -1,0 +1,130 @@
+`ifdef FORMAL
+`include "harness.svh"
+
+// Proof harness: mxu_ctrl_scoreboard lets no instruction start while an older one it depends on
+// is in flight (formal/scoreboard_env.svh: the environment, and `depends`, the hazard rule of
+// docs/isa.md written once for every pair of classes). An instruction dispatched at a cycle
+// chosen freely (track_i) is followed until its engine completes it (the entries of the same
+// engine ahead of it counted: every engine completes in order) or, for a STORE, until it has read
+// its rows; while it is in flight, every head instruction that depends on it must see conflict_o.
+// The scoreboard's own flags must agree with the harness's counts of the work in flight.
+module scoreboard_safe (
+  input logic               clk_i,
+  input logic               rst_ni,
+  input logic               restart_i,
+  input mxu_pkg::ctrl_dec_t dec_i,
+  input logic               dispatch_i,
+  input logic [31:0]        pc_i,
+  input logic               ld_done_i,
+  input logic               wld_done_i,
+  input logic [1:0]         ld_skip_i,
+  input logic [1:0]         wld_skip_i,
+  input logic               st_done_i,
+  input logic               st_release_i,
+  input logic               mm_done_i,
+  input logic               ac_done_i,
+  input logic               track_i
+);
+  `include "scoreboard_env.svh"
+
+  // Connected by run.sh (connect -set) to the scoreboard's registers: the induction's invariants
+  // say where the tracked instruction's rows are kept.
+  logic [Slots-1:0]    probe_ld_valid, probe_wld_valid, probe_mm_valid;
+  logic                probe_ld_head, probe_ld_tail, probe_wld_head, probe_wld_tail;
+  logic                probe_mm_head, probe_mm_tail;
+  logic [Slots*2-1:0]  probe_ld_buf;
+  logic [Slots*17-1:0] probe_ld_lo, probe_ld_hi, probe_mm_ub_lo, probe_mm_ub_hi;
+  logic [Slots*17-1:0] probe_mm_acc_lo, probe_mm_acc_hi;
+  logic [1:0]          probe_st_cnt, probe_st_buf;
+  logic                probe_st_rows, probe_ac_busy, probe_ac_has_bias, probe_ac_has_quant;
+  logic [16:0]         probe_st_lo, probe_st_hi, probe_ac_acc_lo, probe_ac_acc_hi, probe_ac_bias;
+  logic [16:0]         probe_ac_quant, probe_ac_ub_lo, probe_ac_ub_hi;
+
+  // The tracked instruction, its engine's completion and the entries ahead of it.
+  mxu_pkg::ctrl_dec_t a_q;
+  logic               held_q;
+  logic [1:0]         ahead_q;
+  logic               a_done, start;
+  always_comb begin
+    a_done = 1'b0;
+    if (a_q.is_load && !a_q.is_wload) a_done = ld_done_i;
+    if (a_q.is_wload) a_done = wld_done_i;
+    if (a_q.is_mm) a_done = mm_done_i;
+    if (a_q.is_ac) a_done = ac_done_i;
+    if (a_q.is_store) a_done = st_release_i;  // its reads are over
+    start = track_i && dispatch_i && !held_q && (d_ld || d_mm || d_st || d_ac);
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      held_q  <= 1'b0;
+      a_q     <= '0;
+      ahead_q <= '0;
+    end else if (restart_i) begin
+      held_q <= 1'b0;
+    end else if (start) begin
+      held_q  <= 1'b1;
+      a_q     <= dec_i;
+      ahead_q <= d_ld ? n_ld_q - 2'(ld_done_i) : d_mm ? n_mm_q - 2'(mm_done_i) : '0;
+    end else if (held_q && a_done) begin
+      if (ahead_q == '0) held_q <= 1'b0;
+      else ahead_q <= ahead_q - 1'b1;
+    end
+  end
+
+  always_comb begin
+    if (rst_ni) begin
+      if (held_q && `SB_DEPENDS(a_q, dec_i)) assert (conflict);
+      assert (ld_full == (n_ld_q == 2'(Slots)));
+      assert (wld_full == (n_wld_q == 2'(Slots)));
+      assert (mm_full == (n_mm_q == 2'(Slots)));
+      assert (st_full == (n_st_q == 2'd2));
+      assert (ac_busy == ac_q);
+      assert (in_flight == any_in_flight);
+      assert (tiles <= 3'd3);
+      // Invariants: each queue holds its count from the head on; the harness's counts are the
+      // scoreboard's; the tracked instruction is well formed and its rows sit where it was put.
+      assert (n_ld_q <= 2'(Slots) && n_wld_q <= 2'(Slots) && n_mm_q <= 2'(Slots));
+      assert (probe_ld_tail == (probe_ld_head ^ n_ld_q[0]));
+      assert (probe_ld_valid[probe_ld_head] == (n_ld_q != '0));
+      assert (probe_ld_valid[!probe_ld_head] == (n_ld_q == 2'd2));
+      assert (probe_wld_tail == (probe_wld_head ^ n_wld_q[0]));
+      assert (probe_wld_valid[probe_wld_head] == (n_wld_q != '0));
+      assert (probe_wld_valid[!probe_wld_head] == (n_wld_q == 2'd2));
+      assert (probe_mm_tail == (probe_mm_head ^ n_mm_q[0]));
+      assert (probe_mm_valid[probe_mm_head] == (n_mm_q != '0));
+      assert (probe_mm_valid[!probe_mm_head] == (n_mm_q == 2'd2));
+      assert (probe_st_cnt == n_st_q && n_st_q <= 2'd2 && n_st_q >= 2'(st_reading_q));
+      assert (probe_st_rows == st_reading_q);
+      if (held_q) begin
+        assert (`SB_WELLFORMED(a_q));
+        assert (a_q.is_load && !a_q.is_wload || a_q.is_mm || a_q.is_store || a_q.is_ac);
+        if (a_q.is_load) begin
+          assert (ahead_q < n_ld_q);
+          assert (probe_ld_buf[(probe_ld_head ^ ahead_q[0])*2 +: 2] == a_q.buf_sel);
+          assert (probe_ld_lo[(probe_ld_head ^ ahead_q[0])*17 +: 17] == a_q.buf_lo);
+          assert (probe_ld_hi[(probe_ld_head ^ ahead_q[0])*17 +: 17] == a_q.buf_hi);
+        end
+        if (a_q.is_mm) begin
+          assert (ahead_q < n_mm_q);
+          assert (probe_mm_ub_lo[(probe_mm_head ^ ahead_q[0])*17 +: 17] == a_q.r_ub_lo);
+          assert (probe_mm_ub_hi[(probe_mm_head ^ ahead_q[0])*17 +: 17] == a_q.r_ub_hi);
+          assert (probe_mm_acc_lo[(probe_mm_head ^ ahead_q[0])*17 +: 17] == a_q.w_acc_lo);
+          assert (probe_mm_acc_hi[(probe_mm_head ^ ahead_q[0])*17 +: 17] == a_q.w_acc_hi);
+        end
+        if (a_q.is_store || a_q.is_ac) assert (ahead_q == '0);  // a single instruction
+        if (a_q.is_store) begin
+          assert (st_reading_q && probe_st_buf == a_q.buf_sel);
+          assert (probe_st_lo == a_q.buf_lo && probe_st_hi == a_q.buf_hi);
+        end
+        if (a_q.is_ac) begin
+          assert (ac_q);
+          assert (probe_ac_acc_lo == a_q.r_acc_lo && probe_ac_acc_hi == a_q.r_acc_hi);
+          assert (probe_ac_ub_lo == a_q.w_ub_lo && probe_ac_ub_hi == a_q.w_ub_hi);
+          assert (probe_ac_has_bias == a_q.r_bias && probe_ac_bias == a_q.bias_row);
+          assert (probe_ac_has_quant == a_q.r_quant && probe_ac_quant == a_q.quant_row);
+        end
+      end
+    end
+  end
+endmodule
+`endif  // FORMAL
