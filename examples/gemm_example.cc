@@ -34,8 +34,12 @@ mxu::driver::Bf16Matrix RandomMatrix(int rows, int cols, mxu::golden::BitSource&
 
 int Run(int m, int k, int n) {
   using namespace mxu;
-  // Any backend the build offers; the RTL one takes the host memory's timing.
-  std::unique_ptr<driver::Device> device = backends::OpenDevice({"rtl", MemoryTiming()});
+  // Any backend the build offers; the RTL one takes the host memory's timing (options.timing,
+  // MemoryTiming's defaults here). Fields set by name: a braced {"rtl", MemoryTiming()} would
+  // leave device_spec out, which -Wextra warns about.
+  backends::BackendOptions options;
+  options.backend = "rtl";
+  std::unique_ptr<driver::Device> device = backends::OpenDevice(options);
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
   std::printf("device: %s backend, %u x %u array, version %u.%u\n", device->name(), config.rows,
               config.cols, config.version >> 16, config.version & 0xFFFF);
@@ -73,6 +77,7 @@ int Run(int m, int k, int n) {
 
 // SystemC declares sc_main extern "C" (in <systemc>, which this file does not need to include).
 extern "C" int sc_main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // no SystemC banner in the output
   int m = 64, k = 64, n = 64;
   if (argc == 4) {
     m = std::atoi(argv[1]);

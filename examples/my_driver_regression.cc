@@ -4,6 +4,7 @@
 // opens it, the tests share it.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -98,8 +99,14 @@ TEST(MyRegression, MismatchedShapesAreRejected) {
 // libsystemc owns main() and calls sc_main: open the device here, then run the tests.
 // SystemC declares sc_main extern "C" (in <systemc>, which this file does not need to include).
 extern "C" int sc_main(int argc, char** argv) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);  // no SystemC banner in the output
   ::testing::InitGoogleTest(&argc, argv);
-  std::unique_ptr<driver::Device> device = backends::OpenDevice({"rtl", MemoryTiming()});
+  // Any backend the build offers; the RTL one takes the host memory's timing (options.timing,
+  // MemoryTiming's defaults here). Fields set by name: a braced {"rtl", MemoryTiming()} would
+  // leave device_spec out, which -Wextra warns about.
+  backends::BackendOptions options;
+  options.backend = "rtl";
+  std::unique_ptr<driver::Device> device = backends::OpenDevice(options);
   g_device = device.get();
   const int result = RUN_ALL_TESTS();
   g_device = nullptr;

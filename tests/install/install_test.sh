@@ -29,9 +29,16 @@ ctest --test-dir "$work/examples" --output-on-failure
 echo "== gemm_example with pkg-config"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 # shellcheck disable=SC2046
-${launcher:+ccache} g++ -std=c++17 -O2 -Wall -Wextra "$source/examples/gemm_example.cc" \
+# -Werror: the example, as docs/driver.md's program, compiles without a warning under -Wextra.
+${launcher:+ccache} g++ -std=c++17 -O2 -Wall -Wextra -Werror "$source/examples/gemm_example.cc" \
   -o "$work/gemm_example_pc" $(pkg-config --cflags --libs mxu)
-SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$work/gemm_example_pc" 20 30 40
+# ... and prints no SystemC banner, with nothing set in the environment.
+output=$(env -u SYSTEMC_DISABLE_COPYRIGHT_MESSAGE "$work/gemm_example_pc" 20 30 40)
+echo "$output"
+if grep -q 'Accellera' <<<"$output"; then
+  echo "install test: gemm_example printed the SystemC banner" >&2
+  exit 1
+fi
 
 site=$prefix/lib/python3/dist-packages
 if [ -f "$site/mxu/__init__.py" ]; then
