@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -204,6 +205,26 @@ TEST(Waves, TraceScopesChooseTheSignals) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--trace-scope"), std::string::npos) << bad.err;
   EXPECT_EQ(RunMxu(kGemm + " --trace-scope all").exit_code, 2);  // needs --trace
+}
+
+// What `mxu help` says --trace-scope all costs in bytes ("about 60x the bytes ... on a 64^3
+// GEMM's 2000-cycle window") is what it costs, within a quarter. (The time it states is
+// machine-dependent and not checked: 3-4x, measured 2026-11-26.)
+TEST(Waves, HelpStatesWhatScopeAllCostsInBytes) {
+  const Result help = RunMxu("help gemm");
+  ASSERT_EQ(help.exit_code, 0) << help.err;
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(help.out, match, std::regex("about ([0-9]+)x the bytes")))
+      << help.out;
+  const double stated = std::stod(match[1]);
+  const std::string command = "gemm --m 64 --k 64 --n 64 --trace-cycles 2000 --trace ";
+  const std::string layouts_fst = TempPath("cost_layouts.fst"), all_fst = TempPath("cost_all.fst");
+  ASSERT_EQ(RunMxu(command + layouts_fst).exit_code, 0);
+  ASSERT_EQ(RunMxu(command + all_fst + " --trace-scope all").exit_code, 0);
+  const double ratio = static_cast<double>(ReadFile(all_fst).size()) /
+                       static_cast<double>(ReadFile(layouts_fst).size());
+  EXPECT_GT(ratio, stated / 1.25) << "help says about " << stated << "x";
+  EXPECT_LT(ratio, stated * 1.25) << "help says about " << stated << "x";
 }
 
 TEST(Waves, LayoutsNameTheShippedFilter) {
