@@ -49,7 +49,7 @@ proof_config() {
     decode)
       modules="mxu_ctrl_decode"; mutated=mxu_ctrl_decode; method="induction 1 1"
       params=("-"); gen="gen_decode_expect.py decode_expect.svh";;
-    scoreboard_safe)
+    scoreboard_safe | scoreboard_live)
       modules="mxu_ctrl_scoreboard"; mutated=mxu_ctrl_scoreboard; method="induction 2 4"
       probes=""
       for p in ld_valid ld_head ld_tail wld_valid wld_head wld_tail mm_valid mm_head mm_tail \
@@ -63,7 +63,7 @@ proof_config() {
   esac
 }
 all_proofs="fifo_ptr_flow fifo_ptr_count fifo_ptr_order sync_fifo_count sync_fifo_data
-weight_fifo_data delay_line skew decode scoreboard_safe"
+weight_fifo_data delay_line skew decode scoreboard_safe scoreboard_live"
 
 if [ "${1:-}" = --list ]; then
   echo $all_proofs

