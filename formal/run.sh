@@ -21,11 +21,13 @@ solver=${MXU_FORMAL_SOLVER:-z3}
 # PROOF -> harness file (formal/PROOF.sv, top module PROOF), RTL modules read, the RTL file the
 # mutant replaces, internal signals the harness reads (harness_wire=flattened.dut.wire), method,
 # the parameter sets (one run each, "-" for the harness's defaults), and a script of formal/ that
-# writes an include of the harness into the work folder (gen="SCRIPT FILE").
+# writes an include of the harness into the work folder (gen="SCRIPT FILE"), and defines for the
+# RTL (the device's geometry, mxu_pkg.sv).
 proof_config() {
   probes=""
   extra=""
   gen=""
+  defines=""
   case $1 in
     fifo_ptr_flow | fifo_ptr_count | fifo_ptr_order)
       modules="mxu_fifo_ptr"; mutated=mxu_fifo_ptr; method="induction 4 12"
@@ -59,11 +61,17 @@ proof_config() {
         probes="$probes probe_$p=dut.${p}_q"
       done
       params=("-");;
+    dma_pack)
+      modules="mxu_dma_load_pack"; mutated=mxu_dma_load_pack; method="induction 2 5"; params=("-")
+      probes="probe_beat=dut.beat_q probe_written=dut.written_q probe_rcvd=dut.rcvd_q"
+      probes="$probes probe_pk_left=dut.pk_left_q probe_pending=dut.pending_q"
+      probes="$probes probe_pending_data=dut.pending_data_q probe_seg_buf=dut.seg_buf_q"
+      defines="-DMXU_BUS_BYTES=16";;
     *) return 1;;
   esac
 }
 all_proofs="fifo_ptr_flow fifo_ptr_count fifo_ptr_order sync_fifo_count sync_fifo_data
-weight_fifo_data delay_line skew decode scoreboard_safe scoreboard_live"
+weight_fifo_data delay_line skew decode scoreboard_safe scoreboard_live dma_pack"
 
 if [ "${1:-}" = --list ]; then
   echo $all_proofs
@@ -128,7 +136,7 @@ for set in "${params[@]}"; do
   for p in $probes; do connects="$connects connect -set ${p%%=*} ${p#*=};"; done
   start=$(date +%s.%N)
   if ! yosys -q -l "$work/yosys.log" -p "
-      read_verilog -sv -DSYNTHESIS -I$rtl $rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $files
+      read_verilog -sv -DSYNTHESIS $defines -I$rtl $rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $files
       read_verilog -formal -sv -I$here -I$work $here/$proof.sv
       hierarchy -check -top $proof $chparams
       proc
