@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Area, timing and power of the RTL on an open 180 nm standard-cell library (OSU osu018, Debian's
+# qflow-tech-osu018), with open tools: Yosys 0.23 maps the design (kept hierarchical: each
+# distinct module once) onto the library with ABC's delay-driven mapping to a clock target,
+# fanout buffering and gate sizing (`abc -fast -D PS -constr`: map -D; buffer; upsize; dnsize);
+# OpenSTA times every module register to register and, for the device, gives its power from
+# switching activity measured on the RTL (scripts/ppa_activity.py: toggle counts of every signal
+# of a traced 256^3 bf16 and int8 GEMM, per module). The SRAMs (mxu_sram_1r1w) are kept out of
+# the logic as ideal port cells; their area, energy and access time come from a first-order
+# model (scripts/ppa.py, SRAM). Figures at 180 nm are measured; 28 nm and 7 nm are scaled, and
+# labelled so. A benchmark, not a test: the whole default device takes tens of minutes on 2 cores.
+# Method, figures and limits: docs/ppa.md.
+# Usage: scripts/ppa.sh [--device SPEC] [--module NAME] [--json] [--target-ns NS] [--no-power]
+#                       [--keep DIR] [--timeout S]
+# --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first); power needs it built.
+# --module NAME: that module alone (rtl/NAME.sv at its default parameters, SPEC's package values),
+#   no power. --target-ns: the clock ABC maps for and OpenSTA constrains with (default 4).
+# --json: one object (node_nm, fmax_mhz, worst_path, area_um2, power_mw, energy_pj_per_mac,
+#   modules, scaled, ...). A bad option, an unknown device or module, a missing tool or liberty:
+#   one line, exit 2.
+set -euo pipefail
+exec python3 "$(dirname "$0")/ppa.py" "$@"
