@@ -468,7 +468,11 @@ def trace_root(act: dict) -> str:
 
 # ---------------------------------------------------------------------------------------------
 def main() -> int:
-    ap = argparse.ArgumentParser(prog="ppa.sh", add_help=True)
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):  # one line, exit 2
+            die(message)
+
+    ap = Parser(prog="ppa.sh", add_help=True)
     ap.add_argument("--device")
     ap.add_argument("--module")
     ap.add_argument("--json", action="store_true")
@@ -476,12 +480,7 @@ def main() -> int:
     ap.add_argument("--no-power", action="store_true")
     ap.add_argument("--keep")
     ap.add_argument("--timeout", type=int, default=3600)
-    try:
-        args = ap.parse_args()
-    except SystemExit as e:
-        if e.code:
-            sys.exit(2)
-        raise
+    args = ap.parse_args()
     if not (0.5 <= args.target_ns <= 100):
         die(f"--target-ns {args.target_ns}: expected 0.5 to 100")
     for tool, pkg in (("yosys", "yosys"), ("sta", "opensta")):

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""scripts/ppa.sh --json on one small module (the weight FIFO of a 4x4 device: its pointers and
+the SRAM's port cells, seconds of Yosys and OpenSTA): one JSON object with the issue's keys, a
+positive worst path, the SRAM from the model, the scaled nodes labelled as not measured; a bad
+option, device, module or a missing liberty: one line, exit status 2. The PPA figures themselves
+are not asserted (they depend on the tools' versions), only their presence and sign."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "ppa.sh"
+
+
+def run(*args, env=None):
+    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=env)
+
+
+def refused(args, word, env=None):
+    result = run(*args, env=env)
+    assert result.returncode == 2, (args, result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert result.stdout == "" and len(lines) == 1, (args, result.stdout, result.stderr)
+    assert word in lines[0], (args, lines[0])
+
+
+def main():
+    result = run("--device", "4x4", "--module", "mxu_weight_fifo", "--json")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 1, f"one JSON object expected, got {result.stdout!r}"
+    obj = json.loads(lines[0])
+    print(f"mxu_weight_fifo at 4x4: fmax {obj['fmax_mhz']} MHz, area {obj['area_um2']}")
+    for key in ("node_nm", "fmax_mhz", "worst_path", "area_um2", "power_mw", "energy_pj_per_mac",
+                "modules", "scaled"):
+        assert key in obj, (key, obj)
+    assert obj["node_nm"] == 180 and obj["measured"] is True, obj
+    assert obj["worst_path"]["ns"] > 0 and obj["worst_path"]["start"], obj
+    assert obj["fmax_mhz"] > 0, obj
+    assert set(obj["area_um2"]) == {"logic", "sram", "total"}, obj
+    assert obj["area_um2"]["logic"] > 0 and obj["area_um2"]["sram"] > 0, obj
+    assert set(obj["energy_pj_per_mac"]) == {"bf16", "int8"}, obj
+    names = {m["module"] for m in obj["modules"]}
+    assert {"mxu_weight_fifo", "mxu_fifo_ptr"} <= names, names
+    for m in obj["modules"]:
+        assert {"module", "area_um2", "worst_path_ns"} <= set(m), m
+    # The FIFO's memory: one SRAM of the 4x4 device's weight FIFO, 4 lanes of 16 bits.
+    assert len(obj["srams"]) == 1 and obj["srams"][0]["width"] == 4 * 16, obj["srams"]
+    assert obj["srams"][0]["read_pj"] > 0 and obj["srams"][0]["access_ns"] > 0, obj["srams"]
+    assert set(obj["scaled"]) == {"28", "7"}, obj["scaled"]
+    for node, s in obj["scaled"].items():
+        assert s["measured"] is False and s["node_nm"] == int(node), s
+        assert s["area_um2"]["logic"] < obj["area_um2"]["logic"], s
+
+    refused(["--frobnicate"], "--frobnicate")
+    refused(["--device", "banana", "--json"], "banana")
+    refused(["--device", "4x4", "--module", "mxu_no_such_module"], "mxu_no_such_module")
+    refused(["--target-ns", "0"], "--target-ns")
+    env = dict(os.environ, MXU_PPA_LIBERTY="/nonexistent/osu018_stdcells.lib")
+    refused(["--module", "mxu_weight_fifo"], "liberty", env=env)
+    print("ppa_test: ok")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as error:
+        print(f"ppa_test: FAIL: {error}", file=sys.stderr)
+        sys.exit(1)
