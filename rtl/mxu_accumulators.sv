@@ -1,10 +1,14 @@
 // Accumulators: fp32 rows of Lanes lanes on Banks 1R1W SRAMs (the bank is the top address bits).
 // Result rows from the array either overwrite a row or are added into it (fp32_add per lane, or
 // a wrapping int32 add for the int8 mode's rows: docs/numerics.md):
-//   cycle o   : result row arrives; an accumulating row reads its old value;
-//   cycle o+1 : old + result (or result alone) is written; res_done_o pulses for a last row.
-// A row written in cycle o and accumulated into again in cycle o+1 is forwarded, so results of
-// consecutive tiles may hit the same row back to back. The read port (activation unit, store
+//   cycle o     : result row arrives; an accumulating row reads its old value;
+//   cycle o+1   : stage 1: the old value (read, or forwarded from a write in cycle o) enters the
+//                 fp32 add, cut at each step (mxu_pkg::AccAddCuts);
+//   cycle o+A   : old + result (or result alone) is written; res_done_o pulses for a last row
+//                 (A = mxu_pkg::acc_add_cycles(), 4 with every cut).
+// A row bound for an accumulator row still being added into waits in the MATMUL sequencer
+// (mxu_matmul_seq) until that add's write, A cycles after its own arrival; a row arriving in
+// the write's own cycle takes the written value by forwarding. The read port (activation unit, store
 // path) is granted unless an accumulating result reads the same bank in that cycle; the write
 // port (DMA preload) unless a result is written into the same bank: with the driver's output
 // blocks alternating between halves, stores and preloads of one block run at full speed beside
@@ -43,13 +47,21 @@ module mxu_accumulators #(
   output logic                 wr_gnt_o
 );
 
-  // Stage 1 -> 2 registers.
-  logic                 s2_valid_q, s2_accumulate_q, s2_last_q, s2_int8_q;
-  logic [AddrWidth-1:0] s2_addr_q;
-  logic [Lanes*32-1:0]  s2_data_q;
-  // The most recent write of each bank, for forwarding.
-  logic [Banks-1:0]           last_wr_valid_d, last_wr_valid_q;
-  logic [Banks*AddrWidth-1:0] last_wr_addr_d, last_wr_addr_q;
+  localparam int unsigned AddCycles = mxu_pkg::acc_add_cycles();
+  localparam int unsigned CtrlWidth = 4 + AddrWidth;  // valid, accumulate, last, int8, addr
+
+  // Stage 1 (the cycle after arrival): the result row and where it goes, beside its old value.
+  logic                 s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q;
+  logic [AddrWidth-1:0] s1_addr_q;
+  logic [Lanes*32-1:0]  s1_data_q;
+  // The write stage, AddCycles - 1 cycles later: the same fields, and the row to write unless it
+  // is an fp32 sum (the result itself, or the int8 mode's sum, made in stage 1).
+  logic                 wb_valid, wb_accumulate, wb_last, wb_int8;
+  logic [AddrWidth-1:0] wb_addr;
+  logic [Lanes*32-1:0]  s1_plain, wb_plain, wb_data;
+  // Each bank's write this cycle, and its data kept for forwarding.
+  logic [Banks-1:0]           last_wr_valid_d;
+  logic [Banks*AddrWidth-1:0] last_wr_addr_d;
   logic [Banks*Lanes*32-1:0]  last_wr_data_d, last_wr_data_q;
   // The bank whose read data the external port gets next cycle.
   logic [BankBits-1:0]  rd_bank_d, rd_bank_q;
@@ -57,9 +69,9 @@ module mxu_accumulators #(
   logic [Banks-1:0]          sram_rd_en, sram_wr_en;
   logic [Banks*BankAw-1:0]   sram_rd_addr, sram_wr_addr;
   logic [Banks*Lanes*32-1:0] sram_rd_data, sram_wr_data;
-  logic [Lanes*32-1:0]       old_value, old_read, sum, fp_sum;
-  logic                      res_read, s2_fwd;
-  logic [BankBits-1:0]       res_bank, rd_bank, wr_bank, s2_bank;
+  logic [Lanes*32-1:0]       old_value, old_read, fp_sum;
+  logic                      res_read, s1_fwd_d, s1_fwd_q;
+  logic [BankBits-1:0]       res_bank, rd_bank, wr_bank, s1_bank, wb_bank;
 
   function automatic logic [BankBits-1:0] bank_of(logic [AddrWidth-1:0] addr);
     bank_of = (Banks > 1) ? BankBits'(addr >> (AddrWidth - BankBits)) : '0;
@@ -69,80 +81,100 @@ module mxu_accumulators #(
     res_bank = bank_of(res_addr_i);
     rd_bank  = bank_of(rd_addr_i);
     wr_bank  = bank_of(wr_addr_i);
+    wb_bank  = bank_of(wb_addr);
     res_read = res_valid_i && res_accumulate_i;
     rd_gnt_o = rd_en_i && !(res_read && res_bank == rd_bank);
-    wr_gnt_o = wr_en_i && !(s2_valid_q && s2_bank == wr_bank);
+    wr_gnt_o = wr_en_i && !(wb_valid && wb_bank == wr_bank);
     rd_bank_d = rd_gnt_o ? rd_bank : rd_bank_q;
   end
 
   // The accumulated row's old value, in a block of its own: the sum it feeds is written below.
+  // The value read in a cycle misses a write made in that same cycle: forward it. Whether to is
+  // decided in the read's cycle (s1_fwd_d), so that no address compare sits before the add.
+  // An older write is in the SRAM; a younger one cannot exist, as the MATMUL sequencer keeps
+  // rows bound for the same accumulator row AddCycles apart (mxu_matmul_seq).
   always_comb begin
-    s2_bank   = bank_of(s2_addr_q);
-    // The value read in the previous cycle misses a write made in that same cycle: forward it.
-    old_read  = sram_rd_data[s2_bank*Lanes*32 +: Lanes*32];
-    s2_fwd    = last_wr_valid_q[s2_bank] &&
-                last_wr_addr_q[s2_bank*AddrWidth +: AddrWidth] == s2_addr_q;
-    old_value = s2_fwd ? last_wr_data_q[s2_bank*Lanes*32 +: Lanes*32] : old_read;
+    s1_fwd_d  = last_wr_valid_d[res_bank] &&
+                last_wr_addr_d[res_bank*AddrWidth +: AddrWidth] == res_addr_i;
+    s1_bank   = bank_of(s1_addr_q);
+    old_read  = sram_rd_data[s1_bank*Lanes*32 +: Lanes*32];
+    old_value = s1_fwd_q ? last_wr_data_q[s1_bank*Lanes*32 +: Lanes*32] : old_read;
   end
 
   always_comb begin
+    wb_data = (wb_accumulate && !wb_int8) ? fp_sum : wb_plain;
     for (int unsigned b = 0; b < Banks; b++) begin
       sram_rd_en[b] = (res_read && res_bank == BankBits'(b)) ||
                       (rd_en_i && rd_bank == BankBits'(b));
       sram_rd_addr[b*BankAw +: BankAw] = BankAw'((res_read && res_bank == BankBits'(b)) ?
                                                  res_addr_i : rd_addr_i);
-      sram_wr_en[b] = (s2_valid_q && s2_bank == BankBits'(b)) ||
+      sram_wr_en[b] = (wb_valid && wb_bank == BankBits'(b)) ||
                       (wr_en_i && wr_bank == BankBits'(b));
-      sram_wr_addr[b*BankAw +: BankAw] = BankAw'((s2_valid_q && s2_bank == BankBits'(b)) ?
-                                                 s2_addr_q : wr_addr_i);
-      sram_wr_data[b*Lanes*32 +: Lanes*32] = (s2_valid_q && s2_bank == BankBits'(b)) ?
-                                             (s2_accumulate_q ? sum : s2_data_q) : wr_data_i;
+      sram_wr_addr[b*BankAw +: BankAw] = BankAw'((wb_valid && wb_bank == BankBits'(b)) ?
+                                                 wb_addr : wr_addr_i);
+      sram_wr_data[b*Lanes*32 +: Lanes*32] = (wb_valid && wb_bank == BankBits'(b)) ? wb_data :
+                                                                                    wr_data_i;
       last_wr_valid_d[b] = sram_wr_en[b];
-      last_wr_addr_d[b*AddrWidth +: AddrWidth] = (s2_valid_q && s2_bank == BankBits'(b)) ?
-                                                 s2_addr_q : wr_addr_i;
+      last_wr_addr_d[b*AddrWidth +: AddrWidth] = (wb_valid && wb_bank == BankBits'(b)) ?
+                                                 wb_addr : wr_addr_i;
       last_wr_data_d[b*Lanes*32 +: Lanes*32] = sram_wr_data[b*Lanes*32 +: Lanes*32];
     end
   end
 
-  // One combinational add per lane (no cuts): the read-add-write takes its one cycle.
+  // Per lane: the fp32 add, cut at every step (mxu_pkg::AccAddCuts), and the int8 mode's
+  // wrapping int32 add, short enough to be made in stage 1 and carried to the write stage.
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
     logic unused_valid;
-    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals), .Cuts(3'b000)) u_add (
+    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals), .Cuts(mxu_pkg::AccAddCuts)) u_add (
       .clk_i,
       .rst_ni,
-      .valid_i(1'b1),
+      .valid_i(s1_valid_q && s1_accumulate_q && !s1_int8_q),
       .a_i    (old_value[l*32 +: 32]),
-      .b_i    (s2_data_q[l*32 +: 32]),
+      .b_i    (s1_data_q[l*32 +: 32]),
       .valid_o(unused_valid),
       .sum_o  (fp_sum[l*32 +: 32])
     );
-    assign sum[l*32 +: 32] = s2_int8_q ? old_value[l*32 +: 32] + s2_data_q[l*32 +: 32]
-                                       : fp_sum[l*32 +: 32];
+    assign s1_plain[l*32 +: 32] = (s1_accumulate_q && s1_int8_q) ?
+                                  old_value[l*32 +: 32] + s1_data_q[l*32 +: 32] :
+                                  s1_data_q[l*32 +: 32];
   end
+
+  // Stage 1 to the write stage: the add's cycles.
+  mxu_delay_line #(.Width(CtrlWidth), .Depth(AddCycles - 1)) u_ctrl_delay (
+    .clk_i,
+    .rst_ni,
+    .d_i({s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q}),
+    .q_o({wb_valid, wb_accumulate, wb_last, wb_int8, wb_addr})
+  );
+
+  mxu_delay_line #(.Width(Lanes*32), .Depth(AddCycles - 1)) u_plain_delay (
+    .clk_i,
+    .rst_ni,
+    .d_i(s1_plain),
+    .q_o(wb_plain)
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      s2_valid_q      <= 1'b0;
-      s2_accumulate_q <= 1'b0;
-      s2_last_q       <= 1'b0;
-      s2_int8_q       <= 1'b0;
-      s2_addr_q       <= '0;
-      s2_data_q       <= '0;
-      last_wr_valid_q <= '0;
-      last_wr_addr_q  <= '0;
+      s1_valid_q      <= 1'b0;
+      s1_accumulate_q <= 1'b0;
+      s1_last_q       <= 1'b0;
+      s1_int8_q       <= 1'b0;
+      s1_addr_q       <= '0;
+      s1_data_q       <= '0;
+      s1_fwd_q        <= 1'b0;
       for (int unsigned i = 0; i < Banks * Lanes; i++) begin  // by lane: no '0 over 8k bits
         last_wr_data_q[i*32 +: 32] <= '0;
       end
       rd_bank_q       <= '0;
     end else begin
-      s2_valid_q      <= res_valid_i;
-      s2_accumulate_q <= res_accumulate_i;
-      s2_last_q       <= res_valid_i && res_last_i;
-      s2_int8_q       <= res_int8_i;
-      s2_addr_q       <= res_addr_i;
-      s2_data_q       <= res_data_i;
-      last_wr_valid_q <= last_wr_valid_d;
-      last_wr_addr_q  <= last_wr_addr_d;
+      s1_valid_q      <= res_valid_i;
+      s1_accumulate_q <= res_accumulate_i;
+      s1_last_q       <= res_valid_i && res_last_i;
+      s1_int8_q       <= res_int8_i;
+      s1_addr_q       <= res_addr_i;
+      s1_data_q       <= res_data_i;
+      s1_fwd_q        <= s1_fwd_d;
       last_wr_data_q  <= last_wr_data_d;
       rd_bank_q       <= rd_bank_d;
     end
@@ -161,7 +193,7 @@ module mxu_accumulators #(
   end
 
   assign rd_data_o  = sram_rd_data[rd_bank_q*Lanes*32 +: Lanes*32];
-  assign res_done_o = s2_last_q;
+  assign res_done_o = wb_valid && wb_last;
 
   `MXU_ASSERT_STATIC(gen_banks_pow2, Banks >= 1 && (Banks & (Banks - 1)) == 0 &&
                      Depth % Banks == 0 && BankDepth >= 1,

@@ -1,16 +1,22 @@
-// Activation unit, per lane, in one of two modes fixed for an ACTIVATE:
-//   float (int8_i = 0): optional bias add (fp32_add), optional ReLU, and fp32 -> bf16 (round to
-//     nearest even), registered once. Both the fp32 value after bias and ReLU (the raw path for
-//     results that leave the device as fp32) and its bf16 rounding come out;
+// Activation unit, per lane, in one of two modes fixed for an ACTIVATE, each a pipeline of
+// mxu_pkg::ActCycles (4) register stages from a row in to its result out:
+//   float (int8_i = 0): optional bias add (fp32_add, cut after each of its steps as the
+//     accumulators' is: 3 stages), then optional ReLU and fp32 -> bf16 (round to nearest even)
+//     in the fourth. Both the fp32 value after bias and ReLU (the raw path for results that
+//     leave the device as fp32) and its bf16 rounding come out;
 //   int8 (int8_i = 1): requantization of the int32 accumulator to int8 (docs/numerics.md):
-//     x = acc + bias, p = x * m in the first stage (a 33 x 25 signed multiplier), then rounding
-//     shift, zero point and clamp in the second; the lane leaves sign-extended to 16 bits. The
-//     quantization word of each lane is m << 8 | s.
+//     x = acc + bias | p = x * m (a 33 x 25 signed multiplier) | p / 2^s rounded half away from
+//     zero | zero point and clamp; the lane leaves sign-extended to 16 bits. The quantization
+//     word of each lane is m << 8 | s.
 // row_o is the unified-buffer row (bf16 or int8 lanes); tag_i travels with each row (the caller's
-// address and last flag) and leaves with it, one cycle later in float mode, two in int8 mode.
+// address and last flag) and leaves with it, ActCycles cycles later. The mode, bias_en_i,
+// relu_i, bias_i, quant_i and zero_point_i hold while rows are in the unit (an ACTIVATE starts
+// only once the unit is empty: busy_o).
 //
 // ReLU(x) = x for x > 0, NaN for NaN, +0 otherwise (-0 included). Every NaN leaves as the
 // canonical NaN, also one preloaded into the accumulators with another payload.
+`include "mxu_assert.svh"
+
 module mxu_activation_unit #(
   parameter int unsigned Lanes           = mxu_pkg::ArrayCols,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
@@ -34,30 +40,49 @@ module mxu_activation_unit #(
   output logic                busy_o  // a row is in the unit
 );
 
-  logic [Lanes*32-1:0] biased, activated, fp32_q;
-  logic [Lanes*16-1:0] rounded, bf16_q, requant, int8_q;
-  logic [Lanes*58-1:0] prod_d, prod_q;   // int8 stage 1: x * m per lane
-  logic [Lanes*6-1:0]  shift_d, shift_q;  // ... and the lane's shift
-  logic                fp_valid_q, int_valid_q1, int_valid_q2;
-  logic [TagWidth-1:0] fp_tag_q, int_tag_q1, int_tag_q2;
+  localparam int unsigned Stages = mxu_pkg::ActCycles;
+
+  logic [Lanes*32-1:0] raw, biased, activated;
+  logic [Lanes*16-1:0] rounded, requant;
+  // The int8 path's stage registers, per lane: x, then x * m and the shift, then the shifted sum.
+  logic [Lanes*33-1:0] sum_d, sum_q;
+  logic [Lanes*58-1:0] prod_d, prod_q, shifted_d, shifted_q;
+  logic [Lanes*6-1:0]  shift_d, shift_q;
+  // Valid and tag of the rows in stages 1 .. Stages-1, then the output registers.
+  logic [Stages-2:0]          stage_valid_d, stage_valid_q;
+  logic [(Stages-1)*TagWidth-1:0] stage_tag_d, stage_tag_q;
+  logic                       valid_q;
+  logic [TagWidth-1:0]        tag_q;
+  logic [Lanes*32-1:0]        fp32_q;
+  logic [Lanes*16-1:0]        row_q;
+
+  // The fp path's input as it was when its bias add began, for rows without a bias.
+  mxu_delay_line #(.Width(Lanes*32), .Depth(Stages - 1)) u_raw_delay (
+    .clk_i,
+    .rst_ni,
+    .d_i(data_i),
+    .q_o(raw)
+  );
 
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
     logic [31:0] x;
     logic        is_nan;
     logic        unused_valid;
 
-    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals), .Cuts(3'b000)) u_bias (
+    // ----- float, stages 1-3: the bias add.
+    mxu_fp32_add #(.FlushSubnormals(FlushSubnormals), .Cuts(mxu_pkg::AccAddCuts)) u_bias (
       .clk_i,
       .rst_ni,
-      .valid_i(1'b1),
+      .valid_i(valid_i && !int8_i && bias_en_i),
       .a_i    (data_i[l*32 +: 32]),
       .b_i    (bias_i[l*32 +: 32]),
       .valid_o(unused_valid),
       .sum_o  (x)
     );
 
+    // ----- float, stage 4: ReLU and the bf16 rounding.
     always_comb begin
-      biased[l*32 +: 32] = bias_en_i ? x : data_i[l*32 +: 32];
+      biased[l*32 +: 32] = bias_en_i ? x : raw[l*32 +: 32];
       is_nan = (biased[l*32+23 +: 8] == 8'hFF) && (biased[l*32 +: 23] != '0);
       if (is_nan) begin
         activated[l*32 +: 32] = mxu_pkg::Fp32CanonicalNan;
@@ -73,32 +98,38 @@ module mxu_activation_unit #(
       .bf16_o(rounded[l*16 +: 16])
     );
 
-    // ----- int8, stage 1: the exact 33-bit sum and its 57-bit product with the multiplier.
+    // ----- int8, stage 1: the exact 33-bit sum; stage 2: its 58-bit product with the multiplier.
     logic signed [32:0] int_x;
     logic signed [24:0] int_m;
-    logic signed [57:0] int_p;
     always_comb begin
-      int_x = $signed({data_i[l*32+31], data_i[l*32 +: 32]}) +
-              (bias_en_i ? $signed({bias_i[l*32+31], bias_i[l*32 +: 32]}) : 33'sd0);
+      sum_d[l*33 +: 33] = $signed({data_i[l*32+31], data_i[l*32 +: 32]}) +
+                          (bias_en_i ? $signed({bias_i[l*32+31], bias_i[l*32 +: 32]}) : 33'sd0);
+      int_x = $signed(sum_q[l*33 +: 33]);
       int_m = $signed({1'b0, quant_i[l*32+8 +: 24]});
-      int_p = int_x * int_m;
-      prod_d[l*58 +: 58] = int_p;
+      prod_d[l*58 +: 58] = int_x * int_m;
       shift_d[l*6 +: 6]  = quant_i[l*32 +: 6];
     end
 
-    // ----- int8, stage 2: p / 2^s rounded half away from zero, + zero point, clamped.
-    logic signed [63:0] p64, half, r, y, lo;
+    // ----- int8, stage 3: p / 2^s rounded half away from zero (an arithmetic shift of p + half,
+    // less one for a negative p, truncates toward minus infinity to that).
+    // In 64 bits: half reaches 2^62; the shifted sum fits p's 58 bits again.
+    logic signed [63:0] p, half;
     logic        [5:0]  s;
     always_comb begin
       s    = shift_q[l*6 +: 6];
-      p64  = 64'($signed(prod_q[l*58 +: 58]));
+      p    = 64'($signed(prod_q[l*58 +: 58]));
       half = (s == 6'd0) ? 64'sd0 : (64'sd1 <<< (s - 6'd1));
-      r    = (p64 + half - ((s != 6'd0 && p64 < 0) ? 64'sd1 : 64'sd0)) >>> s;
-      y    = r + 64'($signed(zero_point_i));
-      lo   = relu_i ? 64'($signed(zero_point_i)) : -64'sd128;
+      shifted_d[l*58 +: 58] = 58'((p + half - ((s != 6'd0 && p < 0) ? 64'sd1 : 64'sd0)) >>> s);
+    end
+
+    // ----- int8, stage 4: zero point and clamp.
+    logic signed [58:0] y, lo;
+    always_comb begin
+      y  = 59'($signed(shifted_q[l*58 +: 58])) + 59'($signed(zero_point_i));
+      lo = relu_i ? 59'($signed(zero_point_i)) : -59'sd128;
       if (y < lo) begin
         requant[l*16 +: 16] = 16'(lo);
-      end else if (y > 64'sd127) begin
+      end else if (y > 59'sd127) begin
         requant[l*16 +: 16] = 16'd127;
       end else begin
         requant[l*16 +: 16] = 16'(y);
@@ -106,42 +137,47 @@ module mxu_activation_unit #(
     end
   end
 
+  always_comb begin
+    stage_valid_d = (Stages-1)'({stage_valid_q, valid_i});
+    stage_tag_d   = ((Stages-1)*TagWidth)'({stage_tag_q, tag_i});
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      fp_valid_q   <= 1'b0;
-      fp_tag_q     <= '0;
-      fp32_q       <= '0;
-      bf16_q       <= '0;
-      int_valid_q1 <= 1'b0;
-      int_tag_q1   <= '0;
+      stage_valid_q <= '0;
+      stage_tag_q   <= '0;
+      valid_q       <= 1'b0;
+      tag_q         <= '0;
+      fp32_q        <= '0;
+      row_q         <= '0;
       for (int unsigned l = 0; l < Lanes; l++) begin  // by lane: no '0 over 8k bits
-        prod_q[l*58 +: 58] <= '0;
+        sum_q[l*33 +: 33]     <= '0;
+        prod_q[l*58 +: 58]    <= '0;
+        shifted_q[l*58 +: 58] <= '0;
       end
-      shift_q      <= '0;
-      int_valid_q2 <= 1'b0;
-      int_tag_q2   <= '0;
-      int8_q       <= '0;
+      shift_q       <= '0;
     end else begin
-      fp_valid_q   <= valid_i && !int8_i;
-      fp_tag_q     <= tag_i;
-      fp32_q       <= activated;
-      bf16_q       <= rounded;
-      int_valid_q1 <= valid_i && int8_i;
-      int_tag_q1   <= tag_i;
-      prod_q       <= prod_d;
-      shift_q      <= shift_d;
-      int_valid_q2 <= int_valid_q1;
-      int_tag_q2   <= int_tag_q1;
-      int8_q       <= requant;
+      stage_valid_q <= stage_valid_d;
+      stage_tag_q   <= stage_tag_d;
+      valid_q       <= stage_valid_q[Stages-2];
+      tag_q         <= stage_tag_q[(Stages-2)*TagWidth +: TagWidth];
+      fp32_q        <= activated;
+      row_q         <= int8_i ? requant : rounded;
+      sum_q         <= sum_d;
+      prod_q        <= prod_d;
+      shifted_q     <= shifted_d;
+      shift_q       <= shift_d;
     end
   end
 
-  // The two modes never overlap: an ACTIVATE starts only once the unit is empty.
-  assign valid_o = fp_valid_q || int_valid_q2;
-  assign tag_o   = int_valid_q2 ? int_tag_q2 : fp_tag_q;
-  assign row_o   = int_valid_q2 ? int8_q : bf16_q;
+  assign valid_o = valid_q;
+  assign tag_o   = tag_q;
+  assign row_o   = row_q;
   assign fp32_o  = fp32_q;
-  assign busy_o  = fp_valid_q || int_valid_q1 || int_valid_q2;
+  assign busy_o  = valid_q || (stage_valid_q != '0);
+
+  `MXU_ASSERT_STATIC(gen_act_stages, Stages == mxu_pkg::acc_add_cycles(),
+                     "mxu_activation_unit: the int8 path's 4 stages must match the bias add's")
 
   // Bits 7:6 of each quantization word are ignored (docs/numerics.md).
   logic unused_quant;

@@ -6,6 +6,10 @@
 // (Rows-1) x Add cycles after entering the array (Add: the PE's partial-sum step,
 // mxu_pkg::pe_add_cycles). The row read from the unified buffer enters the array the cycle
 // after its read (act_*), with where its result goes (res_*: it travels beside the array).
+// An accumulating row waits while a row issued fewer than mxu_pkg::acc_add_cycles() cycles ago
+// is bound for the same accumulator row: that row's add is still in the accumulators' pipeline
+// (mxu_accumulators). Only tiles shorter than the add's cycles (or overlapping address ranges)
+// ever wait; a row stalled mid-MATMUL enters the array later as a bubble would.
 module mxu_matmul_seq #(
   parameter int unsigned Rows     = mxu_pkg::ArrayRows,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
@@ -17,7 +21,9 @@ module mxu_matmul_seq #(
   localparam int unsigned CountWidth = 16,
   // The cycles a bank needs after its last row entered before a commit may overwrite it.
   localparam int unsigned CommitGap  = (Rows - 1) * mxu_pkg::pe_add_cycles(PeStages) + 1,
-  localparam int unsigned IdleWidth  = $clog2(CommitGap + 1)
+  localparam int unsigned IdleWidth  = $clog2(CommitGap + 1),
+  // Rows remembered for the accumulation hazard: those issued in the last AddCycles - 1 cycles.
+  localparam int unsigned Hist       = mxu_pkg::acc_add_cycles() - 1
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -68,6 +74,10 @@ module mxu_matmul_seq #(
   // CommitGap): the other bank may take a commit once its count reaches CommitGap.
   logic [IdleWidth-1:0]  cur_idle_d, cur_idle_q, other_idle_d, other_idle_q;
   logic                  bank_drained, commit_ok;
+  // The accumulator rows of the rows issued in the last Hist cycles (entry 0: the last cycle).
+  logic [Hist-1:0]       hist_valid_d, hist_valid_q;
+  logic [Hist*AccAw-1:0] hist_addr_d, hist_addr_q;
+  logic                  acc_hazard;
   // Array input stage (the cycle after the unified-buffer read).
   logic                  in_valid_d, in_valid_q, in_bank_d, in_bank_q, in_accum_d, in_accum_q;
   logic                  in_last_d, in_last_q, in_int8_d, in_int8_q;
@@ -78,7 +88,12 @@ module mxu_matmul_seq #(
   always_comb begin
     bank_drained  = other_idle_q == IdleWidth'(CommitGap);
     commit_ok     = shadow_ready_i && bank_drained;
-    mm_issue      = mm_active_q && (!mm_need_commit_q || commit_ok);
+    acc_hazard    = 1'b0;
+    for (int unsigned h = 0; h < Hist; h++) begin
+      acc_hazard |= hist_valid_q[h] && hist_addr_q[h*AccAw +: AccAw] == mm_acc_q;
+    end
+    acc_hazard    = acc_hazard && mm_accum_q;
+    mm_issue      = mm_active_q && (!mm_need_commit_q || commit_ok) && !acc_hazard;
     commit        = mm_issue && mm_need_commit_q;
     issue_bank    = commit ? !cur_bank_q : cur_bank_q;
     mm_last_issue = mm_issue && (mm_left_q == CountWidth'(1));
@@ -119,6 +134,8 @@ module mxu_matmul_seq #(
     in_int8_d     = mm_int8_q;
     in_k_d        = mm_k_q;
     in_acc_d      = mm_acc_q;
+    hist_valid_d  = Hist'({hist_valid_q, mm_issue});
+    hist_addr_d   = (Hist*AccAw)'({hist_addr_q, mm_acc_q});
   end
 
   always_comb begin
@@ -162,6 +179,8 @@ module mxu_matmul_seq #(
       in_int8_q        <= 1'b0;
       in_k_q           <= '0;
       in_acc_q         <= '0;
+      hist_valid_q     <= '0;
+      hist_addr_q      <= '0;
     end else begin
       mm_active_q      <= mm_active_d;
       mm_ub_q          <= mm_ub_d;
@@ -182,6 +201,8 @@ module mxu_matmul_seq #(
       in_int8_q        <= in_int8_d;
       in_k_q           <= in_k_d;
       in_acc_q         <= in_acc_d;
+      hist_valid_q     <= hist_valid_d;
+      hist_addr_q      <= hist_addr_d;
     end
   end
 

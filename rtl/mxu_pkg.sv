@@ -378,6 +378,19 @@ package mxu_pkg;
     pe_add_cycles = 1 + 32'(cuts[0]) + 32'(cuts[1]) + 32'(cuts[2]);
   endfunction
 
+  // The accumulators' fp32 add, cut after each of its steps like the deepest PE's (align | sum |
+  // normalize | round): a result row is written acc_add_cycles() cycles after it reaches the
+  // accumulators (its read, then the add's three cuts), and a row bound for the same accumulator
+  // row must arrive no sooner (mxu_matmul_seq holds it back).
+  parameter logic [2:0] AccAddCuts = 3'b111;
+
+  // The activation unit's register stages from a row in to its result out, in both modes.
+  parameter int unsigned ActCycles = 4;
+
+  function automatic int unsigned acc_add_cycles();
+    acc_add_cycles = 1 + 32'(AccAddCuts[0]) + 32'(AccAddCuts[1]) + 32'(AccAddCuts[2]);
+  endfunction
+
   // What a pipelined arithmetic unit carries between its stages besides the value: the result's
   // class, decided at the first stage (mxu_bf16_mul, mxu_fp32_add).
   typedef enum logic [1:0] {FpFinite, FpZero, FpInf, FpNan} fp_class_e;

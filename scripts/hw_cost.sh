@@ -3,6 +3,11 @@
 # array at the sizes given, mapped to two-input gates (AND, NAND, OR, NOR, XOR, XNOR, MUX), with
 # their flip-flops and the longest combinational path in gates (`ltp -noff`). A benchmark for
 # docs/performance.md, not a test: the array's synthesis time grows faster than its PEs.
+# The mapping is ABC's delay-oriented one (`abc -fast`: structural hashing, then `map`) on the
+# structure Yosys builds, Brent-Kung adders included, as a timing-driven flow would keep them.
+# ABC's default script recovers area by rebuilding every adder as a ripple chain (a 32-bit add:
+# 18 levels here, 62 there), which no flow aiming at a clock would do; until 2026-11-26 the
+# figures were taken that way (the PE at 6 stages: 53 levels then, 42 now).
 # Usage: scripts/hw_cost.sh [ROWSxCOLS ...]   (default: 2x2 4x4; 4x4 takes about 5 minutes)
 #        scripts/hw_cost.sh --devices ROWSxCOLS[-flush] ...
 #        scripts/hw_cost.sh --pe-stages N|all [--flush] [--no-int8] [--json]
@@ -47,7 +52,7 @@ measure() {
       read_verilog -sv -lib $rtl/mxu_sram_1r1w.sv
       $params
       synth -top $module -flatten
-      abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX
+      abc -fast -g AND,NAND,OR,NOR,XOR,XNOR,MUX
       opt_clean
       ltp -noff
       stat" >/dev/null
@@ -90,7 +95,7 @@ device_cost() {
       read_verilog -sv $defines $sources
       read_verilog -sv -lib $rtl/mxu_sram_1r1w.sv
       synth -top mxu_top
-      abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX
+      abc -fast -g AND,NAND,OR,NOR,XOR,XNOR,MUX
       opt_clean
       stat -top mxu_top" >/dev/null
   cells=$(awk '/=== design hierarchy ===/ {h = 1} h && /Number of cells/ {print $NF}' "$log" |
@@ -238,15 +243,39 @@ if [ "${1:-}" = --depths ]; then
     fi
   done
   [ -z "$only" ] || names=$(tr ',' '\n' <<<"$only" | sort -u)
-  # One Yosys run for every variant: the elaborated design loaded, the variant synthesized
-  # flattened, mapped to two-input gates, its longest path and statistics written to files.
-  : >"$work/measure.ys"
-  : >"$work/index"
+  # print_row MODULE CELLS FLOPS DEPTH WHERE SETS CUT: the module's line, as soon as it is known.
+  print_row() {
+    local m=$1 c=$2 f=$3 d=$4 where=$5 sets=$6 cut=$7 extra='' note=''
+    if ((json)); then
+      [ -z "$cut" ] || extra+=", \"cut_at\": \"$cut\""
+      [ "$where" = small ] && extra+=", \"array\": \"${small_rows}x${small_cols}\""
+      [ "$where" = lane ] && extra+=", \"array\": \"1x1\""
+      ((sets > 1)) && extra+=", \"parameter_sets\": $sets"
+      printf '{"module": "%s", "cells": %d, "flip_flops": %d, "max_stage_depth": %d%s}\n' \
+             "$m" "$c" "$f" "$d" "$extra"
+    else
+      [ -z "$cut" ] || note+=" (cut at $cut)"
+      [ "$where" = small ] && note+=" (${small_rows}x${small_cols} array)"
+      [ "$where" = lane ] && note+=" (1 lane)"
+      ((sets > 1)) && note+=" ($sets parameter sets, the deepest)"
+      printf '| %s%s | %s | %s | %s |\n' "$m" "$note" "$c" "$f" "$d"
+    fi
+  }
+  if ((!json)); then
+    echo "| module | cells (2-input gates and flip-flops) | flip-flops | longest stage (gates) |"
+    echo "|---|---|---|---|"
+  fi
+  # One Yosys run per module (its elaboration again: seconds), each variant synthesized flattened,
+  # mapped to two-input gates, its longest path and statistics written to files; the module's
+  # line is printed as soon as its run ends, so that a long run shows its progress.
+  : >"$work/rows"
   n=0
   for m in $names; do
     design=spec
     [[ $array_mods == *" $m "* ]] && design=small
     [[ $lane_mods == *" $m "* ]] && design=lane
+    : >"$work/measure.ys"
+    : >"$work/index"
     while read -r v; do
       [ -n "$v" ] || continue
       n=$((n + 1))
@@ -259,29 +288,23 @@ hierarchy -top $v
 tee -q -o $work/$n.boxed select -list$box
 blackbox$box
 synth -top $v -flatten
-abc -g AND,NAND,OR,NOR,XOR,XNOR,MUX
+abc -fast -g AND,NAND,OR,NOR,XOR,XNOR,MUX
 opt_clean
 delete$box
 tee -q -o $work/$n.ltp ltp -noff
 tee -q -o $work/$n.stat stat
 EOF
     done <<<"$(variants "$design" "$m")"
-  done
-  # It elaborates again (design -save does not outlive a Yosys process): a few seconds.
-  yosys -q -l "$work/measure.log" -p "$elab; script $work/measure.ys" >/dev/null 2>"$work/yosys.err" ||
-    { cat "$work/yosys.err" >&2; exit 1; }
-  # Per module: the deepest variant's cells, flip-flops and depth.
-  : >"$work/rows"
-  for m in $names; do
+    yosys -q -l "$work/measure.log" -p "$elab; script $work/measure.ys" >/dev/null 2>"$work/yosys.err" ||
+      { cat "$work/yosys.err" >&2; exit 1; }
+    # The deepest variant's cells, flip-flops and depth; of equally deep ones, the largest.
     best=-1 sets=0 cells=0 flops=0 where=spec cut=''
     while IFS=$'\t' read -r i mod design; do
-      [ "$mod" = "$m" ] || continue
       sets=$((sets + 1))
       d=$(grep -oE 'length=[0-9]+' "$work/$i.ltp" | tail -1 | cut -d= -f2)
       c=$(grep -E '^ +Number of cells' "$work/$i.stat" | tail -1 | awk '{print $NF}')
       f=$(awk '/\$_[A-Z]*(DFF|DLATCH)[A-Z]*_/ {s += $NF} END {print s + 0}' "$work/$i.stat")
       d=${d:-0} c=${c:-0}
-      # The deepest variant; of equally deep ones, the largest.
       if ((d > best || (d == best && c > cells))); then
         best=$d cells=$c flops=$f where=$design
         # The modules cut at their ports here (the select's lines without a '/': modules).
@@ -290,29 +313,8 @@ EOF
     done <"$work/index"
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$cells" "$flops" "$best" "$where" "$sets" "$cut" \
            >>"$work/rows"
+    print_row "$m" "$cells" "$flops" "$best" "$where" "$sets" "$cut"
   done
-  if ((json)); then
-    while IFS=$'\t' read -r m c f d where sets cut; do
-      extra=''
-      [ -z "$cut" ] || extra+=", \"cut_at\": \"$cut\""
-      [ "$where" = small ] && extra+=", \"array\": \"${small_rows}x${small_cols}\""
-      [ "$where" = lane ] && extra+=", \"array\": \"1x1\""
-      ((sets > 1)) && extra+=", \"parameter_sets\": $sets"
-      printf '{"module": "%s", "cells": %d, "flip_flops": %d, "max_stage_depth": %d%s}\n' \
-             "$m" "$c" "$f" "$d" "$extra"
-    done <"$work/rows"
-  else
-    echo "| module | cells (2-input gates and flip-flops) | flip-flops | longest stage (gates) |"
-    echo "|---|---|---|---|"
-    while IFS=$'\t' read -r m c f d where sets cut; do
-      note=''
-      [ -z "$cut" ] || note+=" (cut at $cut)"
-      [ "$where" = small ] && note+=" (${small_rows}x${small_cols} array)"
-      [ "$where" = lane ] && note+=" (1 lane)"
-      ((sets > 1)) && note+=" ($sets parameter sets, the deepest)"
-      printf '| %s%s | %s | %s | %s |\n' "$m" "$note" "$c" "$f" "$d"
-    done <"$work/rows"
-  fi
   if [ -z "$only" ]; then
     # The device's longest stage, and the smallest module that has it.
     read -r dmax dmod < <(sort -t$'\t' -k4,4nr -k2,2n "$work/rows" | head -1 | awk -F'\t' '{print $4, $1}')

@@ -112,6 +112,7 @@ save("array.gtkw", "mxu systolic array: one tile's journey through PE column 0 a
 U = D + "u_unified_buffer."
 W = D + "u_weight_fifo."
 Q = D + "u_acc."
+AU = D + "u_activation."
 save("buffers.gtkw", "mxu buffers: unified buffer, weight FIFO and accumulator ports",
      0, -17.1,
      [(10000, " first register write of the GEMM"), (289000, " first MATMUL row enters the array")],
@@ -127,6 +128,14 @@ save("buffers.gtkw", "mxu buffers: unified buffer, weight FIFO and accumulator p
       ("accumulators: results from the array",
        [(BIT, Q + "res_valid_i"), (DEC, Q + "res_addr_i[9:0]"), (BIT, Q + "res_accumulate_i"),
         (BIT, Q + "res_last_i"), (BIT, Q + "res_done_o")]),
+      # A result row: read at arrival, old value and row in stage 1 (forwarded when the row was
+      # written in the read's cycle), the fp32 add's three cuts, written at the write stage.
+      ("accumulators: the add pipeline (read | stage 1 | 3 add cuts | write)",
+       [(BIT, Q + "s1_valid_q"), (DEC, Q + "s1_addr_q[9:0]"), (BIT, Q + "s1_fwd_q"),
+        (BIT, Q + "wb_valid"), (DEC, Q + "wb_addr[9:0]"), (BIT, Q + "wb_accumulate")]),
+      ("activation unit: 4 stages (bias add x 3 | ReLU, rounding; or the requantizer's 4)",
+       [(BIT, AU + "valid_i"), (BIT, AU + "stage_valid_q[2:0]"), (BIT, AU + "valid_o"),
+        (BIT, AU + "busy_o")]),
       ("accumulators: DMA and activation ports",
        [(BIT, Q + "rd_en_i"), (DEC, Q + "rd_addr_i[9:0]"), (BIT, Q + "rd_gnt_o"),
         (BIT, Q + "wr_en_i"), (DEC, Q + "wr_addr_i[9:0]"), (BIT, Q + "wr_gnt_o")])])

@@ -107,12 +107,22 @@ void Core::Impl::ExecMatmulInteger(const Decoded& d) {
 
 // One cycle of the weight path and the array. A MATMUL that needs new weights issues its first
 // row with the commit, once the shadow bank is full and the other bank has been idle for
-// commit_gap cycles. Returns whether the array takes a MATMUL this cycle.
+// commit_gap cycles; an accumulating row waits while a row issued fewer than kAccAddCycles
+// cycles ago goes to the same accumulator row. Returns whether the array takes a MATMUL.
 bool Core::Impl::ArrayCycle() {
   ArrayState& a = array;
   const bool shadow_ready = a.shadow_pending && !a.wl_active;
   const bool commit_ok = shadow_ready && a.other_idle == commit_gap;
-  const bool mm_issue = a.mm_active && (!a.mm_need_commit || commit_ok);
+  while (!a.recent_rows.empty() && now - a.recent_rows.front().first >= kAccAddCycles) {
+    a.recent_rows.pop_front();
+  }
+  bool acc_hazard = false;
+  if (a.mm_active && a.mms.back().accumulate) {
+    const Matmul& m = a.mms.back();
+    const uint32_t row = m.w_acc.lo + m.rows_total - a.mm_left;
+    for (const auto& [cycle, acc_row] : a.recent_rows) acc_hazard |= acc_row == row;
+  }
+  const bool mm_issue = a.mm_active && (!a.mm_need_commit || commit_ok) && !acc_hazard;
   const bool commit = mm_issue && a.mm_need_commit;
   const bool mm_ready = !a.mm_active || (mm_issue && a.mm_left == 1);
   if (a.mm_active && a.mm_need_commit && !commit_ok) ++Ctr(csr::Counter::kStallWeights);
@@ -156,14 +166,16 @@ void Core::Impl::ShiftWeights(bool commit) {
 }
 
 // A row of the newest MATMUL enters the array; its result row reaches the accumulators
-// `latency` cycles later (read then if it accumulates) and is written the next.
+// `latency` cycles later (read then if it accumulates) and is written kAccAddCycles later.
 void Core::Impl::IssueMatmulRow() {
   ArrayState& a = array;
   const Matmul& m = a.mms.back();
   if (a.mm_left == m.rows_total) Trace("mm first row", m.pc);
-  const uint32_t bank = BankBit(m.w_acc.lo + m.rows_total - a.mm_left);
+  const uint32_t row = m.w_acc.lo + m.rows_total - a.mm_left;
+  a.recent_rows.emplace_back(now, row);
+  const uint32_t bank = BankBit(row);
   if (m.accumulate) results.At(now + latency).rd |= bank;
-  results.At(now + latency + 1).wr |= bank;
+  results.At(now + latency + kAccAddCycles).wr |= bank;
   ++Ctr(csr::Counter::kArrayBusy);
   Ctr(csr::Counter::kMacs) += uint64_t{R} * C;
   a.mm_need_commit = false;
@@ -171,7 +183,7 @@ void Core::Impl::IssueMatmulRow() {
   a.mm_active = false;
   for (Matmul& mm : a.mms) {
     if (mm.done_at == 0) {
-      mm.done_at = now + latency + 2;
+      mm.done_at = now + latency + kAccAddCycles + 1;
       break;
     }
   }

@@ -43,7 +43,7 @@ void Core::Impl::Start(uint64_t cmd_addr, uint32_t n) {
   fetch.next_slot = fetch.first_slot;
   wld.weights = true;
   size_t ring = 8;
-  while (ring < latency + 3) ring *= 2;
+  while (ring < latency + kAccAddCycles + 2) ring *= 2;
   array.cur_idle = array.other_idle = commit_gap;
   results.ring.assign(ring, ResultSlots::Slot{});
   now = 0;

@@ -26,6 +26,7 @@
 #include "backends/model/instruction.h"
 #include "common/csr_map.h"
 #include "common/isa.h"
+#include "common/unit_latency.h"
 
 namespace mxu::backends::model {
 
@@ -204,6 +205,9 @@ struct ArrayState {
   uint32_t wl_slot = 0, wl_k = 0;
   bool shadow_pending = false;
   bool reads_ub = false;  // a MATMUL row enters the array (reads the UB) this cycle
+  // The last kAccAddCycles - 1 rows issued: their cycle and accumulator row (mxu_matmul_seq's
+  // history for the accumulation hazard).
+  std::deque<std::pair<uint64_t, uint32_t>> recent_rows;
 };
 
 // The activation unit (mxu_activation_unit) and its ACTIVATE.
@@ -224,7 +228,7 @@ struct ActivationState {
 };
 
 // Result rows reaching the accumulators, per cycle: the banks an accumulating row reads
-// (arrival) and the banks a row is written to (the cycle after). The read port (ACTIVATE,
+// (arrival) and the banks a row is written to (kAccAddCycles later). The read port (ACTIVATE,
 // STORE) and the DMA's write port lose those banks in those cycles.
 struct ResultSlots {
   struct Slot {

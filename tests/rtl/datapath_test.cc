@@ -13,6 +13,7 @@
 
 #include MXU_DP_HEADER
 #include "common/pe_pipeline.h"
+#include "common/unit_latency.h"
 #include "golden/float_vectors.h"
 #include "golden/gemm.h"
 #include "golden/numerics.h"
@@ -34,9 +35,9 @@ constexpr PePipeline kPe = PePipelineOf(MXU_DP_PE_STAGES);
 // From a row entering the array to its result row (Rows + Cols - 1 at one PE stage).
 constexpr uint64_t kArrayLatency = ArrayLatency(kRows, kCols, kPe);
 // Cycles from a MATMUL's accept to its done pulse beyond M + the array's latency: one to issue
-// the first row from the command register, one into the array, one for the accumulator write
-// (docs/architecture.md).
-constexpr uint64_t kLatencyExtra = 3;
+// the first row from the command register, one into the array, kAccAddCycles from the result's
+// arrival at the accumulators to its write (docs/architecture.md).
+constexpr uint64_t kLatencyExtra = 2 + kAccAddCycles;
 
 using Harness = test::DatapathHarness<MXU_DP_MODEL>;
 
@@ -180,8 +181,8 @@ TEST(Datapath, SpecialValuesEverywhere) {
 }
 
 // A tile of M rows: accept at cycle a, first row issued at a+1, last row enters the array at
-// a+M+1, leaves the de-skew at a+M+1+Latency, is written at a+M+2+Latency.
-TEST(Datapath, SingleTileTakesMPlusArrayLatencyPlusThreeCycles) {
+// a+M+1, leaves the de-skew at a+M+1+Latency, is written at a+M+1+Latency+kAccAddCycles.
+TEST(Datapath, SingleTileTakesMPlusArrayLatencyPlusTwoPlusTheAdd) {
   Harness& dut = Dut();
   for (int m : {1, 3, kRows, 100}) {
     dut.Reset();
@@ -269,9 +270,32 @@ TEST(Datapath, ShortTilesWaitForTheirWeights) {
   EXPECT_EQ(ExpectAccEquals(golden::Gemm(a, b, kRows, kMode), 0, "short tiles"), 0);
 }
 
-// One-row MATMULs accumulating into the same accumulator row on consecutive cycles (same
-// weights): every write must be forwarded to the next read-modify-write.
-TEST(Datapath, BackToBackAccumulationIntoOneRowIsForwarded) {
+// When each row of a chain of MATMULs issues, by the sequencer's rules (mxu_matmul_seq): one row
+// a cycle, a command accepted as its predecessor issues its last row and issuing from the next
+// cycle, and an accumulating row no sooner than kAccAddCycles after the last row issued for the
+// same accumulator row (whose add must be written first). Returns each command's accept cycle,
+// counted from the first's.
+std::vector<uint64_t> ExpectedAccepts(const std::vector<MatmulCmd>& cmds) {
+  std::vector<uint64_t> accepts;
+  std::vector<int64_t> last_issue(4096, -1000);
+  int64_t accept = 0, t = 0;
+  for (const MatmulCmd& cmd : cmds) {
+    accepts.push_back(static_cast<uint64_t>(accept));
+    t = std::max(t, accept) + 1;
+    for (uint32_t r = 0; r < cmd.rows; ++r) {
+      if (r > 0) ++t;
+      if (cmd.accumulate) t = std::max(t, last_issue[cmd.acc_addr + r] + int64_t{kAccAddCycles});
+      last_issue[cmd.acc_addr + r] = t;
+    }
+    accept = t;  // the next command is accepted as this one issues its last row
+    t -= 1;      // ... and issues from the cycle after
+  }
+  return accepts;
+}
+
+// One-row MATMULs accumulating into the same accumulator row (same weights): each waits until
+// the previous one's add is written, kAccAddCycles after it, and reads the written value.
+TEST(Datapath, BackToBackAccumulationIntoOneRowWaitsForTheAdd) {
   Harness& dut = Dut();
   dut.Reset();
   BitSource bits(8);
@@ -282,6 +306,7 @@ TEST(Datapath, BackToBackAccumulationIntoOneRowIsForwarded) {
   QueueWeights(b, 0, bits);
   dut.RunUntilIdle();
   dut.ClearTimestamps();
+  std::vector<MatmulCmd> cmds;
   for (int i = 0; i < kUpdates; ++i) {
     MatmulCmd cmd;
     cmd.ub_addr = static_cast<uint32_t>(i);
@@ -290,11 +315,16 @@ TEST(Datapath, BackToBackAccumulationIntoOneRowIsForwarded) {
     cmd.k_rows = kRows;
     cmd.accumulate = i > 0;
     cmd.new_weights = i == 0;
+    cmds.push_back(cmd);
     dut.QueueMatmul(cmd);
   }
   dut.RunUntilIdle();
-  for (size_t i = 1; i < dut.mm_accepts().size(); ++i) {
-    EXPECT_EQ(dut.mm_accepts()[i] - dut.mm_accepts()[i - 1], 1u) << "not back to back at " << i;
+  const std::vector<uint64_t> want_accepts = ExpectedAccepts(cmds);
+  ASSERT_EQ(dut.mm_accepts().size(), cmds.size());
+  for (size_t i = 1; i < cmds.size(); ++i) {
+    EXPECT_EQ(dut.mm_accepts()[i] - dut.mm_accepts()[i - 1], i == 1 ? 1u : kAccAddCycles)
+        << "accept " << i;
+    EXPECT_EQ(dut.mm_accepts()[i] - dut.mm_accepts()[0], want_accepts[i]) << "accept " << i;
   }
   // Golden: acc = row0 result, then += each further row's result, in order.
   Fp32Matrix want{1, kCols, {}};
@@ -304,7 +334,116 @@ TEST(Datapath, BackToBackAccumulationIntoOneRowIsForwarded) {
         std::vector<uint16_t>(a.data.begin() + i * kRows, a.data.begin() + (i + 1) * kRows)};
     want = golden::Gemm(row, b, kRows, kMode, i == 0 ? nullptr : &want);
   }
-  EXPECT_EQ(ExpectAccEquals(want, 2, "forwarded accumulation"), 0);
+  EXPECT_EQ(ExpectAccEquals(want, 2, "waited accumulation"), 0);
+}
+
+// Tiles shorter than the add's cycles, accumulating into the same rows or into rows shifted by
+// one: every sum is the golden one (no add lost to the pipeline) and each tile starts exactly
+// when the hazard rule lets it; tiles at least kAccAddCycles long never wait.
+TEST(Datapath, ShortTilesAccumulatingIntoTheSameRowsWaitOnlyAsLongAsTheAdd) {
+  Harness& dut = Dut();
+  constexpr int kTiles = 6;
+  for (int m : {1, 2, 3, static_cast<int>(kAccAddCycles), static_cast<int>(kAccAddCycles) + 1}) {
+    for (int shift : {0, 1}) {
+      dut.Reset();
+      BitSource bits(40 + m * 2 + shift);
+      const Bf16Matrix a = RandomMatrix(kTiles * m, kRows, bits);
+      const Bf16Matrix b = RandomMatrix(kRows, kCols, bits);
+      LoadActivations(a, 0);
+      QueueWeights(b, 0, bits);
+      dut.RunUntilIdle();
+      dut.ClearTimestamps();
+      // Tile t: UB rows t*m .. t*m+m-1 into accumulator rows base(t) .. base(t)+m-1, base(t)
+      // alternating between 0 and `shift`; the first tile of each base overwrites, so that
+      // every row accumulated into was written first.
+      const int rows = m + shift;
+      std::vector<MatmulCmd> cmds;
+      for (int t = 0; t < kTiles; ++t) {
+        MatmulCmd cmd;
+        cmd.ub_addr = static_cast<uint32_t>(t * m);
+        cmd.acc_addr = static_cast<uint32_t>(t % 2 == 1 ? shift : 0);
+        cmd.rows = static_cast<uint32_t>(m);
+        cmd.k_rows = kRows;
+        cmd.accumulate = t > 1 || (t == 1 && shift == 0);
+        cmd.new_weights = t == 0;
+        cmds.push_back(cmd);
+        dut.QueueMatmul(cmd);
+      }
+      dut.RunUntilIdle();
+      ASSERT_EQ(dut.mm_accepts().size(), cmds.size());
+      const std::vector<uint64_t> want_accepts = ExpectedAccepts(cmds);
+      for (size_t i = 1; i < cmds.size(); ++i) {
+        EXPECT_EQ(dut.mm_accepts()[i] - dut.mm_accepts()[0], want_accepts[i])
+            << "m=" << m << " shift=" << shift << " accept " << i;
+      }
+      if (m >= static_cast<int>(kAccAddCycles) && shift == 0) {
+        EXPECT_EQ(want_accepts.back(), 1u + (kTiles - 2) * uint64_t(m)) << "m=" << m;
+      }
+      // Golden: the accumulator rows after every tile's results were added in order.
+      Fp32Matrix want{rows, kCols, std::vector<uint32_t>(size_t(rows) * kCols, 0)};
+      for (int t = 0; t < kTiles; ++t) {
+        const int base = t % 2 == 1 ? shift : 0;
+        for (int r = 0; r < m; ++r) {
+          const Bf16Matrix row{1, kRows,
+                               std::vector<uint16_t>(a.data.begin() + (t * m + r) * kRows,
+                                                     a.data.begin() + (t * m + r + 1) * kRows)};
+          Fp32Matrix old{1, kCols,
+                         std::vector<uint32_t>(want.data.begin() + (base + r) * kCols,
+                                               want.data.begin() + (base + r + 1) * kCols)};
+          const Fp32Matrix sum =
+              golden::Gemm(row, b, kRows, kMode, cmds[t].accumulate ? &old : nullptr);
+          std::copy(sum.data.begin(), sum.data.end(), want.data.begin() + (base + r) * kCols);
+        }
+      }
+      EXPECT_EQ(ExpectAccEquals(want, 0, "short tiles m=" + std::to_string(m)), 0);
+    }
+  }
+}
+
+// Two ACTIVATEs back to back over the same accumulator rows, the second with other settings
+// into the same unified-buffer rows and a third into other rows: each row holds the last
+// ACTIVATE's result, every one of the unit's stages drained between them.
+TEST(Datapath, BackToBackActivatesOnTheSameRows) {
+  Harness& dut = Dut();
+  dut.Reset();
+  BitSource bits(77);
+  constexpr int kM = 3;  // shorter than the unit's pipeline
+  std::vector<std::vector<uint32_t>> acc(kM, std::vector<uint32_t>(kCols));
+  for (int m = 0; m < kM; ++m) {
+    for (auto& v : acc[m]) v = golden::FloatBits(golden::Bf16ToFloat(RandomOperand(bits)) * 1.37f);
+    dut.WriteAccRow(static_cast<uint32_t>(m), acc[m]);
+  }
+  std::vector<uint32_t> bias_row(kCols);
+  for (auto& v : bias_row) v = golden::FloatBits(golden::Bf16ToFloat(RandomOperand(bits)));
+  dut.WriteAccRow(50, bias_row);
+  ActivateCmd first;
+  first.rows = kM;
+  first.ub_addr = 10;
+  first.relu = false;
+  ActivateCmd second = first;
+  second.relu = true;
+  second.bias = true;
+  second.bias_addr = 50;
+  ActivateCmd third = first;
+  third.ub_addr = 20;
+  dut.QueueActivate(first);
+  dut.QueueActivate(second);
+  dut.QueueActivate(third);
+  dut.RunUntilIdle();
+  EXPECT_EQ(dut.ac_dones().size(), 3u);
+  int mismatches = 0;
+  for (int m = 0; m < kM; ++m) {
+    const std::vector<uint16_t> got_second = dut.ReadUbRow(10 + static_cast<uint32_t>(m));
+    const std::vector<uint16_t> got_third = dut.ReadUbRow(20 + static_cast<uint32_t>(m));
+    for (int n = 0; n < kCols; ++n) {
+      float x = golden::Fp32Add(golden::FloatFromBits(acc[m][n]),
+                                golden::FloatFromBits(bias_row[n]), kMode);
+      if (!(x > 0.0f) && !std::isnan(x)) x = 0.0f;
+      mismatches += got_second[n] != golden::FloatToBf16(x, kMode);
+      mismatches += got_third[n] != golden::FloatToBf16(golden::FloatFromBits(acc[m][n]), kMode);
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 // ACTIVATE: accumulator rows -> (+ bias row) -> (ReLU) -> bf16 -> unified buffer.
