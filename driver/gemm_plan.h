@@ -136,7 +136,8 @@ struct GemmPlacement {
 };
 
 // The memory the cost model assumes: the device reports its bus width and requests in flight,
-// not the latency of the memory behind it, so the planner takes the default memory's.
+// not the memory behind it, so the planner takes the default memory's: its latency, and as many
+// bytes per cycle as the port moves (MemoryTiming's kPortWidth).
 inline constexpr int kPlannerMemoryLatency = MemoryTiming().latency_cycles;
 
 // Throws std::invalid_argument for shapes the device cannot take (a dimension < 1 or beyond the

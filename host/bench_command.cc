@@ -73,8 +73,9 @@ void AddWorkloadOptions(CLI::App* cmd, BenchArgs& a) {
       cmd->add_option("--sweep", a.sweep,
                       "run the shapes or topology on each of these devices (device specs, "
                       "MXU_DEVICES syntax) on the model backend, and print a summary per device; "
-                      "unless --mem or --mem-bytes-per-cycle is given, a port wider than the "
-                      "memory gets a memory as wide (and 3 x its DMA requests in flight)")
+                      "each device's memory is as wide as its port unless --mem or "
+                      "--mem-bytes-per-cycle is given, and a port wider than 32 bytes also gets "
+                      "3 x its DMA requests in flight")
           ->type_name("SPEC,SPEC,...");
   AddInteger(cmd, "--rtl-sample", &a.rtl_sample, 1, 100000,
              "with --backend model: run N of the GEMMs (spread evenly through the list) on the "
@@ -324,6 +325,15 @@ struct BenchResults {
   Json rows = Json::array(), device, backend;
 };
 
+// The memory settings as they ran: on one device a port-wide memory is its port's width; a
+// sweep's points each have their own (PointTiming), which their rows give.
+std::vector<MemoryTiming> SettingsAsRun(const BenchPlan& plan, const BenchResults& results) {
+  std::vector<MemoryTiming> settings = plan.settings;
+  if (plan.sweeping) return settings;
+  for (MemoryTiming& t : settings) t = t.ForPort(results.device["bus_bytes"].get<unsigned>());
+  return settings;
+}
+
 BenchResults CollectRows(const std::vector<Json>& outs, const BenchPlan& plan) {
   BenchResults results;
   for (size_t k = 0; k < outs.size(); ++k) {
@@ -384,7 +394,9 @@ Json BenchJson(const BenchArgs& args, const BenchPlan& plan, const BenchResults&
   j["seed"] = args.seed;
   j["check"] = args.check;
   j["memory_settings"] = Json::array();
-  for (const MemoryTiming& t : plan.settings) j["memory_settings"].push_back(TimingJson(t));
+  for (const MemoryTiming& t : SettingsAsRun(plan, results)) {
+    j["memory_settings"].push_back(TimingJson(t));
+  }
   j["rows"] = rows;
   if (plan.sweeping) j["sweep"] = SweepSummary(rows, args.clock_mhz);
   if (!rtl_sample.is_null()) j["rtl_sample"] = rtl_sample;
@@ -413,7 +425,7 @@ void WriteBenchFiles(const CLI::App& cli, const BenchArgs& args, const BenchPlan
                               std::to_string(results.device["array_cols"].get<unsigned>()) +
                               " array, " + backend + ")";
     files->Write(args.plot, [&](const std::string& temp) {
-      WritePlot(temp, plan.settings, results.rows, title);
+      WritePlot(temp, SettingsAsRun(plan, results), results.rows, title);
     });
   }
   if (Given(cli, "--roofline")) {

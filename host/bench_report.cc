@@ -25,14 +25,20 @@ constexpr char kRowFormat[] = "%-13s %-14s %7s %7s %7s %5s %5s %6s %6s %6s %6s %
 Json TimingJson(const MemoryTiming& t) {
   Json j;
   j["latency_cycles"] = t.latency_cycles;
-  j["bytes_per_cycle"] = t.bytes_per_cycle;
+  if (t.port_width()) {
+    j["bytes_per_cycle"] = "port";  // each device's own width (a sweep's rows say which)
+  } else {
+    j["bytes_per_cycle"] = t.bytes_per_cycle;
+  }
   j["max_in_flight"] = t.max_in_flight;
   return j;
 }
 
 std::string TimingText(const MemoryTiming& t) {
-  return "latency " + std::to_string(t.latency_cycles) + ", " + std::to_string(t.bytes_per_cycle) +
-         " B/cycle, " + std::to_string(t.max_in_flight) + " in flight";
+  const std::string width =
+      t.port_width() ? "port-wide" : std::to_string(t.bytes_per_cycle) + " B/cycle";
+  return "latency " + std::to_string(t.latency_cycles) + ", " + width + ", " +
+         std::to_string(t.max_in_flight) + " in flight";
 }
 
 Json ConfigJson(const driver::DeviceConfig& c) {

@@ -14,9 +14,9 @@
 
 namespace mxu::host {
 
-// "latency 100, 32 B/cycle, 8 in flight".
+// "latency 100, 32 B/cycle, 8 in flight"; "port-wide" where the width is still kPortWidth.
 std::string TimingText(const MemoryTiming& t);
-// {latency_cycles, bytes_per_cycle, max_in_flight}.
+// {latency_cycles, bytes_per_cycle, max_in_flight}; bytes_per_cycle "port" for kPortWidth.
 nlohmann::ordered_json TimingJson(const MemoryTiming& t);
 // Every field of the device configuration by its name.
 nlohmann::ordered_json ConfigJson(const driver::DeviceConfig& c);

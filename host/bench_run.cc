@@ -115,11 +115,13 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config,
 }  // namespace
 
 Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& shapes,
-                size_t setting, const MemoryTiming& timing, bool print) {
+                size_t setting, const MemoryTiming& given, bool print) {
   DeviceOptions device_options = options.device;
-  device_options.timing = timing;
+  device_options.timing = given;
   auto device = OpenDevice(device_options);
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
+  // The memory the backend put behind the port: the bound and the rows take its width.
+  const MemoryTiming timing = given.ForPort(config.bus_bytes);
   if (print) {
     std::printf("memory: %s (%s backend, %u x %u array)\n", TimingText(timing).c_str(),
                 device->name(), config.rows, config.cols);

@@ -22,9 +22,10 @@ struct BenchRunOptions {
   bool check = false;
 };
 
-// Every shape under one memory setting (number `setting`, with this timing), on a device opened
-// here: {"backend", "device" (its configuration), "rows" (one per shape)}. With print, the
-// memory setting's heading and each row as it finishes, on stdout.
+// Every shape under one memory setting (number `setting`, with this timing: kPortWidth is the
+// device's port width, as the rows say), on a device opened here: {"backend", "device" (its
+// configuration), "rows" (one per shape)}. With print, the memory setting's heading and each row
+// as it finishes, on stdout.
 nlohmann::ordered_json RunSetting(const BenchRunOptions& options,
                                   const std::vector<BenchShape>& shapes, size_t setting,
                                   const MemoryTiming& timing, bool print = true);

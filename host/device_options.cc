@@ -44,7 +44,9 @@ void AddDeviceOptions(CLI::App* app, DeviceOptions* options, const std::string& 
   AddInteger(app, "--mem-latency", &options->timing.latency_cycles, 0, 100000,
              "host-memory latency in device cycles");
   AddInteger(app, "--mem-bytes-per-cycle", &options->timing.bytes_per_cycle, 1, 4096,
-             "host-memory bandwidth in bytes per cycle");
+             "host-memory bandwidth in bytes per cycle (reads and writes share it); by default "
+             "as wide as the device's memory port (bus=B), as 'mxu info' shows")
+      ->default_str("port width");
   AddInteger(app, "--mem-in-flight", &options->timing.max_in_flight, 1, 1024,
              "host-memory requests in flight");
   AddInteger(app, "--watchdog", &options->watchdog_cycles, 1, UINT64_MAX,

@@ -37,9 +37,8 @@ std::vector<std::string> ParseSweep(const std::string& text) {
 }
 
 MemoryTiming PointTiming(const MemoryTiming& base, unsigned bus_bytes, bool memory_given) {
-  MemoryTiming timing = base;
-  if (!memory_given && bus_bytes > base.bytes_per_cycle) {
-    timing.bytes_per_cycle = bus_bytes;
+  MemoryTiming timing = base.ForPort(bus_bytes);
+  if (!memory_given && bus_bytes > DeviceSpec().bus_bytes) {
     timing.max_in_flight = std::max(base.max_in_flight, 3 * DmaMaxInFlight(bus_bytes));
   }
   return timing;

@@ -15,10 +15,10 @@ namespace mxu::host {
 // The specs of "SPEC,SPEC,...", each checked (UsageError naming it otherwise), none twice.
 std::vector<std::string> ParseSweep(const std::string& text);
 
-// The host memory of a point whose port is `bus_bytes` wide: unless the command line set the
-// memory's width (memory_given), a port wider than the memory gets a memory as wide, taking the
-// requests the DMA's three engines keep in flight (as scripts/port_width.sh does), so that a
-// wide device is not measured against the default 32-byte memory.
+// The host memory of a point whose port is `bus_bytes` wide: as wide as the port unless the
+// command line set the memory's width (memory_given), as everywhere; and then a port wider than
+// the default device's (32 bytes) also gets the requests the DMA's three engines keep in flight
+// (as scripts/port_width.sh does), so that a wide device is not starved of requests either.
 MemoryTiming PointTiming(const MemoryTiming& base, unsigned bus_bytes, bool memory_given);
 
 // One entry per device and memory setting of rows (by "point", "device_spec" where a sweep set

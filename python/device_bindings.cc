@@ -63,7 +63,8 @@ py::dict GemmCounters(int m, int k, int n, const char* dtype, const driver::Gemm
 class Device {
  public:
   Device(const std::string& backend, const std::string& device, long long mem_latency,
-         long long mem_bytes_per_cycle, long long mem_in_flight, long long watchdog) {
+         std::optional<long long> mem_bytes_per_cycle, long long mem_in_flight,
+         long long watchdog) {
     backends::BackendOptions options;
     options.backend = backend;
     // As the command line's --device: a device of this build, or any spec (the model backend's;
@@ -79,12 +80,16 @@ class Device {
     }
     options.timing.latency_cycles =
         static_cast<unsigned>(CheckedRange("mem_latency", mem_latency, 0, 100000));
-    options.timing.bytes_per_cycle =
-        static_cast<unsigned>(CheckedRange("mem_bytes_per_cycle", mem_bytes_per_cycle, 1, 4096));
+    // None: as wide as the device's memory port (kPortWidth), as the command line's default.
+    if (mem_bytes_per_cycle) {
+      options.timing.bytes_per_cycle =
+          static_cast<unsigned>(CheckedRange("mem_bytes_per_cycle", *mem_bytes_per_cycle, 1, 4096));
+    }
     options.timing.max_in_flight =
         static_cast<unsigned>(CheckedRange("mem_in_flight", mem_in_flight, 1, 1024));
     watchdog_ = CheckedRange("watchdog", watchdog, 1, UINT64_MAX >> 1);
     timing_ = options.timing;
+    memory_given_ = mem_bytes_per_cycle.has_value();
     if (py::get_shared_data(kDeviceOpenedKey) != nullptr) {
       throw std::runtime_error(
           "one device per process: this process has already opened an mxu.Device (SystemC "
@@ -97,6 +102,7 @@ class Device {
     py::set_shared_data(kDeviceOpenedKey, &g_device_opened_mark);
     device_name_ = device.empty() ? backends::ThisDevice().name : device;
     config_ = driver::ReadDeviceConfig(*device_);
+    timing_ = timing_.ForPort(config_.bus_bytes);  // as the backend resolved it
   }
 
   py::array Gemm(const py::array& a, const py::array& b, bool ta, bool tb, bool relu,
@@ -186,6 +192,7 @@ class Device {
                                [&](const char* name, const auto& value) { info[name] = value; });
     info["mem_latency"] = timing_.latency_cycles;
     info["mem_bytes_per_cycle"] = timing_.bytes_per_cycle;
+    info["mem_bytes_per_cycle_from"] = memory_given_ ? "given" : "port";
     info["mem_in_flight"] = timing_.max_in_flight;
     info["watchdog"] = watchdog_;
     return info;
@@ -200,6 +207,7 @@ class Device {
   std::string device_name_;
   driver::DeviceConfig config_;
   MemoryTiming timing_;
+  bool memory_given_ = false;  // mem_bytes_per_cycle given, not the port's width
   uint64_t watchdog_ = 0;
   py::dict counters_;
 };
@@ -211,7 +219,7 @@ void RegisterDevice(py::module_& m) {
   // of the device and opens it through this class.
   py::dict defaults;
   defaults["mem_latency"] = kDefaultMemory.latency_cycles;
-  defaults["mem_bytes_per_cycle"] = kDefaultMemory.bytes_per_cycle;
+  defaults["mem_bytes_per_cycle"] = py::none();  // the device's port width (kPortWidth)
   defaults["mem_in_flight"] = kDefaultMemory.max_in_flight;
   defaults["watchdog"] = kDefaultWatchdog;
   m.attr("_DEVICE_DEFAULTS") = defaults;
@@ -220,11 +228,11 @@ void RegisterDevice(py::module_& m) {
                      "A device on the named backend with the host memory's timing; device: a "
                      "device of this extension's build, or a device spec for the model backend. "
                      "One per process: SystemC elaborates the RTL device once.")
-      .def(py::init<const std::string&, const std::string&, long long, long long, long long,
-                    long long>(),
+      .def(py::init<const std::string&, const std::string&, long long, std::optional<long long>,
+                    long long, long long>(),
            py::arg("backend") = "rtl", py::arg("device") = "",
            py::arg("mem_latency") = kDefaultMemory.latency_cycles,
-           py::arg("mem_bytes_per_cycle") = kDefaultMemory.bytes_per_cycle,
+           py::arg("mem_bytes_per_cycle") = py::none(),
            py::arg("mem_in_flight") = kDefaultMemory.max_in_flight,
            py::arg("watchdog") = kDefaultWatchdog)
       .def("gemm", &Device::Gemm, py::arg("a"), py::arg("b"), py::kw_only(), py::arg("ta") = false,
@@ -256,8 +264,9 @@ void RegisterDevice(py::module_& m) {
       .def("counters", &Device::Counters,
            "The last GEMM's counters and statistics (as `mxu gemm --json`).")
       .def("info", &Device::Info,
-           "The device configuration read from its CSRs (as `mxu info --json`), and the "
-           "memory settings.")
+           "The device configuration read from its CSRs and the host memory's settings (as "
+           "`mxu info --json`): mem_bytes_per_cycle as it runs, mem_bytes_per_cycle_from 'port' "
+           "(the default: the port's width) or 'given'.")
       .def("read_csr", &Device::ReadCsr, py::arg("addr"), "Reads one CSR (mxu.CSR names some).")
       .def_property_readonly("backend", &Device::name);
 }

@@ -3,8 +3,8 @@
 // other: python/extension.cc) registers them; python/mxu/__init__.py re-exports the default's and
 // picks the extension of the device mxu.Device(device=...) names.
 //
-//   dev = mxu.Device(backend="rtl", device=None, mem_latency=100, mem_bytes_per_cycle=32,
-//                    mem_in_flight=8)
+//   dev = mxu.Device(backend="rtl", device=None, mem_latency=100, mem_bytes_per_cycle=None,
+//                    mem_in_flight=8)  (None: as wide as the device's memory port)
 //   c = dev.gemm(a, b, ta=False, tb=False, relu=False, bias=None, accumulate=None, out="fp32",
 //                check=False)
 //   c = dev.gemm_int8(a, b, ta=False, tb=False, relu=False, bias=None, accumulate=None,

@@ -31,7 +31,8 @@ HostMemory::HostMemory(sc_core::sc_module_name name, const Config& config)
 
 void HostMemory::Validate(const Config& config) {
   if (config.timing.bytes_per_cycle < 1) {
-    throw std::invalid_argument("HostMemory: bytes_per_cycle must be >= 1");
+    throw std::invalid_argument(
+        "HostMemory: bytes_per_cycle must be >= 1 (kPortWidth is the platform's to resolve)");
   }
   if (config.timing.max_in_flight < 1) {
     throw std::invalid_argument("HostMemory: max_in_flight must be >= 1");

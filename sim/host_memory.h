@@ -40,7 +40,9 @@ class HostMemory : public sc_core::sc_module {
   // resolution (sc_set_time_resolution) before the first Config exists.
   struct Config {
     uint64_t size_bytes = 1ull << 32;
-    MemoryTiming timing;  // latency, bytes per cycle (one channel for reads and writes), in flight
+    // Latency, bytes per cycle (one channel for reads and writes), in flight. The memory does not
+    // know the port: its bytes per cycle must be given (the Platform gives kPortWidth its own).
+    MemoryTiming timing;
     sc_core::sc_time clock_period = sc_core::sc_time(1, sc_core::SC_NS);
   };
 
@@ -61,8 +63,8 @@ class HostMemory : public sc_core::sc_module {
   HostMemory(const HostMemory&) = delete;
   HostMemory& operator=(const HostMemory&) = delete;
 
-  // Throws std::invalid_argument unless bytes_per_cycle >= 1, max_in_flight >= 1 and
-  // clock_period > 0.
+  // Throws std::invalid_argument unless bytes_per_cycle >= 1 (not kPortWidth), max_in_flight >= 1
+  // and clock_period > 0.
   static void Validate(const Config& config);
 
   const Config& config() const { return config_; }

@@ -37,6 +37,17 @@ constexpr unsigned kBeatWords = sizeof(Vmxu_top::mem_r_data_i) / 4;
 constexpr unsigned kBusBytes = 4 * kBeatWords;
 static_assert(kBusBytes <= MemoryTransactor::kMaxBusBytes, "the transactor's pins are too narrow");
 
+// The memory behind this device's port: kPortWidth becomes the port's width.
+HostMemory::Config OnPort(HostMemory::Config memory) {
+  memory.timing = memory.timing.ForPort(kBusBytes);
+  return memory;
+}
+
+Platform::Config OnPort(Platform::Config config) {
+  config.memory = OnPort(config.memory);
+  return config;
+}
+
 // Word i of a verilated signal of up to 64 bits (an integer) or wider (a VlWide).
 template <typename T>
 uint32_t Word(const T& value, unsigned i) {
@@ -77,7 +88,7 @@ void RestoreSigint() {
 
 const sc_core::sc_module_name& Platform::Validated(const sc_core::sc_module_name& name,
                                                    const Config& config) {
-  HostMemory::Validate(config.memory);
+  HostMemory::Validate(OnPort(config.memory));
   if (config.watchdog_cycles == 0) {
     throw std::invalid_argument("Platform: watchdog_cycles must be >= 1");
   }
@@ -86,9 +97,9 @@ const sc_core::sc_module_name& Platform::Validated(const sc_core::sc_module_name
 
 Platform::Platform(sc_core::sc_module_name name, const Config& config)
     : sc_core::sc_module(Validated(name, config)),
-      config_(config),
+      config_(OnPort(config)),
       context_(std::make_unique<VerilatedContext>()),
-      memory_("memory", config.memory),
+      memory_("memory", config_.memory),
       socket_("socket"),
       transactor_(socket_, config.memory.clock_period, kBusBytes),
       period_ticks_(config.memory.clock_period.value()) {
@@ -335,8 +346,8 @@ void Platform::Reconfigure(const HostMemory::Config& memory) {
                                 ": Reconfigure cannot change the clock period (" +
                                 config_.memory.clock_period.to_string() + ")");
   }
-  memory_.Reconfigure(memory);
-  config_.memory = memory;
+  memory_.Reconfigure(OnPort(memory));
+  config_.memory = memory_.config();
 }
 
 uint32_t Platform::ReadCsr(uint32_t addr) { return CsrAccess(false, addr, 0); }

@@ -40,7 +40,9 @@ namespace mxu::sim {
 class Platform : public sc_core::sc_module {
  public:
   struct Config {
-    HostMemory::Config memory;              // its clock_period is the device clock
+    // Its clock_period is the device clock; its bytes per cycle kPortWidth (the default): as wide
+    // as the device's memory port. config() and memory().config() hold the width resolved.
+    HostMemory::Config memory;
     uint64_t watchdog_cycles = 50'000'000;  // RunUntilIrq's default limit
     // Verilator run-time options for the model, e.g. {"+verilator+rand+reset+2",
     // "+verilator+seed+7"}: the state every flop and memory holds before its first reset is
@@ -82,9 +84,9 @@ class Platform : public sc_core::sc_module {
   RunResult RunUntilIrq(uint64_t max_cycles = 0);
   void RunCycles(uint64_t n);
 
-  // New memory latency, bandwidth, requests in flight or size for the requests issued from now
-  // on. Throws std::invalid_argument for an invalid config or a different clock_period (the
-  // device clock is fixed at construction).
+  // New memory latency, bandwidth (kPortWidth: the port's), requests in flight or size for the
+  // requests issued from now on. Throws std::invalid_argument for an invalid config or a
+  // different clock_period (the device clock is fixed at construction).
   void Reconfigure(const HostMemory::Config& memory);
 
   HostMemory& memory() { return memory_; }

@@ -211,6 +211,7 @@ Core::Core(const Config& config) : config_(config), memory_(config.memory_bytes)
   if (config.acc_banks < 1 || config.acc_banks > 32 || config.acc_depth % config.acc_banks != 0) {
     throw std::invalid_argument("model: the accumulator banks must divide its rows (at most 32)");
   }
+  set_timing(config.timing);
   ub_.assign(size_t{config.ub_depth} * config.ub_lanes(), 0);
   acc_.assign(size_t{config.acc_depth} * config.cols, 0);
 }

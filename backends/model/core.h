@@ -34,7 +34,7 @@ struct Config {
   uint32_t max_in_flight = 8;  // the DMA's bursts in flight per engine (FEATURES)
   uint32_t pe_stages = 6;      // PeStages: the PE's pipeline depth (common/pe_pipeline.h)
   Subnormals subnormals = Subnormals::kIeee;
-  MemoryTiming timing;  // the host memory behind the device
+  MemoryTiming timing;  // the host memory behind the device (kPortWidth: as wide as bus_bytes)
   uint64_t memory_bytes = 1ull << 32;
 
   uint32_t ub_lanes() const { return rows > cols ? rows : cols; }
@@ -60,7 +60,10 @@ class Core {
   const Config& config() const { return config_; }
   SparseMemory& memory() { return memory_; }
   const SparseMemory& memory() const { return memory_; }
-  void set_timing(const MemoryTiming& timing) { config_.timing = timing; }
+  // config().timing holds kPortWidth resolved to bus_bytes.
+  void set_timing(const MemoryTiming& timing) {
+    config_.timing = timing.ForPort(config_.bus_bytes);
+  }
 
   // Runs the program of `count` instructions at `cmd_addr` to HALT or the first error. Buffers
   // keep their contents between programs (as the RTL's SRAMs do); weight tiles do not.

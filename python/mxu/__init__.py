@@ -99,7 +99,8 @@ class Device:
     (mxu.built_devices()) on any backend; or, on the model backend, any device spec as `mxu
     --device` takes it (ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B]...). A spec
     that is neither, or one that is not built on the rtl or cross backend, raises ValueError.
-    mem_latency, mem_bytes_per_cycle, mem_in_flight: the host memory's timing; watchdog: the
+    mem_latency, mem_bytes_per_cycle, mem_in_flight: the host memory's timing
+    (mem_bytes_per_cycle None: as wide as the device's memory port, its bus_bytes); watchdog: the
     device cycles a GEMM may take (DeviceError after).
     """
 

@@ -137,14 +137,17 @@ def test_info_matches_the_csrs(dev):
     assert info["max_in_flight"] == features >> 24
     assert info["subnormals"] == ("flush" if features & 0x100 else "ieee")
     assert (info["mem_latency"], info["mem_bytes_per_cycle"], info["mem_in_flight"]) == (50, 32, 8)
+    assert info["mem_bytes_per_cycle_from"] == "given"
     assert info["backend"] == dev.backend == "rtl"
     assert "rtl" in mxu.backends()
 
 
 @pytest.mark.skipif("MXU_BINARY" not in os.environ, reason="needs the mxu tool (MXU_BINARY)")
 def test_info_matches_the_command_line(dev):
-    cli = json.loads(subprocess.run([os.environ["MXU_BINARY"], "info", "--json"], check=True,
-                                    capture_output=True, text=True).stdout)
+    # The session device's memory (conftest.py), given to the command line too.
+    memory = ["--mem-latency", "50", "--mem-bytes-per-cycle", "32", "--mem-in-flight", "8"]
+    cli = json.loads(subprocess.run([os.environ["MXU_BINARY"], "info", "--json", *memory],
+                                    check=True, capture_output=True, text=True).stdout)
     info = dev.info()
     assert {key: info[key] for key in cli} == cli
 
@@ -264,6 +267,33 @@ def test_a_device_spec_on_the_model_backend():
     assert info["device"] == "32x8:pe=2" and info["backend"] == "model"
     assert (info["array_rows"], info["array_cols"], info["pe_stages"]) == (32, 8, 2)
     assert (info["mem_latency"], info["subnormals"]) == (20, "ieee")
+
+
+def test_the_memory_is_as_wide_as_the_port_unless_given():
+    # Issue 39: a 512-byte port behind the old 32-byte default memory ran at a fifth of its speed.
+    result = run_python("""
+        import json, mxu, numpy as np
+        dev = mxu.Device(backend="model", device="128x128:bus=512")
+        a = np.ones((256, 512), np.float32)
+        b = np.ones((512, 512), np.float32)
+        dev.gemm(a, b)
+        print(json.dumps([dev.info(), dev.counters()["cycles"]]))
+        """)
+    assert result.returncode == 0, result.stderr
+    info, cycles = json.loads(result.stdout)
+    assert (info["bus_bytes"], info["mem_bytes_per_cycle"]) == (512, 512)
+    assert info["mem_bytes_per_cycle_from"] == "port"
+    assert mxu.Device.__init__.__defaults__[3] is None  # mem_bytes_per_cycle
+    result = run_python("""
+        import json, mxu, numpy as np
+        dev = mxu.Device(backend="model", device="128x128:bus=512", mem_bytes_per_cycle=32)
+        dev.gemm(np.ones((256, 512), np.float32), np.ones((512, 512), np.float32))
+        print(json.dumps([dev.info(), dev.counters()["cycles"]]))
+        """)
+    assert result.returncode == 0, result.stderr
+    narrow, narrow_cycles = json.loads(result.stdout)
+    assert (narrow["mem_bytes_per_cycle"], narrow["mem_bytes_per_cycle_from"]) == (32, "given")
+    assert narrow_cycles > 3 * cycles
 
 
 def test_an_invalid_device_spec_raises_value_error_naming_it():

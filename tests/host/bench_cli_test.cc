@@ -114,6 +114,28 @@ TEST(MxuBenchCli, EveryMemorySettingIsAGroup) {
   EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
 }
 
+// Issue 39: the default memory is as wide as the device's port (512 bytes here), in the rows,
+// the settings and the bound; a width given on the command line stands.
+TEST(MxuBenchCli, TheMemoryIsAsWideAsThePortUnlessGiven) {
+  for (const char* given : {"", " --mem-bytes-per-cycle 64"}) {
+    const std::string json_path = TempPath("bench_port.json");
+    const CliResult r =
+        RunMxu("bench --backend model --device 32x32:bus=512 --shape 64x256x256 --json " +
+               json_path + given);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const unsigned width = *given ? 64 : 512;
+    EXPECT_NE(r.out.find("memory: latency 100, " + std::to_string(width) + " B/cycle, 8 in flight"),
+              std::string::npos)
+        << r.out;
+    const json j = json::parse(ReadFile(json_path));
+    ASSERT_EQ(j["memory_settings"].size(), 1u);
+    EXPECT_EQ(j["memory_settings"][0]["bytes_per_cycle"], width);
+    ASSERT_EQ(j["rows"].size(), 1u);
+    EXPECT_EQ(j["rows"][0]["bus_bytes"], 512);
+    ExpectConsistentRow(j, j["rows"][0]);
+  }
+}
+
 // --quick: the built-in table's small shapes, among them every GEMM of a training step of mxu
 // train's default model (MLP 2-32-32-3, batch 64) with the transposes of its backward pass.
 TEST(MxuBenchCli, QuickTableHasTheTrainingStep) {

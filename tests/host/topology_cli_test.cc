@@ -107,12 +107,16 @@ TEST(MxuTopologyCli, SweepSummarizesEveryDeviceAndDrawsTheRoofline) {
   ASSERT_EQ(j["rows"].size(), 4u);
   ASSERT_EQ(j["sweep"].size(), 2u);
   EXPECT_EQ(j["totals"], j["sweep"]);
+  EXPECT_EQ(j["memory_settings"][0]["bytes_per_cycle"], "port");
   const char* specs[2] = {"16x16", "8x8:bus=16"};
   for (size_t p = 0; p < 2; ++p) {
     const json& s = j["sweep"][p];
     EXPECT_EQ(s["device_spec"], specs[p]);
     EXPECT_EQ(s["array_rows"], p == 0 ? 16 : 8);
     EXPECT_EQ(s["bus_bytes"], p == 0 ? 32 : 16);
+    // Each point's memory as wide as its port (issue 39): 16 bytes behind the 16-byte port.
+    EXPECT_EQ(s["memory_bytes_per_cycle"], p == 0 ? 32 : 16);
+    EXPECT_EQ(s["memory_in_flight"], 8);
     uint64_t cycles = 0, macs = 0, bytes = 0;
     for (const json& row : j["rows"]) {
       if (row["point"] != p) continue;

@@ -38,7 +38,8 @@ struct Initiator : sc_core::sc_module {
 enum Which { kDefault, kSmall, kLatency, kWide, kNarrow, kDetA, kDetB, kHuge, kCount };
 
 HostMemory::Config ConfigFor(Which which) {
-  HostMemory::Config config;  // 4 GiB, latency 100, 32 B/cycle, 8 in flight, 1 ns
+  HostMemory::Config config;           // 4 GiB, latency 100, 8 in flight, 1 ns
+  config.timing.bytes_per_cycle = 32;  // the default device's port: the memory takes no kPortWidth
   switch (which) {
     case kSmall:  // 64 KiB, period 2 ns: checks that timing counts cycles, not nanoseconds
       config.size_bytes = 64 * 1024;
@@ -172,18 +173,24 @@ TEST_F(HostMemoryTest, ConfigDefaultsAreTheSpecifiedOnes) {
   const HostMemory::Config config;
   EXPECT_EQ(config.size_bytes, 1ull << 32);
   EXPECT_EQ(config.timing.latency_cycles, 100u);
-  EXPECT_EQ(config.timing.bytes_per_cycle, 32u);
+  // As wide as the device's port: the memory cannot know it, the platform resolves it.
+  EXPECT_EQ(config.timing.bytes_per_cycle, kPortWidth);
+  EXPECT_EQ(config.timing.ForPort(64).bytes_per_cycle, 64u);
   EXPECT_EQ(config.timing.max_in_flight, 8u);
   EXPECT_EQ(config.clock_period, Ns(1));
-  EXPECT_NO_THROW(HostMemory::Validate(config));
+  EXPECT_THROW(HostMemory::Validate(config), std::invalid_argument);
+  HostMemory::Config on_port = config;
+  on_port.timing = config.timing.ForPort(32);
+  EXPECT_NO_THROW(HostMemory::Validate(on_port));
 }
 
 TEST_F(HostMemoryTest, ConfigValidationThrows) {
-  HostMemory::Config no_bandwidth;
-  no_bandwidth.timing.bytes_per_cycle = 0;
-  HostMemory::Config no_slots;
+  const HostMemory::Config good = ConfigFor(kDefault);
+  HostMemory::Config no_bandwidth = good;
+  no_bandwidth.timing.bytes_per_cycle = 0;  // kPortWidth, which only the platform resolves
+  HostMemory::Config no_slots = good;
   no_slots.timing.max_in_flight = 0;
-  HostMemory::Config no_clock;
+  HostMemory::Config no_clock = good;
   no_clock.clock_period = SC_ZERO_TIME;
   for (const auto& [config, field] :
        {std::pair{no_bandwidth, "bytes_per_cycle"}, std::pair{no_slots, "max_in_flight"},

@@ -299,6 +299,24 @@ TEST_F(TraceTest, UnwritableDirectoryThrows) {
   EXPECT_THROW(platform().SetTrace(Path("") + "/", 0, 10), std::runtime_error);
 }
 
+// Issue 39: unless given, the memory is as wide as the device's port (sc_main's default config).
+TEST_F(PlatformTest, MemoryIsAsWideAsThePortUnlessGiven) {
+  Platform& p = platform();
+  const unsigned port = p.transactor().bus_bytes();
+  EXPECT_EQ(p.memory().config().timing.bytes_per_cycle, port);
+  EXPECT_EQ(p.config().memory.timing.bytes_per_cycle, port);
+  const HostMemory::Config original = p.memory().config();
+  HostMemory::Config given = original;
+  given.timing.bytes_per_cycle = 2 * port;
+  p.Reconfigure(given);
+  EXPECT_EQ(p.memory().config().timing.bytes_per_cycle, 2 * port);
+  given.timing.bytes_per_cycle = kPortWidth;
+  p.Reconfigure(given);
+  EXPECT_EQ(p.memory().config().timing.bytes_per_cycle, port);
+  EXPECT_EQ(p.config().memory.timing.bytes_per_cycle, port);
+  p.Reconfigure(original);
+}
+
 TEST_F(PlatformTest, ReconfigureChangesMemoryConfig) {
   Platform& p = platform();
   const HostMemory::Config original = p.memory().config();
@@ -313,7 +331,7 @@ TEST_F(PlatformTest, ReconfigureChangesMemoryConfig) {
   EXPECT_EQ(p.config().memory.timing.latency_cycles, 7u);
 
   HostMemory::Config bad = config;
-  bad.timing.bytes_per_cycle = 0;
+  bad.timing.max_in_flight = 0;
   EXPECT_THROW(p.Reconfigure(bad), std::invalid_argument);
   bad = config;
   bad.clock_period = sc_time(2, sc_core::SC_NS);
