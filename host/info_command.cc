@@ -1,8 +1,10 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "backends/built_devices.h"
+#include "common/memory_timing.h"
 #include "driver/device_config.h"
 #include "host/commands.h"
 #include "host/device_options.h"
@@ -64,19 +66,27 @@ int RunInfo(const CLI::App& cli, const InfoArgs& args) {
   auto device = OpenDevice(args.device);
   const driver::DeviceConfig c = driver::ReadDeviceConfig(*device);
   const char* mode = ToString(c.subnormals);
+  const std::string device_name =
+      args.device.device.empty() ? backends::ThisDevice().name : args.device.device;
+  // The memory the backend put behind the port: kPortWidth resolved as the backends resolve it.
+  const MemoryTiming memory = args.device.timing.ForPort(c.bus_bytes);
+  const bool memory_given = !args.device.timing.port_width();
   if (args.json) {
     nlohmann::ordered_json j;
     j["backend"] = device->name();
-    j["device"] = args.device.device.empty() ? backends::ThisDevice().name : args.device.device;
+    j["device"] = device_name;
     driver::ForEachConfigField(c, [&](const char* name, const auto& value) { j[name] = value; });
+    // The host memory's settings, as the Python package's Device.info() names them.
+    j["mem_latency"] = memory.latency_cycles;
+    j["mem_bytes_per_cycle"] = memory.bytes_per_cycle;
+    j["mem_bytes_per_cycle_from"] = memory_given ? "given" : "port";
+    j["mem_in_flight"] = memory.max_in_flight;
     std::printf("%s\n", j.dump().c_str());
     return 0;
   }
   std::printf("MXU device (%s backend), version %u.%u\n", device->name(), c.version >> 16,
               c.version & 0xFFFF);
-  std::printf(
-      "  device              %s (of this build: 'mxu info --list')\n",
-      args.device.device.empty() ? backends::ThisDevice().name : args.device.device.c_str());
+  std::printf("  device              %s (of this build: 'mxu info --list')\n", device_name.c_str());
   std::printf("  systolic array      %u x %u PEs (bf16 x bf16 -> fp32)\n", c.rows, c.cols);
   std::printf("  PE pipeline         %u stages (multiply %u, add %u cycles: rows skewed by %u)\n",
               c.pe_stages, c.pe_mul_cycles, c.pe_add_cycles, c.pe_add_cycles);
@@ -85,6 +95,10 @@ int RunInfo(const CLI::App& cli, const InfoArgs& args) {
   std::printf("  weight FIFO         %u rows\n", c.weight_fifo_depth);
   std::printf("  memory port         %u bytes/beat, %u reads in flight\n", c.bus_bytes,
               c.max_in_flight);
+  std::printf("  host memory         %u bytes/cycle (%s), latency %u cycles, %u in flight\n",
+              memory.bytes_per_cycle,
+              memory_given ? "given" : "the port's width; --mem-bytes-per-cycle sets another",
+              memory.latency_cycles, memory.max_in_flight);
   std::printf("  subnormals          %s\n", mode);
   return 0;
 }
@@ -93,7 +107,11 @@ int RunInfo(const CLI::App& cli, const InfoArgs& args) {
 
 std::function<int()> AddInfoCommand(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
-  CLI::App* cmd = app.add_subcommand("info", "The device configuration read from its CSRs.");
+  CLI::App* cmd = app.add_subcommand(
+      "info",
+      "The device configuration read from its CSRs, and the host memory behind it: latency, "
+      "requests in flight, and bytes per cycle (the port's width unless --mem-bytes-per-cycle "
+      "is given; the JSON's mem_bytes_per_cycle_from says which).");
   cmd->footer(kExitCodesHelp);
   cmd->add_flag("--json", args->json, "one JSON object on stdout (--list: an array)");
   cmd->add_flag("--list", args->list,
