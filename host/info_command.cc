@@ -86,7 +86,12 @@ int RunInfo(const CLI::App& cli, const InfoArgs& args) {
   }
   std::printf("MXU device (%s backend), version %u.%u\n", device->name(), c.version >> 16,
               c.version & 0xFFFF);
-  std::printf("  device              %s (of this build: 'mxu info --list')\n", device_name.c_str());
+  // A spec that is not built runs on the model only (the factory refuses it elsewhere).
+  std::printf("  device              %s (%s)\n", device_name.c_str(),
+              backends::FindBuiltDevice(device_name) != nullptr
+                  ? "of this build: 'mxu info --list'"
+                  : "a device spec, not built: the model simulates it; 'mxu info --list' shows "
+                    "the built ones");
   std::printf("  systolic array      %u x %u PEs (bf16 x bf16 -> fp32)\n", c.rows, c.cols);
   std::printf("  PE pipeline         %u stages (multiply %u, add %u cycles: rows skewed by %u)\n",
               c.pe_stages, c.pe_mul_cycles, c.pe_add_cycles, c.pe_add_cycles);

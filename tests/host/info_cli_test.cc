@@ -1,7 +1,7 @@
 // `mxu info` and the host memory behind the device (issue 39, "the memory follows the port"):
 // unless --mem-bytes-per-cycle is given, the memory is as wide as the device's port, `info` says
-// so, and a GEMM runs behind exactly the memory `info` reports. Runs the built binary as a child
-// process.
+// so, and a GEMM runs behind exactly the memory `info` reports. Issue 44: a spec that is not
+// built is not called "of this build". Runs the built binary as a child process.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -60,6 +60,19 @@ TEST(MxuInfoCli, AWidePortIsNotStarvedByDefault) {
   EXPECT_EQ(port, GemmCycles(std::string(kWide) + " --mem-bytes-per-cycle 512"));
   EXPECT_LT(port, 80'000u);
   EXPECT_GT(GemmCycles(std::string(kWide) + " --mem-bytes-per-cycle 32"), 4 * port);
+}
+
+TEST(MxuInfoCli, TheDeviceLineSaysWhetherItIsBuilt) {
+  const CliResult built = RunMxu("info --backend model");
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.out.find("(of this build: 'mxu info --list')"), std::string::npos) << built.out;
+  const CliResult spec = RunMxu("info --backend model --device 24x8:pe=2");
+  ASSERT_EQ(spec.exit_code, 0) << spec.err;
+  EXPECT_EQ(spec.out.find("of this build"), std::string::npos) << spec.out;
+  EXPECT_NE(spec.out.find("  device              24x8:pe=2 (a device spec, not built: the model "
+                          "simulates it;"),
+            std::string::npos)
+      << spec.out;
 }
 
 TEST(MxuInfoCli, BadMemoryWidthsGiveOneLine) {
