@@ -208,8 +208,9 @@ TEST(Datapath, SingleTileTakesMPlusArrayLatencyPlusTwoPlusTheAdd) {
 }
 
 // T tiles of M >= Rows rows, each with new weights, run back to back: fill and drain overlap and
-// the weight switch costs nothing, so T tiles take T*M + latency + 3 cycles, not T*(M + latency
-// + 3). With a pipelined PE a commit also waits until the bank it overwrites has drained: tile
+// the weight switch costs nothing, so T tiles take T*M + latency + 2 + A cycles, not T*(M +
+// latency + 2 + A); tiles shorter than A = kAccAddCycles, accumulating into the same rows, start
+// A apart. With a pipelined PE a commit also waits until the bank it overwrites has drained: tile
 // t >= 2 overwrites tile t-2's bank, whose last row reaches PE row Rows-1 (Rows-1) x add_cycles
 // cycles after entering, so tile t starts at max(start(t-1) + M, start(t-2) + M + (Rows-1) x
 // add_cycles): no bubble while M >= (Rows-1) x add_cycles (always at one stage). A tile is
@@ -234,7 +235,8 @@ TEST(Datapath, BackToBackTilesOverlapFillDrainAndWeightSwitch) {
     ASSERT_EQ(dut.mm_accepts().size(), static_cast<size_t>(kTiles));
     std::vector<uint64_t> start(kTiles, 0);  // each tile's first row, from the first's
     for (int t = 1; t < kTiles; ++t) {
-      start[t] = start[t - 1] + m;
+      // Each tile accumulates into the previous one's rows: no sooner than the add allows.
+      start[t] = start[t - 1] + std::max<uint64_t>(m, kAccAddCycles);
       if (t >= 2) {
         start[t] = std::max(start[t], start[t - 2] + m + uint64_t{kRows - 1} * kPe.add_cycles);
       }
@@ -377,10 +379,10 @@ TEST(Datapath, ShortTilesAccumulatingIntoTheSameRowsWaitOnlyAsLongAsTheAdd) {
             << "m=" << m << " shift=" << shift << " accept " << i;
       }
       if (m >= static_cast<int>(kAccAddCycles) && shift == 0) {
-        EXPECT_EQ(want_accepts.back(), 1u + (kTiles - 2) * uint64_t(m)) << "m=" << m;
+        EXPECT_EQ(want_accepts.back(), (kTiles - 1) * uint64_t(m)) << "m=" << m;
       }
       // Golden: the accumulator rows after every tile's results were added in order.
-      Fp32Matrix want{rows, kCols, std::vector<uint32_t>(size_t(rows) * kCols, 0)};
+      Fp32Matrix want{rows, kCols, std::vector<float>(size_t(rows) * kCols, 0.0f)};
       for (int t = 0; t < kTiles; ++t) {
         const int base = t % 2 == 1 ? shift : 0;
         for (int r = 0; r < m; ++r) {
@@ -388,8 +390,8 @@ TEST(Datapath, ShortTilesAccumulatingIntoTheSameRowsWaitOnlyAsLongAsTheAdd) {
                                std::vector<uint16_t>(a.data.begin() + (t * m + r) * kRows,
                                                      a.data.begin() + (t * m + r + 1) * kRows)};
           Fp32Matrix old{1, kCols,
-                         std::vector<uint32_t>(want.data.begin() + (base + r) * kCols,
-                                               want.data.begin() + (base + r + 1) * kCols)};
+                         std::vector<float>(want.data.begin() + (base + r) * kCols,
+                                            want.data.begin() + (base + r + 1) * kCols)};
           const Fp32Matrix sum =
               golden::Gemm(row, b, kRows, kMode, cmds[t].accumulate ? &old : nullptr);
           std::copy(sum.data.begin(), sum.data.end(), want.data.begin() + (base + r) * kCols);
