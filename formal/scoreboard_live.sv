@@ -6,7 +6,7 @@
 // engines are fair: one with work completes its oldest instruction within F cycles, a STORE reads
 // its rows within F cycles (its writes to host memory may take any time: nothing may wait on
 // them). Then conflict_o comes only from a LOAD, MATMUL, reading STORE or ACTIVATE in flight,
-// and lasts at most Slots x F cycles: the head's dependences drain, the queues in order. Method:
+// and lasts at most Slots x F - 1 cycles: the head's dependences drain, the queues in order. Method:
 // k-induction; the invariant is a ranking: wait + F x (work left in a queue) - its age never
 // grows while the head waits.
 module scoreboard_live #(
@@ -29,7 +29,7 @@ module scoreboard_live #(
 );
   `include "scoreboard_env.svh"
 
-  localparam int unsigned Bound = Slots * F;
+  localparam int unsigned Bound = Slots * F - 1;  // the cycle it first waits counts as one of F
 
   // Ages: cycles the oldest instruction of an engine has waited for its completion.
   logic [3:0] age_ld_q, age_mm_q, age_st_q, age_ac_q, wait_q;
