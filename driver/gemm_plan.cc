@@ -161,8 +161,8 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
                                   (kPlannerMemoryLatency + out_bytes * b.m_block * g.cols / g.bus)
                             : 0;
   const double head = 2.0 * kPlannerMemoryLatency + 2.0 * b.m_block * g.rows / a_rate;
-  const double tail =
-      g.latency + kAccAddCycles + kPlannerMemoryLatency + out_bytes * b.n_group * b.m_block * g.cols / g.bus;
+  const double tail = g.latency + kAccAddCycles + kPlannerMemoryLatency +
+                      out_bytes * b.n_group * b.m_block * g.cols / g.bus;
   const double init_waits =
       (spec.c0 || spec.bias) ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
   // A store engine busy all the time stalls the in-order dispatcher now and then: keep slack.

@@ -1,6 +1,7 @@
 #include "sim/host_memory.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -8,6 +9,12 @@
 
 namespace mxu::sim {
 namespace {
+
+// SystemC prints its copyright banner on stdout when a process first elaborates, in the middle
+// of a command's or a test's output. Every elaboration here has a HostMemory, so this file is
+// linked into every binary that elaborates, and its static initialization, before libsystemc's
+// main() calls sc_main, sets SystemC's own switch (a value already in the environment is kept).
+const bool kSystemcQuiet = setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0;
 
 std::string Hex(uint64_t value) {
   std::ostringstream out;

@@ -79,7 +79,7 @@ void Core::Impl::ActivationCycle() {
                        : quant_phase ? ac.d.quant_addr
                                      : ac.d.acc_addr + reads_done - setup;
   if ((results.Reads(now) & BankBit(row)) != 0) return;  // an accumulating result row's bank
-  const uint32_t write_at = 1 + kActivationCycles;  // cycles from the read to the UB write
+  const uint32_t write_at = 1 + kActivationCycles;       // cycles from the read to the UB write
   if (reads_done >= setup) ac.ub_writes.push_back(now + write_at);
   if (--ac.reads_left == 0) ac.done_at = now + write_at + 1;
 }

@@ -67,7 +67,8 @@ TEST_F(DeviceTest, ExactCyclesOfSmallPrograms) {
       // 456 + the array's latency (487 at one PE stage) = 105 (fetch) + about 100 + 64 + 16
       // for the A rows and the first weight tile, requested back to back and returned in order
       // (the second weight LOAD is queued behind the first: one latency for all three) + 2 x 64
-      // + latency + 2 + kAccAddCycles for the two MATMULs back to back with new weights (no bubble: 64 rows >=
+      // + latency + 2 + kAccAddCycles for the two MATMULs back to back with new weights (no bubble:
+      // 64 rows >=
       // 15 x the PE's add cycles; docs/architecture.md, Timing) + about 53 of dispatch, RAW wait
       // on the A rows, drain and done. One LOAD per engine at a time would add a latency.
       {"2 x (weights + matmul)",
