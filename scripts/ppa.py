@@ -191,20 +191,36 @@ def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int) -> st
     open(os.path.join(work, "sram_stub.sv"), "w").write(SRAM_STUB)
     # The input drive and output load ABC sizes for: a minimum inverter, 20 fF.
     open(os.path.join(work, "constr.sdc"), "w").write("set_driving_cell INVX1\nset_load 0.02\n")
+    # ABC's script, as a file (Yosys's inline `-script +a;b` splits at the `;`): abc -fast
+    # -constr's own (strash; dretime; map -D; buffer; upsize -D; dnsize -D; stime -p) with a
+    # `cleanup` before `buffer`: without it `buffer` aborts on a mapped node with no fanout
+    # (mxu_sync_fifo in the whole device: "node has no fanout"). `cleanup` removes dangling logic
+    # and keeps the mapping; `sweep` does not (it turns the mapped network back into BDD logic,
+    # and `buffer` then segfaults: Debian's berkeley-abc). Yosys adds read_lib/read_constr
+    # before and write_blif after; it does not substitute {D} inside a script file, so the
+    # target is written in.
+    open(os.path.join(work, "abc.script"), "w").write(
+        f"strash\ndretime\nmap -D {target_ps}\ncleanup\nbuffer\nupsize -D {target_ps}\n"
+        f"dnsize -D {target_ps}\nstime -p\n")
     netlist = os.path.join(work, "netlist.v")
     script = f"""read_liberty -lib {work}/macro.lib
 read_verilog -sv {' '.join(defines(d))} {' '.join(sources())} {work}/sram_stub.sv
 hierarchy -top {top}
 synth -top {top}
 dfflibmap -liberty {LIBERTY}
-abc -fast -D {target_ps} -constr {work}/constr.sdc -liberty {LIBERTY}
+abc -D {target_ps} -constr {work}/constr.sdc -script {work}/abc.script -liberty {LIBERTY}
 opt_clean -purge
 write_verilog -noattr -noexpr -simple-lhs {netlist}
 """
-    open(os.path.join(work, "synth.ys"), "w").write(script)
+    ys = os.path.join(work, "synth.ys")
+    # A --keep DIR from an earlier run of the same synthesis (same script, RTL no newer than its
+    # netlist): its netlist is taken again, for timing and power without the Yosys run.
+    if (os.path.isfile(netlist) and os.path.isfile(ys) and open(ys).read() == script
+            and os.path.getmtime(netlist) > max(os.path.getmtime(f) for f in sources())):
+        return netlist
+    open(ys, "w").write(script)
     try:
-        r = run(["yosys", "-q", "-l", os.path.join(work, "synth.log"), "-s",
-                 os.path.join(work, "synth.ys")], timeout)
+        r = run(["yosys", "-q", "-l", os.path.join(work, "synth.log"), "-s", ys], timeout)
     except subprocess.TimeoutExpired:
         die(f"Yosys ran over {timeout} s on {top}", 1)
     if r.returncode:
@@ -301,7 +317,7 @@ def sta_timing(netlist: str, top: str, period: float, work: str, timeout: int) -
                                            netlist=netlist, top=top, period=period,
                                            rpt=os.path.join(work, f"t_{top}.rpt")))
     try:
-        r = run(["sta", "-no_splash", "-exit", tcl], timeout)
+        r = run(["sta", "-no_splash", "-exit", tcl], timeout, cwd=work)
     except subprocess.TimeoutExpired:
         return {"timeout": timeout}
     out = r.stdout
@@ -336,9 +352,24 @@ set_load 0.02 [all_outputs]
 """
 
 
+def own_netlist(modules: dict, top: str, work: str) -> str:
+    """top's module with each submodule it instantiates as an empty shell (its ports alone): so
+    that report_power counts top's own cells once, not its whole hierarchy again."""
+    text = [re.sub(r"^  MXU_SRAM_DEPTH #\([^;]*;\n", "", modules[top]["text"], flags=re.M)]
+    for sub in sorted({c for c, _ in modules[top]["insts"] if c in modules}):
+        body = modules[sub]["text"]
+        head = re.match(r"module .*?;\n", body, re.S).group(0)
+        ports = re.findall(r"^  (?:input|output|inout) [^;]*;\n", body, re.M)
+        text.append(head + "".join(ports) + "endmodule")
+    path = os.path.join(work, f"own_{top}.v")
+    open(path, "w").write("\n\n".join(text) + "\n")
+    return path
+
+
 def sta_power(netlist: str, top: str, period: float, rates: dict[str, float], work: str,
               timeout: int) -> dict[str, float]:
-    """The module's own cells (its submodules black boxes), at each workload's toggle rate: mW."""
+    """The module's own cells (netlist from own_netlist: its submodules empty shells), at each
+    workload's toggle rate: mW."""
     tcl = os.path.join(work, f"p_{top}.tcl")
     s = STA_POWER.format(lib=LIBERTY, macro=os.path.join(work, "macro.lib"), netlist=netlist,
                          top=top, period=period)
@@ -347,7 +378,7 @@ def sta_power(netlist: str, top: str, period: float, rates: dict[str, float], wo
               f"set_power_activity -input -activity {rate:.6f}\n"
               f"puts \"PPA_WORKLOAD {w}\"\nreport_power -digits 6\n")
     open(tcl, "w").write(s)
-    r = run(["sta", "-no_splash", "-exit", tcl], timeout)
+    r = run(["sta", "-no_splash", "-exit", tcl], timeout, cwd=work)
     res = {}
     for chunk in r.stdout.split("PPA_WORKLOAD ")[1:]:
         w = chunk.split()[0]
@@ -418,6 +449,8 @@ def measure_activity(d: dict, work: str, timeout: int, log) -> dict:
         a = json.loads(p2.stdout)
         a["gemm"] = stats
         act[dtype] = a
+        with open(os.path.join(work, f"activity_{dtype}.json"), "w") as f:
+            json.dump(a, f)
     return act
 
 
@@ -442,6 +475,12 @@ def module_rates(act: dict, tree: list, root: str) -> dict[str, float]:
     inst_paths = {p: m for p, m in tree}
     tot: dict[str, list[int]] = {}
     for scope, (bits, toggles) in act["scopes"].items():
+        # A module verilated apart (hier=1: the PE column) traces as "a.b.c/MODULE_N/rest":
+        # its dotted instance path, then a scope named after the module. Back to "a/b/c/rest".
+        first, _, rest = scope.partition("/")
+        if "." in first:
+            rest = rest.partition("/")[2]
+            scope = first.replace(".", "/") + ("/" + rest if rest else "")
         if not (scope == root or scope.startswith(root + "/")):
             continue
         rel = scope[len(root) + 1:] if scope != root else ""
@@ -596,21 +635,44 @@ def main() -> int:
                     continue
                 mr = {w: rates[w].get(m, 0.0) for w in ("bf16", "int8")}
                 mr["idle"] = 0.0
-                p = sta_power(sta_net, m, period, mr, work, args.timeout)
+                p = sta_power(own_netlist(modules, m, work), m, period, mr, work, args.timeout)
                 for w in power:
                     power[w] += p.get(w, 0.0) * count[m]
-            # The SRAMs' energy: accesses per cycle from the trace (enable high at each edge)
-            # are not counted yet; the enables' toggles bound them. See docs/ppa.md.
+            # The SRAMs: reads and writes counted in the trace (the enables at each rising
+            # edge, scripts/ppa_activity.py) times the model's energy per access; idle: none.
+            sram_pj = {"bf16": 0.0, "int8": 0.0, "idle": 0.0}  # pJ per cycle
+            sram_acc = {}
+            for w in ("bf16", "int8"):
+                cyc = max(1, act[w]["cycles"])
+                for scope, a in act[w].get("srams", {}).items():
+                    dep = next((s["depth"] for s in srams if s["width"] == a["width"] and
+                                max(1, math.ceil(math.log2(max(s["depth"], 2))))
+                                == a["addr_bits"]), 2 ** a["addr_bits"])
+                    e = sram_model(a["width"], dep)
+                    sram_pj[w] += (a["reads"] * e["read_pj"] + a["writes"] * e["write_pj"]) / cyc
+                    sram_acc[w] = sram_acc.get(w, 0) + a["reads"] + a["writes"]
             macs = {}
             for w in ("bf16", "int8"):
                 g = act[w]["gemm"]
                 macs[w] = g["macs"] / g["cycles"]  # MACs a cycle over the whole GEMM
             f_hz = fmax * 1e6
+            sram_mw = {w: sram_pj[w] * fmax * 1e-3 for w in sram_pj}
             result["power_mw"] = {w: round(power[w], 2) for w in power}
-            result["power_note"] = ("logic only, at Fmax; bf16/int8: 256^3 GEMM steady state, "
-                                    "idle: clock only (no data toggling)")
+            result["sram_power_mw"] = {w: round(sram_mw[w], 2) for w in sram_mw}
+            result["total_power_mw"] = {w: round(power[w] + sram_mw[w], 2) for w in power}
+            result["sram_accesses_per_cycle"] = {
+                w: round(sram_acc.get(w, 0) / max(1, act[w]["cycles"]), 3)
+                for w in ("bf16", "int8")}
+            result["macs_per_cycle"] = {w: round(macs[w], 3) for w in macs}
+            result["power_note"] = ("at Fmax; power_mw: synthesized logic, sram_power_mw: the "
+                                    "SRAM model times the accesses counted in the trace; bf16/"
+                                    "int8: 256^3 GEMM, cycles 30000-31000; idle: clock only")
             result["energy_pj_per_mac"] = {
+                w: round((power[w] + sram_mw[w]) * 1e-3 / f_hz / macs[w] * 1e12, 3)
+                for w in ("bf16", "int8")}
+            result["energy_pj_per_mac_logic"] = {
                 w: round(power[w] * 1e-3 / f_hz / macs[w] * 1e12, 3) for w in ("bf16", "int8")}
+            result["idle_energy_pj_per_cycle"] = round(power["idle"] * 1e-3 / f_hz * 1e12, 3)
             result["toggle_rate"] = {
                 w: round(sum(a[1] for a in act[w]["scopes"].values())
                          / max(1, sum(a[0] for a in act[w]["scopes"].values()))
@@ -667,7 +729,8 @@ def print_table(r: dict) -> None:
                   f"{s['area_um2']:,.0f} | {s['read_pj']} | {s['write_pj']} | {s['access_ns']} |")
     if isinstance(r["power_mw"], dict):
         print()
-        print(f"power mW at Fmax (logic): {r['power_mw']}; pJ/MAC: {r['energy_pj_per_mac']}")
+        print(f"power mW at Fmax: logic {r['power_mw']}, SRAM {r['sram_power_mw']}, total "
+              f"{r['total_power_mw']}; pJ/MAC (logic + SRAM): {r['energy_pj_per_mac']}")
     for node, s in r["scaled"].items():
         print(f"SCALED to {node} nm ({s['method']}): Fmax {s['fmax_mhz']} MHz, area "
               f"{s['area_um2']}, pJ/MAC {s['energy_pj_per_mac']}")

@@ -2,7 +2,8 @@
 # Area, timing and power of the RTL on an open 180 nm standard-cell library (OSU osu018, Debian's
 # qflow-tech-osu018), with open tools: Yosys 0.23 maps the design (kept hierarchical: each
 # distinct module once) onto the library with ABC's delay-driven mapping to a clock target,
-# fanout buffering and gate sizing (`abc -fast -D PS -constr`: map -D; buffer; upsize; dnsize);
+# fanout buffering and gate sizing (`abc -D PS -constr -script FILE`: map -D; cleanup; buffer;
+# upsize; dnsize);
 # OpenSTA times every module register to register and, for the device, gives its power from
 # switching activity measured on the RTL (scripts/ppa_activity.py: toggle counts of every signal
 # of a traced 256^3 bf16 and int8 GEMM, per module). The SRAMs (mxu_sram_1r1w) are kept out of
@@ -12,7 +13,10 @@
 # Method, figures and limits: docs/ppa.md.
 # Usage: scripts/ppa.sh [--device SPEC] [--module NAME] [--json] [--target-ns NS] [--no-power]
 #                       [--keep DIR] [--timeout S]
-# --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first); power needs it built.
+# --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first); power needs it built
+#   (give the entry in full, e.g. '8x4-flush:ub=1024:acc=256:pe=3:bus=64:hier=1').
+# --keep DIR: keep the work files; a DIR with the same synthesis's netlist, newer than rtl/,
+#   skips Yosys (timing and power again in minutes).
 # --module NAME: that module alone (rtl/NAME.sv at its default parameters, SPEC's package values),
 #   no power. --target-ns: the clock ABC maps for and OpenSTA constrains with (default 4).
 # --json: one object (node_nm, fmax_mhz, worst_path, area_um2, power_mw, energy_pj_per_mac,

@@ -8,6 +8,10 @@ the bits of the signals declared in that scope (not below it) and how many of th
 the window, each bit of a vector counted on its own (x and z read as 0; a signal's first value
 is its initial state, not a toggle). A toggle rate is toggles / bits / cycles: transitions per
 bit per clock cycle, what OpenSTA's set_power_activity -activity takes.
+"srams": each SRAM's scope (one that declares mxu_sram_1r1w's ports: rd_en_i, rd_addr_i,
+rd_data_o, wr_en_i, wr_data_i) to {"width", "addr_bits", "reads", "writes"}: the clock's rising
+edges in the window at which rd_en_i / wr_en_i was 1 (its value before the edge's time step:
+what the macro samples), the accesses that its per-access energy multiplies.
 Usage: ppa_activity.py [FILE.vcd]
 """
 import json
@@ -19,6 +23,7 @@ def main() -> int:
     scope: list[str] = []
     owners: dict[str, list[tuple[str, int]]] = {}  # id -> [(scope, width)]
     clock_id = None
+    vars_in: dict[str, dict[str, tuple[str, int]]] = {}  # scope -> name -> (id, width)
     for line in src:
         if line.startswith("$scope"):
             scope.append(line.split()[2])
@@ -29,16 +34,29 @@ def main() -> int:
             width, code, name = int(f[2]), f[3], f[4]
             path = "/".join(scope)
             owners.setdefault(code, []).append((path, width))
+            vars_in.setdefault(path, {})[name] = (code, width)
             if clock_id is None and name == "clk_i" and len(scope) <= 2:
                 clock_id = code
         elif line.startswith("$enddefinitions"):
             break
+    ports = ("rd_en_i", "rd_addr_i", "rd_data_o", "wr_en_i", "wr_data_i")
+    srams = {path: v for path, v in vars_in.items() if all(p in v for p in ports)}
+    # A wrapper with the same port names (the accumulators) is not the macro: keep the innermost.
+    srams = {path: v for path, v in srams.items()
+             if not any(o.startswith(path + "/") for o in srams)}
+    enables = sorted({v[p][0] for v in srams.values() for p in ("rd_en_i", "wr_en_i")})
+    before: dict[str, int] = dict.fromkeys(enables, 0)  # each enable's value before this step
+    high: dict[str, int] = dict.fromkeys(enables, 0)    # rising edges with the enable at 1
     last: dict[str, int] = {}
     toggles: dict[str, int] = dict.fromkeys(owners, 0)
     edges = 0
     for line in src:
         c = line[0]
-        if c == "#" or c == "$":
+        if c == "#":
+            for e in enables:
+                before[e] = last.get(e, 0)
+            continue
+        if c == "$":
             continue
         if c == "b":
             value, code = line[1:].split()
@@ -56,13 +74,18 @@ def main() -> int:
             toggles[code] += bin(old ^ v).count("1")
             if code == clock_id and v == 1:
                 edges += 1
+                for e in enables:
+                    high[e] += before[e]
     scopes: dict[str, list[int]] = {}
     for code, where in owners.items():
         for path, width in where:
             s = scopes.setdefault(path, [0, 0])
             s[0] += width
             s[1] += toggles[code]
-    json.dump({"cycles": edges, "scopes": scopes}, sys.stdout)
+    out_srams = {path: {"width": v["wr_data_i"][1], "addr_bits": v["rd_addr_i"][1],
+                        "reads": high[v["rd_en_i"][0]], "writes": high[v["wr_en_i"][0]]}
+                 for path, v in srams.items()}
+    json.dump({"cycles": edges, "scopes": scopes, "srams": out_srams}, sys.stdout)
     print()
     return 0
 

@@ -3,7 +3,8 @@
 the SRAM's port cells, seconds of Yosys and OpenSTA): one JSON object with the issue's keys, a
 positive worst path, the SRAM from the model, the scaled nodes labelled as not measured; a bad
 option, device, module or a missing liberty: one line, exit status 2. The PPA figures themselves
-are not asserted (they depend on the tools' versions), only their presence and sign."""
+are not asserted (they depend on the tools' versions), only their presence and sign. And
+scripts/ppa_activity.py's SRAM access count on a hand-made trace."""
 
 import json
 import os
@@ -24,6 +25,67 @@ def refused(args, word, env=None):
     lines = result.stderr.strip().splitlines()
     assert result.stdout == "" and len(lines) == 1, (args, result.stdout, result.stderr)
     assert word in lines[0], (args, lines[0])
+
+
+# A hand-made trace: a clock, an SRAM under a wrapper with the same port names (the accumulators'
+# shape). The enables are sampled as they stand before each rising edge's time step: rd_en_i
+# counts at edge 2 only (its rise in edge 1's own step does not count there), wr_en_i at 2 and 3.
+VCD = """$scope module top $end
+$var wire 1 ! clk_i $end
+$scope module u_acc $end
+$var wire 1 " rd_en_i $end
+$var wire 2 # rd_addr_i [1:0] $end
+$var wire 8 $ rd_data_o [7:0] $end
+$var wire 1 % wr_en_i $end
+$var wire 8 & wr_data_i [7:0] $end
+$scope module u_sram $end
+$var wire 1 " rd_en_i $end
+$var wire 2 # rd_addr_i [1:0] $end
+$var wire 8 $ rd_data_o [7:0] $end
+$var wire 1 % wr_en_i $end
+$var wire 8 & wr_data_i [7:0] $end
+$upscope $end
+$upscope $end
+$upscope $end
+$enddefinitions $end
+#0
+0!
+0"
+b0 #
+b0 $
+0%
+b0 &
+#5
+1!
+1"
+#10
+0!
+1%
+#15
+1!
+0"
+#20
+0!
+#25
+1!
+1%
+#30
+0!
+0%
+#35
+1!
+"""
+
+
+def activity_counts_sram_accesses():
+    tool = SCRIPT.parent / "ppa_activity.py"
+    r = subprocess.run([sys.executable, str(tool)], input=VCD, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    a = json.loads(r.stdout)
+    assert a["cycles"] == 4, a
+    assert list(a["srams"]) == ["top/u_acc/u_sram"], a["srams"]
+    s = a["srams"]["top/u_acc/u_sram"]
+    assert s == {"width": 8, "addr_bits": 2, "reads": 1, "writes": 2}, s
 
 
 def main():
@@ -53,6 +115,8 @@ def main():
     for node, s in obj["scaled"].items():
         assert s["measured"] is False and s["node_nm"] == int(node), s
         assert s["area_um2"]["logic"] < obj["area_um2"]["logic"], s
+
+    activity_counts_sram_accesses()
 
     refused(["--frobnicate"], "--frobnicate")
     refused(["--device", "banana", "--json"], "banana")
