@@ -22,4 +22,22 @@
     add_mod = s;                                                                            \
   endfunction
 
+// The ports of the scoreboard harnesses (formal/scoreboard_*.sv), which formal/scoreboard_env.svh
+// drives mxu_ctrl_scoreboard from: every input of the scoreboard, free for the solver.
+`define MXU_FORMAL_SCOREBOARD_PORTS \
+  input logic               clk_i,        \
+  input logic               rst_ni,       \
+  input logic               restart_i,    \
+  input mxu_pkg::ctrl_dec_t dec_i,        \
+  input logic               dispatch_i,   \
+  input logic [31:0]        pc_i,         \
+  input logic               ld_done_i,    \
+  input logic               wld_done_i,   \
+  input logic [1:0]         ld_skip_i,    \
+  input logic [1:0]         wld_skip_i,   \
+  input logic               st_done_i,    \
+  input logic               st_release_i, \
+  input logic               mm_done_i,    \
+  input logic               ac_done_i
+
 `endif  // MXU_FORMAL_HARNESS_SVH_

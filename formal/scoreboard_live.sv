@@ -12,20 +12,7 @@
 module scoreboard_live #(
   parameter int unsigned F = 2
 ) (
-  input logic               clk_i,
-  input logic               rst_ni,
-  input logic               restart_i,
-  input mxu_pkg::ctrl_dec_t dec_i,
-  input logic               dispatch_i,
-  input logic [31:0]        pc_i,
-  input logic               ld_done_i,
-  input logic               wld_done_i,
-  input logic [1:0]         ld_skip_i,
-  input logic [1:0]         wld_skip_i,
-  input logic               st_done_i,
-  input logic               st_release_i,
-  input logic               mm_done_i,
-  input logic               ac_done_i
+  `MXU_FORMAL_SCOREBOARD_PORTS
 );
   `include "scoreboard_env.svh"
 

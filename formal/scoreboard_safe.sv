@@ -8,20 +8,7 @@
 // engine ahead of it counted: every engine completes in order) or, for a STORE, until it has read
 // its rows; while it is in flight, every head instruction that depends on it must see conflict_o.
 module scoreboard_safe (
-  input logic               clk_i,
-  input logic               rst_ni,
-  input logic               restart_i,
-  input mxu_pkg::ctrl_dec_t dec_i,
-  input logic               dispatch_i,
-  input logic [31:0]        pc_i,
-  input logic               ld_done_i,
-  input logic               wld_done_i,
-  input logic [1:0]         ld_skip_i,
-  input logic [1:0]         wld_skip_i,
-  input logic               st_done_i,
-  input logic               st_release_i,
-  input logic               mm_done_i,
-  input logic               ac_done_i,
+  `MXU_FORMAL_SCOREBOARD_PORTS,
   input logic               track_i
 );
   `include "scoreboard_env.svh"
