@@ -139,6 +139,10 @@ module decode (
       assert (dec.bias_row == 17'(exp_activate_bias_addr(ins_i)));
       assert (dec.quant_row == 17'(exp_activate_quant_addr(ins_i)));
     end
+    // The length of every range, which the scoreboard compares as lo + rows (the table's rows).
+    if (transfer) assert (dec.rows == 16'(exp_transfer_rows(ins_i)));
+    if (exp_is_matmul(ins_i)) assert (dec.rows == 16'(exp_matmul_rows(ins_i)));
+    if (exp_is_activate(ins_i)) assert (dec.rows == 16'(exp_activate_rows(ins_i)));
     assert (dec.r_bias == (exp_is_activate(ins_i) && exp_activate_bias(ins_i)));
     assert (dec.r_quant == (exp_is_activate(ins_i) && exp_activate_int8(ins_i)));
   end

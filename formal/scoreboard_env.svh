@@ -42,8 +42,9 @@ function automatic logic within(logic [16:0] r, logic [16:0] lo, logic [16:0] hi
 endfunction
 
 // A decoded instruction as mxu_ctrl_decode gives it: one class, ranges [lo, lo + rows) with
-// rows >= 1 and 16-bit addresses, the buffers each class reads and writes. (Macros, not
-// functions: Yosys 0.23 takes no struct-typed function arguments.)
+// rows >= 1 (rows: the field, which the scoreboard compares as lo + rows) and 16-bit addresses,
+// the buffers each class reads and writes. (Macros, not functions: Yosys 0.23 takes no
+// struct-typed function arguments.)
 function automatic logic range_ok(logic [16:0] lo, logic [16:0] hi);
   range_ok = !lo[16] && lo < hi && hi - lo <= 17'h0FFFF;
 endfunction
@@ -61,6 +62,11 @@ endfunction
    (!(d.is_load || d.is_store) || range_ok(d.buf_lo, d.buf_hi)) &&                            \
    (!d.w_ub || range_ok(d.w_ub_lo, d.w_ub_hi)) && (!d.w_acc || range_ok(d.w_acc_lo, d.w_acc_hi)) && \
    (!d.r_ub || range_ok(d.r_ub_lo, d.r_ub_hi)) && (!d.r_acc || range_ok(d.r_acc_lo, d.r_acc_hi)) && \
+   (!(d.is_load || d.is_store) || d.buf_hi - d.buf_lo == 17'(d.rows)) &&                      \
+   (!d.w_ub || d.w_ub_hi - d.w_ub_lo == 17'(d.rows)) &&                                      \
+   (!d.w_acc || d.w_acc_hi - d.w_acc_lo == 17'(d.rows)) &&                                   \
+   (!d.r_ub || d.r_ub_hi - d.r_ub_lo == 17'(d.rows)) &&                                      \
+   (!d.r_acc || d.r_acc_hi - d.r_acc_lo == 17'(d.rows)) &&                                   \
    (!(d.is_load || d.is_store) || ((!d.w_ub || (d.w_ub_lo == d.buf_lo && d.w_ub_hi == d.buf_hi)) && \
      (!d.w_acc || (d.w_acc_lo == d.buf_lo && d.w_acc_hi == d.buf_hi)) &&                      \
      (!d.r_ub || (d.r_ub_lo == d.buf_lo && d.r_ub_hi == d.buf_hi)) &&                         \

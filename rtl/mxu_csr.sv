@@ -36,6 +36,10 @@ module mxu_csr #(
   logic [AddrWidth-1:0]  cmd_addr_d, cmd_addr_q;
   logic [31:0]           cmd_count_d, cmd_count_q;
   logic [NumCounters*64-1:0] counters_d, counters_q;
+  // Each cycle's increments, registered before the 64-bit adds: they come late (the controller's
+  // dispatch decision). A counter reads one cycle behind while a program runs, never at its end:
+  // a HALT's increment lands in the cycle DONE is set.
+  logic [NumCounters*16-1:0] counter_inc_d, counter_inc_q;
   logic                  rsp_valid_d, rsp_valid_q, rsp_error_d, rsp_error_q;
   logic [31:0]           rsp_rdata_d, rsp_rdata_q;
   logic                  rd, wr, ctrl_wr, start, soft_reset;
@@ -153,9 +157,13 @@ module mxu_csr #(
 
     // Counters: cleared by start, counting while the device runs.
     for (int unsigned i = 0; i < NumCounters; i++) begin
-      counters_d[i*64 +: 64] = counters_q[i*64 +: 64] + 64'(counter_inc_i[i*16 +: 16]);
+      counters_d[i*64 +: 64] = counters_q[i*64 +: 64] + 64'(counter_inc_q[i*16 +: 16]);
     end
-    if (start || soft_reset) counters_d = '0;
+    counter_inc_d = counter_inc_i;
+    if (start || soft_reset) begin
+      counters_d    = '0;
+      counter_inc_d = '0;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -170,6 +178,7 @@ module mxu_csr #(
       cmd_addr_q    <= '0;
       cmd_count_q   <= '0;
       counters_q    <= '0;
+      counter_inc_q <= '0;
       rsp_valid_q   <= 1'b0;
       rsp_error_q   <= 1'b0;
       rsp_rdata_q   <= '0;
@@ -184,6 +193,7 @@ module mxu_csr #(
       cmd_addr_q    <= cmd_addr_d;
       cmd_count_q   <= cmd_count_d;
       counters_q    <= counters_d;
+      counter_inc_q <= counter_inc_d;
       rsp_valid_q   <= rsp_valid_d;
       rsp_error_q   <= rsp_error_d;
       rsp_rdata_q   <= rsp_rdata_d;

@@ -33,7 +33,7 @@ module mxu_ctrl_decode #(
   mxu_pkg::row_t              ac_acc_lo, ac_acc_hi, ac_ub_lo, ac_ub_hi, ac_bias_row, ac_quant_row;
   logic                       tr_bytes;  // int8 elements of UB / WEIGHTS: no alignment rule
   // The rows field, at the same bits in every format: named for the waveform layouts
-  // (waves/overview.gtkw shows the instruction at the head with its rows); no logic reads it.
+  // (waves/overview.gtkw shows the instruction at the head with its rows).
   logic [15:0]                f_rows;
   assign f_rows = tr.rows;
 
@@ -127,6 +127,7 @@ module mxu_ctrl_decode #(
     dec_o.new_weights = is_mm && mm.new_weights;
     dec_o.err         = check_err;
     dec_o.buf_sel     = tr_buf;
+    dec_o.rows        = tr.rows;  // the same bits in every format
     dec_o.buf_lo      = tr_lo;
     dec_o.buf_hi      = tr_hi;
     dec_o.r_ub = 1'b0; dec_o.w_ub = 1'b0; dec_o.r_acc = 1'b0; dec_o.w_acc = 1'b0;

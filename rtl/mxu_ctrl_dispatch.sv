@@ -62,7 +62,8 @@ module mxu_ctrl_dispatch #(
 );
 
   mxu_pkg::ctrl_state_e state_d, state_q;
-  logic                 clear_q;  // a flop, not a decode: it drives the engines' reset
+  logic                 clear_d, clear_q;  // a flop, not a decode: it drives the engines' reset
+  logic                 halt;       // a HALT is dispatched: the program ends
   logic [AddrWidth-1:0] cmd_addr_d, cmd_addr_q;
   logic [31:0]          count_d, count_q;
   logic [31:0]          pc_d, pc_q;  // instructions dispatched
@@ -137,8 +138,6 @@ module mxu_ctrl_dispatch #(
           err_pc_d = st_pc_i; err_addr_d = st_status_i.error_addr;
         end else if (ins_valid_i && dec_i.err != mxu_isa_pkg::ErrNone) begin
           state_d = mxu_pkg::CtrlDrainError; err_code_d = dec_i.err; err_pc_d = pc_q;
-        end else if (dispatch && dec_i.is_halt) begin
-          state_d = mxu_pkg::CtrlDrainDone;
         end else if (pc_q == count_q && !ins_valid_i) begin
           state_d = mxu_pkg::CtrlDrainError; err_code_d = mxu_isa_pkg::ErrCmdOverrun; err_pc_d = pc_q;
         end else if (fetch_failed_i) begin
@@ -167,6 +166,14 @@ module mxu_ctrl_dispatch #(
     if (csr_i.soft_reset) begin
       state_d = (state_q == mxu_pkg::CtrlIdle) ? mxu_pkg::CtrlIdle : mxu_pkg::CtrlDrainAbort;
     end
+    // A dispatched HALT leaves CtrlRun for CtrlDrainDone unless an error or a soft reset above
+    // came first (the overrun and fetch-failure exits need an empty head: never beside it).
+    // Decided last, so that dispatch (late: the scoreboard's compares) passes one mux, not the
+    // state machine's priority chain.
+    halt    = dispatch && dec_i.is_halt && !ld_status_i.error && !wld_status_i.error &&
+              !st_status_i.error && !csr_i.soft_reset;
+    clear_d = halt || state_d != mxu_pkg::CtrlRun;
+    if (halt) state_d = mxu_pkg::CtrlDrainDone;
   end
 
   // LOAD WEIGHTS commands wait here for the shadow registers (one per LOAD WEIGHTS).
@@ -195,7 +202,7 @@ module mxu_ctrl_dispatch #(
       err_addr_q <= '0;
     end else begin
       state_q    <= state_d;
-      clear_q    <= state_d != mxu_pkg::CtrlRun;
+      clear_q    <= clear_d;
       cmd_addr_q <= cmd_addr_d;
       count_q    <= count_d;
       err_code_q <= err_code_d;

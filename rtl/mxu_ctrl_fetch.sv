@@ -41,7 +41,10 @@ module mxu_ctrl_fetch #(
   // Slots are 16-byte instruction positions in memory (address / 16).
   logic [SlotWidth-1:0]  fetch_slot_d, fetch_slot_q;  // next slot to request
   logic [SlotWidth-1:0]  rsp_slot_d, rsp_slot_q;      // lower slot of the next beat to arrive
-  logic [SlotWidth-1:0]  first_slot, end_slot, fetch_beat_slot;
+  // The program's first slot and the slot after its last, registered at the restart (cmd_addr_i
+  // and count_i hold still while it runs): the 28-bit add stays out of every request's path.
+  logic [SlotWidth-1:0]  first_slot_d, first_slot_q, end_slot_d, end_slot_q;
+  logic [SlotWidth-1:0]  fetch_beat_slot;
   localparam int unsigned OutWidth = $clog2(IbufBeats + 1);
   logic [OutWidth-1:0]   beats_out_d, beats_out_q;    // beats requested, not yet arrived
   logic                  fetch_err_d, fetch_err_q;
@@ -57,19 +60,19 @@ module mxu_ctrl_fetch #(
   logic                  fetch_r_fire;
 
   always_comb begin
-    first_slot      = cmd_addr_i[AddrWidth-1:SlotShift];
-    end_slot        = first_slot + SlotWidth'(count_i);
+    first_slot_d    = cmd_addr_i[AddrWidth-1:SlotShift];
+    end_slot_d      = first_slot_d + SlotWidth'(count_i);
     fetch_beat_slot = fetch_slot_q & ~SlotWidth'(SlotMask);
     page_beat       = PageBeatBits'(fetch_slot_q >> SlotsShift);
     // Bursts of up to four beats, never more than the buffer has room for.
     burst_beats = 4'd4;
-    if (fetch_beat_slot + SlotWidth'(4 * SlotsPerBeat) > end_slot) begin
-      burst_beats = 4'((end_slot - fetch_beat_slot + SlotWidth'(SlotMask)) >> SlotsShift);
+    if (fetch_beat_slot + SlotWidth'(4 * SlotsPerBeat) > end_slot_q) begin
+      burst_beats = 4'((end_slot_q - fetch_beat_slot + SlotWidth'(SlotMask)) >> SlotsShift);
     end
     if (32'(page_beat) + 32'(burst_beats) > 32'(4096 / BusBytes)) begin
       burst_beats = 4'(32'(4096 / BusBytes) - 32'(page_beat));  // stop at 4 KiB
     end
-    fetch_req_o.ar_valid = run_i && fetch_slot_q < end_slot && !fetch_err_q &&
+    fetch_req_o.ar_valid = run_i && fetch_slot_q < end_slot_q && !fetch_err_q &&
                            32'(ibuf_count) + 32'(beats_out_q) + 32'(burst_beats) <= IbufBeats;
     fetch_req_o.ar.addr  = {fetch_beat_slot, SlotShift'(0)};
     fetch_req_o.ar.len   = 8'(burst_beats) - 8'd1;
@@ -81,8 +84,8 @@ module mxu_ctrl_fetch #(
     fetch_r_fire     = fetch_rsp_i.r_valid && run_i;
     ibuf_push        = fetch_r_fire && fetch_rsp_i.r.resp == 2'b00;
     for (int unsigned i = 0; i < SlotsPerBeat; i++) begin
-      ibuf_wdata[BusBits + i] = rsp_slot_q + SlotWidth'(i) >= first_slot &&
-                                rsp_slot_q + SlotWidth'(i) < end_slot;
+      ibuf_wdata[BusBits + i] = rsp_slot_q + SlotWidth'(i) >= first_slot_q &&
+                                rsp_slot_q + SlotWidth'(i) < end_slot_q;
     end
     ibuf_wdata[BusBits-1:0] = fetch_rsp_i.r.data;
     fetch_slot_d     = fetch_slot_q;
@@ -141,6 +144,8 @@ module mxu_ctrl_fetch #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      first_slot_q     <= '0;
+      end_slot_q       <= '0;
       fetch_slot_q     <= '0;
       rsp_slot_q       <= '0;
       beats_out_q      <= '0;
@@ -148,6 +153,8 @@ module mxu_ctrl_fetch #(
       fetch_err_addr_q <= '0;
       idx_q            <= '0;
     end else if (restart_i) begin
+      first_slot_q     <= first_slot_d;
+      end_slot_q       <= end_slot_d;
       fetch_slot_q     <= cmd_addr_i[AddrWidth-1:SlotShift];
       rsp_slot_q       <= cmd_addr_i[AddrWidth-1:SlotShift] & ~SlotWidth'(SlotMask);
       beats_out_q      <= '0;

@@ -66,9 +66,10 @@ module mxu_ctrl_scoreboard #(
   logic                 ac_has_bias_d, ac_has_bias_q;
   mxu_pkg::row_t        ac_quant_d, ac_quant_q;
   logic                 ac_has_quant_d, ac_has_quant_q;
-  // The single rows an ACTIVATE reads besides its range: the bias row and the quantization row.
-  logic [1:0]           one_row_en;
-  logic [2*RowBits-1:0] one_row;
+  // Which instruction in flight the decoded one conflicts with.
+  logic [LdSlots-1:0]   ld_hit;
+  logic [MmSlots-1:0]   mm_hit;
+  logic                 st_hit, ac_hit;
   logic [MmSlots-1:0]   mm_valid_d, mm_valid_q;
   logic [MmSlots*RowBits-1:0] mm_ub_lo_d, mm_ub_lo_q, mm_ub_hi_d, mm_ub_hi_q;
   logic [MmSlots*RowBits-1:0] mm_acc_lo_d, mm_acc_lo_q, mm_acc_hi_d, mm_acc_hi_q;
@@ -76,91 +77,103 @@ module mxu_ctrl_scoreboard #(
   logic [2:0]           tiles_d, tiles_q;
   logic                 disp_ld, disp_wld, disp_st, disp_mm, disp_ac;
 
-  // True when [lo1, hi1) and [lo2, hi2) share a row.
-  // (Arguments of the width, not of the type: Yosys 0.23 synthesizes typed ones differently.)
-  function automatic logic overlaps(logic [RowBits-1:0] lo1, logic [RowBits-1:0] hi1,
-                                    logic [RowBits-1:0] lo2, logic [RowBits-1:0] hi2);
-    overlaps = (lo1 < hi2) && (lo2 < hi1);
+  // True when e < lo + rows: the late bound of the decoded instruction's range compared without
+  // its add. One carry-save step (lo + rows + ~e, three operands to two) and one carry: e < lo + rows
+  // exactly when lo + rows - e - 1 >= 0, the carry out of the 19-bit sum with ~e. The add and then
+  // the compare would be two carry chains in a row (14 + 15 gate levels, the controller's longest
+  // path).
+  function automatic logic below_end(logic [RowBits-1:0] e, logic [RowBits-1:0] lo,
+                                     logic [15:0] rows);
+    logic [RowBits+1:0] a, b, c, s, cy;
+    logic [RowBits+2:0] t;
+    a         = {2'b00, lo};  // (zero-extended by hand: Yosys 0.23 takes no (expr)' casts here)
+    b         = {{(RowBits - 14){1'b0}}, rows};
+    c         = ~{2'b00, e};
+    s         = a ^ b ^ c;
+    cy        = (a & b) | (a & c) | (b & c);
+    t         = {1'b0, s} + {cy, 1'b0};
+    below_end = t[RowBits+2];
+  endfunction
+  // True when [lo, lo + rows) and [lo2, hi2) share a row: the decoded instruction's range (lo,
+  // rows) against one in flight (registered bounds).
+  function automatic logic meets(logic [RowBits-1:0] lo, logic [15:0] rows,
+                                 logic [RowBits-1:0] lo2, logic [RowBits-1:0] hi2);
+    meets = (lo < hi2) && below_end(lo2, lo, rows);
+  endfunction
+  // True when row r lies in [lo, hi): a one-row range [r, r + 1) overlapping it, without the add.
+  function automatic logic holds_row(logic [RowBits-1:0] r, logic [RowBits-1:0] lo,
+                                     logic [RowBits-1:0] hi);
+    holds_row = (lo <= r) && (r < hi);
   endfunction
 
   // ----- Conflicts with instructions in flight: reads and writes of UB and ACC rows.
+  // Each check sets its own bit and conflict_o is their OR: a balanced tree, where a chain of
+  // `if (...) conflict = 1` would be a priority chain one mux per check (30 gate levels deep).
   always_comb begin
-    conflict_o = 1'b0;
-    // Against every LOAD of the load engine in flight (writes UB or ACC). A new LOAD of the same
-    // engine writing the same rows waits too (WAW), although the engine would keep the order: the
-    // check is the same for every instruction.
+    ld_hit = '0;
+    mm_hit = '0;
     for (int unsigned s = 0; s < LdSlots; s++) begin
-      if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufUb &&
-          ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ld_lo_q[s*RowBits +: RowBits],
+      // Against every LOAD of the load engine in flight (writes UB or ACC). A new LOAD of the
+      // same engine writing the same rows waits too (WAW), although the engine would keep the
+      // order: the check is the same for every instruction.
+      ld_hit[s] =
+          ld_valid_q[s] &&
+          ((ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufUb &&
+            ((dec_i.r_ub && meets(dec_i.r_ub_lo, dec_i.rows, ld_lo_q[s*RowBits +: RowBits],
+                                  ld_hi_q[s*RowBits +: RowBits])) ||
+             (dec_i.w_ub && meets(dec_i.w_ub_lo, dec_i.rows, ld_lo_q[s*RowBits +: RowBits],
+                                  ld_hi_q[s*RowBits +: RowBits])))) ||
+           (ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
+            ((dec_i.r_acc && meets(dec_i.r_acc_lo, dec_i.rows,
+                                   ld_lo_q[s*RowBits +: RowBits],
                                    ld_hi_q[s*RowBits +: RowBits])) ||
-           (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ld_lo_q[s*RowBits +: RowBits],
-                                   ld_hi_q[s*RowBits +: RowBits])))) begin
-        conflict_o = 1'b1;
-      end
-      if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
-          ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, ld_lo_q[s*RowBits +: RowBits],
-                                    ld_hi_q[s*RowBits +: RowBits])) ||
-           (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ld_lo_q[s*RowBits +: RowBits],
-                                    ld_hi_q[s*RowBits +: RowBits])))) begin
-        conflict_o = 1'b1;
-      end
+             (dec_i.w_acc && meets(dec_i.w_acc_lo, dec_i.rows,
+                                   ld_lo_q[s*RowBits +: RowBits],
+                                   ld_hi_q[s*RowBits +: RowBits])) ||
+             // An ACTIVATE's bias and quantization rows are read too.
+             (dec_i.r_bias && holds_row(dec_i.bias_row, ld_lo_q[s*RowBits +: RowBits],
+                                        ld_hi_q[s*RowBits +: RowBits])) ||
+             (dec_i.r_quant && holds_row(dec_i.quant_row, ld_lo_q[s*RowBits +: RowBits],
+                                         ld_hi_q[s*RowBits +: RowBits])))));
     end
     // Against the store engine (reads UB or ACC) until it has read every row: its writes to
     // host memory may still be on their way.
-    if (st_rows_q && st_buf_q == mxu_isa_pkg::BufUb && dec_i.w_ub &&
-        overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
-    if (st_rows_q && st_buf_q == mxu_isa_pkg::BufAcc && dec_i.w_acc &&
-        overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, st_lo_q, st_hi_q)) conflict_o = 1'b1;
+    st_hit = st_rows_q &&
+             ((st_buf_q == mxu_isa_pkg::BufUb && dec_i.w_ub &&
+               meets(dec_i.w_ub_lo, dec_i.rows, st_lo_q, st_hi_q)) ||
+              (st_buf_q == mxu_isa_pkg::BufAcc && dec_i.w_acc &&
+               meets(dec_i.w_acc_lo, dec_i.rows, st_lo_q, st_hi_q)));
     // Against ACTIVATE (reads ACC, the bias row and the quantization row; writes UB).
-    if (ac_busy_q && dec_i.w_acc &&
-        (overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ac_acc_lo_q, ac_acc_hi_q) ||
-         (ac_has_bias_q && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ac_bias_q,
-                                    ac_bias_q + 1'b1)) ||
-         (ac_has_quant_q && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, ac_quant_q,
-                                     ac_quant_q + 1'b1)))) begin
-      conflict_o = 1'b1;
-    end
-    if (ac_busy_q &&
-        ((dec_i.r_ub && overlaps(dec_i.r_ub_lo, dec_i.r_ub_hi, ac_ub_lo_q, ac_ub_hi_q)) ||
-         (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, ac_ub_lo_q, ac_ub_hi_q)))) begin
-      conflict_o = 1'b1;
-    end
-    // Against MATMULs (read UB, write ACC). MATMULs among themselves run in order.
+    ac_hit = ac_busy_q &&
+             ((dec_i.w_acc &&
+               (meets(dec_i.w_acc_lo, dec_i.rows, ac_acc_lo_q, ac_acc_hi_q) ||
+                (ac_has_bias_q && dec_i.w_acc_lo <= ac_bias_q &&
+                 below_end(ac_bias_q, dec_i.w_acc_lo, dec_i.rows)) ||
+                (ac_has_quant_q && dec_i.w_acc_lo <= ac_quant_q &&
+                 below_end(ac_quant_q, dec_i.w_acc_lo, dec_i.rows)))) ||
+              (dec_i.r_ub && meets(dec_i.r_ub_lo, dec_i.rows, ac_ub_lo_q, ac_ub_hi_q)) ||
+              (dec_i.w_ub && meets(dec_i.w_ub_lo, dec_i.rows, ac_ub_lo_q, ac_ub_hi_q)));
+    // Against MATMULs (read UB, write ACC). MATMULs among themselves run in order; the bias and
+    // quantization rows of an ACTIVATE are read rows too.
     for (int unsigned s = 0; s < MmSlots; s++) begin
-      if (mm_valid_q[s] && !dec_i.is_mm) begin
-        if (dec_i.w_ub && overlaps(dec_i.w_ub_lo, dec_i.w_ub_hi, mm_ub_lo_q[s*RowBits +: RowBits],
-                                   mm_ub_hi_q[s*RowBits +: RowBits])) begin
-          conflict_o = 1'b1;
-        end
-        if ((dec_i.r_acc && overlaps(dec_i.r_acc_lo, dec_i.r_acc_hi, mm_acc_lo_q[s*RowBits +: RowBits],
-                                     mm_acc_hi_q[s*RowBits +: RowBits])) ||
-            (dec_i.w_acc && overlaps(dec_i.w_acc_lo, dec_i.w_acc_hi, mm_acc_lo_q[s*RowBits +: RowBits],
-                                     mm_acc_hi_q[s*RowBits +: RowBits]))) begin
-          conflict_o = 1'b1;
-        end
-      end
+      mm_hit[s] =
+          mm_valid_q[s] &&
+          ((!dec_i.is_mm &&
+            ((dec_i.w_ub && meets(dec_i.w_ub_lo, dec_i.rows,
+                                  mm_ub_lo_q[s*RowBits +: RowBits],
+                                  mm_ub_hi_q[s*RowBits +: RowBits])) ||
+             (dec_i.r_acc && meets(dec_i.r_acc_lo, dec_i.rows,
+                                   mm_acc_lo_q[s*RowBits +: RowBits],
+                                   mm_acc_hi_q[s*RowBits +: RowBits])) ||
+             (dec_i.w_acc && meets(dec_i.w_acc_lo, dec_i.rows,
+                                   mm_acc_lo_q[s*RowBits +: RowBits],
+                                   mm_acc_hi_q[s*RowBits +: RowBits])))) ||
+           (dec_i.r_bias && holds_row(dec_i.bias_row, mm_acc_lo_q[s*RowBits +: RowBits],
+                                      mm_acc_hi_q[s*RowBits +: RowBits])) ||
+           (dec_i.r_quant && holds_row(dec_i.quant_row, mm_acc_lo_q[s*RowBits +: RowBits],
+                                       mm_acc_hi_q[s*RowBits +: RowBits])));
     end
-    // The bias and quantization rows are read too.
-    one_row_en = {dec_i.r_quant, dec_i.r_bias};
-    one_row    = {dec_i.quant_row, dec_i.bias_row};
-    for (int unsigned r = 0; r < 2; r++) begin
-      if (one_row_en[r]) begin
-        for (int unsigned s = 0; s < LdSlots; s++) begin
-          if (ld_valid_q[s] && ld_buf_q[s*2 +: 2] == mxu_isa_pkg::BufAcc &&
-              overlaps(one_row[r*RowBits +: RowBits], one_row[r*RowBits +: RowBits] + 1'b1,
-                       ld_lo_q[s*RowBits +: RowBits], ld_hi_q[s*RowBits +: RowBits])) begin
-            conflict_o = 1'b1;
-          end
-        end
-        for (int unsigned s = 0; s < MmSlots; s++) begin
-          if (mm_valid_q[s] &&
-              overlaps(one_row[r*RowBits +: RowBits], one_row[r*RowBits +: RowBits] + 1'b1,
-                       mm_acc_lo_q[s*RowBits +: RowBits], mm_acc_hi_q[s*RowBits +: RowBits])) begin
-            conflict_o = 1'b1;
-          end
-        end
-      end
-    end
+    conflict_o = (ld_hit != '0) || st_hit || ac_hit || (mm_hit != '0);
   end
 
   // ----- Bookkeeping of work in flight.
@@ -233,7 +246,8 @@ module mxu_ctrl_scoreboard #(
       mm_acc_hi_d[mm_tail_q*RowBits +: RowBits] = dec_i.w_acc_hi;
       mm_tail_d = mm_tail_q + 1'b1;
     end
-    tiles_d   = tiles_q + 3'(disp_wld) - 3'(dispatch_i && dec_i.new_weights);
+    // The count after the instruction, selected by dispatch_i (late) rather than added after it.
+    tiles_d   = dispatch_i ? tiles_q + 3'(dec_i.is_wload) - 3'(dec_i.new_weights) : tiles_q;
     retired_o = 3'(ld_done_i) + 3'(wld_done_i) + 3'(st_done_i) + 3'(mm_done_i) +
                 3'(ac_done_i) + 3'(dispatch_i && (dec_i.is_sync || dec_i.is_halt));
   end

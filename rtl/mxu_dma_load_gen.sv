@@ -54,18 +54,26 @@ module mxu_dma_load_gen #(
 
   // The current command.
   logic                  transpose_d, transpose_q;
-  logic [15:0]           rows_d, rows_q, lanes_d, lanes_q;
+  logic [15:0]           lanes_d, lanes_q;
   logic [19:0]           stride_bytes_d, stride_bytes_q;
   logic                  wide_d, wide_q;    // fp32 elements (ACC)
   logic                  bytes_d, bytes_q;  // int8 elements (UB, WEIGHTS)
   logic                  cmd_bytes;
   logic [15:0]           trows_d, trows_q;  // transposed: rows of a block
+  logic [15:0]           cmd_trows;
+  // rows_left_q > trows_q, kept in a flop: the next block is a whole one.
+  logic                  block_full_d, block_full_q, block_full_n, full_after_row, full_after_block;
+  logic [AddrWidth-13:0] page_next;
+  logic [12:0]           page_low;
+  logic [AddrWidth-1:0]  burst_end;
   logic                  cmd_short;
   logic [QCntW-1:0]      inflight_d, inflight_q;  // accepted, not yet done
 
   // Where the generator is.
   logic                  gen_active_d, gen_active_q;
-  logic [15:0]           gen_i_d, gen_i_q;          // row (plain) or block start (transposed)
+  // Rows not yet started: from the current row (plain) or block (transposed) on. Counted down,
+  // not kept as an index: a subtract fewer in the burst's path.
+  logic [15:0]           rows_left_d, rows_left_q;
   logic [15:0]           gen_j_d, gen_j_q;          // column within the block (transposed)
   logic [AddrWidth-1:0]  seg_addr_d, seg_addr_q;    // first byte of the current segment
   logic [AddrWidth-1:0]  block_addr_d, block_addr_q;
@@ -75,7 +83,8 @@ module mxu_dma_load_gen #(
   logic [17:0]           seg_bytes;
   logic [15:0]           block_rows_gen;
   logic [BeatsWidth-1:0] seg_beats, beats_left;
-  logic [7:0]            burst_beats;
+  logic [7:0]            burst_beats, beats_want;
+  logic                  want_le_16, want_le_4k, to_4k_le_16;
   logic [AddrWidth-1:0]  next_burst_addr;
   logic [12:0]           beats_to_4k;
   logic                  ar_fire, seg_last_burst, accept;
@@ -88,9 +97,11 @@ module mxu_dma_load_gen #(
   logic [3:0]            cmd_pack_log2;
   logic [9:0]            cmd_first;         // packed: the first row's place in its beat
   logic                  cmd_on_row;        // packed: the address is on a row boundary
+  logic [19:0]           cmd_stride_bytes;
+  logic                  cmd_linear, cmd_bcast;
   // Generator state as it would advance without a new command.
   logic                  gen_active_n, seg_started_n;
-  logic [15:0]           gen_i_n, gen_j_n;
+  logic [15:0]           rows_left_n, gen_j_n;
   logic [AddrWidth-1:0]  seg_addr_n, block_addr_n;
 
   assign cmd_ready_o = !gen_active_q && inflight_q != QCntW'(QueueDepth);
@@ -98,7 +109,7 @@ module mxu_dma_load_gen #(
 
   // ----- The bursts of the current segment, then the next segment.
   always_comb begin
-    block_rows_gen = (rows_q - gen_i_q > trows_q) ? trows_q : rows_q - gen_i_q;
+    block_rows_gen = block_full_q ? trows_q : rows_left_q;
     seg_bytes      = transpose_q ? {1'b0, block_rows_gen, 1'b0}
                                  : (wide_q  ? {lanes_q, 2'b00} :
                                     bytes_q ? {2'b00, lanes_q} : {1'b0, lanes_q, 1'b0});
@@ -109,10 +120,15 @@ module mxu_dma_load_gen #(
                                                      BeatShift'(0)};
     beats_left     = seg_started_q ? beats_left_q : seg_beats;
     beats_to_4k    = 13'(BeatsPer4k) - 13'(next_burst_addr[11:BeatShift]);
-    burst_beats    = linear_q ? ((lin_left_q > 20'd16) ? 8'd16 : 8'(lin_left_q))
+    // The least of the beats wanted, the beats to the 4 KiB boundary and 16, the three compares
+    // side by side rather than one after the other.
+    beats_want     = linear_q ? ((lin_left_q > 20'd16) ? 8'd16 : 8'(lin_left_q))
                               : 8'(beats_left);
-    if (13'(burst_beats) > beats_to_4k) burst_beats = 8'(beats_to_4k);
-    if (burst_beats > 8'd16) burst_beats = 8'd16;
+    want_le_16     = beats_want <= 8'd16;
+    want_le_4k     = 13'(beats_want) <= beats_to_4k;
+    to_4k_le_16    = beats_to_4k <= 13'd16;
+    burst_beats    = (want_le_4k && want_le_16) ? beats_want :
+                     (!want_le_4k && to_4k_le_16) ? 8'(beats_to_4k) : 8'd16;
 
     ar_valid_o     = gen_active_q && !burst_full_i && (linear_q || seg_started_q || !seg_full_i);
   end
@@ -120,9 +136,19 @@ module mxu_dma_load_gen #(
   always_comb begin
     ar_fire        = ar_valid_o && ar_ready_i;
     seg_last_burst = (burst_beats == 8'(beats_left));
+    // The address after the burst: a burst never crosses 4 KiB, so the add is 13 bits wide and the
+    // upper bits take +1 (computed beside it) only when it ends on the boundary.
+    page_next      = next_burst_addr[AddrWidth-1:12] + 1'b1;
+    page_low       = 13'(next_burst_addr[11:0]) + (13'(burst_beats) << BeatShift);
+    burst_end      = {page_low[12] ? page_next : next_burst_addr[AddrWidth-1:12], page_low[11:0]};
+    // Whether the next block is a full one, for each way the rows left can change (the compare
+    // off the burst's path: block_full_q).
+    full_after_row   = rows_left_q - 1'b1 > trows_q;
+    full_after_block = rows_left_q - trows_q > trows_q;
+    block_full_n     = block_full_q;
 
     gen_active_n  = gen_active_q;
-    gen_i_n       = gen_i_q;
+    rows_left_n   = rows_left_q;
     gen_j_n       = gen_j_q;
     seg_addr_n    = seg_addr_q;
     block_addr_n  = block_addr_q;
@@ -131,29 +157,31 @@ module mxu_dma_load_gen #(
     beats_left_d  = beats_left_q;
     lin_left_n    = lin_left_q;
     if (ar_fire && linear_q) begin
-      burst_addr_n = next_burst_addr + (AddrWidth'(burst_beats) << BeatShift);
+      burst_addr_n = burst_end;
       lin_left_n   = lin_left_q - 20'(burst_beats);
       if (lin_left_q == 20'(burst_beats)) gen_active_n = 1'b0;
     end else if (ar_fire) begin
       if (!seg_last_burst) begin
         seg_started_n = 1'b1;
-        burst_addr_n  = next_burst_addr + (AddrWidth'(burst_beats) << BeatShift);
+        burst_addr_n  = burst_end;
         beats_left_d  = beats_left - BeatsWidth'(burst_beats);
       end else begin
         seg_started_n = 1'b0;
         if (!transpose_q) begin
           seg_addr_n = seg_addr_q + AddrWidth'(stride_bytes_q);
-          gen_i_n    = gen_i_q + 1'b1;
-          if (gen_i_q + 1'b1 == rows_q || bcast_q) gen_active_n = 1'b0;
+          rows_left_n = rows_left_q - 1'b1;
+          block_full_n = full_after_row;
+          if (rows_left_q == 16'd1 || bcast_q) gen_active_n = 1'b0;
         end else if (gen_j_q + 1'b1 != lanes_q) begin
           gen_j_n    = gen_j_q + 1'b1;
           seg_addr_n = seg_addr_q + AddrWidth'(stride_bytes_q);
         end else begin
           gen_j_n      = '0;
-          gen_i_n      = gen_i_q + trows_q;
+          rows_left_n  = rows_left_q - trows_q;
+          block_full_n = full_after_block;
           block_addr_n = block_addr_q + AddrWidth'({trows_q, 1'b0});
           seg_addr_n   = block_addr_q + AddrWidth'({trows_q, 1'b0});
-          if (block_rows_gen != trows_q || gen_i_q + trows_q == rows_q) begin
+          if (block_rows_gen != trows_q || rows_left_q == trows_q) begin
             gen_active_n = 1'b0;
           end
         end
@@ -164,16 +192,15 @@ module mxu_dma_load_gen #(
   // ----- Command accept: the generator takes it, the queue keeps what the consumer needs.
   always_comb begin
     transpose_d    = accept ? cmd_i.transpose : transpose_q;
-    rows_d         = accept ? cmd_i.rows : rows_q;
     lanes_d        = accept ? cmd_i.lanes : lanes_q;
     cmd_bytes      = cmd_i.int8 && cmd_i.target != mxu_isa_pkg::BufAcc;
     wide_d         = accept ? cmd_i.target == mxu_isa_pkg::BufAcc : wide_q;
     bytes_d        = accept ? cmd_bytes : bytes_q;
-    stride_bytes_d = stride_bytes_q;
-    if (accept) begin
-      stride_bytes_d = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00} :
+    // The command's own values, whether or not it is taken this cycle: accept (late, from the
+    // controller's dispatch) only selects them.
+    cmd_stride_bytes = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00} :
                        cmd_bytes ? {4'b0000, cmd_i.stride} : {3'b000, cmd_i.stride, 1'b0};
-    end
+    stride_bytes_d = accept ? cmd_stride_bytes : stride_bytes_q;
     // Linear mode: plain rows of whole aligned beats, packed back to back.
     cmd_row_bytes   = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00} :
                       cmd_bytes ? {2'b00, cmd_i.lanes} : {1'b0, cmd_i.lanes, 1'b0};
@@ -185,16 +212,19 @@ module mxu_dma_load_gen #(
     cmd_first       = 10'(cmd_i.host_addr[BeatShift-1:0]) >> (4'(BeatShift) - cmd_pack_log2);
     cmd_on_row      = (cmd_i.host_addr[BeatShift-1:0] &
                        BeatShift'((BusBytes >> cmd_pack_log2) - 1)) == '0;
-    linear_d        = accept ? (!cmd_i.transpose &&
-                                ((cmd_i.host_addr[BeatShift-1:0] == '0 &&
-                                  cmd_row_bytes[BeatShift-1:0] == '0) ||
-                                 (cmd_packs && cmd_on_row)) &&
-                                20'(cmd_row_bytes) == 20'(stride_bytes_d)) : linear_q;
+    cmd_linear      = !cmd_i.transpose &&
+                      ((cmd_i.host_addr[BeatShift-1:0] == '0 &&
+                        cmd_row_bytes[BeatShift-1:0] == '0) || (cmd_packs && cmd_on_row)) &&
+                      20'(cmd_row_bytes) == cmd_stride_bytes;
+    linear_d        = accept ? cmd_linear : linear_q;
     // Transposed: host rows not all bus aligned take blocks of ShortRows.
     cmd_short       = cmd_i.host_addr[BeatShift-1:0] != '0 ||
-                      stride_bytes_d[BeatShift-1:0] != '0;
-    trows_d         = accept ? (cmd_short ? 16'(ShortRows) : 16'(TransposeRows)) : trows_q;
-    bcast_d         = accept ? (!cmd_i.transpose && cmd_i.stride == '0) : bcast_q;
+                      cmd_stride_bytes[BeatShift-1:0] != '0;
+    cmd_trows       = cmd_short ? 16'(ShortRows) : 16'(TransposeRows);
+    trows_d         = accept ? cmd_trows : trows_q;
+    block_full_d    = accept ? cmd_i.rows > cmd_trows : block_full_n;
+    cmd_bcast       = !cmd_i.transpose && cmd_i.stride == '0;
+    bcast_d         = accept ? cmd_bcast : bcast_q;
     if (!accept)        lin_left_d = lin_left_n;
     else if (cmd_packs) lin_left_d = (20'(cmd_i.rows) + 20'(cmd_first) +
                                       (20'd1 << cmd_pack_log2) - 20'd1) >> cmd_pack_log2;
@@ -203,7 +233,7 @@ module mxu_dma_load_gen #(
     burst_addr_sel  = accept ? {cmd_i.host_addr[AddrWidth-1:BeatShift], BeatShift'(0)}
                              : burst_addr_n;
     gen_active_d   = accept ? 1'b1 : gen_active_n;
-    gen_i_d        = accept ? '0 : gen_i_n;
+    rows_left_d    = accept ? cmd_i.rows : rows_left_n;
     gen_j_d        = accept ? '0 : gen_j_n;
     seg_addr_d     = accept ? cmd_i.host_addr : seg_addr_n;
     block_addr_d   = accept ? cmd_i.host_addr : block_addr_n;
@@ -213,12 +243,12 @@ module mxu_dma_load_gen #(
     q_o.target     = cmd_i.target;
     q_o.transpose  = cmd_i.transpose;
     q_o.int8       = cmd_bytes;
-    q_o.linear     = linear_d;
+    q_o.linear     = cmd_linear;
     q_o.short_blk  = cmd_short;
-    q_o.broadcast  = bcast_d;
+    q_o.broadcast  = cmd_bcast;
     q_o.row_beats  = cmd_packs ? 8'd1 : 8'(cmd_row_bytes[17:BeatShift]);
-    q_o.pack_log2  = (linear_d && cmd_packs) ? cmd_pack_log2 : '0;  // one row a beat otherwise
-    q_o.pack_first = (linear_d && cmd_packs) ? cmd_first : '0;
+    q_o.pack_log2  = (cmd_linear && cmd_packs) ? cmd_pack_log2 : '0;  // one row a beat otherwise
+    q_o.pack_first = (cmd_linear && cmd_packs) ? cmd_first : '0;
     q_o.rows       = cmd_i.rows;
     q_o.lanes      = cmd_i.lanes;
     q_o.buf_addr   = cmd_i.buf_addr;
@@ -227,14 +257,14 @@ module mxu_dma_load_gen #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       transpose_q    <= 1'b0;
-      rows_q         <= '0;
       lanes_q        <= '0;
       stride_bytes_q <= '0;
       wide_q         <= 1'b0;
       bytes_q        <= 1'b0;
       trows_q        <= '0;
+      block_full_q   <= 1'b0;
       gen_active_q   <= 1'b0;
-      gen_i_q        <= '0;
+      rows_left_q    <= '0;
       gen_j_q        <= '0;
       seg_addr_q     <= '0;
       block_addr_q   <= '0;
@@ -247,14 +277,14 @@ module mxu_dma_load_gen #(
       inflight_q     <= '0;
     end else begin
       transpose_q    <= transpose_d;
-      rows_q         <= rows_d;
       lanes_q        <= lanes_d;
       stride_bytes_q <= stride_bytes_d;
       wide_q         <= wide_d;
       bytes_q        <= bytes_d;
       trows_q        <= trows_d;
+      block_full_q   <= block_full_d;
       gen_active_q   <= gen_active_d;
-      gen_i_q        <= gen_i_d;
+      rows_left_q    <= rows_left_d;
       gen_j_q        <= gen_j_d;
       seg_addr_q     <= seg_addr_d;
       block_addr_q   <= block_addr_d;
@@ -286,6 +316,7 @@ module mxu_dma_load_gen #(
   `MXU_ASSERT_NEVER(CmdWhileBusy, cmd_valid_i && !cmd_ready_o, clk_i, rst_ni)
   `MXU_ASSERT_STABLE(ArStable, ar_valid_o, ar_ready_i, {next_burst_addr, burst_beats},
                      clk_i, rst_ni)
+  `MXU_ASSERT(BlockFull, block_full_q == (rows_left_q > trows_q), clk_i, rst_ni)
   `MXU_ASSERT(ArAligned, ar_valid_o |-> next_burst_addr[BeatShift-1:0] == '0, clk_i, rst_ni)
   `MXU_ASSERT(ArBeats, ar_valid_o |-> burst_beats >= 8'd1 && burst_beats <= 8'd16,
               clk_i, rst_ni)

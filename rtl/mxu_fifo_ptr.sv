@@ -24,7 +24,7 @@ module mxu_fifo_ptr #(
 );
 
   logic [PtrWidth-1:0] wr_ptr_d, wr_ptr_q, rd_ptr_d, rd_ptr_q;
-  logic [CntWidth-1:0] count_d, count_q;
+  logic [CntWidth-1:0] count_d, count_q, count_push;
 
   always_comb begin
     wr_en_o  = push_i && (count_q != CntWidth'(Depth));
@@ -33,7 +33,10 @@ module mxu_fifo_ptr #(
     rd_ptr_d = rd_ptr_q;
     if (wr_en_o) wr_ptr_d = (wr_ptr_q == PtrWidth'(Depth - 1)) ? '0 : wr_ptr_q + 1'b1;
     if (rd_en_o) rd_ptr_d = (rd_ptr_q == PtrWidth'(Depth - 1)) ? '0 : rd_ptr_q + 1'b1;
-    count_d = count_q + CntWidth'(wr_en_o) - CntWidth'(rd_en_o);
+    // The count after the push, then the pop as a last mux: a pop decided late in its cycle (the
+    // controller's dispatch) passes no add.
+    count_push = count_q + CntWidth'(wr_en_o);
+    count_d    = rd_en_o ? count_push - 1'b1 : count_push;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

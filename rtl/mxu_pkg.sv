@@ -299,6 +299,8 @@ package mxu_pkg;
     logic        new_weights;  // a MATMUL that claims a loaded weight tile
     logic [3:0]  err;          // ErrNone if the instruction is legal
     logic [1:0]  buf_sel;      // LOAD / STORE: the buffer, rows [buf_lo, buf_hi)
+    logic [15:0] rows;         // every range below is [lo, lo + rows): hi, but early (the
+                               // scoreboard compares lo + rows without waiting for the add)
     row_t        buf_lo;
     row_t        buf_hi;
     logic        r_ub;         // reads unified-buffer rows [r_ub_lo, r_ub_hi)
