@@ -335,7 +335,7 @@ int Train(
     });
   }
   Report({&loaded, &config, &trainer, &engine, &records.back(), device != nullptr, args.json, quiet,
-          cnn, ranks.size(), global_batch, wall});
+          cnn, ranks.size(), global_batch, wall, resumed ? resumed->state.step : 0});
   if (log.is_open()) {
     log.close();
     if (!log) throw std::runtime_error("writing the log " + args.log + " failed");

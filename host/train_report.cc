@@ -157,9 +157,12 @@ void Report(const RunSummary& run) {
           ? double(steps_only.macs) / (double(steps_only.device_cycles) * array_macs_per_cycle)
           : 0;
   const double cycles_per_step = last.steps ? double(steps_only.device_cycles) / last.steps : 0.0;
-  const double steps_per_second = run.wall > 0 ? last.steps / run.wall : 0;
+  // Rates per wall second over the steps this run made: a resumed run's wall time does not cover
+  // the steps its checkpoint had done (its device totals do: the checkpoint carries them).
+  const uint64_t steps_run = last.steps - run.steps_before;
+  const double steps_per_second = run.wall > 0 ? steps_run / run.wall : 0;
   const double samples_per_second =
-      run.wall > 0 ? double(last.steps) * double(run.global_batch) / run.wall : 0.0;
+      run.wall > 0 ? double(steps_run) * double(run.global_batch) / run.wall : 0.0;
   // Several chips: a step's simulated time is this chip's compute plus the ring's transfers.
   const double comm_per_step =
       last.steps ? double(last.training_communication_cycles) / last.steps : 0.0;
@@ -193,6 +196,7 @@ void Report(const RunSummary& run) {
     j["final_test_loss"] = last.test_loss;
     j["test_accuracy"] = last.test_accuracy;
     j["steps"] = last.steps;
+    j["steps_run"] = steps_run;
     j["skipped_steps"] = last.skipped_steps;
     j["loss_scale"] = last.loss_scale;
     j["gemms"] = stats.gemms;
@@ -223,9 +227,10 @@ void Report(const RunSummary& run) {
     return;
   }
   if (run.quiet) return;
-  std::printf("test accuracy %.1f%% after %llu steps (%llu skipped), %.1f s, %.2f steps/s",
-              100 * last.test_accuracy, (unsigned long long)last.steps,
-              (unsigned long long)last.skipped_steps, run.wall, steps_per_second);
+  std::printf("test accuracy %.1f%% after %llu steps (%llu skipped), ", 100 * last.test_accuracy,
+              (unsigned long long)last.steps, (unsigned long long)last.skipped_steps);
+  if (run.steps_before) std::printf("%llu of them in this run, ", (unsigned long long)steps_run);
+  std::printf("%.1f s, %.2f steps/s", run.wall, steps_per_second);
   if (run.device) {
     std::printf("; %llu GEMMs, %.0f device cycles per training step, utilization %.1f%%",
                 (unsigned long long)stats.gemms, cycles_per_step, 100 * utilization);

@@ -59,6 +59,7 @@ struct RunSummary {
   int ranks;
   uint64_t global_batch;
   double wall;
+  uint64_t steps_before;  // steps a resumed run's checkpoint had done (not in wall or the cycles)
 };
 void Report(const RunSummary& run);
 

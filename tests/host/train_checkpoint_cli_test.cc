@@ -51,6 +51,25 @@ TEST(MxuTrainCheckpoint, TwoEpochsThenResumeToFourIsFourInOneRun) {
   EXPECT_EQ(ReadFile(half_ck), ReadFile(full_ck));
 }
 
+// A resumed run's rates per second count only the steps it made: 2 epochs of 11 steps resumed
+// to 4 made 22 steps in its wall time, not 44. Its device totals (the checkpoint's on) cover 44.
+TEST(MxuTrainCheckpoint, AResumedRunsRatesCountItsOwnSteps) {
+  const std::string ck = TempPath("rates.npz");
+  const std::string run = "train --backend model --quiet --json";
+  const json whole = JsonOutput(RunMxu(run + " --epochs 2"));
+  ASSERT_EQ(RunMxu(kTrain + " --epochs 2 --save " + ck).exit_code, 0);
+  const json resumed = JsonOutput(RunMxu(run + " --epochs 4 --resume " + ck));
+  EXPECT_EQ(resumed["steps"], 44);
+  EXPECT_EQ(resumed["steps_run"], 22);
+  EXPECT_EQ(whole["steps_run"], whole["steps"]);
+  const double wall = resumed["wall_seconds"], rate = resumed["steps_per_second"];
+  EXPECT_NEAR(rate * wall, 22.0, 1e-6 * 22);
+  const double samples_rate = resumed["samples_per_second"];
+  EXPECT_NEAR(samples_rate * wall, 22.0 * 64, 1e-6 * 22 * 64);
+  // Every step has the same shapes, so the same cycles on the model: per step over all 44.
+  EXPECT_EQ(resumed["cycles_per_step"], whole["cycles_per_step"]);
+}
+
 TEST(MxuTrainCheckpoint, SgdAndAccumulationResumeBitIdentically) {
   const std::string full = TempPath("sgd_full.npz"), half = TempPath("sgd_half.npz");
   const std::string run = kTrain + " --optimizer sgd --batch 16 --accumulate-steps 2";
