@@ -17,8 +17,12 @@ std::string Percent(double fraction) {
   return text;
 }
 
-constexpr size_t kNameWidth = 13;
-constexpr char kRowFormat[] = "%-13s %-14s %7s %7s %7s %5s %5s %6s %6s %6s %6s %6s %6s %6s %6s\n";
+constexpr char kRowFormat[] = "%-*s %-*s %7s %7s %7s %5s %5s %6s %6s %6s %6s %6s %6s %6s %6s\n";
+
+// A shape named by itself (--shape, the plain table entries) shows "-" for its name.
+std::string ShownName(const std::string& name, const std::string& shape) {
+  return name == shape ? "-" : name;
+}
 
 }  // namespace
 
@@ -63,19 +67,25 @@ std::string Short(double v) {
   return text;
 }
 
-void PrintHeader() {
-  std::printf(kRowFormat, "name", "MxKxN", "cycles", "ideal", "bound", "%id", "%bnd", "read",
-              "write", "st.dep", "st.wts", "st.fch", "st.mem", "wall s", "cyc/s");
+BenchColumns ColumnsFor(const std::vector<BenchShape>& shapes) {
+  BenchColumns c;
+  for (const BenchShape& s : shapes) {
+    c.name = std::max(c.name, static_cast<int>(ShownName(s.name, ShapeText(s)).size()));
+    c.shape = std::max(c.shape, static_cast<int>(ShapeText(s).size()));
+  }
+  return c;
 }
 
-void PrintRow(const Json& r) {
+void PrintHeader(const BenchColumns& c) {
+  std::printf(kRowFormat, c.name, "name", c.shape, "MxKxN", "cycles", "ideal", "bound", "%id",
+              "%bnd", "read", "write", "st.dep", "st.wts", "st.fch", "st.mem", "wall s", "cyc/s");
+}
+
+void PrintRow(const Json& r, const BenchColumns& c) {
   char wall[16];
   std::snprintf(wall, sizeof wall, "%.2f", r["wall_seconds"].get<double>());
-  // A shape named by itself (--shape, the plain table entries) shows "-" for its name.
-  std::string name = r["name"] == r["shape"] ? "-" : r["name"].get<std::string>();
-  // A long layer name is cut to its column (the JSON keeps it whole), so the columns line up.
-  if (name.size() > kNameWidth) name = name.substr(0, kNameWidth - 1) + "~";
-  std::printf(kRowFormat, name.c_str(), r["shape"].get<std::string>().c_str(),
+  const std::string name = ShownName(r["name"], r["shape"]);
+  std::printf(kRowFormat, c.name, name.c_str(), c.shape, r["shape"].get<std::string>().c_str(),
               std::to_string(r["cycles"].get<uint64_t>()).c_str(),
               std::to_string(r["ideal_cycles"].get<uint64_t>()).c_str(),
               std::to_string(r["bound_cycles"].get<uint64_t>()).c_str(),
@@ -151,6 +161,7 @@ void WritePlot(const std::string& path, const std::vector<MemoryTiming>& setting
     charts[i].title = "memory " + TimingText(settings[i]);
     charts[i].y_label = "utilization";
     charts[i].percent = true;
+    charts[i].horizontal = true;
     charts[i].series = {{"vs ideal", {}}, {"vs bound", {}}};
   }
   for (const Json& r : rows) {
@@ -159,11 +170,28 @@ void WritePlot(const std::string& path, const std::vector<MemoryTiming>& setting
     chart.series[0].y.push_back(r["utilization_ideal"].get<double>());
     chart.series[1].y.push_back(r["utilization_bound"].get<double>());
   }
-  const int per_panel =
-      std::max<int>(640, 90 * static_cast<int>(charts.front().categories.size()) + 140);
-  const int width = std::min<int>(12000, per_panel * static_cast<int>(charts.size()));
-  plot::Figure figure(width, 560, title);
-  for (plot::BarChart& chart : charts) figure.Add(std::move(chart));
+  // Settings whose bars are all the same share one panel, its title naming each of them.
+  std::vector<plot::BarChart> panels;
+  for (plot::BarChart& chart : charts) {
+    auto same = std::find_if(panels.begin(), panels.end(), [&](const plot::BarChart& p) {
+      return p.series[0].y == chart.series[0].y && p.series[1].y == chart.series[1].y;
+    });
+    if (same == panels.end()) {
+      panels.push_back(std::move(chart));
+    } else {
+      same->title += "; " + chart.title.substr(std::string("memory ").size());
+    }
+  }
+  if (panels.size() < charts.size()) {
+    for (plot::BarChart& p : panels) {
+      if (p.title.find(';') != std::string::npos) p.title += " (the same bars)";
+    }
+  }
+  // A page wide; each panel as tall as its rows (two bars of 9 px and a gap per GEMM).
+  const int per_panel = 100 + 26 * static_cast<int>(panels.front().categories.size());
+  plot::Figure figure(960, std::min<int>(30000, 40 + per_panel * static_cast<int>(panels.size())),
+                      title, plot::Arrange::kColumn);
+  for (plot::BarChart& chart : panels) figure.Add(std::move(chart));
   figure.WritePng(path);
 }
 

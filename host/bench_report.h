@@ -11,6 +11,7 @@
 
 #include "common/memory_timing.h"
 #include "driver/device_config.h"
+#include "host/bench_table.h"
 
 namespace mxu::host {
 
@@ -24,9 +25,16 @@ nlohmann::ordered_json ConfigJson(const driver::DeviceConfig& c);
 // A count in at most 6 characters: exact below 100,000, else 123.4k, 5.49M, 138.8M, 2.15G.
 std::string Short(double v);
 
+// The widths of the table's name and shape columns: each as wide as its longest entry, so that
+// every name shows whole and the columns line up (rows print as they finish).
+struct BenchColumns {
+  int name = 4, shape = 5;
+};
+BenchColumns ColumnsFor(const std::vector<BenchShape>& shapes);
+
 // The table's column heads, and one row of it (a row as RunShape returns it), flushed.
-void PrintHeader();
-void PrintRow(const nlohmann::ordered_json& r);
+void PrintHeader(const BenchColumns& columns);
+void PrintRow(const nlohmann::ordered_json& r, const BenchColumns& columns);
 
 // The sums over every row (checked and mismatches with --check only).
 struct BenchTotals {

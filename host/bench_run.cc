@@ -122,10 +122,11 @@ Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& s
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*device);
   // The memory the backend put behind the port: the bound and the rows take its width.
   const MemoryTiming timing = given.ForPort(config.bus_bytes);
+  const BenchColumns columns = ColumnsFor(shapes);
   if (print) {
     std::printf("memory: %s (%s backend, %u x %u array)\n", TimingText(timing).c_str(),
                 device->name(), config.rows, config.cols);
-    PrintHeader();
+    PrintHeader(columns);
   }
   Json out;
   out["backend"] = device->name();
@@ -133,7 +134,7 @@ Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& s
   out["rows"] = Json::array();
   for (const BenchShape& shape : shapes) {
     out["rows"].push_back(RunShape(*device, config, options, setting, timing, shape));
-    if (print) PrintRow(out["rows"].back());
+    if (print) PrintRow(out["rows"].back(), columns);
   }
   return out;
 }

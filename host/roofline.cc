@@ -44,6 +44,7 @@ void WriteRoofline(const std::string& path, const Json& rows, const std::string&
     if (bytes <= 0 || cycles <= 0) continue;
     const double intensity = r["macs"].get<double>() / bytes;
     chart.groups[g].points.push_back({intensity, r["macs"].get<double>() / cycles});
+    chart.groups[g].point_labels.push_back(r["name"].get<std::string>());
     x_lo[g] = std::min(x_lo[g], intensity);
     x_hi[g] = std::max(x_hi[g], intensity);
   }

@@ -55,17 +55,22 @@ Json RtlSampleReport(const Json& model_rows, const std::vector<size_t>& indices,
 void PrintRtlSample(const Json& report) {
   std::printf("\nRTL sample: %zu GEMMs, the model backend's cycles against the RTL's\n",
               report["gemms"].size());
-  std::printf("%-24s %-20s %12s %12s %10s\n", "gemm", "M x K x N", "model", "rtl", "model-rtl");
+  // Every name whole: the column is as wide as the longest.
+  int width = 4;
   for (const Json& g : report["gemms"]) {
-    std::string name = g["name"].get<std::string>();
-    if (name.size() > 24) name = name.substr(0, 23) + "~";
-    std::printf(
-        "%-24s %-20s %12llu %12llu %+9.3f%%\n", name.c_str(), g["shape"].get<std::string>().c_str(),
-        (unsigned long long)g["model_cycles"].get<uint64_t>(),
-        (unsigned long long)g["rtl_cycles"].get<uint64_t>(), 100 * g["difference"].get<double>());
+    width = std::max(width, static_cast<int>(g["name"].get<std::string>().size()));
   }
-  std::printf("%-24s %-20s %12llu %12llu %+9.3f%%  (largest |difference| %.3f%%)\n", "all", "",
-              (unsigned long long)report["model_cycles"].get<uint64_t>(),
+  std::printf("%-*s %-20s %12s %12s %10s\n", width, "gemm", "M x K x N", "model", "rtl",
+              "model-rtl");
+  for (const Json& g : report["gemms"]) {
+    std::printf("%-*s %-20s %12llu %12llu %+9.3f%%\n", width, g["name"].get<std::string>().c_str(),
+                g["shape"].get<std::string>().c_str(),
+                (unsigned long long)g["model_cycles"].get<uint64_t>(),
+                (unsigned long long)g["rtl_cycles"].get<uint64_t>(),
+                100 * g["difference"].get<double>());
+  }
+  std::printf("%-*s %-20s %12llu %12llu %+9.3f%%  (largest |difference| %.3f%%)\n", width, "all",
+              "", (unsigned long long)report["model_cycles"].get<uint64_t>(),
               (unsigned long long)report["rtl_cycles"].get<uint64_t>(),
               100 * report["difference"].get<double>(),
               100 * report["largest_difference"].get<double>());

@@ -36,6 +36,23 @@ void Text(cairo_t* cr, const std::string& text, double x, double y, bool right =
   cairo_restore(cr);
 }
 
+double TextWidth(cairo_t* cr, const std::string& text) {
+  cairo_text_extents_t extents;
+  cairo_text_extents(cr, text.c_str(), &extents);
+  return extents.x_advance;
+}
+
+// A box in pixels, for keeping labels apart.
+struct Rect {
+  double left, top, right, bottom;
+  bool Overlaps(const Rect& o) const {
+    return left < o.right && o.left < right && top < o.bottom && o.top < bottom;
+  }
+  bool Inside(const Rect& o) const {
+    return left >= o.left && right <= o.right && top >= o.top && bottom <= o.bottom;
+  }
+};
+
 bool Usable(const LogPoint& p) {
   return std::isfinite(p.x) && std::isfinite(p.y) && p.x > 0 && p.y > 0;
 }
@@ -150,8 +167,9 @@ void WriteLogChartPng(const LogChart& chart, int width, int height, const std::s
   }
   cairo_restore(cr);
 
-  // The legend, top left inside the frame.
+  // The legend, top left inside the frame; its lines are taken before any point's label.
   SetFont(cr, 11);
+  std::vector<Rect> taken;
   for (size_t i = 0; i < chart.groups.size(); ++i) {
     const double y = legend_top + 16.0 * i;
     SetColour(cr, SeriesColour(i));
@@ -160,6 +178,75 @@ void WriteLogChartPng(const LogChart& chart, int width, int height, const std::s
     SetColour(cr, kText);
     cairo_move_to(cr, left + 24, y + 10);
     cairo_show_text(cr, chart.groups[i].label.c_str());
+    taken.push_back({left + 8, y - 2, left + 24 + TextWidth(cr, chart.groups[i].label), y + 14});
+  }
+
+  // Point labels: right of the point, else left, above or below, wherever no other label, legend
+  // line or point is.
+  for (const LogGroup& g : chart.groups) {
+    for (const LogPoint& p : g.points) {
+      if (!Usable(p)) continue;
+      const double px = map_x(p.x), py = map_y(p.y);
+      taken.push_back({px - 4, py - 4, px + 4, py + 4});
+    }
+  }
+  SetFont(cr, 10);
+  size_t unlabelled = 0;
+  const Rect frame{left, top, right, bottom};
+  for (const LogGroup& g : chart.groups) {
+    // Points on the same pixel (the same layer shape, repeated) share a label: "conv2_1a +3".
+    struct Named {
+      double x, y;
+      std::string label;
+      size_t more;
+    };
+    std::vector<Named> named;
+    for (size_t k = 0; k < g.points.size() && k < g.point_labels.size(); ++k) {
+      if (!Usable(g.points[k]) || g.point_labels[k].empty()) continue;
+      const double px = map_x(g.points[k].x), py = map_y(g.points[k].y);
+      auto same = std::find_if(named.begin(), named.end(), [&](const Named& n) {
+        return std::fabs(n.x - px) < 1 && std::fabs(n.y - py) < 1;
+      });
+      if (same == named.end()) {
+        named.push_back({px, py, g.point_labels[k], 0});
+      } else {
+        ++same->more;
+      }
+    }
+    for (Named& n : named) {
+      if (n.more) n.label += " +" + std::to_string(n.more);
+      const double px = n.x, py = n.y;
+      const double w = TextWidth(cr, n.label), h = 10;
+      const Rect places[] = {{px + 6, py - h / 2, px + 6 + w, py + h / 2},
+                             {px - 6 - w, py - h / 2, px - 6, py + h / 2},
+                             {px - w / 2, py - 6 - h, px + w / 2, py - 6},
+                             {px - w / 2, py + 6, px + w / 2, py + 6 + h}};
+      const Rect* chosen = nullptr;
+      for (const Rect& place : places) {
+        if (!place.Inside(frame)) continue;
+        if (std::none_of(taken.begin(), taken.end(),
+                         [&](const Rect& t) { return t.Overlaps(place); })) {
+          chosen = &place;
+          break;
+        }
+      }
+      if (!chosen) {
+        ++unlabelled;
+        continue;
+      }
+      taken.push_back(*chosen);
+      SetColour(cr, kText);
+      cairo_move_to(cr, chosen->left, chosen->bottom - 1);
+      cairo_show_text(cr, n.label.c_str());
+    }
+  }
+  if (unlabelled) {
+    SetFont(cr, 10);
+    SetColour(cr, kAxis);
+    Text(cr,
+         std::to_string(unlabelled) + " point label" + (unlabelled == 1 ? "" : "s") +
+             " left out where they would overlap",
+         right, height - 6.0, true);
   }
 
   cairo_surface_flush(surface.get());

@@ -15,11 +15,14 @@ struct LogPoint {
 };
 
 // One group: its points (marked) and its lines (each a polyline, drawn dashed). Points or line
-// vertices that are not finite and positive are left out.
+// vertices that are not finite and positive are left out. point_labels, when given, name the
+// points (one each, in order): a label is written beside its point where it overlaps no other
+// label and no legend line; the chart says how many it had to leave out.
 struct LogGroup {
   std::string label;
   std::vector<LogPoint> points;
   std::vector<std::vector<LogPoint>> lines;
+  std::vector<std::string> point_labels = {};
 };
 
 struct LogChart {

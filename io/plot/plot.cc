@@ -129,8 +129,8 @@ Colour SeriesColour(size_t index) {
   return kPalette[index % (sizeof kPalette / sizeof kPalette[0])];
 }
 
-Figure::Figure(int width, int height, std::string title)
-    : width_(width), height_(height), title_(std::move(title)) {
+Figure::Figure(int width, int height, std::string title, Arrange arrange)
+    : width_(width), height_(height), arrange_(arrange), title_(std::move(title)) {
   if (width < 120 || height < 100) {
     throw std::invalid_argument("plot: a figure needs at least 120 x 100 pixels");
   }
@@ -155,10 +155,13 @@ void Figure::Layout() {
   Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), cairo_surface_destroy);
   Cairo cr(cairo_create(surface.get()), cairo_destroy);
   const double top = title_.empty() ? 8 : 36;
-  const double panel_width = double(width_) / std::max<size_t>(1, panels_.size());
+  const double share = (arrange_ == Arrange::kRow ? double(width_) : height_ - top) /
+                       double(std::max<size_t>(1, panels_.size()));
   for (size_t p = 0; p < panels_.size(); ++p) {
     Panel& panel = panels_[p];
-    panel.frame = {p * panel_width, top, (p + 1) * panel_width, double(height_)};
+    panel.frame = arrange_ == Arrange::kRow
+                      ? Box{p * share, top, (p + 1) * share, double(height_)}
+                      : Box{0, top + p * share, double(width_), top + (p + 1) * share};
 
     // Legend entries flow in rows across the panel's width.
     SetFont(cr.get(), kLegendSize);
@@ -177,6 +180,17 @@ void Figure::Layout() {
     const bool bars = std::holds_alternative<BarChart>(panel.chart);
     panel.data = {panel.frame.left + 70, panel.frame.top + header + 10, panel.frame.right - 20,
                   panel.frame.bottom - (bars ? 56 : 46)};
+    if (bars && std::get<BarChart>(panel.chart).horizontal) {
+      // The category labels, whole, left of the bars; the value axis and its label below.
+      SetFont(cr.get(), kTickSize);
+      double widest = 0;
+      for (const std::string& c : std::get<BarChart>(panel.chart).categories) {
+        widest = std::max(widest, TextWidth(cr.get(), c));
+      }
+      panel.data.left = panel.frame.left + std::max(40.0, widest + 16);
+      panel.data.right = panel.frame.right - 28;
+      panel.data.bottom = panel.frame.bottom - 46;
+    }
     if (panel.data.bottom < panel.data.top + 10) panel.data.bottom = panel.data.top + 10;
     if (panel.data.right < panel.data.left + 10) panel.data.right = panel.data.left + 10;
 
@@ -229,6 +243,12 @@ double Figure::MapY(const Panel& panel, double y) const {
          Fraction(y, panel.y.lo, panel.y.hi) * (panel.data.bottom - panel.data.top);
 }
 
+double Figure::MapValue(const Panel& panel, double v) const {
+  if (!std::get<BarChart>(panel.chart).horizontal) return MapY(panel, v);
+  return panel.data.left +
+         Fraction(v, panel.y.lo, panel.y.hi) * (panel.data.right - panel.data.left);
+}
+
 Box Figure::DataArea(size_t panel) const {
   return panel < panels_.size() ? panels_[panel].data : Box();
 }
@@ -239,6 +259,12 @@ std::optional<Point> Figure::PixelOf(size_t p, double x, double y, size_t series
   if (const auto* bars = std::get_if<BarChart>(&panel.chart)) {
     const size_t n = bars->categories.size(), k = bars->series.size();
     if (x < 0 || x >= double(n) || series >= k) return std::nullopt;
+    if (bars->horizontal) {
+      const double slot = (panel.data.bottom - panel.data.top) / double(n);
+      const double bar = slot * 0.8 / double(k);
+      const double top = panel.data.top + std::floor(x) * slot + slot * 0.1 + series * bar;
+      return Point{MapValue(panel, y), top + bar / 2};
+    }
     const double slot = (panel.data.right - panel.data.left) / double(n);
     const double bar = slot * 0.8 / double(k);
     const double left = panel.data.left + std::floor(x) * slot + slot * 0.1 + series * bar;
@@ -296,6 +322,10 @@ void Figure::DrawAxes(void* context, const Panel& panel) const {
       bars ? std::get<BarChart>(panel.chart).percent : std::get<LineChart>(panel.chart).percent;
   SetFont(cr, kTickSize);
   cairo_set_line_width(cr, 1);
+  if (bars && std::get<BarChart>(panel.chart).horizontal) {
+    DrawHorizontalAxes(cr, panel);
+    return;
+  }
   for (const double tick : Ticks(panel.y.lo, panel.y.hi, panel.y.step)) {
     const double ty = std::round(MapY(panel, tick)) + 0.5;
     SetColour(cr, kGrid);
@@ -336,22 +366,49 @@ void Figure::DrawAxes(void* context, const Panel& panel) const {
   }
 }
 
+// Horizontal bars: the value grid and its ticks below, each category's label whole at its left.
+void Figure::DrawHorizontalAxes(void* context, const Panel& panel) const {
+  cairo_t* cr = static_cast<cairo_t*>(context);
+  const Box& d = panel.data;
+  const BarChart& chart = std::get<BarChart>(panel.chart);
+  for (const double tick : Ticks(panel.y.lo, panel.y.hi, panel.y.step)) {
+    const double tx = std::round(MapValue(panel, tick)) + 0.5;
+    SetColour(cr, kGrid);
+    cairo_move_to(cr, tx, d.top);
+    cairo_line_to(cr, tx, d.bottom);
+    cairo_stroke(cr);
+    SetColour(cr, kText);
+    Text(cr, TickLabel(tick, panel.y.step, chart.percent), tx, d.bottom + 16, Align::kCenter);
+  }
+  const double slot = (d.bottom - d.top) / std::max<size_t>(1, chart.categories.size());
+  for (size_t i = 0; i < chart.categories.size(); ++i) {
+    Text(cr, chart.categories[i], d.left - 8, d.top + (i + 0.5) * slot + 4, Align::kRight);
+  }
+  if (!chart.y_label.empty()) {
+    Text(cr, chart.y_label, (d.left + d.right) / 2, d.bottom + 34, Align::kCenter);
+  }
+}
+
 // One bar per series in each category's slot, from zero to the value.
 void Figure::DrawBars(void* context, const Panel& panel) const {
   cairo_t* cr = static_cast<cairo_t*>(context);
   const Box& d = panel.data;
   const std::vector<Series>& series = SeriesOf(panel.chart);
   const BarChart& chart = std::get<BarChart>(panel.chart);
-  const double zero = MapY(panel, 0);
+  const double zero = MapValue(panel, 0);
+  const double across = chart.horizontal ? d.bottom - d.top : d.right - d.left;
+  const double w = across / chart.categories.size() * 0.8 / series.size();
   for (size_t s = 0; s < series.size(); ++s) {
     SetColour(cr, SeriesColour(s));
     for (size_t i = 0; i < series[s].y.size() && i < chart.categories.size(); ++i) {
-      const std::optional<Point> top =
+      const std::optional<Point> end =
           PixelOf(&panel - panels_.data(), double(i), series[s].y[i], s);
-      if (!top) continue;
-      const double slot = (d.right - d.left) / chart.categories.size();
-      const double w = slot * 0.8 / series.size();
-      cairo_rectangle(cr, top->x - w / 2, std::min(top->y, zero), w, std::fabs(zero - top->y));
+      if (!end) continue;
+      if (chart.horizontal) {
+        cairo_rectangle(cr, std::min(end->x, zero), end->y - w / 2, std::fabs(end->x - zero), w);
+      } else {
+        cairo_rectangle(cr, end->x - w / 2, std::min(end->y, zero), w, std::fabs(zero - end->y));
+      }
       cairo_fill(cr);
     }
   }

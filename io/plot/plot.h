@@ -44,14 +44,20 @@ struct LineChart {
   bool integer_x = false;  // x ticks on whole numbers only (epochs)
 };
 
-// Bars grouped by category: category i shows y[i] of every series, side by side.
+// Bars grouped by category: category i shows y[i] of every series, side by side. Horizontal
+// bars list the categories down the left, each label whole, and grow to the right; y_label then
+// names the value axis along the bottom.
 struct BarChart {
   std::string title;
   std::string y_label;
   std::vector<std::string> categories;
   std::vector<Series> series;  // x is ignored
   bool percent = false;
+  bool horizontal = false;
 };
+
+// Where a figure puts its panels: side by side, or one under the other.
+enum class Arrange { kRow, kColumn };
 
 // Pixel coordinates, origin top left.
 struct Point {
@@ -64,9 +70,9 @@ struct Box {
 class Figure {
  public:
   // width x height pixels, at least 120 x 100 (std::invalid_argument otherwise).
-  Figure(int width, int height, std::string title = "");
+  Figure(int width, int height, std::string title = "", Arrange arrange = Arrange::kRow);
 
-  // Panels lie left to right, equally wide, in the order added.
+  // Panels lie left to right (kRow) or top to bottom (kColumn), equal shares, in the order added.
   void Add(LineChart chart);
   void Add(BarChart chart);
 
@@ -78,7 +84,8 @@ class Figure {
   size_t panels() const { return panels_.size(); }
   // Where panel `panel`'s data area lies, and the pixel a value lands on: for a line chart the
   // point (x, y), for a bar chart the top of the bar of category x (an index) of series `series`
-  // (nullopt when that bar or panel does not exist or y is not finite).
+  // (for horizontal bars its right end, at the bar's middle; nullopt when that bar or panel does
+  // not exist or y is not finite).
   Box DataArea(size_t panel) const;
   std::optional<Point> PixelOf(size_t panel, double x, double y, size_t series = 0) const;
 
@@ -98,12 +105,16 @@ class Figure {
   void DrawPanel(void* cairo, const Panel& panel) const;
   void DrawLegend(void* cairo, const Panel& panel) const;
   void DrawAxes(void* cairo, const Panel& panel) const;
+  void DrawHorizontalAxes(void* cairo, const Panel& panel) const;
   void DrawBars(void* cairo, const Panel& panel) const;
   void DrawCurves(void* cairo, const Panel& panel) const;
   double MapX(const Panel& panel, double x) const;
   double MapY(const Panel& panel, double y) const;
+  // Where value v of a bar chart lands along its value axis (x for horizontal bars, else y).
+  double MapValue(const Panel& panel, double v) const;
 
   int width_, height_;
+  Arrange arrange_;
   std::string title_;
   std::vector<Panel> panels_;
 };

@@ -114,6 +114,33 @@ TEST(MxuBenchCli, EveryMemorySettingIsAGroup) {
   EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
 }
 
+// The PNG's height from its IHDR chunk (bytes 20-23, big-endian).
+uint32_t PngHeight(const std::string& bytes) {
+  uint32_t h = 0;
+  for (int i = 20; i < 24 && i < int(bytes.size()); ++i) h = h << 8 | uint8_t(bytes[i]);
+  return h;
+}
+
+// Issue 44: the plot is a page wide with a panel per memory setting, but settings whose bars are
+// the same (here: more requests in flight than a 256^3 GEMM on the model uses) share one panel.
+TEST(MxuBenchCli, SettingsWithTheSameBarsShareAPanel) {
+  const std::string same = TempPath("bench_same.png"), apart = TempPath("bench_apart.png");
+  const std::string one = TempPath("bench_one.png");
+  const std::string run = "bench --backend model --shape 256x256x256 --mem 100:32:8 ";
+  ASSERT_EQ(RunMxu(run + "--plot " + one).exit_code, 0);
+  const CliResult r =
+      RunMxu(run + "--mem 100:32:16 --json " + TempPath("same.json") + " --plot " + same);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = json::parse(ReadFile(TempPath("same.json")));
+  ASSERT_EQ(j["rows"].size(), 2u);
+  ASSERT_EQ(j["rows"][0]["cycles"], j["rows"][1]["cycles"]);  // the premise: the same bars
+  ASSERT_EQ(RunMxu(run + "--mem 100:4:8 --plot " + apart).exit_code, 0);
+  const std::string png_one = ReadFile(one), png_same = ReadFile(same), png_apart = ReadFile(apart);
+  EXPECT_EQ(PngHeight(png_same), PngHeight(png_one));
+  EXPECT_GT(PngHeight(png_apart), PngHeight(png_one));
+  EXPECT_NE(png_same, png_one);  // its panel's title names both settings
+}
+
 // Issue 39: the default memory is as wide as the device's port (512 bytes here), in the rows,
 // the settings and the bound; a width given on the command line stands.
 TEST(MxuBenchCli, TheMemoryIsAsWideAsThePortUnlessGiven) {

@@ -10,7 +10,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "tests/host/mxu_cli.h"
@@ -92,6 +94,34 @@ TEST(MxuTopologyCli, GemmLayersAreLayerMNK) {
   EXPECT_EQ(j["layers"][0]["n"], 48);
   EXPECT_EQ(j["layers"][0].contains("stride"), false);
   ExpectLayersMatchRows(j);
+}
+
+// Issue 44: a long layer name shows whole in the table, and the columns still line up: the
+// header's MxKxN starts where every row's shape does.
+TEST(MxuTopologyCli, LongLayerNamesShowWholeAndAligned) {
+  const std::string csv = TempPath("long_names.csv");
+  const std::string long_name = "encoder_block_11_attention_output_projection";
+  {
+    std::ofstream out(csv);
+    out << "Layer, M, N, K,\nqkv, 16, 48, 32,\n" << long_name << ", 1024, 32, 32,\n";
+  }
+  const CliResult r = RunMxu("bench --backend model --topology " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  size_t shape_column = std::string::npos, rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("name ", 0) == 0) {
+      shape_column = line.find("MxKxN");
+    } else if (line.rfind("qkv ", 0) == 0 || line.rfind(long_name + " ", 0) == 0) {
+      ++rows;
+      EXPECT_EQ(line.find(line.rfind("qkv", 0) == 0 ? "16x32x48" : "1024x32x32"), shape_column)
+          << r.out;
+    }
+  }
+  EXPECT_NE(shape_column, std::string::npos) << r.out;
+  EXPECT_EQ(rows, 2u) << r.out;
+  EXPECT_EQ(r.out.find('~'), std::string::npos) << r.out;
 }
 
 // --sweep: every device spec on the model, a summary entry per device whose sums are its rows';

@@ -74,6 +74,48 @@ TEST(Plot, BarsReachTheirValues) {
   EXPECT_FALSE(figure.PixelOf(0, 0, 0.5, 2));  // no such series
 }
 
+// Horizontal bars (mxu bench --plot): each category's label whole left of the data area, bars
+// from zero to their value along x; panels stacked one under the other.
+TEST(Plot, HorizontalBarsInStackedPanels) {
+  Figure figure(600, 500, "", Arrange::kColumn);
+  BarChart chart;
+  chart.categories = {"a_rather_long_layer_name_kept_whole", "fc"};
+  chart.series = {{"vs ideal", {0.25, 0.9}}, {"vs bound", {0.5, 1.0}}};
+  chart.percent = true;
+  chart.horizontal = true;
+  figure.Add(chart);
+  figure.Add(chart);
+  const std::string path = TempPng("hbars");
+  figure.WritePng(path);
+  const PngImage image = ReadPng(path);
+  ASSERT_TRUE(image.valid) << image.error;
+  const Box first = figure.DataArea(0), second = figure.DataArea(1);
+  EXPECT_LE(first.bottom, second.top);
+  EXPECT_EQ(first.left, second.left);
+  EXPECT_GT(first.left, 150);  // room for the long label
+  for (size_t s = 0; s < 2; ++s) {
+    for (size_t i = 0; i < 2; ++i) {
+      const auto end = figure.PixelOf(0, double(i), chart.series[s].y[i], s);
+      const auto zero = figure.PixelOf(0, double(i), 0.0, s);
+      ASSERT_TRUE(end && zero);
+      EXPECT_EQ(end->y, zero->y);
+      EXPECT_GT(end->y, first.top);
+      EXPECT_LT(end->y, first.bottom);
+      // Bar colour just inside its end, none just past it, and at zero.
+      EXPECT_TRUE(image.At(uint32_t(end->x - 4), uint32_t(end->y)).Distance(ColourOf(s)) <= 2)
+          << s << "/" << i;
+      if (end->x + 4 < first.right) {
+        EXPECT_GT(image.At(uint32_t(end->x + 4), uint32_t(end->y)).Distance(ColourOf(s)), 30);
+      }
+      EXPECT_TRUE(image.At(uint32_t(zero->x + 3), uint32_t(zero->y)).Distance(ColourOf(s)) <= 2);
+    }
+  }
+  // Twice the value, twice the length.
+  const double zero_x = figure.PixelOf(0, 0, 0.0)->x;
+  EXPECT_NEAR(figure.PixelOf(0, 0, 0.5, 1)->x - zero_x,
+              2 * (figure.PixelOf(0, 0, 0.25, 0)->x - zero_x), 0.5);
+}
+
 TEST(Plot, LineWithExplicitXAndTwoPanels) {
   Figure figure(600, 300);
   LineChart left;
