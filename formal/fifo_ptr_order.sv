@@ -14,23 +14,7 @@ module fifo_ptr_order #(
   input logic pop_i,
   input logic track_i
 );
-  localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1;
-  localparam int unsigned CntWidth = $clog2(Depth + 1);
-
-  logic                wr_en, rd_en, full, empty;
-  logic [PtrWidth-1:0] wr_ptr, rd_ptr;
-  logic [CntWidth-1:0] count;
-
-  mxu_fifo_ptr #(.Depth(Depth)) dut (
-    .clk_i, .rst_ni, .push_i, .pop_i, .wr_en_o(wr_en), .rd_en_o(rd_en), .wr_ptr_o(wr_ptr),
-    .rd_ptr_o(rd_ptr), .full_o(full), .empty_o(empty), .count_o(count)
-  );
-
-  // Sums modulo Depth in narrow arithmetic (a wide % makes the solver slow): a, b <= Depth.
-  localparam int unsigned SumWidth = CntWidth + 1;
-  `MXU_FORMAL_ADD_MOD(SumWidth, Depth)
-
-  `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
+  `include "fifo_ptr_env.svh"
 
   // The tracked entry: held, its slot, and how many entries are ahead of it.
   logic                held_q;

@@ -25,7 +25,9 @@ module mxu_ctrl_decode #(
   mxu_isa_pkg::matmul_ins_t   mm;    // MATMUL
   mxu_isa_pkg::activate_ins_t ac;    // ACTIVATE
   mxu_isa_pkg::bare_ins_t     bare;  // SYNC, HALT (and the opcode of every format)
-  mxu_isa_pkg::opcode_e       op;
+  // The opcode as plain bits, not opcode_e: GTKWave applies no translate filter to a signal an
+  // FST types as an enum, and waves/overview.gtkw names the opcode through one.
+  logic [mxu_isa_pkg::OpcodeWidth-1:0] op;
   mxu_isa_pkg::buf_e          tr_buf;
   logic                       is_load, is_store, is_mm, is_ac, is_sync, is_halt;
   mxu_isa_pkg::err_e          check_err;

@@ -116,20 +116,9 @@ device_cost() {
 # mxu_macro_wr has every input, read address and enables included (an end point), and keeps
 # them (`keep`: a black box with no outputs would otherwise be removed with the logic before it).
 sram_macro_stub() {
+  # The real module's header (parameters and ports), so that the stub cannot drift from it.
+  sed -n '/^module mxu_sram_1r1w/,/^);/p' "$rtl/mxu_sram_1r1w.sv"
   cat <<'EOF'
-module mxu_sram_1r1w #(
-  parameter int unsigned Width     = 32,
-  parameter int unsigned Depth     = 16,
-  localparam int unsigned AddrWidth = (Depth > 1) ? $clog2(Depth) : 1
-) (
-  input  logic                 clk_i,
-  input  logic                 rd_en_i,
-  input  logic [AddrWidth-1:0] rd_addr_i,
-  output logic [Width-1:0]     rd_data_o,
-  input  logic                 wr_en_i,
-  input  logic [AddrWidth-1:0] wr_addr_i,
-  input  logic [Width-1:0]     wr_data_i
-);
   mxu_macro_rd #(.Width(Width)) u_rd (.rd_data_o);
   (* keep *) mxu_macro_wr #(.Width(2 * AddrWidth + Width + 3)) u_wr (
     .ports_i({clk_i, rd_en_i, rd_addr_i, wr_en_i, wr_addr_i, wr_data_i})

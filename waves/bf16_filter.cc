@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <string>
 
 #include "common/bf16.h"
+#include "waves/translate_filter.h"
 
 namespace {
 
@@ -28,14 +28,4 @@ std::string Translate(const std::string& text) {
 
 }  // namespace
 
-int main() {
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    const size_t begin = line.find_first_not_of(" \t\r");
-    const size_t end = line.find_last_not_of(" \t\r");
-    const std::string token = begin == std::string::npos ? "" : line.substr(begin, end - begin + 1);
-    // GTKWave waits for each answer: flush every line.
-    std::cout << Translate(token) << std::endl;
-  }
-  return 0;
-}
+int main() { return mxu::waves::RunTranslateFilter(Translate); }

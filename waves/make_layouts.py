@@ -4,7 +4,7 @@
 # FST the platform writes; marker times are those of the trace of docs/waves.md
 # (mxu gemm --m 32 --k 32 --n 32 --trace t.fst --trace-cycles 2000). Flags: gtkwave's analyzer.h
 # (TR_*): 0x28 binary, 0x22 hex, 0x24 decimal, 0x40020 bits as a real (fp32), 0x4000 process
-# filter, 0x2000 filter file, 0x800200 / 0x1000200 group begin / end.
+# filter, 0x800200 / 0x1000200 group begin / end.
 import os
 T = "mxu_top."            # the model's ports
 M = "mxu_top.mxu_top."    # the mxu_top module
@@ -15,9 +15,10 @@ CS = C + "u_scoreboard."
 D = M + "u_datapath."
 A = D + "u_array."
 BIT, HEX, DEC, BF16, FP32 = "@28", "@22", "@24", "@4022", "@40020"
-FILTER = "^>1 build/bin/mxu-bf16-filter"
-OPCODE = "@2022"  # hex through a translate filter file
-FILES = {OPCODE: "^1 waves/opcode.txt"}
+# Opcodes by name: hex through the opcode filter process (a filter file would not apply to the
+# FST). The format strings of BF16 and OPCODE are the same; the filters tell them apart.
+OPCODE = "@4022 "
+FILTERS = {BF16: "^>1 build/bin/mxu-bf16-filter", OPCODE: "^>2 build/bin/mxu-opcode-filter"}
 
 def pe(r, c, sig, fmt, name=None):
     leaf = name or sig.split("[")[0]
@@ -37,11 +38,9 @@ def save(name, comment, timestart, zoom, markers, groups):
     for title, traces in groups:
         out += ["@800200", f"-{title}"]
         for fmt, signal, *alias in traces:
-            out.append(fmt)
-            if fmt == BF16:
-                out.append(FILTER)
-            if fmt in FILES:
-                out.append(FILES[fmt])
+            out.append(fmt.strip())
+            if fmt in FILTERS:
+                out.append(FILTERS[fmt])
             out.append(f"+{{{alias[0]}}} {signal}" if alias else signal)
         out += ["@1000200", f"-{title}"]
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), name), "w") as f:
@@ -49,7 +48,7 @@ def save(name, comment, timestart, zoom, markers, groups):
 
 save("overview.gtkw", "mxu device overview: control, instructions, engines, stalls, memory port",
      0, -17.1,
-     [(10000, " first register write of the GEMM"), (288500, " first MATMUL row enters the array"),
+     [(10000, " start"), (288500, " first MATMUL row enters the array"),
       (745500, " done (interrupt)")],
      [("clock and control", [(BIT, T + "clk_i"), (BIT, T + "irq_o"),
                              (BIT, T + "dbg_busy_o"), (DEC, CD + "state_q[2:0]", "state_q (1 Clear 2 Run 3 DrainDone 4 DrainError)")]),
@@ -115,7 +114,7 @@ Q = D + "u_acc."
 AU = D + "u_activation."
 save("buffers.gtkw", "mxu buffers: unified buffer, weight FIFO and accumulator ports",
      0, -17.1,
-     [(10000, " first register write of the GEMM"), (289000, " first MATMUL row enters the array")],
+     [(10000, " start"), (289000, " first MATMUL row enters the array")],
      [("unified buffer: reads (a: array, b: DMA store)",
        [(BIT, T + "clk_i"), (BIT, U + "rd_a_en_i"), (DEC, U + "rd_a_addr_i[12:0]"),
         (BIT, U + "rd_b_en_i"), (DEC, U + "rd_b_addr_i[12:0]"), (BIT, U + "rd_b_gnt_o")]),

@@ -113,6 +113,17 @@ std::vector<double> Ticks(double lo, double hi, double step) {
   return ticks;
 }
 
+// A vertical grid line across the data area at pixel column x, its tick label below.
+void VerticalGridLine(cairo_t* cr, const Box& d, double x, const std::string& label) {
+  const double tx = std::round(x) + 0.5;
+  SetColour(cr, kGrid);
+  cairo_move_to(cr, tx, d.top);
+  cairo_line_to(cr, tx, d.bottom);
+  cairo_stroke(cr);
+  SetColour(cr, kText);
+  Text(cr, label, tx, d.bottom + 16, Align::kCenter);
+}
+
 double SeriesX(const Series& s, size_t i) { return i < s.x.size() ? s.x[i] : double(i + 1); }
 
 const std::vector<Series>& SeriesOf(const std::variant<LineChart, BarChart>& chart) {
@@ -347,13 +358,7 @@ void Figure::DrawAxes(void* context, const Panel& panel) const {
   } else {
     const LineChart& chart = std::get<LineChart>(panel.chart);
     for (const double tick : Ticks(panel.x.lo, panel.x.hi, panel.x.step)) {
-      const double tx = std::round(MapX(panel, tick)) + 0.5;
-      SetColour(cr, kGrid);
-      cairo_move_to(cr, tx, d.top);
-      cairo_line_to(cr, tx, d.bottom);
-      cairo_stroke(cr);
-      SetColour(cr, kText);
-      Text(cr, TickLabel(tick, panel.x.step, false), tx, d.bottom + 16, Align::kCenter);
+      VerticalGridLine(cr, d, MapX(panel, tick), TickLabel(tick, panel.x.step, false));
     }
     if (!chart.x_label.empty()) {
       Text(cr, chart.x_label, (d.left + d.right) / 2, d.bottom + 34, Align::kCenter);
@@ -372,13 +377,7 @@ void Figure::DrawHorizontalAxes(void* context, const Panel& panel) const {
   const Box& d = panel.data;
   const BarChart& chart = std::get<BarChart>(panel.chart);
   for (const double tick : Ticks(panel.y.lo, panel.y.hi, panel.y.step)) {
-    const double tx = std::round(MapValue(panel, tick)) + 0.5;
-    SetColour(cr, kGrid);
-    cairo_move_to(cr, tx, d.top);
-    cairo_line_to(cr, tx, d.bottom);
-    cairo_stroke(cr);
-    SetColour(cr, kText);
-    Text(cr, TickLabel(tick, panel.y.step, chart.percent), tx, d.bottom + 16, Align::kCenter);
+    VerticalGridLine(cr, d, MapValue(panel, tick), TickLabel(tick, panel.y.step, chart.percent));
   }
   const double slot = (d.bottom - d.top) / std::max<size_t>(1, chart.categories.size());
   for (size_t i = 0; i < chart.categories.size(); ++i) {

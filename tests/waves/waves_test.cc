@@ -232,6 +232,12 @@ TEST(Waves, LayoutsNameTheShippedFilter) {
   const std::string array = ReadFile(Layout("array"));
   EXPECT_NE(array.find("^>1 build/bin/mxu-bf16-filter"), std::string::npos);
   EXPECT_NE(array.find("@40020"), std::string::npos) << "no fp32 shown as a real";
+  // The opcode at the controller's head goes through the opcode filter process (a filter file
+  // would not apply to the FST).
+  const std::string overview = ReadFile(Layout("overview"));
+  EXPECT_NE(overview.find("@4022\n^>2 build/bin/mxu-opcode-filter\n"
+                          "mxu_top.mxu_top.u_controller.u_decode.op[7:0]"),
+            std::string::npos);
 }
 
 TEST(Waves, WindowedTraceHoldsOnlyItsWindow) {
@@ -284,6 +290,15 @@ TEST(Waves, EveryLayoutRendersToAPng) {
     }
     EXPECT_GT(green, 500u) << layout << ": no waveforms drawn";
   }
+}
+
+// Names from the ISA table, "-" for no instruction, anything else unchanged.
+TEST(Waves, OpcodeFilterShowsNames) {
+  const std::string in = TempPath("opcode_in.txt");
+  std::ofstream(in) << "01\n02\n10\n20\n30\n3f\n00\n07\nxx\n";
+  const Result r = host::RunShell(std::string(MXU_OPCODE_FILTER) + " < " + in);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "LOAD\nSTORE\nMATMUL\nACTIVATE\nSYNC\nHALT\n-\n07\nxx\n");
 }
 
 TEST(Waves, Bf16FilterShowsNumbers) {
@@ -406,6 +421,8 @@ TEST(WavesSaveFile, BuiltLayoutsNameTheFiltersByAbsolutePath) {
   }
   const std::string array = ReadFile(std::string(MXU_BUILD_DIR) + "/waves/array.gtkw");
   EXPECT_NE(array.find(std::string("^>1 ") + MXU_BF16_FILTER), std::string::npos);
+  const std::string overview = ReadFile(std::string(MXU_BUILD_DIR) + "/waves/overview.gtkw");
+  EXPECT_NE(overview.find(std::string("^>2 ") + MXU_OPCODE_FILTER), std::string::npos);
 }
 
 // ---- tracing errors and interruption ----
