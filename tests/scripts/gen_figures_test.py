@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""scripts/gen_figures.py on a tree of its own (a copy of the script, one committed bench JSON, a
+page with a generated table and a figure in prose): the generator fills both; --check passes on
+what it wrote, and fails, naming the figure, when the prose or the table was edited by hand or
+the JSON moved; a path that picks no row, or two, is a one-line error. The re-running of
+commands is left out (--no-rerun): figures_up_to_date does that on the real tree."""
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PAGE = """# A page
+The 256^3 GEMM takes <!-- fig bench_model_16x16 rows[shape=256x256x256].cycles int -->1<!-- /fig -->
+cycles, <!-- fig bench_model_16x16 rows[shape=256x256x256].utilization_ideal pct --><!-- /fig -->.
+
+<!-- BEGIN GENERATED: bench_model_16x16 (scripts/gen_figures.py) -->
+<!-- END GENERATED: bench_model_16x16 -->
+"""
+
+
+def gen(tree, *args):
+  return subprocess.run([sys.executable, str(tree / "scripts" / "gen_figures.py"), *args],
+                        capture_output=True, text=True)
+
+
+def main():
+  with tempfile.TemporaryDirectory() as tmp:
+    tree = Path(tmp)
+    (tree / "scripts").mkdir()
+    (tree / "docs" / "figures").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "gen_figures.py", tree / "scripts")
+    shutil.copy(ROOT / "docs" / "figures" / "bench_model_16x16.json", tree / "docs" / "figures")
+    source = next(s for s in json.load(open(ROOT / "docs" / "figures" / "sources.json"))["sources"]
+                  if s["name"] == "bench_model_16x16")
+    source["doc"] = "docs/page.md"
+    (tree / "docs" / "figures" / "sources.json").write_text(json.dumps({"sources": [source]}))
+    (tree / "README.md").write_text("# readme\n")
+    page = tree / "docs" / "page.md"
+    page.write_text(PAGE)
+    data = json.load(open(tree / "docs" / "figures" / "bench_model_16x16.json"))
+    row = next(r for r in data["rows"] if r["shape"] == "256x256x256")
+
+    # Unfilled: --check fails; the generator fills the prose and the table; then --check passes.
+    assert gen(tree, "--check", "--no-rerun").returncode == 1
+    result = gen(tree)
+    assert result.returncode == 0, result.stderr
+    text = page.read_text()
+    assert f"-->{row['cycles']:,}<!-- /fig -->" in text, text
+    assert f"-->{100 * row['utilization_ideal']:.1f}%<!-- /fig -->" in text, text
+    assert f"| square 256 | 256x256x256 | {row['cycles']:,} |" in text, text
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 figures in prose, 0 problems" in result.stdout, result.stdout
+
+    # A figure in prose edited by hand: named, with what the JSON gives.
+    page.write_text(text.replace(f"-->{row['cycles']:,}<!--", "-->66,000<!--"))
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 1, result.stdout
+    assert (f"rows[shape=256x256x256].cycles quoted as '66,000', its JSON gives "
+            f"'{row['cycles']:,}'") in result.stdout, result.stdout
+
+    # The table edited by hand.
+    page.write_text(text.replace(f"| square 256 | 256x256x256 | {row['cycles']:,} |",
+                                 "| square 256 | 256x256x256 | 1 |"))
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 1 and "a generated table differs" in result.stdout, result.stdout
+
+    # The JSON moved (a new measurement not regenerated): both the table and the prose fail.
+    page.write_text(text)
+    row["cycles"] += 1
+    (tree / "docs" / "figures" / "bench_model_16x16.json").write_text(json.dumps(data))
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 1, result.stdout
+    assert "quoted as" in result.stdout and "a generated table differs" in result.stdout
+
+    # A path that picks no row: one line, exit 1.
+    page.write_text(PAGE.replace("shape=256x256x256].cycles", "shape=3x3x3].cycles"))
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 1, result.stdout
+    assert "0 entries of rows with shape=3x3x3" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+  print("gen_figures_test: passed")
+
+
+if __name__ == "__main__":
+  main()
