@@ -24,14 +24,16 @@ def pe(r, c, sig, fmt, name=None):
     leaf = name or sig.split("[")[0]
     return (fmt, f"{A}g_col[{c}].u_col.g_row[{r}].u_pe.{sig}", f"PE({r},{c}) {leaf}")
 
-def save(name, comment, timestart, zoom, markers, groups):
+def save(name, comment, timestart, zoom, markers, groups, letters_only=False):
     out = ["[*]", f"[*] {comment}", "[*] Signals: full hierarchical names in the FST the platform writes.", "[*]"]
     out += [f"[timestart] {timestart}", "[size] 1600 1200", "[pos] -1 -1"]
     named = [-1] * 26
     names = []
     for i, (time, label) in enumerate(markers):
         named[i] = time
-        names.append(f"[markername] {chr(65 + i)}{label.strip()}")
+        # Markers close together (the array's B and C, 1 ns apart) would write their names over
+        # each other: such a layout shows the letters, and docs/waves.md says what each marks.
+        names.append(f"[markername] {chr(65 + i)}" + ("" if letters_only else label.strip()))
     out.append(f"*{zoom:.6f} -1 " + " ".join(str(t) for t in named))
     out += names
     out += ["[sst_width] 1", "[signals_width] 330", "[sst_expanded] 0"]
@@ -106,7 +108,7 @@ save("array.gtkw", "mxu systolic array: one tile's journey through PE column 0 a
       ("results to the accumulators",
        [(BIT, D + "u_acc.res_valid_i"), (DEC, D + "u_acc.res_addr_i[9:0]"),
         (BIT, D + "u_acc.res_accumulate_i"), (BIT, D + "u_acc.res_last_i"),
-        (BIT, D + "mm_done_o")])])
+        (BIT, D + "mm_done_o")])], letters_only=True)
 
 U = D + "u_unified_buffer."
 W = D + "u_weight_fifo."
