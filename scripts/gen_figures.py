@@ -387,41 +387,34 @@ TOTAL_KEYS = ("device_spec", "setting", "array_rows", "array_cols", "bus_bytes",
               "dma_read_bytes", "dma_write_bytes", "clock_mhz")
 
 
-def compare_network(run, committed, fresh):
-  diffs = []
-  for part, keys in (("totals", TOTAL_KEYS), ("layers", LAYER_KEYS)):
-    c, f = committed[part], fresh[part]
-    if len(c) != len(f):
-      diffs.append(f"{part}: committed {len(c)}, now {len(f)}")
-    for a, b in zip(c, f):
-      for key in keys:
-        if a.get(key) != b.get(key):
-          diffs.append(f"{part} {a.get('name', '')} ({a.get('device_spec')}): {key} committed "
-                       f"{a.get(key)!r}, now {b.get(key)!r}")
-  return [f"{run['json']}: {d}" for d in diffs]
+def compare_entries(part, committed, fresh, keys, label):
+  """Lines naming each of keys that differs between the lists' entries, label(entry) naming it."""
+  diffs = [f"{part}: committed {len(committed)}, now {len(fresh)}"] if len(committed) != len(
+      fresh) else []
+  for c, f in zip(committed, fresh):
+    diffs += [f"{part} {label(c)}: {key} committed {c.get(key)!r}, now {f.get(key)!r}"
+              for key in keys if c.get(key) != f.get(key)]
+  return diffs
 
 
 def compare(run, committed, fresh):
   """The deterministic figures of fresh that differ from committed's, as lines."""
   if "lines" in committed:
-    c, f = committed["lines"], fresh["lines"]
-    return [f"{run['json']}: line {i + 1}: committed {a}, now {b}"
-            for i, (a, b) in enumerate(zip(c, f)) if a != b] + (
-        [f"{run['json']}: committed {len(c)} lines, now {len(f)}"] if len(c) != len(f) else [])
+    diffs = compare_entries("lines", committed["lines"], fresh["lines"],
+                            sorted(set().union(*committed["lines"])),
+                            lambda l: str(l.get("module", f"pe_stages={l.get('pe_stages')}")))
+    return [f"{run['json']}: {d}" for d in diffs]
   diffs = []
   for key in ("backend", "device", "seed", "memory_settings"):
     if committed.get(key) != fresh.get(key):
       diffs.append(f"{key}: committed {committed.get(key)!r}, now {fresh.get(key)!r}")
   if "layers" in committed:
-    return [f"{run['json']}: {d}" for d in diffs] + compare_network(run, committed, fresh)
-  crows, frows = committed["rows"], fresh["rows"]
-  if len(crows) != len(frows):
-    diffs.append(f"rows: committed {len(crows)}, now {len(frows)}")
-  for c, f in zip(crows, frows):
-    for key in ROW_KEYS:
-      if c.get(key) != f.get(key):
-        diffs.append(f"{c['name']} ({c['shape']}, setting {c['setting']}): {key} committed "
-                     f"{c.get(key)!r}, now {f.get(key)!r}")
+    for part, keys in (("totals", TOTAL_KEYS), ("layers", LAYER_KEYS)):
+      diffs += compare_entries(part, committed[part], fresh[part], keys,
+                               lambda x: f"{x.get('name', '')} ({x.get('device_spec')})")
+    return [f"{run['json']}: {d}" for d in diffs]
+  diffs += compare_entries("rows", committed["rows"], fresh["rows"], ROW_KEYS,
+                           lambda r: f"{r['name']} ({r['shape']}, setting {r['setting']})")
   for key in SUMMARY_KEYS:
     if committed["summary"].get(key) != fresh["summary"].get(key):
       diffs.append(f"summary: {key} committed {committed['summary'].get(key)!r}, now "
