@@ -50,7 +50,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "docs" / "figures" / "sources.json"
 
 # Per row of `mxu bench --json`: machine-dependent, neither shown nor compared.
-MACHINE_DEPENDENT = ("wall_seconds", "sim_cycles_per_second")
+MACHINE_DEPENDENT = ("wall_seconds", "sim_cycles_per_second", "steps_per_second",
+                     "samples_per_second")
 # Per row: what the same build, command and seed always give (the model's cycles are exact and
 # repeatable; the utilizations follow from them).
 ROW_KEYS = ("setting", "name", "shape", "m", "k", "n", "ta", "tb", "bias", "relu", "dtype", "macs",
@@ -314,7 +315,24 @@ def int8_table(source, datas):
   return lines
 
 
-KINDS = {"bench": bench_table, "memory_settings": memory_settings_table, "int8": int8_table, "rtl_vs_model": rtl_vs_model_table, "networks": networks_table,
+def train_table(source, datas):
+  """One row per run of `mxu train --json` (a backend each)."""
+  lines = intro_lines(source, "wall times are machine-dependent and left out; the RTL's run "
+                      "takes minutes, so its JSON is checked, not re-run")
+  lines.append("| backend | test accuracy | final train loss | steps | GEMMs | device cycles / step "
+               "| utilization |")
+  lines.append("|---|---|---|---|---|---|---|")
+  for data in datas:
+    r = data["result"]
+    device = r["backend"] != "host"
+    lines.append(f"| {r['backend']} | **{pct(r['test_accuracy'])}** | {r['final_train_loss']:.4f} "
+                 f"| {r['steps']} | {fmt(r['gemms']) if device else '-'} | "
+                 f"{fmt(round(r['cycles_per_step'])) if device else '-'} | "
+                 f"{pct(r['utilization']) if device else '-'} |")
+  return lines
+
+
+KINDS = {"bench": bench_table, "train": train_table, "memory_settings": memory_settings_table, "int8": int8_table, "rtl_vs_model": rtl_vs_model_table, "networks": networks_table,
          "pe_cost": pe_cost_table, "figures_only": None}  # figures_only: quoted in prose only
 
 
@@ -355,7 +373,7 @@ def resolve(path, data):
 
 def format_figure(value, form):
   if form == "int":
-    return fmt(value)
+    return fmt(round(value))
   if form == "pct":
     return pct(value)
   return str(value)
@@ -403,7 +421,7 @@ def rerun_command(source, run, build, json_path):
   "synth" the line `MODULE: synthesized, no latches, N cells` (scripts/synth_rtl.sh): they are
   returned as {"lines": [...]} ({"module", "cells"} for synth)."""
   argv = shlex.split(run["command"])
-  lines = run.get("stdout") in ("jsonl", "synth")
+  lines = run.get("stdout") in ("jsonl", "synth", "json")
   if not lines:
     if "--json" not in argv:
       raise FigureError(f"{source['name']}: `{run['command']}` has no --json")
@@ -420,6 +438,8 @@ def rerun_command(source, run, build, json_path):
     if len(found) != 1:
       raise FigureError(f"{source['name']}: `{run['command']}` printed no cell count")
     return {"lines": [{"module": found[0][0], "cells": int(found[0][1])}]}
+  if run.get("stdout") == "json":  # one object (mxu train --json)
+    return {"result": json.loads(result.stdout)}
   if lines:
     return {"lines": [json.loads(l) for l in result.stdout.splitlines() if l.strip()]}
   with open(json_path, encoding="utf-8") as f:
@@ -447,6 +467,11 @@ def compare_entries(part, committed, fresh, keys, label):
 
 def compare(run, committed, fresh):
   """The deterministic figures of fresh that differ from committed's, as lines."""
+  if "result" in committed:
+    c, f = committed["result"], fresh["result"]
+    return [f"{run['json']}: {key} committed {c.get(key)!r}, now {f.get(key)!r}"
+            for key in sorted(set(c) | set(f))
+            if key not in MACHINE_DEPENDENT and c.get(key) != f.get(key)]
   if "lines" in committed:
     diffs = compare_entries("lines", committed["lines"], fresh["lines"],
                             sorted(set().union(*committed["lines"])),
@@ -476,6 +501,10 @@ def strip_machine_dependent(data, command):
   data["command_line"] = command
   data["argv"] = shlex.split(command)
   if "lines" in data:
+    return data
+  if "result" in data:
+    for key in MACHINE_DEPENDENT:
+      data["result"].pop(key, None)
     return data
   if "layers" in data:
     data.pop("rows")
@@ -549,8 +578,10 @@ def main():
         except FigureError as e:
           raise FigureError(f"{page}: {e}")
       # A source marked "rerun": false (the RTL: minutes) is checked against its JSON only.
-      if args.check and not args.no_rerun and source.get("rerun", True):
+      if args.check and not args.no_rerun:
         for run, data in zip(runs(source), datas):
+          if not run.get("rerun", source.get("rerun", True)):
+            continue
           with tempfile.TemporaryDirectory() as tmp:
             fresh = rerun_command(source, run, args.build, Path(tmp) / "fresh.json")
           problems += compare(run, data, fresh)
