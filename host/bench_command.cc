@@ -142,6 +142,12 @@ std::function<int()> AddBenchCommand(CLI::App& app, std::vector<std::string> com
     } catch (const UsageError&) {
       if (SilentRank()) return SilentRankExit();  // every rank finds it; rank 0 reports it
       throw;
+    } catch (const Interrupted& interrupted) {
+      // The rows printed so far are those that finished; the files are written only at the end.
+      std::fflush(stdout);
+      std::fprintf(stderr, "\nmxu bench: %s; no --json, --plot or --roofline written\n",
+                   interrupted.what());
+      return 130;
     }
   };
 }

@@ -1,5 +1,7 @@
 #include "host/bench_run.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -10,6 +12,7 @@
 #include "golden/float_vectors.h"
 #include "host/bench_report.h"
 #include "host/gemm_operands.h"
+#include "host/gemm_progress.h"
 #include "host/gemm_result.h"
 
 namespace mxu::host {
@@ -132,8 +135,15 @@ Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& s
   out["backend"] = device->name();
   out["device"] = ConfigJson(config);
   out["rows"] = Json::array();
-  for (const BenchShape& shape : shapes) {
-    out["rows"].push_back(RunShape(*device, config, options, setting, timing, shape));
+  // On a terminal, a long GEMM shows its progress, named by its row (layer) and place.
+  const bool progress = print && isatty(STDERR_FILENO);
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const BenchShape& shape = shapes[k];
+    ProgressDevice shown(
+        *device, ProgressAfterSeconds(),
+        shape.name + " (" + std::to_string(k + 1) + "/" + std::to_string(shapes.size()) + ")");
+    driver::Device& run_on = progress ? static_cast<driver::Device&>(shown) : *device;
+    out["rows"].push_back(RunShape(run_on, config, options, setting, timing, shape));
     if (print) PrintRow(out["rows"].back(), columns);
   }
   return out;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -15,6 +16,40 @@ namespace mxu::host {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// While a child runs: the signal that came, and the child to pass a SIGTERM on to (a terminal's
+// Ctrl-C reaches the whole process group, the child included; a SIGTERM may come to us alone).
+volatile sig_atomic_t g_signal = 0;
+volatile pid_t g_child = 0;
+
+void OnSignal(int signal) {
+  g_signal = signal;
+  if (g_child > 0) kill(g_child, signal);
+}
+
+// SIGINT and SIGTERM caught for its lifetime, the previous dispositions restored after.
+class ScopedSignals {
+ public:
+  ScopedSignals() {
+    g_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = OnSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~ScopedSignals() {
+    g_child = 0;
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  ScopedSignals(const ScopedSignals&) = delete;
+  ScopedSignals& operator=(const ScopedSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {
+  }, previous_term_{};
+};
 
 // The child's result, or its failure as {"error": message, "exit": code}.
 Json RunCatching(const std::function<Json()>& work) {
@@ -43,6 +78,9 @@ std::string ReadCaptured(FILE* captured) {
 
 // In the child: runs work, writes its JSON to fd and exits.
 [[noreturn]] void ChildMain(const std::function<Json()>& work, int fd, bool capture_stdout) {
+  // The child stops at a signal (the platform catches SIGINT itself while it writes a trace).
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   // Captured, what the child prints comes back in the JSON ("stdout") for the parent to print
   // in its place (the ranks of a sweep under mpirun print through rank 0, in point order).
   FILE* captured = capture_stdout ? std::tmpfile() : nullptr;
@@ -82,16 +120,27 @@ Json RunInChild(const std::function<Json()>& work, const std::string& what, bool
   std::fflush(stderr);
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
+  ScopedSignals signals;
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
   if (pid == 0) {
     close(fds[0]);
     ChildMain(work, fds[1], capture_stdout);
   }
+  g_child = pid;
+  if (g_signal) kill(pid, g_signal);  // came between the fork and g_child
   close(fds[1]);
   const std::string text = ReadAll(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const bool signalled =
+      WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM);
+  if (g_signal || signalled) {
+    throw Interrupted(
+        std::string("interrupted (") +
+        (g_signal == SIGTERM || (signalled && WTERMSIG(status) == SIGTERM) ? "SIGTERM" : "SIGINT") +
+        ") during the run of " + what);
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) {
     throw driver::DeviceError(

@@ -6,15 +6,22 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 namespace mxu::host {
+
+// Ctrl-C (SIGINT) or SIGTERM while a child ran: the child was stopped by it (a SIGTERM to this
+// process alone is passed on to the child), and nothing of its run comes back.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // Runs work in a child process and returns what it returned. A failure in the child comes back
 // as its one-line message and exit code: UsageError (and std::invalid_argument) is thrown again
 // as a UsageError, anything else as a driver::DeviceError; a child that dies names `what` ("the
 // run of WHAT ended abnormally"). capture_stdout: what the child prints comes back as the JSON's
-// "stdout" instead of reaching stdout.
+// "stdout" instead of reaching stdout. Interrupted when SIGINT or SIGTERM stopped the run.
 nlohmann::ordered_json RunInChild(const std::function<nlohmann::ordered_json()>& work,
                                   const std::string& what, bool capture_stdout = false);
 

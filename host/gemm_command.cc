@@ -406,21 +406,13 @@ void SetOperands(const GemmArgs& args, const GemmMode& mode, const driver::Devic
 
 // Seconds before the progress bar shows: 1, or MXU_PROGRESS_AFTER's (a number >= 0; the tests set
 // 0, so that the bar shows however fast the machine simulates).
-double ProgressAfter() {
-  const char* text = std::getenv("MXU_PROGRESS_AFTER");
-  if (text == nullptr) return 1.0;
-  char* end = nullptr;
-  const double seconds = std::strtod(text, &end);
-  return end != text && *end == '\0' && seconds >= 0 ? seconds : 1.0;
-}
-
 // On a terminal, a long GEMM shows its progress (not with --json: a script reads that output).
 driver::GemmResult RunWithProgress(driver::Device& device, const driver::DeviceConfig& config,
                                    const driver::GemmRequest& request, const GemmArgs& args) {
   if (args.json || !isatty(STDERR_FILENO)) {
     return driver::Gemm(device, config, request, args.device.watchdog_cycles);
   }
-  ProgressDevice shown(device, ProgressAfter());
+  ProgressDevice shown(device, ProgressAfterSeconds());
   return driver::Gemm(shown, config, request, args.device.watchdog_cycles);
 }
 

@@ -1,23 +1,30 @@
-// `mxu gemm`'s progress line for a long GEMM on a terminal: the controller's instruction pointer
-// against the program length, on stderr.
+// The progress line of a long GEMM on a terminal (`mxu gemm`, each GEMM of `mxu bench`): the
+// controller's instruction pointer against the program length, on stderr.
 #ifndef MXU_HOST_GEMM_PROGRESS_H_
 #define MXU_HOST_GEMM_PROGRESS_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
 
 #include "common/csr_map.h"
 #include "driver/device.h"
 
 namespace mxu::host {
 
+// Seconds a run goes before its progress shows: 1, or MXU_PROGRESS_AFTER (tests set it).
+double ProgressAfterSeconds();
+
 // Wraps a device: runs it in slices and, once the run has taken show_after seconds, shows the
 // progress on stderr, cleared when the run ends. The device runs the same cycles as without it
 // (the program counter is read while the program runs on).
 class ProgressDevice : public driver::Device {
  public:
-  explicit ProgressDevice(driver::Device& device, double show_after = 1.0)
-      : device_(device), show_after_(show_after) {}
+  // label: what the line names ("gemm"; a bench row's name).
+  explicit ProgressDevice(driver::Device& device, double show_after = 1.0,
+                          std::string label = "gemm")
+      : device_(device), show_after_(show_after), label_(std::move(label)) {}
   ~ProgressDevice() override { Clear(); }
 
   uint32_t ReadCsr(uint32_t addr) override { return device_.ReadCsr(addr); }
@@ -42,6 +49,7 @@ class ProgressDevice : public driver::Device {
 
   driver::Device& device_;
   double show_after_;
+  std::string label_;
   uint32_t instructions_ = 0;
   double shown_at_ = -1;  // when last shown: the first time waits for show_after_ only
   bool shown_ = false;

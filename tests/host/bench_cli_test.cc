@@ -3,11 +3,17 @@
 // group each, and malformed flags give one line and exit code 2. Speeds and wall times are what
 // the benchmark measures, never asserted here. Runs the built binary as a child process.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/host/mxu_cli.h"
@@ -140,6 +146,46 @@ TEST(MxuBenchCli, SettingsWithTheSameBarsShareAPanel) {
   EXPECT_GT(PngHeight(png_apart), PngHeight(png_one));
   EXPECT_NE(png_same, png_one);  // its panel's title names both settings
 }
+
+// Issue 42: a bench on the RTL stops cleanly at Ctrl-C (SIGINT to the whole process group, as a
+// terminal sends it) or at a SIGTERM to mxu alone (passed on to the run's child): one line saying
+// so, exit status 130, and no --json written.
+class MxuBenchInterrupt : public ::testing::TestWithParam<int> {};
+
+TEST_P(MxuBenchInterrupt, StopsWithOneLineAndWritesNothing) {
+  const int signal = GetParam();
+  const std::string tag = signal == SIGINT ? "int" : "term";
+  const std::string json_path = TempPath("interrupted_" + tag + ".json");
+  const std::string err = TempPath("interrupted_" + tag + "_err.txt");
+  std::remove(json_path.c_str());
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setpgid(0, 0);  // a process group of its own, as a shell's job
+    std::freopen(err.c_str(), "w", stderr);
+    std::freopen("/dev/null", "w", stdout);
+    // A 1024^3 GEMM on the RTL takes minutes: interrupted below.
+    execl(MXU_BINARY, MXU_BINARY, "bench", "--shape", "1024x1024x1024", "--json", json_path.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  setpgid(child, child);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  ASSERT_EQ(signal == SIGINT ? kill(-child, SIGINT) : kill(child, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::string message = ReadFile(err);
+  EXPECT_NE(message.find(std::string("mxu bench: interrupted (") +
+                         (signal == SIGINT ? "SIGINT" : "SIGTERM") + ")"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("no --json, --plot or --roofline written"), std::string::npos) << message;
+  EXPECT_NE(access(json_path.c_str(), F_OK), 0) << "an interrupted bench wrote its JSON";
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, MxuBenchInterrupt, ::testing::Values(SIGINT, SIGTERM));
 
 // Issue 39: the default memory is as wide as the device's port (512 bytes here), in the rows,
 // the settings and the bound; a width given on the command line stands.
