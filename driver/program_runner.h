@@ -10,12 +10,14 @@
 
 #include "common/csr_map.h"
 #include "common/isa.h"
+#include "driver/buffer_accesses.h"
 #include "driver/device.h"
 
 namespace mxu::driver {
 
 struct RunStats {
   std::array<uint64_t, csr::kNumCounters> counters{};
+  BufferAccesses accesses;  // the program's buffer traffic, by its instructions
   double wall_seconds = 0;
   uint64_t counter(csr::Counter c) const { return counters[static_cast<size_t>(c)]; }
 };

@@ -21,6 +21,7 @@
 #include "host/cli.h"
 #include "host/commands.h"
 #include "host/device_options.h"
+#include "host/energy_report.h"
 #include "host/output_file.h"
 #include "host/rank_agreement.h"
 #include "host/roofline.h"
@@ -45,6 +46,8 @@ struct BenchArgs {
   std::string sweep, roofline;
   float clock_mhz = 940;
   int rtl_sample = 0;
+  bool energy = false;
+  int energy_node = 180;
   std::vector<std::string> command_line;
 };
 
@@ -88,6 +91,15 @@ void AddWorkloadOptions(CLI::App* cmd, BenchArgs& a) {
 
 // --roofline, the memory settings, the operands' seed, --check, --json and --plot.
 void AddRunOptions(CLI::App* cmd, BenchArgs& a) {
+  cmd->add_flag("--energy", a.energy,
+                "each GEMM's energy (MACs, clock, SRAM, host memory; pJ per MAC, TOPS/W), each "
+                "device's total with its estimated area, ranked by time, energy and area, and "
+                "inferences per joule for --topology: the device's counters and the program's "
+                "buffer traffic times per-action energies measured on the RTL (docs/ppa.md)");
+  AddInteger(cmd, "--energy-node", &a.energy_node, 1, 1000,
+             "with --energy: the technology node's table, in nm: 180 (measured on osu018) or a "
+             "node scaled from it (28, 7)")
+      ->needs(cmd->get_option("--energy"));
   cmd->add_option("--roofline", a.roofline,
                   "roofline chart as PNG: per GEMM, MACs per byte through the memory port (DMA "
                   "bytes) against MACs per cycle, with each device's compute and memory roofs")
@@ -340,7 +352,9 @@ std::vector<MemoryTiming> SettingsAsRun(const BenchPlan& plan, const BenchResult
   return settings;
 }
 
-BenchResults CollectRows(const std::vector<Json>& outs, const BenchPlan& plan) {
+// With energy (--energy), each row's energy and its device's area.
+BenchResults CollectRows(const std::vector<Json>& outs, const BenchPlan& plan,
+                         const EnergyTable* energy) {
   BenchResults results;
   for (size_t k = 0; k < outs.size(); ++k) {
     results.device = outs[k]["device"];
@@ -348,6 +362,7 @@ BenchResults CollectRows(const std::vector<Json>& outs, const BenchPlan& plan) {
     for (Json r : outs[k]["rows"]) {
       if (plan.sweeping)
         r["point"] = plan.point_of(k), r["device_spec"] = plan.points[plan.point_of(k)];
+      if (energy) AddEnergy(*energy, outs[k]["device"], &r);
       results.rows.push_back(r);
     }
   }
@@ -376,19 +391,22 @@ bool OneGroup(const BenchPlan& plan) {
 
 // The lines after the tables: the summary, the network, the sweep, the RTL sample.
 void PrintReport(const BenchArgs& args, const BenchPlan& plan, const BenchTotals& totals,
-                 const Json& rows, const Json& rtl_sample) {
+                 const Json& rows, const Json& rtl_sample, const EnergyTable* energy,
+                 const Json& energy_summary) {
   bool any_bias = false;
   for (const BenchShape& shape : plan.shapes) any_bias = any_bias || shape.bias;
   PrintSummary(totals, plan.shapes.size(), plan.settings.size(), any_bias, args.check);
   if (plan.topology && OneGroup(plan)) PrintNetwork(*plan.topology, NetworkTotals(rows));
   if (plan.sweeping) PrintSweepSummary(SweepSummary(rows, args.clock_mhz), args.clock_mhz);
   if (!rtl_sample.is_null()) PrintRtlSample(rtl_sample);
+  if (energy) PrintEnergy(*energy, rows, energy_summary, plan.topology.has_value());
   std::fflush(stdout);
 }
 
 // --json: the command line, the device, the settings, every row and the summaries.
 Json BenchJson(const BenchArgs& args, const BenchPlan& plan, const BenchResults& results,
-               const BenchTotals& totals, const Json& rtl_sample) {
+               const BenchTotals& totals, const Json& rtl_sample, const EnergyTable* energy,
+               const Json& energy_summary) {
   const Json& rows = results.rows;
   Json j;
   std::string line;
@@ -410,6 +428,10 @@ Json BenchJson(const BenchArgs& args, const BenchPlan& plan, const BenchResults&
     j["topology"] = {{"file", args.topology}, {"format", plan.topology->conv ? "conv" : "gemm"}};
     j["layers"] = TopologyLayersJson(*plan.topology, rows);
     j["totals"] = OneGroup(plan) ? NetworkTotals(rows) : SweepSummary(rows, args.clock_mhz);
+  }
+  if (energy) {
+    j["energy_model"] = EnergyTableJson(*energy);
+    j["energy"] = energy_summary;
   }
   j["summary"] = SummaryJson(totals, rows.size(), args.check);
   return j;
@@ -450,6 +472,9 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   if (exit) return *exit;
   const BenchPlan plan = ReadPlan(cli, args);
   CheckBenchOptions(cli, args);
+  // The energy table first: an unknown node is a usage error before anything runs.
+  const std::optional<EnergyTable> energy =
+      args.energy ? std::optional<EnergyTable>(EnergyTableFor(args.energy_node)) : std::nullopt;
   // The clock prices the time of the sweep's summary (a topology's over several groups too).
   if (Given(cli, "--clock-mhz") && !plan.sweeping && !(plan.topology && !OneGroup(plan))) {
     throw UsageError(
@@ -462,15 +487,18 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   } else if (const std::optional<int> exit = RunOnRanks(args, plan, *ranks, &outs)) {
     return *exit;  // a rank other than 0: rank 0 reports
   }
-  const BenchResults results = CollectRows(outs, plan);
+  const BenchResults results = CollectRows(outs, plan, energy ? &*energy : nullptr);
+  const Json energy_summary = energy ? EnergySummary(*energy, results.rows) : Json();
   const Json rtl_sample =
       Given(cli, "--rtl-sample") ? RunRtlSample(args, plan, results.rows) : Json();
   const BenchTotals totals = SumRows(results.rows, args.check);
-  PrintReport(args, plan, totals, results.rows, rtl_sample);
+  PrintReport(args, plan, totals, results.rows, rtl_sample, energy ? &*energy : nullptr,
+              energy_summary);
 
   PendingOutputs files;
-  const Json json =
-      Given(cli, "--json") ? BenchJson(args, plan, results, totals, rtl_sample) : Json();
+  const Json json = Given(cli, "--json") ? BenchJson(args, plan, results, totals, rtl_sample,
+                                                     energy ? &*energy : nullptr, energy_summary)
+                                         : Json();
   WriteBenchFiles(cli, args, plan, results, json, &files);
   if (totals.mismatches) {
     throw driver::DeviceError("--check: " + std::to_string(totals.mismatches) +

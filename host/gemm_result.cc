@@ -46,6 +46,7 @@ void AddRunCounters(const driver::GemmResult& result, nlohmann::ordered_json* js
   nlohmann::ordered_json& j = *json;
   const driver::RunStats& s = result.stats;
   j["array_busy_cycles"] = s.counter(csr::Counter::kArrayBusy);
+  j["device_macs"] = s.counter(csr::Counter::kMacs);
   j["dma_read_bytes"] = s.counter(csr::Counter::kDmaReadBytes);
   j["dma_write_bytes"] = s.counter(csr::Counter::kDmaWriteBytes);
   j["instructions"] = result.instructions;
@@ -53,6 +54,15 @@ void AddRunCounters(const driver::GemmResult& result, nlohmann::ordered_json* js
   j["stall_weights"] = s.counter(csr::Counter::kStallWeights);
   j["stall_fetch"] = s.counter(csr::Counter::kStallFetch);
   j["stall_memory"] = s.counter(csr::Counter::kStallMemory);
+  const driver::BufferAccesses& a = s.accesses;
+  j["buffer_accesses"] = {{"ub_reads", a.ub_reads},
+                          {"ub_writes", a.ub_writes},
+                          {"acc_reads", a.acc_reads},
+                          {"acc_writes", a.acc_writes},
+                          {"wfifo_reads", a.wfifo_reads},
+                          {"wfifo_writes", a.wfifo_writes},
+                          {"transpose_reads", a.transpose_reads},
+                          {"transpose_writes", a.transpose_writes}};
   j["wall_seconds"] = s.wall_seconds;
   j["sim_cycles_per_second"] = SimCyclesPerSecond(s);
 }

@@ -22,8 +22,10 @@ struct GoldenCheck {
 GoldenCheck CheckWithGolden(const driver::GemmRequest& request, const driver::GemmResult& result,
                             const driver::DeviceConfig& config, const std::string& label);
 
-// The run's counters, in this order: array_busy_cycles, dma_read_bytes, dma_write_bytes,
-// instructions, stall_dependency, stall_weights, stall_fetch, stall_memory, wall_seconds,
+// The run's counters, in this order: array_busy_cycles, device_macs (the MACS counter: every
+// PE's slot of each row entering the array), dma_read_bytes, dma_write_bytes,
+// instructions, stall_dependency, stall_weights, stall_fetch, stall_memory, buffer_accesses
+// (rows of each buffer read and written, by the program's instructions), wall_seconds,
 // sim_cycles_per_second (simulated cycles per wall second, 0 for no time).
 void AddRunCounters(const driver::GemmResult& result, nlohmann::ordered_json* json);
 

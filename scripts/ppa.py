@@ -20,16 +20,47 @@ LIBERTY = os.environ.get("MXU_PPA_LIBERTY", "/usr/share/qflow/tech/osu018/osu018
 NODE_NM = 180
 VDD = 1.8
 
-# Scaling from the measured 180 nm to other nodes: factors on area, gate delay and switching
-# energy relative to 180 nm at 1.8 V. CLASSICAL (constant-field with each node's nominal supply):
-# area x (L/180)^2, delay x L/180 (a gate's delay scales with its channel length), energy
-# x (L/180) (V/1.8)^2 (C V^2, C proportional to L). Stillmaker and Baas (Integration 58, 2017)
-# fit measured-model polynomials that depart from these below 90 nm (their Table 4 and eqs. 4-6
-# are the method the issue asks for; their coefficients are not transcribed here yet: see
-# docs/ppa.md, "Limits"). The nominal supplies are theirs (PTM/ITRS): 28 nm 0.9 V, 7 nm 0.7 V.
-NODES = {180: 1.8, 130: 1.3, 90: 1.2, 65: 1.1, 45: 1.0, 32: 0.9, 28: 0.9, 22: 0.8, 16: 0.7,
-         14: 0.7, 10: 0.7, 7: 0.7}
+# Scaling from the measured 180 nm to other nodes: Stillmaker and Baas, "Scaling equations for
+# the accurate prediction of CMOS device performance from 180 nm to 7 nm", Integration 58 (2017)
+# 74-81. Their fits to measured and predictive (PTM) device models, transcribed from the paper:
+# Table 4's area factors relative to 180 nm, and per node the polynomials in the supply voltage V
+# of a FO4-loaded gate's delay (cubic, a3 V^3 + a2 V^2 + a1 V + a0) and switching energy
+# (quadratic, b2 V^2 + b1 V + b0), each in the paper's own arbitrary unit: only ratios between
+# nodes mean anything. 45 nm and below are the high-performance (HP) models, the kind a
+# datacenter accelerator is built in. Each node at its nominal supply (the paper's, from PTM).
+# 28 nm is not among the paper's nodes: its factors are interpolated between 32 nm and 20 nm,
+# linearly in log(factor) against log(node).
+STILLMAKER_BAAS = {  # node: (nominal V, area vs 180 nm, delay a3..a0, energy b2..b0)
+    180: (1.8, 1.0, (0.0, 97.09, -356.7, 406.5), (0.0, 24.64, -17.98)),
+    130: (1.3, 0.34, (-76.65, 334.9, -493.4, 275.8), (7.171, -6.709, 2.904)),
+    90: (1.2, 0.15, (-60.34, 262.5, -384.2, 210.9), (4.762, -4.781, 2.092)),
+    65: (1.1, 0.08, (-53.3, 230.4, -333.9, 178.6), (3.755, -4.398, 1.975)),
+    45: (1.0, 0.053, (-501.6, 1567.0, -1619.0, 566.1), (1.018, -0.3107, 0.1539)),
+    32: (0.9, 0.025, (-1047.0, 2982.0, -2797.0, 873.5), (0.8367, -0.4341, 0.1701)),
+    20: (0.9, 0.011, (0.0, 34.63, -66.37, 41.15), (0.373, -0.1582, 0.04104)),
+    16: (0.85, 0.01, (0.0, 24.8, -47.52, 28.87), (0.2958, -0.1241, 0.03024)),
+    14: (0.8, 0.0093, (-40.66, 109.2, -100.6, 35.92), (0.2363, -0.09675, 0.02239)),
+    10: (0.75, 0.0055, (-34.95, 93.65, -85.99, 30.4), (0.2068, -0.09311, 0.02375)),
+    7: (0.7, 0.0032, (-28.58, 76.6, -70.26, 24.69), (0.1776, -0.09097, 0.02447)),
+}
 SCALED_NODES = [28, 7]
+SCALING_METHOD = ("Stillmaker and Baas, Integration 58 (2017): area (Table 4), FO4 delay and "
+                  "energy fits at the nominal supply; 28 nm interpolated between 32 and 20 nm")
+
+
+def _node_factors(node: int) -> dict:
+    """Area, delay and energy of `node` relative to 180 nm at 1.8 V (Stillmaker and Baas)."""
+    if node not in STILLMAKER_BAAS:
+        lo, hi = max(n for n in STILLMAKER_BAAS if n < node), min(n for n in STILLMAKER_BAAS
+                                                                  if n > node)
+        f_lo, f_hi = _node_factors(lo), _node_factors(hi)
+        t = math.log(node / hi) / math.log(lo / hi)
+        return {k: math.exp(math.log(f_hi[k]) + t * (math.log(f_lo[k]) - math.log(f_hi[k])))
+                for k in f_lo}
+    v, area, d, e = STILLMAKER_BAAS[node]
+    return {"area": area, "vdd": v,
+            "delay": d[0] * v ** 3 + d[1] * v ** 2 + d[2] * v + d[3],
+            "energy": e[0] * v ** 2 + e[1] * v + e[2]}
 
 # The SRAM model (first order, after CACTI's organisation: Wilton and Jouppi, "CACTI: an
 # enhanced cache access and cycle time model", IEEE JSSC 31(5), 1996; Thoziyoor et al., "CACTI
@@ -408,9 +439,12 @@ def sram_model(width: int, depth: int) -> dict:
 
 
 def scale(node: int) -> dict:
-    v = NODES[node]
-    s = node / NODE_NM
-    return {"area": s * s, "delay": s, "energy": s * (v / VDD) ** 2, "vdd": v}
+    """Factors on area, gate delay and switching energy from the measured 180 nm to `node`."""
+    if not 7 <= node <= NODE_NM:
+        die(f"node {node} nm: the scaling covers 180 nm down to 7 nm")
+    base, f = _node_factors(NODE_NM), _node_factors(node)
+    return {"area": f["area"], "delay": f["delay"] / base["delay"],
+            "energy": f["energy"] / base["energy"], "vdd": round(f["vdd"], 3)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -501,6 +535,108 @@ def trace_root(act: dict) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The energy model's per-action energies (mxu bench --energy, host/energy_model.h): one file per
+# node in energy/, made from a PPA result with power (--calibrate).
+ENERGY_DIR = os.path.join(ROOT, "energy")
+ACC_BANKS = 2  # rtl/mxu_pkg.sv AccBanks: each bank a macro of AccDepth / 2 rows
+# Host memory (DDR3-class DRAM), not scaled with the logic's node: Horowitz, "Computing's energy
+# problem (and what we can do about it)", ISSCC 2014: a 64-bit DRAM access 1.3 to 2.6 nJ; the
+# low end, 20 pJ a bit.
+DRAM_PJ_PER_BYTE = 160.0
+
+
+def energy_tables(r: dict) -> dict[int, dict]:
+    """Per-action energies (pJ) at 180 nm (measured) and at SCALED_NODES (scaled), from a PPA
+    result with power: a PE's cycle (the clock alone), a MAC above it, the rest of the logic's
+    cycle (busy, bf16), each SRAM's read and write per bit (the model), a host-memory byte."""
+    if not isinstance(r.get("array_power_mw"), dict) or not r.get("fmax_mhz"):
+        die("--calibrate needs a PPA result with power (array_power_mw): run it without "
+            "--no-power or --module")
+    a = r["array"]
+    f_hz = r["fmax_mhz"] * 1e6
+
+    def pj(mw: float) -> float:  # mW at Fmax -> pJ a cycle
+        return mw * 1e-3 / f_hz * 1e12
+
+    ap, lp, mpc = r["array_power_mw"], r["power_mw"], r["macs_per_cycle"]
+
+    def per_bit(width: int, depth: int) -> dict:
+        s = sram_model(width, depth)
+        return {"width": width, "depth": depth, "read": s["read_pj"] / width,
+                "write": s["write_pj"] / width}
+
+    known = {(a["ub"], a["rows"] * 16), (a["wfifo"], a["cols"] * 16),
+             (a["acc"] // ACC_BANKS, a["cols"] * 32)}
+    lanes = [s for s in r["srams"] if s["width"] == a["bus"] * 8
+             and (s["depth"], s["width"]) not in known]
+    t_depth = max((s["depth"] for s in lanes), default=a["wfifo"])
+    base = {
+        "clock_mhz": r["fmax_mhz"],
+        "pe_cycle_pj": pj(ap["idle"]) / (a["rows"] * a["cols"]),
+        "mac_pj": {w: (pj(ap[w]) - pj(ap["idle"])) / mpc[w] for w in ("bf16", "int8")},
+        "control_cycle_pj": pj(lp["bf16"] - ap["bf16"]),
+        "sram_pj_per_bit": {
+            "ub": per_bit(a["rows"] * 16, a["ub"]),
+            "acc": per_bit(a["cols"] * 32, a["acc"] // ACC_BANKS),
+            "wfifo": per_bit(a["cols"] * 16, a["wfifo"]),
+            "transpose": per_bit(a["bus"] * 8, t_depth)},
+        "dram_pj_per_byte": DRAM_PJ_PER_BYTE,
+        "area_um2": {"pe": r["array_area_um2"] / (a["rows"] * a["cols"]),
+                     "control": r["area_um2"]["logic"] - r["array_area_um2"],
+                     "sram_per_bit": SRAM["cell_um2"] / SRAM["array_efficiency"]},
+    }
+    source = {"device": r["device"], "library": r["library"],
+              "ppa": "scripts/ppa.sh --device '" + r["device"] + "' --json",
+              "pe_cycle": "the array's logic power with the clock alone, per PE and cycle",
+              "mac": "the array's logic power in a 256^3 GEMM above idle, per MAC",
+              "control_cycle": "every other module's logic power in the bf16 GEMM, per cycle",
+              "sram": "the SRAM model of scripts/ppa.py (docs/ppa.md), per bit of the macro's "
+                      "width, at the calibration device's macro sizes",
+              "area": "the array's synthesized cells per PE, every other module's together, "
+                      "and the SRAM model's area per bit",
+              "dram": "Horowitz, ISSCC 2014: 64-bit DRAM access 1.3-2.6 nJ (the low end); "
+                      "not scaled with the node"}
+    out = {}
+    for node in [NODE_NM] + SCALED_NODES:
+        f = scale(node)
+        e = f["energy"]
+
+        def sc(v):
+            return round(v * e, 6) if node != NODE_NM else round(v, 6)
+
+        t = {"node_nm": node, "measured": node == NODE_NM,
+             "method": "osu018, OpenSTA" if node == NODE_NM else SCALING_METHOD,
+             "vdd": f["vdd"],
+             "clock_mhz": round(base["clock_mhz"] / f["delay"], 1),
+             "pe_cycle_pj": sc(base["pe_cycle_pj"]),
+             "mac_pj": {w: sc(v) for w, v in base["mac_pj"].items()},
+             "control_cycle_pj": sc(base["control_cycle_pj"]),
+             "sram_pj_per_bit": {k: {"width": v["width"], "depth": v["depth"],
+                                     "read": sc(v["read"]), "write": sc(v["write"])}
+                                 for k, v in base["sram_pj_per_bit"].items()},
+             "dram_pj_per_byte": DRAM_PJ_PER_BYTE,
+             "area_um2": {k: round(v * f["area"], 4) for k, v in base["area_um2"].items()},
+             "source": source}
+        out[node] = t
+    return out
+
+
+def write_energy_tables(r: dict, out_dir: str) -> list[str]:
+    """energy/NODEnm.json for each node, each written whole (a temporary renamed)."""
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    for node, t in energy_tables(r).items():
+        path = os.path.join(out_dir, f"{node}nm.json")
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(t, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+        paths.append(path)
+    return paths
+
+
+# ---------------------------------------------------------------------------------------------
 def main() -> int:
     class Parser(argparse.ArgumentParser):
         def error(self, message):  # one line, exit 2
@@ -514,7 +650,25 @@ def main() -> int:
     ap.add_argument("--no-power", action="store_true")
     ap.add_argument("--keep")
     ap.add_argument("--timeout", type=int, default=3600)
+    ap.add_argument("--calibrate", action="store_true")
+    ap.add_argument("--from", dest="from_json")
+    ap.add_argument("--out")
     args = ap.parse_args()
+    if args.from_json or args.out:
+        if not args.calibrate:
+            die("--from and --out go with --calibrate")
+    if args.calibrate:
+        if args.module or args.no_power:
+            die("--calibrate needs the whole device's power: not with --module or --no-power")
+        if args.from_json:
+            try:
+                with open(args.from_json) as f:
+                    r = json.load(f)
+            except (OSError, ValueError) as e:
+                die(f"--from {args.from_json}: {e}")
+            for p in write_energy_tables(r, args.out or ENERGY_DIR):
+                print(p)
+            return 0
     if not (0.5 <= args.target_ns <= 100):
         die(f"--target-ns {args.target_ns}: expected 0.5 to 100")
     for tool, pkg in (("yosys", "yosys"), ("sta", "opensta")):
@@ -597,6 +751,14 @@ def main() -> int:
         for m, t in timing.items():
             if t is worst:
                 worst_mod = m.split("__")[0]
+        # The array's share (every instance below the systolic array's): the energy model
+        # (--calibrate) prices a PE's cycle, a MAC and a PE's area apart from the rest.
+        arrays = [p for p, m in tree if m.split("__")[0] == "mxu_systolic_array"]
+        in_array: dict[str, int] = {}
+        for path, m in tree:
+            if any(path == a or path.startswith(a + "/") for a in arrays):
+                in_array[m] = in_array.get(m, 0) + 1
+        array_area = sum(self_area[m] * n for m, n in in_array.items())
         logic_area = incl(top_name)
         sram_area = sum(s["area_um2"] * s["instances"] for s in srams)
         sram_access = max((s["access_ns"] for s in srams), default=0.0)
@@ -612,6 +774,8 @@ def main() -> int:
             "sram_access_ns": sram_access,
             "area_um2": {"logic": round(logic_area, 1), "sram": round(sram_area, 1),
                          "total": round(logic_area + sram_area, 1)},
+            "array_area_um2": round(array_area, 1),
+            "array": {k: int(d[k]) for k in ("rows", "cols", "ub", "acc", "wfifo", "bus")},
             "power_mw": None,
             "energy_pj_per_mac": {"bf16": None, "int8": None},
             "modules": sorted(rows.values(), key=lambda r: -r["area_um2"]),
@@ -625,6 +789,7 @@ def main() -> int:
             period = round(1e3 / fmax, 3)
             log(f"power: {len(count)} modules at {period} ns (OpenSTA report_power)")
             power = {"bf16": 0.0, "int8": 0.0, "idle": 0.0}
+            array_power = {"bf16": 0.0, "int8": 0.0, "idle": 0.0}
             for m in count:
                 if m.split("__")[0] == "mxu_sram_1r1w":
                     continue
@@ -633,6 +798,7 @@ def main() -> int:
                 p = sta_power(own_netlist(modules, m, work), m, period, mr, work, args.timeout)
                 for w in power:
                     power[w] += p.get(w, 0.0) * count[m]
+                    array_power[w] += p.get(w, 0.0) * in_array.get(m, 0)
             # The SRAMs: reads and writes counted in the trace (the enables at each rising
             # edge, scripts/ppa_activity.py) times the model's energy per access; idle: none.
             sram_pj = {"bf16": 0.0, "int8": 0.0, "idle": 0.0}  # pJ per cycle
@@ -653,6 +819,7 @@ def main() -> int:
             f_hz = fmax * 1e6
             sram_mw = {w: sram_pj[w] * fmax * 1e-3 for w in sram_pj}
             result["power_mw"] = {w: round(power[w], 2) for w in power}
+            result["array_power_mw"] = {w: round(array_power[w], 2) for w in array_power}
             result["sram_power_mw"] = {w: round(sram_mw[w], 2) for w in sram_mw}
             result["total_power_mw"] = {w: round(power[w] + sram_mw[w], 2) for w in power}
             result["sram_accesses_per_cycle"] = {
@@ -676,7 +843,7 @@ def main() -> int:
         result["scaled"] = {}
         for node in SCALED_NODES:
             f = scale(node)
-            s = {"node_nm": node, "measured": False, "method": "classical (see docs/ppa.md)",
+            s = {"node_nm": node, "measured": False, "method": SCALING_METHOD,
                  "vdd": f["vdd"],
                  "fmax_mhz": round(fmax / f["delay"], 1) if fmax else None,
                  "area_um2": {k: round(v * f["area"], 1) for k, v in result["area_um2"].items()},
@@ -690,6 +857,14 @@ def main() -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+    if args.calibrate:
+        os.makedirs(args.out or ENERGY_DIR, exist_ok=True)
+        src = os.path.join(args.out or ENERGY_DIR, "ppa.json")
+        with open(src + ".tmp", "w") as f:
+            json.dump(result, f, indent=1)
+        os.replace(src + ".tmp", src)
+        for p in write_energy_tables(result, args.out or ENERGY_DIR):
+            print(p, file=sys.stderr)
     if args.json:
         print(json.dumps(result))
     else:

@@ -8,11 +8,12 @@
 # switching activity measured on the RTL (scripts/ppa_activity.py: toggle counts of every signal
 # of a traced 256^3 bf16 and int8 GEMM, per module). The SRAMs (mxu_sram_1r1w) are kept out of
 # the logic as ideal port cells; their area, energy and access time come from a first-order
-# model (scripts/ppa.py, SRAM). Figures at 180 nm are measured; 28 nm and 7 nm are scaled, and
-# labelled so. A benchmark, not a test: the whole default device takes tens of minutes on 2 cores.
+# model (scripts/ppa.py, SRAM). Figures at 180 nm are measured; 28 nm and 7 nm are scaled
+# (Stillmaker and Baas, 2017), and labelled so. A benchmark, not a test: the whole default device
+# takes tens of minutes on 2 cores.
 # Method, figures and limits: docs/ppa.md.
 # Usage: scripts/ppa.sh [--device SPEC] [--module NAME] [--json] [--target-ns NS] [--no-power]
-#                       [--keep DIR] [--timeout S]
+#                       [--keep DIR] [--timeout S] [--calibrate [--from PPA.json] [--out DIR]]
 # --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first); power needs it built
 #   (give the entry in full, e.g. '8x4-flush:ub=1024:acc=256:pe=3:bus=64:hier=1').
 # --keep DIR: keep the work files; a DIR with the same synthesis's netlist, newer than rtl/,
@@ -20,7 +21,10 @@
 # --module NAME: that module alone (rtl/NAME.sv at its default parameters, SPEC's package values),
 #   no power. --target-ns: the clock ABC maps for and OpenSTA constrains with (default 4).
 # --json: one object (node_nm, fmax_mhz, worst_path, area_um2, power_mw, energy_pj_per_mac,
-#   modules, scaled, ...). A bad option, an unknown device or module, a missing tool or liberty:
+#   modules, scaled, ...).
+# --calibrate: the energy model's tables (mxu bench --energy): energy/NODEnm.json for 180 nm
+#   (measured) and the scaled nodes, from the device's PPA with power (kept as energy/ppa.json),
+#   or --from a kept result (seconds); --out DIR instead of energy/. A bad option, an unknown device or module, a missing tool or liberty:
 #   one line, exit 2.
 set -euo pipefail
 exec python3 "$(dirname "$0")/ppa.py" "$@"

@@ -1,0 +1,135 @@
+#include "host/energy_report.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mxu::host {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kParts[] = {"mac_uj", "clock_uj", "sram_uj", "dram_uj", "total_uj"};
+
+// 1 for the smallest value, in the groups' order.
+std::vector<int> Ranks(const std::vector<double>& values) {
+  std::vector<int> ranks(values.size(), 1);
+  for (size_t i = 0; i < values.size(); ++i) {
+    for (double v : values) ranks[i] += v < values[i];
+  }
+  return ranks;
+}
+
+std::string GroupName(const Json& g) {
+  std::string name = g["device_spec"].get<std::string>();
+  if (name == "-") {
+    name = std::to_string(g["array_rows"].get<unsigned>()) + "x" +
+           std::to_string(g["array_cols"].get<unsigned>());
+  }
+  return name + " mem " + std::to_string(g["setting"].get<uint64_t>());
+}
+
+}  // namespace
+
+double EstimatedAreaMm2(const EnergyTable& t, const Json& d) {
+  const double rows = d["array_rows"].get<double>(), cols = d["array_cols"].get<double>();
+  const double bits = d["ub_depth"].get<double>() * d["ub_lanes"].get<double>() * 16 +
+                      d["acc_depth"].get<double>() * cols * 32 +
+                      d["weight_fifo_depth"].get<double>() * cols * 16;
+  return (rows * cols * t.pe_um2 + t.control_um2 + bits * t.sram_um2_per_bit) * 1e-6;
+}
+
+void AddEnergy(const EnergyTable& table, const Json& device, Json* row) {
+  (*row)["energy"] = EnergyJson(EnergyOfRow(table, *row), (*row)["macs"].get<double>());
+  (*row)["device_area_mm2"] = EstimatedAreaMm2(table, device);
+}
+
+Json EnergySummary(const EnergyTable& table, const Json& rows) {
+  std::vector<std::pair<uint64_t, uint64_t>> order;
+  std::map<std::pair<uint64_t, uint64_t>, Json> groups;
+  for (const Json& r : rows) {
+    const std::pair<uint64_t, uint64_t> key = {r.value("point", uint64_t{0}),
+                                               r["setting"].get<uint64_t>()};
+    if (!groups.count(key)) {
+      order.push_back(key);
+      Json g;
+      g["device_spec"] = r.value("device_spec", std::string("-"));
+      g["setting"] = r["setting"];
+      g["array_rows"] = r["array_rows"];
+      g["array_cols"] = r["array_cols"];
+      g["gemms"] = 0;
+      g["macs"] = uint64_t{0};
+      g["cycles"] = uint64_t{0};
+      for (const char* part : kParts) g[part] = 0.0;
+      g["area_mm2"] = r["device_area_mm2"];
+      groups[key] = g;
+    }
+    Json& g = groups[key];
+    g["gemms"] = g["gemms"].get<int>() + 1;
+    g["macs"] = g["macs"].get<uint64_t>() + r["macs"].get<uint64_t>();
+    g["cycles"] = g["cycles"].get<uint64_t>() + r["cycles"].get<uint64_t>();
+    for (const char* part : kParts) {
+      g[part] = g[part].get<double>() + r["energy"][part].get<double>();
+    }
+  }
+  Json summary = Json::array();
+  std::vector<double> times, energies, areas;
+  for (const auto& key : order) {
+    Json g = groups[key];
+    const double macs = g["macs"].get<double>(), uj = g["total_uj"].get<double>();
+    const double us = g["cycles"].get<double>() / table.clock_mhz;
+    g["pj_per_mac"] = macs > 0 ? uj * 1e6 / macs : 0.0;
+    g["tops_per_watt"] = uj > 0 ? 2 * macs / (uj * 1e6) : 0.0;
+    g["clock_mhz"] = table.clock_mhz;
+    g["microseconds"] = us;
+    // Work per area: ops a second over the estimated area.
+    g["tops_per_mm2"] = us > 0 ? 2 * macs / (us * 1e6) / g["area_mm2"].get<double>() : 0.0;
+    times.push_back(us), energies.push_back(uj), areas.push_back(g["area_mm2"].get<double>());
+    summary.push_back(g);
+  }
+  const std::vector<int> by_time = Ranks(times), by_energy = Ranks(energies),
+                         by_area = Ranks(areas);
+  for (size_t i = 0; i < summary.size(); ++i) {
+    summary[i]["rank_time"] = by_time[i];
+    summary[i]["rank_energy"] = by_energy[i];
+    summary[i]["rank_area"] = by_area[i];
+  }
+  return summary;
+}
+
+void PrintEnergy(const EnergyTable& t, const Json& rows, const Json& summary, bool network) {
+  std::printf("\nenergy at %d nm (%s: %s), clock %.0f MHz:\n", t.node_nm,
+              t.measured ? "measured" : "scaled", t.method.c_str(), t.clock_mhz);
+  int width = 4;
+  for (const Json& r : rows) width = std::max(width, int(r["name"].get<std::string>().size()));
+  std::printf("%-*s %10s %10s %10s %10s %11s %8s %7s\n", width, "name", "MAC uJ", "clock uJ",
+              "SRAM uJ", "DRAM uJ", "total uJ", "pJ/MAC", "TOPS/W");
+  for (const Json& r : rows) {
+    const Json& e = r["energy"];
+    std::printf("%-*s %10.3f %10.3f %10.3f %10.3f %11.3f %8.2f %7.3f\n", width,
+                r["name"].get<std::string>().c_str(), e["mac_uj"].get<double>(),
+                e["clock_uj"].get<double>(), e["sram_uj"].get<double>(), e["dram_uj"].get<double>(),
+                e["total_uj"].get<double>(), e.value("pj_per_mac", 0.0),
+                e.value("tops_per_watt", 0.0));
+  }
+  std::printf("\n%-34s %11s %8s %7s %11s %9s %9s %s\n", "device, memory", "total uJ", "pJ/MAC",
+              "TOPS/W", "time us", "area mm2", "TOPS/mm2", "rank: time energy area");
+  for (const Json& g : summary) {
+    std::printf("%-34s %11.3f %8.2f %7.3f %11.2f %9.3f %9.4f %6d %6d %4d\n", GroupName(g).c_str(),
+                g["total_uj"].get<double>(), g["pj_per_mac"].get<double>(),
+                g["tops_per_watt"].get<double>(), g["microseconds"].get<double>(),
+                g["area_mm2"].get<double>(), g["tops_per_mm2"].get<double>(),
+                g["rank_time"].get<int>(), g["rank_energy"].get<int>(), g["rank_area"].get<int>());
+    if (network && g["total_uj"].get<double>() > 0) {
+      std::printf("  one inference: %.3f uJ, %.0f inferences per joule\n",
+                  g["total_uj"].get<double>(), 1e6 / g["total_uj"].get<double>());
+    }
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace mxu::host

@@ -1,0 +1,18 @@
+// The energy model's tables as built into the tool (generated from energy/NODEnm.json).
+#ifndef MXU_HOST_ENERGY_TABLES_H_
+#define MXU_HOST_ENERGY_TABLES_H_
+
+#include <vector>
+
+namespace mxu::host {
+
+struct EnergyTableText {
+  int node_nm;
+  const char* json;
+};
+
+const std::vector<EnergyTableText>& BuiltInEnergyTables();
+
+}  // namespace mxu::host
+
+#endif  // MXU_HOST_ENERGY_TABLES_H_

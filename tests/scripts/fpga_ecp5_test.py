@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""scripts/fpga_ecp5.sh's refusals: a bad option, an unknown device, a bad --timeout or --freq,
+and missing tools (scripts/setup.sh's .venv not there) each give one line on stderr naming the
+problem, nothing on stdout, exit status 2, never a traceback. The flow itself is not run: the
+smallest device takes tens of minutes of Yosys and nextpnr on 2 cores (a benchmark, docs/ppa.md).
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fpga_ecp5.sh"
+
+
+def refused(args, word, env=None):
+    result = subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert result.returncode == 2, (args, result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert result.stdout == "" and len(lines) == 1, (args, result.stdout, result.stderr)
+    assert lines[0].startswith("fpga_ecp5.sh: ") and word in lines[0], (args, lines[0])
+
+
+def main():
+    refused(["--frobnicate"], "--frobnicate")
+    refused(["--device", "banana", "--json"], "banana")
+    refused(["--device", "4x4:ub=100"], "4x4:ub=100")
+    refused(["--timeout", "0"], "--timeout")
+    refused(["--freq", "-5"], "--freq")
+    refused(["--seed", "x"], "--seed")
+    env = dict(os.environ, MXU_FPGA_TOOLS="/nonexistent/bin")
+    refused(["--device", "2x2", "--json"], "setup.sh", env=env)
+    print("fpga_ecp5_test: ok")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as error:
+        print(f"fpga_ecp5_test: FAIL: {error}", file=sys.stderr)
+        sys.exit(1)

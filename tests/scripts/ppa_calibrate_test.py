@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""scripts/ppa.sh --calibrate --from energy/ppa.json regenerates the committed energy tables
+(energy/NODEnm.json, built into `mxu bench --energy`) exactly; the scaling to other nodes follows
+Stillmaker and Baas's factors (the paper's area table at 7 nm; 28 nm between 32 and 20 nm); bad
+input is refused on one line with exit status 2. No synthesis: seconds."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "ppa.sh"
+
+
+def run(*args):
+    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True)
+
+
+def refused(args, word):
+    r = run(*args)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, (args, r.returncode, r.stderr)
+    assert word in lines[0], (args, lines[0])
+
+
+def main() -> int:
+    tables = sorted((ROOT / "energy").glob("*nm.json"))
+    assert [t.name for t in tables] == ["180nm.json", "28nm.json", "7nm.json"], tables
+    with tempfile.TemporaryDirectory() as out:
+        r = run("--calibrate", "--from", str(ROOT / "energy" / "ppa.json"), "--out", out)
+        assert r.returncode == 0, r.stderr
+        for t in tables:
+            made = json.loads((Path(out) / t.name).read_text())
+            assert made == json.loads(t.read_text()), (
+                f"energy/{t.name} is not what scripts/ppa.sh --calibrate --from energy/ppa.json "
+                f"makes: regenerate it")
+        measured = json.loads((ROOT / "energy" / "180nm.json").read_text())
+        assert measured["measured"] is True and measured["node_nm"] == 180
+        for node in ("28", "7"):
+            scaled = json.loads((ROOT / "energy" / f"{node}nm.json").read_text())
+            assert scaled["measured"] is False and "Stillmaker" in scaled["method"]
+            assert scaled["mac_pj"]["bf16"] < measured["mac_pj"]["bf16"]
+            assert scaled["clock_mhz"] > measured["clock_mhz"]
+        # A result without power, a missing file: one line each.
+        no_power = Path(out) / "no_power.json"
+        no_power.write_text(json.dumps({"fmax_mhz": 100.0, "power_mw": None}))
+        refused(["--calibrate", "--from", str(no_power), "--out", out], "power")
+        refused(["--calibrate", "--from", str(Path(out) / "missing.json")], "missing.json")
+    refused(["--from", "x.json"], "--calibrate")
+    refused(["--calibrate", "--module", "mxu_pe"], "--module")
+
+    # The scaling factors: the paper's area factor at 7 nm; 180 nm is the unit; 28 nm lies
+    # between 32 and 20 nm; a node outside 180..7 nm refused.
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import ppa  # noqa: E402
+    assert ppa.scale(180) == {"area": 1.0, "delay": 1.0, "energy": 1.0, "vdd": 1.8}
+    assert ppa.scale(7)["area"] == 0.0032
+    for key in ("area", "energy"):
+        assert ppa.scale(20)[key] < ppa.scale(28)[key] < ppa.scale(32)[key], key
+    assert ppa.scale(7)["energy"] < ppa.scale(28)["energy"] < ppa.scale(65)["energy"] < 1
+    try:
+        ppa.scale(5)
+    except SystemExit as e:
+        assert e.code == 2
+    else:
+        raise AssertionError("scale(5) accepted")
+    print("energy tables regenerate; scaling and bad input checked")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
