@@ -357,7 +357,8 @@ std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
   }
   program.push_back(isa::Halt());
   const uint64_t program_addr = arena.Allocate(program.size() * isa::kInstructionBytes);
-  const RunStats stats = ProgramRunner(device_, watchdog_cycles).Run(program, program_addr);
+  RunStats stats = ProgramRunner(device_, watchdog_cycles).Run(program, program_addr);
+  stats.accesses = CountBufferAccesses(program, config_.rows, config_.bus_bytes);
 
   uint64_t all_macs = 0;
   for (const Entry& e : entries_) all_macs += uint64_t(e.spec.m) * e.spec.k * e.spec.n;

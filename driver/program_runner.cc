@@ -3,8 +3,6 @@
 #include <chrono>
 #include <string>
 
-#include "driver/device_config.h"
-
 namespace mxu::driver {
 
 ProgramRunner::ProgramRunner(Device& device, uint64_t watchdog_cycles)
@@ -54,8 +52,6 @@ RunStats ProgramRunner::Run(const std::vector<isa::Instruction>& program, uint64
     stats.counters[i] =
         device_.ReadCsr(csr::CounterLo(i)) | uint64_t{device_.ReadCsr(csr::CounterHi(i))} << 32;
   }
-  const DeviceConfig config = ReadDeviceConfig(device_);
-  stats.accesses = CountBufferAccesses(program, config.rows, config.bus_bytes);
   return stats;
 }
 

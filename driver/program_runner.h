@@ -17,7 +17,9 @@ namespace mxu::driver {
 
 struct RunStats {
   std::array<uint64_t, csr::kNumCounters> counters{};
-  BufferAccesses accesses;  // the program's buffer traffic, by its instructions
+  // The program's buffer traffic, by its instructions (set by the GEMM op, which knows the
+  // device's configuration: reading it here would add CSR accesses to every run).
+  BufferAccesses accesses;
   double wall_seconds = 0;
   uint64_t counter(csr::Counter c) const { return counters[static_cast<size_t>(c)]; }
 };

@@ -125,7 +125,7 @@ void PrintEnergy(const EnergyTable& t, const Json& rows, const Json& summary, bo
                 g["area_mm2"].get<double>(), g["tops_per_mm2"].get<double>(),
                 g["rank_time"].get<int>(), g["rank_energy"].get<int>(), g["rank_area"].get<int>());
     if (network && g["total_uj"].get<double>() > 0) {
-      std::printf("  one inference: %.3f uJ, %.0f inferences per joule\n",
+      std::printf("  one inference: %.3f uJ, %.3g inferences per joule\n",
                   g["total_uj"].get<double>(), 1e6 / g["total_uj"].get<double>());
     }
   }

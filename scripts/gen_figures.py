@@ -341,9 +341,9 @@ KINDS = {"bench": bench_table, "train": train_table, "memory_settings": memory_s
 # SOURCE a source's name (#RUN: the run whose JSON file is named RUN.json, for a source of several
 # runs); PATH dot-separated keys into its JSON, `list[key=value,...]` picking the one entry of the
 # list with those values (e.g. rows[shape=256x256x256].cycles, totals[device_spec=16x16].cycles);
-# FORMAT int (67,121), pct (97.6%), or text. The generator writes VALUE; --check fails where the
+# FORMAT int (67,121), pct (97.6%), d1 / d2 / d3 (1,234.5 with that many decimals), or text. The generator writes VALUE; --check fails where the
 # text differs from what the JSON gives.
-FIGURE = re.compile(r"<!-- fig (\S+) (\S+) (int|pct|text) -->(.*?)<!-- /fig -->")
+FIGURE = re.compile(r"<!-- fig (\S+) (\S+) (int|pct|d1|d2|d3|text) -->(.*?)<!-- /fig -->")
 SELECT = re.compile(r"^([A-Za-z_0-9]+)\[([^\]]+)\]$")
 PROSE_PAGES = ["README.md"] + sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md"))
 
@@ -376,6 +376,8 @@ def format_figure(value, form):
     return fmt(round(value))
   if form == "pct":
     return pct(value)
+  if form in ("d1", "d2", "d3"):
+    return f"{value:,.{form[1]}f}"
   return str(value)
 
 
