@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <string>
-#include <utility>
 #include <vector>
+
+#include "host/sweep.h"
 
 namespace mxu::host {
 namespace {
@@ -49,45 +49,36 @@ void AddEnergy(const EnergyTable& table, const Json& device, Json* row) {
 }
 
 Json EnergySummary(const EnergyTable& table, const Json& rows) {
-  std::vector<std::pair<uint64_t, uint64_t>> order;
-  std::map<std::pair<uint64_t, uint64_t>, Json> groups;
-  for (const Json& r : rows) {
-    const std::pair<uint64_t, uint64_t> key = {r.value("point", uint64_t{0}),
-                                               r["setting"].get<uint64_t>()};
-    if (!groups.count(key)) {
-      order.push_back(key);
-      Json g;
-      g["device_spec"] = r.value("device_spec", std::string("-"));
-      g["setting"] = r["setting"];
-      g["array_rows"] = r["array_rows"];
-      g["array_cols"] = r["array_cols"];
-      g["gemms"] = 0;
-      g["macs"] = uint64_t{0};
-      g["cycles"] = uint64_t{0};
-      for (const char* part : kParts) g[part] = 0.0;
-      g["area_mm2"] = r["device_area_mm2"];
-      groups[key] = g;
-    }
-    Json& g = groups[key];
-    g["gemms"] = g["gemms"].get<int>() + 1;
-    g["macs"] = g["macs"].get<uint64_t>() + r["macs"].get<uint64_t>();
-    g["cycles"] = g["cycles"].get<uint64_t>() + r["cycles"].get<uint64_t>();
-    for (const char* part : kParts) {
-      g[part] = g[part].get<double>() + r["energy"][part].get<double>();
-    }
-  }
   Json summary = Json::array();
   std::vector<double> times, energies, areas;
-  for (const auto& key : order) {
-    Json g = groups[key];
-    const double macs = g["macs"].get<double>(), uj = g["total_uj"].get<double>();
-    const double us = g["cycles"].get<double>() / table.clock_mhz;
-    g["pj_per_mac"] = macs > 0 ? uj * 1e6 / macs : 0.0;
-    g["tops_per_watt"] = uj > 0 ? 2 * macs / (uj * 1e6) : 0.0;
+  for (const std::vector<size_t>& group : GroupRows(rows)) {
+    const Json& first = rows[group[0]];
+    Json g;
+    g["device_spec"] = first.value("device_spec", std::string("-"));
+    g["setting"] = first["setting"];
+    g["array_rows"] = first["array_rows"];
+    g["array_cols"] = first["array_cols"];
+    g["gemms"] = group.size();
+    uint64_t macs = 0, cycles = 0;
+    for (size_t i : group) {
+      macs += rows[i]["macs"].get<uint64_t>(), cycles += rows[i]["cycles"].get<uint64_t>();
+    }
+    g["macs"] = macs;
+    g["cycles"] = cycles;
+    for (const char* part : kParts) {
+      double sum = 0;
+      for (size_t i : group) sum += rows[i]["energy"][part].get<double>();
+      g[part] = sum;
+    }
+    g["area_mm2"] = first["device_area_mm2"];
+    const double uj = g["total_uj"].get<double>();
+    const double us = double(cycles) / table.clock_mhz;
+    g["pj_per_mac"] = macs > 0 ? uj * 1e6 / double(macs) : 0.0;
+    g["tops_per_watt"] = uj > 0 ? 2 * double(macs) / (uj * 1e6) : 0.0;
     g["clock_mhz"] = table.clock_mhz;
     g["microseconds"] = us;
     // Work per area: ops a second over the estimated area.
-    g["tops_per_mm2"] = us > 0 ? 2 * macs / (us * 1e6) / g["area_mm2"].get<double>() : 0.0;
+    g["tops_per_mm2"] = us > 0 ? 2 * double(macs) / (us * 1e6) / g["area_mm2"].get<double>() : 0.0;
     times.push_back(us), energies.push_back(uj), areas.push_back(g["area_mm2"].get<double>());
     summary.push_back(g);
   }

@@ -44,37 +44,37 @@ MemoryTiming PointTiming(const MemoryTiming& base, unsigned bus_bytes, bool memo
   return timing;
 }
 
-Json SweepSummary(const Json& rows, double clock_mhz) {
-  // Groups in the order the rows came: by point, then memory setting.
-  std::vector<std::pair<uint64_t, uint64_t>> order;
-  std::map<std::pair<uint64_t, uint64_t>, Json> groups;
-  for (const Json& r : rows) {
-    const std::pair<uint64_t, uint64_t> key = {r.value("point", uint64_t{0}),
-                                               r["setting"].get<uint64_t>()};
-    if (!groups.count(key)) {
-      order.push_back(key);
-      Json g;
-      g["device_spec"] = r.value("device_spec", std::string("-"));
-      g["setting"] = r["setting"];
-      g["array_rows"] = r["array_rows"];
-      g["array_cols"] = r["array_cols"];
-      g["bus_bytes"] = r["bus_bytes"];
-      g["memory_bytes_per_cycle"] = r["bytes_per_cycle"];
-      g["memory_in_flight"] = r["max_in_flight"];
-      for (const char* key : {"gemms", "macs", "cycles", "dma_read_bytes", "dma_write_bytes"}) {
-        g[key] = uint64_t{0};
-      }
-      groups[key] = g;
-    }
-    Json& g = groups[key];
-    g["gemms"] = g["gemms"].get<uint64_t>() + 1;
-    for (const char* key : {"macs", "cycles", "dma_read_bytes", "dma_write_bytes"}) {
-      g[key] = g[key].get<uint64_t>() + r[key].get<uint64_t>();
-    }
+std::vector<std::vector<size_t>> GroupRows(const Json& rows) {
+  std::vector<std::vector<size_t>> groups;
+  std::map<std::pair<uint64_t, uint64_t>, size_t> index;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::pair<uint64_t, uint64_t> key = {rows[i].value("point", uint64_t{0}),
+                                               rows[i]["setting"].get<uint64_t>()};
+    const auto [at, added] = index.emplace(key, groups.size());
+    if (added) groups.emplace_back();
+    groups[at->second].push_back(i);
   }
+  return groups;
+}
+
+Json SweepSummary(const Json& rows, double clock_mhz) {
   Json summary = Json::array();
-  for (const auto& key : order) {
-    Json g = groups[key];
+  for (const std::vector<size_t>& group : GroupRows(rows)) {
+    const Json& first = rows[group[0]];
+    Json g;
+    g["device_spec"] = first.value("device_spec", std::string("-"));
+    g["setting"] = first["setting"];
+    g["array_rows"] = first["array_rows"];
+    g["array_cols"] = first["array_cols"];
+    g["bus_bytes"] = first["bus_bytes"];
+    g["memory_bytes_per_cycle"] = first["bytes_per_cycle"];
+    g["memory_in_flight"] = first["max_in_flight"];
+    g["gemms"] = group.size();
+    for (const char* key : {"macs", "cycles", "dma_read_bytes", "dma_write_bytes"}) {
+      uint64_t sum = 0;
+      for (size_t i : group) sum += rows[i][key].get<uint64_t>();
+      g[key] = sum;
+    }
     const double pes = g["array_rows"].get<double>() * g["array_cols"].get<double>();
     const double cycles = g["cycles"].get<double>();
     g["utilization"] = cycles > 0 ? g["macs"].get<double>() / (pes * cycles) : 0.0;

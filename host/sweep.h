@@ -21,6 +21,10 @@ std::vector<std::string> ParseSweep(const std::string& text);
 // (as scripts/port_width.sh does), so that a wide device is not starved of requests either.
 MemoryTiming PointTiming(const MemoryTiming& base, unsigned bus_bytes, bool memory_given);
 
+// The rows' indices grouped by device and memory setting ("point" where a sweep set it,
+// "setting"), the groups in the order their first rows came.
+std::vector<std::vector<size_t>> GroupRows(const nlohmann::ordered_json& rows);
+
 // One entry per device and memory setting of rows (by "point", "device_spec" where a sweep set
 // them, and "setting"): GEMMs, MACs, cycles, utilization (MACs / (PEs x cycles)), DMA bytes, and
 // milliseconds at clock_mhz.
