@@ -53,12 +53,7 @@ Json EnergySummary(const EnergyTable& table, const Json& rows) {
   std::vector<double> times, energies, areas;
   for (const std::vector<size_t>& group : GroupRows(rows)) {
     const Json& first = rows[group[0]];
-    Json g;
-    g["device_spec"] = first.value("device_spec", std::string("-"));
-    g["setting"] = first["setting"];
-    g["array_rows"] = first["array_rows"];
-    g["array_cols"] = first["array_cols"];
-    g["gemms"] = group.size();
+    Json g = GroupHeading(first, group.size());
     uint64_t macs = 0, cycles = 0;
     for (size_t i : group) {
       macs += rows[i]["macs"].get<uint64_t>(), cycles += rows[i]["cycles"].get<uint64_t>();

@@ -57,19 +57,24 @@ std::vector<std::vector<size_t>> GroupRows(const Json& rows) {
   return groups;
 }
 
+Json GroupHeading(const Json& first, size_t rows) {
+  Json g;
+  g["device_spec"] = first.value("device_spec", std::string("-"));
+  g["setting"] = first["setting"];
+  g["array_rows"] = first["array_rows"];
+  g["array_cols"] = first["array_cols"];
+  g["gemms"] = rows;
+  return g;
+}
+
 Json SweepSummary(const Json& rows, double clock_mhz) {
   Json summary = Json::array();
   for (const std::vector<size_t>& group : GroupRows(rows)) {
     const Json& first = rows[group[0]];
-    Json g;
-    g["device_spec"] = first.value("device_spec", std::string("-"));
-    g["setting"] = first["setting"];
-    g["array_rows"] = first["array_rows"];
-    g["array_cols"] = first["array_cols"];
+    Json g = GroupHeading(first, group.size());
     g["bus_bytes"] = first["bus_bytes"];
     g["memory_bytes_per_cycle"] = first["bytes_per_cycle"];
     g["memory_in_flight"] = first["max_in_flight"];
-    g["gemms"] = group.size();
     for (const char* key : {"macs", "cycles", "dma_read_bytes", "dma_write_bytes"}) {
       uint64_t sum = 0;
       for (size_t i : group) sum += rows[i][key].get<uint64_t>();

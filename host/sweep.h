@@ -25,6 +25,10 @@ MemoryTiming PointTiming(const MemoryTiming& base, unsigned bus_bytes, bool memo
 // "setting"), the groups in the order their first rows came.
 std::vector<std::vector<size_t>> GroupRows(const nlohmann::ordered_json& rows);
 
+// A group's heading, from its first row and its number of rows: device_spec ("-" outside a
+// sweep), setting, array_rows, array_cols, gemms.
+nlohmann::ordered_json GroupHeading(const nlohmann::ordered_json& first, size_t rows);
+
 // One entry per device and memory setting of rows (by "point", "device_spec" where a sweep set
 // them, and "setting"): GEMMs, MACs, cycles, utilization (MACs / (PEs x cycles)), DMA bytes, and
 // milliseconds at clock_mhz.
