@@ -17,6 +17,9 @@
 //        a valid/ready handshake: once valid is up without ready, valid stays up and payload
 //        does not change in the next cycle
 //   `MXU_ASSERT_STATIC(name, cond, msg)       elaboration-time check of parameters
+//   `MXU_COVER(name, prop, clk, rst_n)        counts the clock edges out of reset on which prop
+//        holds (a coverage point of a --coverage build, page v_user; nothing otherwise):
+//        scripts/coverage.sh reads the FSM's states and arcs from these (FsmState_*, FsmArc_*)
 `ifndef MXU_ASSERT_SVH
 `define MXU_ASSERT_SVH
 
@@ -28,6 +31,7 @@
 `define MXU_ASSERT_ONEHOT0(__name, __sig, __clk, __rst_n)
 `define MXU_ASSERT_KNOWN(__name, __sig, __clk, __rst_n)
 `define MXU_ASSERT_STABLE(__name, __valid, __ready, __payload, __clk, __rst_n)
+`define MXU_COVER(__name, __prop, __clk, __rst_n)
 `define MXU_ASSERT_STATIC(__name, __cond, __msg) \
   if (!(__cond)) begin : __name \
     $error(__msg); \
@@ -54,6 +58,9 @@
 `define MXU_ASSERT_STABLE(__name, __valid, __ready, __payload, __clk, __rst_n) \
   `MXU_ASSERT(__name, ((__valid) && !(__ready)) |=> ((__valid) && $stable(__payload)), \
               __clk, __rst_n)
+
+`define MXU_COVER(__name, __prop, __clk, __rst_n) \
+  __name: cover property (@(posedge __clk) disable iff (!(__rst_n)) (__prop));
 
 `define MXU_ASSERT_STATIC(__name, __cond, __msg) \
   if (!(__cond)) begin : __name \

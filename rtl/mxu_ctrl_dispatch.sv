@@ -259,6 +259,65 @@ module mxu_ctrl_dispatch #(
   // Engines are held in reset whenever no program runs.
   `MXU_ASSERT(ClearUnlessRun, (state_q != mxu_pkg::CtrlRun) |-> clear_q, clk_i, rst_ni)
 
+  // FSM coverage (scripts/coverage.sh reads FsmState_* and FsmArc_*): every state, and every
+  // arc of the state machine above; ArcKnown keeps the list complete (an arc added above without
+  // its cover here stops the simulations).
+  `MXU_COVER(FsmState_Idle, state_q == mxu_pkg::CtrlIdle, clk_i, rst_ni)
+  `MXU_COVER(FsmState_Clear, state_q == mxu_pkg::CtrlClear, clk_i, rst_ni)
+  `MXU_COVER(FsmState_Run, state_q == mxu_pkg::CtrlRun, clk_i, rst_ni)
+  `MXU_COVER(FsmState_DrainDone, state_q == mxu_pkg::CtrlDrainDone, clk_i, rst_ni)
+  `MXU_COVER(FsmState_DrainError, state_q == mxu_pkg::CtrlDrainError, clk_i, rst_ni)
+  `MXU_COVER(FsmState_DrainAbort, state_q == mxu_pkg::CtrlDrainAbort, clk_i, rst_ni)
+  // start
+  `MXU_COVER(FsmArc_Idle_Clear,
+             {state_q, state_d} == {mxu_pkg::CtrlIdle, mxu_pkg::CtrlClear}, clk_i, rst_ni)
+  // the program's address and count are legal
+  `MXU_COVER(FsmArc_Clear_Run,
+             {state_q, state_d} == {mxu_pkg::CtrlClear, mxu_pkg::CtrlRun}, clk_i, rst_ni)
+  // a misaligned command address or a zero count
+  `MXU_COVER(FsmArc_Clear_DrainError,
+             {state_q, state_d} == {mxu_pkg::CtrlClear, mxu_pkg::CtrlDrainError}, clk_i, rst_ni)
+  // a soft reset in the clear cycle
+  `MXU_COVER(FsmArc_Clear_DrainAbort,
+             {state_q, state_d} == {mxu_pkg::CtrlClear, mxu_pkg::CtrlDrainAbort}, clk_i, rst_ni)
+  // HALT dispatched
+  `MXU_COVER(FsmArc_Run_DrainDone,
+             {state_q, state_d} == {mxu_pkg::CtrlRun, mxu_pkg::CtrlDrainDone}, clk_i, rst_ni)
+  // an error
+  `MXU_COVER(FsmArc_Run_DrainError,
+             {state_q, state_d} == {mxu_pkg::CtrlRun, mxu_pkg::CtrlDrainError}, clk_i, rst_ni)
+  // a soft reset
+  `MXU_COVER(FsmArc_Run_DrainAbort,
+             {state_q, state_d} == {mxu_pkg::CtrlRun, mxu_pkg::CtrlDrainAbort}, clk_i, rst_ni)
+  // memory idle: done
+  `MXU_COVER(FsmArc_DrainDone_Idle,
+             {state_q, state_d} == {mxu_pkg::CtrlDrainDone, mxu_pkg::CtrlIdle}, clk_i, rst_ni)
+  // a soft reset while draining
+  `MXU_COVER(FsmArc_DrainDone_DrainAbort,
+             {state_q, state_d} == {mxu_pkg::CtrlDrainDone, mxu_pkg::CtrlDrainAbort}, clk_i, rst_ni)
+  // memory idle: error
+  `MXU_COVER(FsmArc_DrainError_Idle,
+             {state_q, state_d} == {mxu_pkg::CtrlDrainError, mxu_pkg::CtrlIdle}, clk_i, rst_ni)
+  // a soft reset while draining
+  `MXU_COVER(FsmArc_DrainError_DrainAbort,
+             {state_q, state_d} == {mxu_pkg::CtrlDrainError, mxu_pkg::CtrlDrainAbort},
+             clk_i, rst_ni)
+  // memory idle
+  `MXU_COVER(FsmArc_DrainAbort_Idle,
+             {state_q, state_d} == {mxu_pkg::CtrlDrainAbort, mxu_pkg::CtrlIdle}, clk_i, rst_ni)
+  `MXU_ASSERT(ArcKnown, state_d == state_q || {state_q, state_d} inside {
+                {mxu_pkg::CtrlIdle, mxu_pkg::CtrlClear}, {mxu_pkg::CtrlClear, mxu_pkg::CtrlRun},
+                {mxu_pkg::CtrlClear, mxu_pkg::CtrlDrainError},
+                {mxu_pkg::CtrlClear, mxu_pkg::CtrlDrainAbort},
+                {mxu_pkg::CtrlRun, mxu_pkg::CtrlDrainDone},
+                {mxu_pkg::CtrlRun, mxu_pkg::CtrlDrainError},
+                {mxu_pkg::CtrlRun, mxu_pkg::CtrlDrainAbort},
+                {mxu_pkg::CtrlDrainDone, mxu_pkg::CtrlIdle},
+                {mxu_pkg::CtrlDrainDone, mxu_pkg::CtrlDrainAbort},
+                {mxu_pkg::CtrlDrainError, mxu_pkg::CtrlIdle},
+                {mxu_pkg::CtrlDrainError, mxu_pkg::CtrlDrainAbort},
+                {mxu_pkg::CtrlDrainAbort, mxu_pkg::CtrlIdle}}, clk_i, rst_ni)
+
   logic unused_signals;
   assign unused_signals = ^{wl_count, dec_i, wl_rows_i, ld_status_i, wld_status_i, st_status_i};
 

@@ -23,6 +23,7 @@
 #include "golden/numerics.h"
 #include "tests/backends/program_harness.h"
 #include "tests/backends/random_program.h"
+#include "tests/backends/random_program_suites.h"
 #include "tests/driver/random_gemm.h"
 
 namespace mxu {
@@ -225,10 +226,13 @@ TEST(ModelAgreesWithRtl, RawPrograms) {
 
 // Random legal programs on both backends: the same outcome, the exact counters, every byte they
 // stored, CYCLES within the tolerance. MXU_RANDOM_PROGRAMS sets how many (the `soak` test: 10,000).
-void RandomPrograms(uint64_t first_seed, int count, bool integer) {
+void RandomPrograms(const testing::LegalProgramSuite& suite) {
+  const char* env = std::getenv("MXU_RANDOM_PROGRAMS");
+  const int count = env ? std::atoi(env) : suite.count;
+  const uint64_t first_seed = suite.first_seed;
+  const driver::DeviceConfig config = driver::ReadDeviceConfig(*g_rtl);
   backends::ModelDevice model;
-  testing::RandomProgramSpace space;
-  space.integer = integer;
+  const testing::RandomProgramSpace space;  // where the inputs and outputs are
   BitSource bits(first_seed);
   std::vector<uint8_t> input(space.input_bytes);
   for (auto& x : input) x = static_cast<uint8_t>(testing::RandomOperand(bits));
@@ -239,7 +243,9 @@ void RandomPrograms(uint64_t first_seed, int count, bool integer) {
   double rtl_cycles = 0, model_cycles = 0, worst = 0;
   for (int i = 0; i < count; ++i) {
     const uint64_t seed = first_seed + i;
-    const std::vector<isa::Instruction> program = testing::RandomProgram(seed, space);
+    const std::vector<isa::Instruction> program = testing::RandomProgram(
+        seed, testing::SpaceOf(suite, seed, static_cast<int>(config.ub_depth),
+                               static_cast<int>(config.acc_depth)));
     SCOPED_TRACE("random program, seed " + std::to_string(seed));
     g_rtl->WriteMemory(space.output, zeros.data(), zeros.size());
     model.WriteMemory(space.output, zeros.data(), zeros.size());
@@ -277,16 +283,15 @@ void RandomPrograms(uint64_t first_seed, int count, bool integer) {
       100 * worst);
 }
 
-TEST(ModelAgreesWithRtl, RandomPrograms) {
-  const char* env = std::getenv("MXU_RANDOM_PROGRAMS");
-  RandomPrograms(1000, env ? std::atoi(env) : 200, false);
-}
+TEST(ModelAgreesWithRtl, RandomPrograms) { RandomPrograms(testing::kLegalProgramSuites[0]); }
 
 // The same with the int8 mode's instructions mixed in (integer LOADs, MATMULs, requantizing
 // ACTIVATEs, STOREs of int8 lanes and int32 words).
-TEST(ModelAgreesWithRtl, RandomIntegerPrograms) {
-  const char* env = std::getenv("MXU_RANDOM_PROGRAMS");
-  RandomPrograms(3000, env ? std::atoi(env) : 150, true);
+TEST(ModelAgreesWithRtl, RandomIntegerPrograms) { RandomPrograms(testing::kLegalProgramSuites[1]); }
+
+// Both modes again, at the buffers' last rows and across the accumulators' banks.
+TEST(ModelAgreesWithRtl, RandomProgramsAtBufferEnds) {
+  RandomPrograms(testing::kLegalProgramSuites[2]);
 }
 
 // Random illegal programs: every error code, several forms of each, at a random place in a random
@@ -303,14 +308,15 @@ TEST(ModelAgreesWithRtl, RandomIllegalPrograms) {
   space.memory_bytes = g_rtl->memory_size();
   ASSERT_EQ(model.memory_size(), space.memory_bytes);
   const char* env = std::getenv("MXU_RANDOM_PROGRAMS");
-  const int per_code = env ? std::max(1, std::atoi(env) / 20) : 10;
   int compared = 0;
   for (uint32_t code = 1; code <= 10; ++code) {
+    const int per_code = env ? std::max(1, std::atoi(env) / 20)
+                             : testing::IllegalProgramsPerCode(static_cast<csr::ErrorCode>(code));
     for (int i = 0; i < per_code; ++i) {
-      const uint64_t seed = 5000 + 100 * code + i;
-      space.integer = i % 2 == 1;  // every other program has int8 instructions too
-      const std::vector<isa::Instruction> program =
-          testing::RandomProgram(seed, space, 16, static_cast<csr::ErrorCode>(code));
+      const uint64_t seed = testing::IllegalProgramSeed(code, i);
+      space.integer = testing::IllegalProgramIsInteger(i);
+      const std::vector<isa::Instruction> program = testing::RandomProgram(
+          seed, space, testing::kIllegalProgramLength, static_cast<csr::ErrorCode>(code));
       SCOPED_TRACE("illegal program " + std::string(csr::ErrorName(code)) + ", seed " +
                    std::to_string(seed));
       const Outcome r = testing::RunProgram(*g_rtl, program);

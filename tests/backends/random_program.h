@@ -38,7 +38,8 @@ struct RandomProgramSpace {
   uint64_t input_bytes = 0x10000;
   uint64_t output = 0x100000;  // where its STOREs go, each to a range of its own
   uint64_t output_bytes = 0x40000;
-  int ub_rows = 256, acc_rows = 128;  // the buffer rows used (a corner of each)
+  int ub_rows = 256, acc_rows = 128;  // the buffer rows used (a corner of each) ...
+  int ub_base = 0, acc_base = 0;      // ... from these rows (at the buffers' ends, across banks)
   int rows = 16, cols = 16;           // the array
   bool integer = false;               // the integer mode's instructions too
   // The whole buffers and host memory, for the illegal programs' out-of-range addresses.
@@ -265,15 +266,16 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
           trans ? uint64_t(lanes - 1) * stride + rows : uint64_t(rows - 1) * stride + lanes;
       const uint64_t size = integer ? 1 : 2;  // int8 bytes at any address
       const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / size - span));
-      p.push_back(isa::Load(isa::Buffer::kUb, rows, lanes, buf, s.input + size * elem, stride,
-                            trans, integer));
+      p.push_back(isa::Load(isa::Buffer::kUb, rows, lanes, s.ub_base + buf, s.input + size * elem,
+                            stride, trans, integer));
       mark(ub_written, buf, rows);
     } else if (kind == 2) {  // LOAD ACC (fp32 from the same random bytes)
       const int rows = pick(1, 32), lanes = pick(1, s.cols), buf = pick(0, s.acc_rows - rows);
       const uint32_t stride = pick(0, 2) == 0 ? 0 : pick(lanes, 40);
       const uint64_t span = uint64_t(rows - 1) * stride + lanes;
       const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 4 - span));
-      p.push_back(isa::Load(isa::Buffer::kAcc, rows, lanes, buf, s.input + 4 * elem, stride));
+      p.push_back(
+          isa::Load(isa::Buffer::kAcc, rows, lanes, s.acc_base + buf, s.input + 4 * elem, stride));
       mark(acc_written, buf, rows);
     } else if (kind <= 4 && unclaimed < 3) {  // LOAD WEIGHTS: plain or transposed; bf16 or int8
       const int rows = pick(1, s.rows), lanes = pick(1, s.cols);
@@ -295,7 +297,8 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       const bool accumulate = written(acc_written, acc, rows) && pick(0, 1) == 1;
       const bool new_weights = unclaimed > 0 && (!have_weights || pick(0, 1) == 1);
       const bool integer = s.integer && pick(0, 1) == 1;
-      p.push_back(isa::Matmul(rows, k_rows, ub, acc, accumulate, new_weights, integer));
+      p.push_back(isa::Matmul(rows, k_rows, s.ub_base + ub, s.acc_base + acc, accumulate,
+                              new_weights, integer));
       if (new_weights) --unclaimed, have_weights = true;
       mark(acc_written, acc, rows);
     } else if (kind == 7) {  // ACTIVATE: fp32 -> bf16 or, integer, requantization to int8
@@ -312,13 +315,16 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
         if (!acc_written[quant_row] || pick(0, 2) != 0) {
           const int lanes = pick(1, s.cols);
           const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 4 - lanes));
-          p.push_back(isa::Load(isa::Buffer::kAcc, 1, lanes, quant_row, s.input + 4 * elem, lanes));
+          p.push_back(isa::Load(isa::Buffer::kAcc, 1, lanes, s.acc_base + quant_row,
+                                s.input + 4 * elem, lanes));
           acc_written[quant_row] = true;
         }
-        p.push_back(isa::ActivateInteger(rows, acc, ub, relu, bias, bias ? bias_row : 0, quant_row,
+        p.push_back(isa::ActivateInteger(rows, s.acc_base + acc, s.ub_base + ub, relu, bias,
+                                         bias ? s.acc_base + bias_row : 0, s.acc_base + quant_row,
                                          pick(-128, 127)));
       } else {
-        p.push_back(isa::Activate(rows, acc, ub, relu, bias, bias ? bias_row : 0));
+        p.push_back(isa::Activate(rows, s.acc_base + acc, s.ub_base + ub, relu, bias,
+                                  bias ? s.acc_base + bias_row : 0));
       }
       mark(ub_written, ub, rows);
     } else if (kind == 8) {  // STORE, from UB or ACC, to host memory of its own
@@ -333,8 +339,9 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       const uint64_t at = out_next + (integer && !from_acc ? pick(0, 63) : 0);
       const uint64_t bytes = (uint64_t(rows - 1) * stride + lanes) * size;
       if (at + bytes > s.output + s.output_bytes) continue;
-      p.push_back(isa::Store(from_acc ? isa::Buffer::kAcc : isa::Buffer::kUb, rows, lanes, buf, at,
-                             stride, from_acc && pick(0, 1) == 1, integer));
+      p.push_back(isa::Store(from_acc ? isa::Buffer::kAcc : isa::Buffer::kUb, rows, lanes,
+                             (from_acc ? s.acc_base : s.ub_base) + buf, at, stride,
+                             from_acc && pick(0, 1) == 1, integer));
       out_next = (at + bytes + 63) & ~uint64_t{63};
     } else {
       p.push_back(isa::Sync());

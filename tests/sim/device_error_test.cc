@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tests/sim/device_test_util.h"
@@ -99,6 +100,50 @@ TEST_F(DeviceTest, RecoversAfterErrorsAndSoftReset) {
   EXPECT_FALSE(Dut().ReadCsr(csr::kStatus) & csr::kStatusBusy);
   const Outcome out = RunProgram(GemmProgram(g, config_, false));
   ExpectDone(out);
+  EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0);
+}
+
+// A soft reset at every cycle of a program's life: as it starts, while it runs, while it drains
+// its STOREs after HALT or after an error, and after it ended. Each time the device goes idle
+// within a bounded number of cycles, without an error or a done the program had not reached, and
+// then runs the next program correctly. (The state machine's abort arcs: FSM coverage,
+// docs/testing.md.)
+TEST_F(DeviceTest, SoftResetAtAnyCycleAbandonsTheProgram) {
+  const uint32_t lanes = config_.ub_lanes;
+  const Instruction load = isa::Load(Buffer::kUb, 32, lanes, 0, 0x20000, lanes);
+  const Instruction store = isa::Store(Buffer::kUb, 32, lanes, 0, 0x60000, 2 * lanes);
+  const std::vector<std::vector<Instruction>> programs = {
+      {load, store, isa::Halt()},                 // drains its STORE after HALT
+      {load, store, isa::Raw({0x77, 0, 0, 0})}};  // drains it after an illegal opcode
+  for (const auto& program : programs) {
+    const std::vector<uint8_t> bytes = testing::ProgramBytes(program);
+    Dut().memory().Write(kProgramAddr, bytes.data(), bytes.size());
+    // The program's length without a reset: the sweep runs past its end.
+    const uint64_t begin = Dut().cycle();
+    testing::StartProgram(Dut(), kProgramAddr, static_cast<uint32_t>(program.size()));
+    ASSERT_TRUE(Dut().RunUntilIrq(kWatchdog).completed);
+    const uint64_t length = Dut().cycle() - begin;
+    const uint32_t end_status = Dut().ReadCsr(csr::kStatus);
+    Dut().WriteCsr(csr::kCtrl, csr::kCtrlSoftReset);
+    for (uint64_t delay = 0; delay < length + 8; ++delay) {
+      SCOPED_TRACE("soft reset " + std::to_string(delay) + " cycles after the start");
+      testing::StartProgram(Dut(), kProgramAddr, static_cast<uint32_t>(program.size()));
+      Dut().RunCycles(delay);
+      Dut().WriteCsr(csr::kCtrl, csr::kCtrlSoftReset);
+      uint32_t status = Dut().ReadCsr(csr::kStatus);
+      for (int wait = 0; wait < 100 && (status & csr::kStatusBusy); ++wait) {
+        Dut().RunCycles(10);
+        status = Dut().ReadCsr(csr::kStatus);
+      }
+      ASSERT_FALSE(status & csr::kStatusBusy) << "still busy 1,000 cycles after the reset";
+      // Done or error only if the program got there: never one it did not reach.
+      EXPECT_EQ(status & ~end_status & (csr::kStatusDone | csr::kStatusError), 0u);
+      Dut().WriteCsr(csr::kCtrl, csr::kCtrlSoftReset);
+    }
+  }
+  const GemmCase g{20, static_cast<int>(config_.rows), static_cast<int>(config_.cols), false};
+  const GemmData d = WriteGemmInputs(g, 11);
+  ExpectDone(RunProgram(GemmProgram(g, config_, false)));
   EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0);
 }
 
