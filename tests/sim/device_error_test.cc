@@ -103,6 +103,33 @@ TEST_F(DeviceTest, RecoversAfterErrorsAndSoftReset) {
   EXPECT_EQ(CheckGemmOutputs(g, d, config_), 0);
 }
 
+// Host addresses keep all 48 bits through the fetch, the DMA engines and the error registers: a
+// program, a LOAD and a STORE at the top of the 48-bit space each stop with the memory error
+// naming that address. A command count with all 32 bits set runs a program to its HALT.
+TEST_F(DeviceTest, HostAddressesKeepAll48Bits) {
+  const uint64_t top = (uint64_t{1} << 48) - 256;  // bits 8 .. 47 set
+  Outcome out = RunProgram({}, top, 4);
+  ExpectError(out, csr::ErrorCode::kMemRead, 0);
+  EXPECT_EQ(out.error_addr, top);
+  out = RunProgram({isa::Load(Buffer::kUb, 4, 1, 0, top + 0xC0, 1), isa::Halt()});
+  ExpectError(out, csr::ErrorCode::kMemRead, 0);
+  EXPECT_EQ(out.error_addr >> 8, top >> 8);
+  out = RunProgram({isa::Store(Buffer::kUb, 4, 1, 0, top + 0xC0, 1), isa::Halt()});
+  ExpectError(out, csr::ErrorCode::kMemWrite, 0);
+  EXPECT_EQ(out.error_addr >> 8, top >> 8);
+  out = RunProgram({isa::Load(Buffer::kAcc, 4, 1, 0, top + 0xC0, 1), isa::Halt()});
+  ExpectError(out, csr::ErrorCode::kMemRead, 0);
+  EXPECT_EQ(out.error_addr >> 8, top >> 8);
+  out = RunProgram({isa::Store(Buffer::kAcc, 4, 1, 0, top + 0xC0, 1), isa::Halt()});
+  ExpectError(out, csr::ErrorCode::kMemWrite, 0);
+  EXPECT_EQ(out.error_addr >> 8, top >> 8);
+  // A misaligned program address is reported whole.
+  out = RunProgram({}, top + 0xF8, 4);
+  ExpectError(out, csr::ErrorCode::kMisaligned, 0);
+  EXPECT_EQ(out.error_addr, top + 0xF8);
+  ExpectDone(RunProgram({isa::Sync(), isa::Halt()}, kProgramAddr, UINT32_MAX - 1));
+}
+
 // A soft reset at every cycle of a program's life: as it starts, while it runs, while it drains
 // its STOREs after HALT or after an error, and after it ended. Each time the device goes idle
 // within a bounded number of cycles, without an error or a done the program had not reached, and
@@ -110,8 +137,8 @@ TEST_F(DeviceTest, RecoversAfterErrorsAndSoftReset) {
 // docs/testing.md.)
 TEST_F(DeviceTest, SoftResetAtAnyCycleAbandonsTheProgram) {
   const uint32_t lanes = config_.ub_lanes;
-  const Instruction load = isa::Load(Buffer::kUb, 32, lanes, 0, 0x20000, lanes);
-  const Instruction store = isa::Store(Buffer::kUb, 32, lanes, 0, 0x60000, 2 * lanes);
+  const Instruction load = isa::Load(Buffer::kUb, 8, lanes, 0, 0x20000, lanes);
+  const Instruction store = isa::Store(Buffer::kUb, 8, lanes, 0, 0x60000, 2 * lanes);
   const std::vector<std::vector<Instruction>> programs = {
       {load, store, isa::Halt()},                 // drains its STORE after HALT
       {load, store, isa::Raw({0x77, 0, 0, 0})}};  // drains it after an illegal opcode
@@ -129,6 +156,7 @@ TEST_F(DeviceTest, SoftResetAtAnyCycleAbandonsTheProgram) {
       SCOPED_TRACE("soft reset " + std::to_string(delay) + " cycles after the start");
       testing::StartProgram(Dut(), kProgramAddr, static_cast<uint32_t>(program.size()));
       Dut().RunCycles(delay);
+      EXPECT_LE(Dut().ReadCsr(csr::kPc), program.size());  // the next instruction to dispatch
       Dut().WriteCsr(csr::kCtrl, csr::kCtrlSoftReset);
       uint32_t status = Dut().ReadCsr(csr::kStatus);
       for (int wait = 0; wait < 100 && (status & csr::kStatusBusy); ++wait) {
