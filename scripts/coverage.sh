@@ -8,7 +8,7 @@
 #                                             FSM states and arcs; functional bins; waivers
 # The waivers (points left out, each with its reason) are scripts/coverage_waivers.txt. Not part
 # of the default suite (it rebuilds the device and runs slower than the normal build).
-#   scripts/coverage.sh                      all the regressions below, all cases
+#   scripts/coverage.sh                      the regressions named below, all cases
 #   scripts/coverage.sh --filter PATTERN     only the GoogleTest cases matching PATTERN
 #                                            (--gtest_filter syntax), for a quick look
 #   scripts/coverage.sh --json               the report as one JSON object on stdout (modules,
@@ -46,14 +46,15 @@ if [ -n "$json" ]; then exec 3>&1 1>&2; fi
 build=build-coverage
 out=$build/coverage
 # -O1: the instrumented model compiles in less time than at -O3 (its toggle points are several
-# times the code of the plain model) and runs the regressions about 100 times faster than at -O0.
+# times the code of the plain model) and runs the regressions ten times faster than at -O0 (the
+# device regression: 57 s, against 651 s).
 cmake -S . -B $build -G Ninja -Wno-dev -DMXU_COVERAGE=ON -DMXU_PYTHON=OFF -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
   -DMXU_EXHAUSTIVE=OFF -DMXU_COVERAGE_VERILATOR_ARGS="$scope" >/dev/null
 # device_test: the device regression; driver_gemm_test: tiled GEMMs of every option;
 # model_agreement_test: the random programs, legal and illegal (isa_coverage_test counts their
-# functional bins; it runs no RTL).
-tests=(device_test driver_gemm_test model_agreement_test)
+# functional bins; it runs no RTL); platform_test: the CSR port's error answers, the platform.
+tests=(device_test driver_gemm_test model_agreement_test platform_test)
 cmake --build $build -j"$(nproc)" --target "${tests[@]}" isa_coverage_test
 
 rm -rf "$out"

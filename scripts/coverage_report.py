@@ -70,7 +70,8 @@ def read_waivers(path):
         if not sep or len(parts) != 3 or parts[0] not in ("toggle", "line", "fsm") or not reason.strip():
             sys.exit(f"coverage_report.py: {path}:{number}: expected 'KIND MODULE PATTERN | REASON'")
         waivers.append({"kind": parts[0], "module": parts[1], "pattern": parts[2].strip(),
-                        "reason": reason.strip(), "points": 0, "covered": 0})
+                        "reason": reason.strip(), "points": 0, "covered": 0,
+                        "by_module": collections.Counter()})
     return waivers
 
 
@@ -91,20 +92,20 @@ BIT_RULE = re.compile(r"^(?P<signal>[^\[]+)\[(?P<rule>[^\]]*[a-z][^\]]*)\]$")
 
 
 def toggle_matches(name, pattern):
-    """A glob over the signal's name (every bit), or `signal[RULE]` with RULE a condition on the
+    """A glob over the signal's name (every bit), or `glob[RULE]` with RULE a condition on the
     bit i, e.g. `counters_q[i % 64 >= 32]` (the high half of each 64-bit counter)."""
     signal, _, bit = name.rpartition("[") if name.endswith("]") else (name, "", "")
     rule = BIT_RULE.match(pattern)
     if not rule:
         return fnmatch.fnmatchcase(signal, pattern)
-    if signal != rule["signal"] or not bit.rstrip("]").isdigit():
+    if not fnmatch.fnmatchcase(signal, rule["signal"]) or not bit.rstrip("]").isdigit():
         return False
     return bool(eval(rule["rule"], {"__builtins__": {}}, {"i": int(bit.rstrip("]"))}))
 
 
 def waiver_of(point, waivers):
     for w in waivers:
-        if w["module"] != point["module"]:
+        if not fnmatch.fnmatchcase(point["module"], w["module"]):
             continue
         if w["kind"] == "toggle" and point["kind"] == "toggle" and \
                 toggle_matches(point["name"], w["pattern"]):
@@ -136,6 +137,7 @@ def main():
         if w:
             w["points"] += 1
             w["covered"] += p["count"] > 0
+            w["by_module"][p["module"]] += 1
         if p["kind"] == "user":
             if p["name"].startswith("Fsm"):
                 fsm.append((p, w))
@@ -152,8 +154,8 @@ def main():
     modules = []
     for m in sorted({m for (_, m) in tally}):
         line, toggle = tally.get(("line", m), [0, 0]), tally.get(("toggle", m), [0, 0])
-        excluded = [{"kind": w["kind"], "pattern": w["pattern"], "points": w["points"],
-                     "reason": w["reason"]} for w in waivers if w["module"] == m and w["kind"] != "fsm"]
+        excluded = [{"kind": w["kind"], "pattern": w["pattern"], "points": w["by_module"][m],
+                     "reason": w["reason"]} for w in waivers if w["by_module"].get(m)]
         modules.append({"module": m, "line": round(frac(line), 4), "toggle": round(frac(toggle), 4),
                         "line_points": line, "toggle_points": toggle, "excluded": excluded,
                         "in_closure_set": m in CLOSURE_SET})
@@ -214,8 +216,8 @@ def main():
                      + (f"; missed: {' '.join(functional['missed'])}" if functional["missed"] else ""))
     lines.append("waived:")
     for w in waivers:
-        lines.append(f"  {w['kind']:6s} {w['module']:22s} {w['pattern']:28s} {w['points']:5d} points: "
-                     f"{w['reason']}")
+        lines.append(f"  {w['kind']} {w['module']} {w['pattern']}: {w['points']} points "
+                     f"({w['covered']} of them toggled anyway)")
     open(args.summary, "w").write("\n".join(lines) + "\n")
     if args.json:
         json.dump(report, sys.stdout, indent=1)
