@@ -46,6 +46,24 @@ TEST_F(DeviceTest, HaltAlone) {
   EXPECT_GT(out.counter(csr::Counter::kCycles), 0u);
 }
 
+// A program that starts one beat before a 4 KiB page and runs across it: the fetch splits its
+// bursts at the page (AXI bursts never cross one) and every instruction runs once, in order.
+TEST_F(DeviceTest, ProgramsRunAcrossA4KiBPage) {
+  const uint32_t lanes = config_.ub_lanes;
+  std::vector<uint16_t> row(lanes);
+  for (uint32_t j = 0; j < lanes; ++j) row[j] = static_cast<uint16_t>(0x3F80 + j);
+  WriteHost(0x20000, row.data(), row.size() * 2);
+  std::vector<Instruction> program(20, isa::Sync());
+  program[9] = isa::Load(Buffer::kUb, 1, lanes, 5, 0x20000, lanes);
+  program[14] = isa::Store(Buffer::kUb, 1, lanes, 5, 0x30000, lanes);
+  program.push_back(isa::Halt());
+  const uint64_t page = 0x3000, start = page - uint64_t(config_.bus_bytes);
+  const Outcome out = RunProgram(program, start);
+  ExpectDone(out);
+  EXPECT_EQ(out.counter(csr::Counter::kInstructions), program.size());
+  EXPECT_EQ(ReadHost<uint16_t>(0x30000, lanes), row);
+}
+
 // LOAD then STORE of the unified buffer through unaligned, strided host rows: every byte that
 // should move does, and the bytes between rows stay untouched.
 TEST_F(DeviceTest, LoadStoreUnifiedBufferRoundTrip) {
