@@ -42,7 +42,8 @@ fi
 
 # Run after scripts/setup.sh (the packages and the normal build's prerequisites). With --json,
 # stdout carries the report alone.
-if [ -n "$json" ]; then exec 3>&1 1>&2; fi
+exec 3>&1  # the report's stdout
+if [ -n "$json" ]; then exec 1>&2; fi
 build=build-coverage
 out=$build/coverage
 # -fno-split: Verilator 5.006's block splitting loses the taken side of an `if` in a combinational
@@ -80,12 +81,7 @@ verilator_coverage --write-info "$out/coverage.info" "$out/merged.dat"
 genhtml --quiet --output-directory "$out/html" --title "mxu device coverage" \
   "$out/coverage.info" >/dev/null
 
-if [ -n "$json" ]; then
-  python3 scripts/coverage_report.py "$out/merged.dat" scripts/coverage_waivers.txt \
-    "$out/summary.txt" --functional "$out/functional.json" --json >&3 || status=1
-else
-  python3 scripts/coverage_report.py "$out/merged.dat" scripts/coverage_waivers.txt \
-    "$out/summary.txt" --functional "$out/functional.json" || status=1
-fi
+python3 scripts/coverage_report.py "$out/merged.dat" scripts/coverage_waivers.txt \
+  "$out/summary.txt" --functional "$out/functional.json" $json >&3 || status=1
 echo "coverage: HTML report in $out/html/index.html, summary in $out/summary.txt"
 exit $status
