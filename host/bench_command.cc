@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +47,7 @@ struct BenchArgs {
   std::string sweep, roofline;
   float clock_mhz = 940;
   int rtl_sample = 0;
+  int jobs = 1;
   bool energy = false;
   int energy_node = 180;
   std::vector<std::string> command_line;
@@ -112,6 +114,10 @@ void AddRunOptions(CLI::App* cmd, BenchArgs& a) {
       ->allow_extra_args(false)
       ->default_str("");
   AddInteger(cmd, "--seed", &a.seed, 0, UINT64_MAX, "seed of the random operands");
+  AddInteger(cmd, "--jobs", &a.jobs, 1, 64,
+             "run the GEMMs of each memory setting in this many processes at once, each GEMM on a "
+             "device of its own (the same rows, cycles and bits; rows print in order): a whole "
+             "network on the RTL on every core");
   cmd->add_flag("--check", a.check,
                 "compare every output bit with the golden model (exit 1 on a mismatch)");
   cmd->add_option("--json", a.json,
@@ -277,6 +283,14 @@ Json RunOne(const BenchArgs& args, const BenchPlan& plan, size_t run, bool captu
   if (plan.sweeping) {
     point.device.device = plan.points[p], point.device.backend = "model";
     timing = PointTiming(timing, ParseDeviceSpec(plan.points[p]).bus_bytes, plan.memory_given);
+  }
+  if (args.jobs > 1 && plan.shapes.size() > 1) {
+    // The parent of the jobs opens no device: the children's rows come back to it.
+    return RunInChild(
+        [&] {
+          return RunSettingInJobs(point, plan.shapes, i, timing, static_cast<size_t>(args.jobs));
+        },
+        "memory setting " + TimingText(timing), capture);
   }
   return RunInChild([&] { return RunSetting(point, plan.shapes, i, timing); },
                     "memory setting " + TimingText(timing), capture);
@@ -482,6 +496,7 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
         "the time of the sweep's summary");
   }
   std::vector<Json> outs;
+  const auto start = std::chrono::steady_clock::now();
   if (!ranks || ranks->size() == 1) {
     outs = RunHere(args, plan);
   } else if (const std::optional<int> exit = RunOnRanks(args, plan, *ranks, &outs)) {
@@ -491,7 +506,9 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   const Json energy_summary = energy ? EnergySummary(*energy, results.rows) : Json();
   const Json rtl_sample =
       Given(cli, "--rtl-sample") ? RunRtlSample(args, plan, results.rows) : Json();
-  const BenchTotals totals = SumRows(results.rows, args.check);
+  BenchTotals totals = SumRows(results.rows, args.check);
+  totals.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  totals.jobs = args.jobs;
   PrintReport(args, plan, totals, results.rows, rtl_sample, energy ? &*energy : nullptr,
               energy_summary);
 

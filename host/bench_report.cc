@@ -135,6 +135,10 @@ void PrintSummary(const BenchTotals& t, size_t gemms, size_t settings, bool any_
       (unsigned long long)t.cycles, (unsigned long long)t.ideal, 100 * t.utilization_ideal(),
       (unsigned long long)t.bound, 100 * t.utilization_bound(), t.wall,
       Short(t.cycles_per_second()).c_str());
+  if (t.jobs > 1) {
+    std::printf("elapsed: %.2f s on %d jobs, %s cycles/s\n", t.elapsed, t.jobs,
+                Short(t.elapsed > 0 ? t.cycles / t.elapsed : 0).c_str());
+  }
 }
 
 Json SummaryJson(const BenchTotals& t, size_t gemms, bool check) {
@@ -147,6 +151,8 @@ Json SummaryJson(const BenchTotals& t, size_t gemms, bool check) {
   summary["utilization_bound"] = t.utilization_bound();
   summary["wall_seconds"] = t.wall;
   summary["sim_cycles_per_second"] = t.cycles_per_second();
+  summary["elapsed_seconds"] = t.elapsed;
+  summary["jobs"] = t.jobs;
   if (check) {
     summary["checked"] = t.checked;
     summary["mismatches"] = t.mismatches;

@@ -39,7 +39,11 @@ void PrintRow(const nlohmann::ordered_json& r, const BenchColumns& columns);
 // The sums over every row (checked and mismatches with --check only).
 struct BenchTotals {
   uint64_t cycles = 0, ideal = 0, bound = 0, checked = 0, mismatches = 0;
-  double wall = 0;
+  double wall = 0;  // the GEMMs' wall times added up
+  // The runs' wall time from the first GEMM's start to the last one's end, and the processes
+  // they ran on (--jobs): with jobs > 1, less than wall.
+  double elapsed = 0;
+  int jobs = 1;
   double utilization_ideal() const { return cycles ? double(ideal) / cycles : 0; }
   double utilization_bound() const { return cycles ? double(bound) / cycles : 0; }
   double cycles_per_second() const { return wall > 0 ? cycles / wall : 0; }

@@ -11,6 +11,7 @@
 #include "driver/gemm.h"
 #include "golden/float_vectors.h"
 #include "host/bench_report.h"
+#include "host/child_process.h"
 #include "host/gemm_operands.h"
 #include "host/gemm_progress.h"
 #include "host/gemm_result.h"
@@ -115,6 +116,52 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config,
   return r;
 }
 
+void PrintSettingHeading(const MemoryTiming& timing, const std::string& backend, unsigned rows,
+                         unsigned cols) {
+  std::printf("memory: %s (%s backend, %u x %u array)\n", TimingText(timing).c_str(),
+              backend.c_str(), rows, cols);
+}
+
+// On a terminal, while GEMMs run in parallel: how many are done and which are running.
+class JobsStatus {
+ public:
+  JobsStatus(const std::vector<BenchShape>& shapes, bool show) : shapes_(shapes), show_(show) {}
+  ~JobsStatus() { Clear(); }
+  JobsStatus(const JobsStatus&) = delete;
+  JobsStatus& operator=(const JobsStatus&) = delete;
+
+  void Started(size_t index) { running_.push_back(index), Show(); }
+  void Finished(size_t index) {
+    running_.erase(std::find(running_.begin(), running_.end(), index));
+    ++done_;
+  }
+  void Show() {
+    if (!show_) return;
+    std::string line =
+        std::to_string(done_) + " of " + std::to_string(shapes_.size()) + " GEMMs done; running:";
+    for (size_t index : running_) {
+      line += " " + shapes_[index].name + " (" + std::to_string(index + 1) + ")";
+    }
+    if (line.size() > 100) line = line.substr(0, 97) + "...";
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void Clear() {
+    if (!shown_) return;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    shown_ = false;
+  }
+
+ private:
+  const std::vector<BenchShape>& shapes_;
+  const bool show_;
+  std::vector<size_t> running_;
+  size_t done_ = 0;
+  bool shown_ = false;
+};
+
 }  // namespace
 
 Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& shapes,
@@ -127,8 +174,7 @@ Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& s
   const MemoryTiming timing = given.ForPort(config.bus_bytes);
   const BenchColumns columns = ColumnsFor(shapes);
   if (print) {
-    std::printf("memory: %s (%s backend, %u x %u array)\n", TimingText(timing).c_str(),
-                device->name(), config.rows, config.cols);
+    PrintSettingHeading(timing, device->name(), config.rows, config.cols);
     PrintHeader(columns);
   }
   Json out;
@@ -146,6 +192,48 @@ Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& s
     out["rows"].push_back(RunShape(run_on, config, options, setting, timing, shape));
     if (print) PrintRow(out["rows"].back(), columns);
   }
+  return out;
+}
+
+Json RunSettingInJobs(const BenchRunOptions& options, const std::vector<BenchShape>& shapes,
+                      size_t setting, const MemoryTiming& given, size_t jobs, bool print) {
+  const BenchColumns columns = ColumnsFor(shapes);
+  std::vector<Json> rows(shapes.size());
+  size_t printed = 0;  // rows print in the table's order, as soon as those before them are done
+  Json out;
+  JobsStatus status(shapes, print && isatty(STDERR_FILENO));
+  RunInChildren(
+      shapes.size(),
+      [&](size_t index) {
+        return RunSetting(options, {shapes[index]}, setting, given, /*print=*/false);
+      },
+      jobs,
+      [&](size_t index) {
+        return "GEMM " + std::to_string(index + 1) + " (" + shapes[index].name + ")";
+      },
+      [&](size_t index, Json part) {
+        status.Finished(index);
+        status.Clear();
+        if (out.is_null()) {
+          out["backend"] = part["backend"];
+          out["device"] = part["device"];
+          out["rows"] = Json::array();
+          if (print) {
+            const Json& d = part["device"];
+            PrintSettingHeading(given.ForPort(d["bus_bytes"].get<unsigned>()),
+                                part["backend"].get<std::string>(), d["array_rows"].get<unsigned>(),
+                                d["array_cols"].get<unsigned>());
+            PrintHeader(columns);
+          }
+        }
+        rows[index] = std::move(part["rows"][0]);
+        for (; printed < rows.size() && !rows[printed].is_null(); ++printed) {
+          if (print) PrintRow(rows[printed], columns);
+        }
+        status.Show();
+      },
+      /*capture_stdout=*/false, [&](size_t index) { status.Started(index); });
+  for (Json& row : rows) out["rows"].push_back(std::move(row));
   return out;
 }
 

@@ -30,6 +30,13 @@ nlohmann::ordered_json RunSetting(const BenchRunOptions& options,
                                   const std::vector<BenchShape>& shapes, size_t setting,
                                   const MemoryTiming& timing, bool print = true);
 
+// The same run with its GEMMs spread over `jobs` child processes, each GEMM on a device of its
+// own (`mxu bench --jobs`): the same rows, cycles and bits as RunSetting's, each row printed (with
+// print) once those before it are done; on a terminal, a line of which GEMMs are running.
+nlohmann::ordered_json RunSettingInJobs(const BenchRunOptions& options,
+                                        const std::vector<BenchShape>& shapes, size_t setting,
+                                        const MemoryTiming& timing, size_t jobs, bool print = true);
+
 }  // namespace mxu::host
 
 #endif  // MXU_HOST_BENCH_RUN_H_

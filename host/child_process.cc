@@ -1,13 +1,17 @@
 #include "host/child_process.h"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "driver/device.h"
 #include "host/cli.h"
@@ -17,14 +21,18 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// While a child runs: the signal that came, and the child to pass a SIGTERM on to (a terminal's
-// Ctrl-C reaches the whole process group, the child included; a SIGTERM may come to us alone).
+// While children run: the signal that came, and the children to pass a SIGTERM on to (a
+// terminal's Ctrl-C reaches the whole process group, the children included; a SIGTERM may come
+// to us alone).
+constexpr int kMaxChildren = 64;
 volatile sig_atomic_t g_signal = 0;
-volatile pid_t g_child = 0;
+volatile pid_t g_children[kMaxChildren] = {};
 
 void OnSignal(int signal) {
   g_signal = signal;
-  if (g_child > 0) kill(g_child, signal);
+  for (int i = 0; i < kMaxChildren; ++i) {
+    if (g_children[i] > 0) kill(g_children[i], signal);
+  }
 }
 
 // SIGINT and SIGTERM caught for its lifetime, the previous dispositions restored after.
@@ -39,7 +47,7 @@ class ScopedSignals {
     sigaction(SIGTERM, &action, &previous_term_);
   }
   ~ScopedSignals() {
-    g_child = 0;
+    for (int i = 0; i < kMaxChildren; ++i) g_children[i] = 0;
     sigaction(SIGINT, &previous_int_, nullptr);
     sigaction(SIGTERM, &previous_term_, nullptr);
   }
@@ -99,41 +107,66 @@ std::string ReadCaptured(FILE* captured) {
   _exit(0);
 }
 
-// Everything the child writes to fd, until it closes it.
-std::string ReadAll(int fd) {
+// A child at work: its process, the pipe its JSON comes back on (-1 once closed), what it has
+// written so far, its slot in g_children and its index among the works.
+struct Child {
+  pid_t pid = 0;
+  int fd = -1;
   std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  return text;
-}
+  int slot = 0;
+  size_t index = 0;
+};
 
-}  // namespace
-
-Json RunInChild(const std::function<Json()>& work, const std::string& what, bool capture_stdout) {
+Child StartChild(const std::function<Json()>& work, bool capture_stdout, int slot) {
   std::fflush(stdout);
   std::fflush(stderr);
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
-  ScopedSignals signals;
   const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
+  }
   if (pid == 0) {
     close(fds[0]);
     ChildMain(work, fds[1], capture_stdout);
   }
-  g_child = pid;
-  if (g_signal) kill(pid, g_signal);  // came between the fork and g_child
+  g_children[slot] = pid;
+  if (g_signal) kill(pid, g_signal);  // came between the fork and g_children
   close(fds[1]);
-  const std::string text = ReadAll(fds[0]);
+  Child child;
+  child.pid = pid, child.fd = fds[0], child.slot = slot;
+  return child;
+}
+
+// Reads what the child has written; false at the end of its pipe (then closed).
+bool ReadSome(Child* child) {
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = read(child->fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n > 0) {
+      child->text.append(buffer, static_cast<size_t>(n));
+      return true;
+    }
+    close(child->fd);
+    child->fd = -1;
+    return false;
+  }
+}
+
+int Reap(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  return status;
+}
+
+// The child's result once its pipe has closed, or its failure thrown.
+Json FinishChild(Child* child, const std::string& what) {
+  const int status = Reap(child->pid);
+  g_children[child->slot] = 0;
   const bool signalled =
       WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM);
   if (g_signal || signalled) {
@@ -142,18 +175,81 @@ Json RunInChild(const std::function<Json()>& work, const std::string& what, bool
         (g_signal == SIGTERM || (signalled && WTERMSIG(status) == SIGTERM) ? "SIGTERM" : "SIGINT") +
         ") during the run of " + what);
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text.empty()) {
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || child->text.empty()) {
     throw driver::DeviceError(
         "the run of " + what + " ended abnormally" +
         (WIFSIGNALED(status) ? " (signal " + std::to_string(WTERMSIG(status)) + ")" : ""));
   }
-  Json out = Json::parse(text);
+  Json out = Json::parse(child->text);
   if (out.contains("error")) {
     const std::string message = out["error"].get<std::string>();
     if (out["exit"].get<int>() == 2) throw UsageError(message);
     throw driver::DeviceError(message);
   }
   return out;
+}
+
+// After a failure: the children still running are stopped and reaped.
+void StopAll(std::vector<Child>* running) {
+  for (Child& child : *running) {
+    kill(child.pid, SIGTERM);
+    if (child.fd >= 0) close(child.fd);
+    Reap(child.pid);
+    g_children[child.slot] = 0;
+  }
+  running->clear();
+}
+
+}  // namespace
+
+void RunInChildren(size_t count, const std::function<Json(size_t)>& work, size_t jobs,
+                   const std::function<std::string(size_t)>& what,
+                   const std::function<void(size_t, Json)>& on_done, bool capture_stdout,
+                   const std::function<void(size_t)>& on_start) {
+  jobs = std::max<size_t>(1, std::min<size_t>(jobs, kMaxChildren));
+  ScopedSignals signals;
+  std::vector<Child> running;
+  size_t next = 0;
+  try {
+    while (next < count || !running.empty()) {
+      while (running.size() < jobs && next < count && !g_signal) {
+        int slot = 0;
+        while (g_children[slot] != 0) ++slot;
+        const size_t index = next++;
+        running.push_back(StartChild([&] { return work(index); }, capture_stdout, slot));
+        running.back().index = index;
+        if (on_start) on_start(index);
+      }
+      std::vector<pollfd> fds;
+      for (const Child& child : running) fds.push_back({child.fd, POLLIN, 0});
+      if (poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno == EINTR) continue;
+        throw std::runtime_error("poll: " + std::string(std::strerror(errno)));
+      }
+      for (size_t k = 0; k < running.size();) {
+        if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)) || ReadSome(&running[k])) {
+          ++k;
+          continue;
+        }
+        Child done = std::move(running[k]);
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+        fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(k));
+        Json out = FinishChild(&done, what(done.index));
+        on_done(done.index, std::move(out));
+      }
+    }
+  } catch (...) {
+    StopAll(&running);
+    throw;
+  }
+}
+
+Json RunInChild(const std::function<Json()>& work, const std::string& what, bool capture_stdout) {
+  Json result;
+  RunInChildren(
+      1, [&](size_t) { return work(); }, 1, [&](size_t) { return what; },
+      [&](size_t, Json out) { result = std::move(out); }, capture_stdout);
+  return result;
 }
 
 }  // namespace mxu::host

@@ -4,6 +4,7 @@
 #ifndef MXU_HOST_CHILD_PROCESS_H_
 #define MXU_HOST_CHILD_PROCESS_H_
 
+#include <cstddef>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -24,6 +25,17 @@ struct Interrupted : std::runtime_error {
 // "stdout" instead of reaching stdout. Interrupted when SIGINT or SIGTERM stopped the run.
 nlohmann::ordered_json RunInChild(const std::function<nlohmann::ordered_json()>& work,
                                   const std::string& what, bool capture_stdout = false);
+
+// Runs work(0) .. work(count - 1), each in a child process of its own, at most `jobs` at once,
+// started in index order; on_done(i, result) is called here as each finishes (in the order they
+// finish), and on_start(i), where given, as each starts. A failure, or a signal, stops the
+// children still running and is thrown as RunInChild throws it; what(i) names run i in the
+// message.
+void RunInChildren(size_t count, const std::function<nlohmann::ordered_json(size_t)>& work,
+                   size_t jobs, const std::function<std::string(size_t)>& what,
+                   const std::function<void(size_t, nlohmann::ordered_json)>& on_done,
+                   bool capture_stdout = false,
+                   const std::function<void(size_t)>& on_start = nullptr);
 
 }  // namespace mxu::host
 

@@ -50,8 +50,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "docs" / "figures" / "sources.json"
 
 # Per row of `mxu bench --json`: machine-dependent, neither shown nor compared.
-MACHINE_DEPENDENT = ("wall_seconds", "sim_cycles_per_second", "steps_per_second",
-                     "samples_per_second")
+MACHINE_DEPENDENT = ("wall_seconds", "elapsed_seconds", "sim_cycles_per_second",
+                     "steps_per_second", "samples_per_second")
 # Per row: what the same build, command and seed always give (the model's cycles are exact and
 # repeatable; the utilizations follow from them).
 ROW_KEYS = ("setting", "name", "shape", "m", "k", "n", "ta", "tb", "bias", "relu", "dtype", "macs",
@@ -523,10 +523,13 @@ def strip_machine_dependent(data, command):
 def write_json(path, data):
   """Indented, but a list of flat objects (rows, layers) one object per line: a smaller file
   whose diffs still show what moved."""
+  def scalar_or_small_dict(y):  # a row's counters by name (buffer_accesses) stay on its line
+    return not isinstance(y, list) and (not isinstance(y, dict) or not any(
+        isinstance(z, (dict, list)) for z in y.values()))
+
   def flat(v):
     return isinstance(v, list) and v and all(
-        isinstance(x, dict) and not any(isinstance(y, (dict, list)) for y in x.values())
-        for x in v)
+        isinstance(x, dict) and all(scalar_or_small_dict(y) for y in x.values()) for x in v)
   parts = []
   for key, value in data.items():
     if flat(value):

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tests/host/mxu_cli.h"
@@ -148,13 +149,14 @@ TEST(MxuBenchCli, SettingsWithTheSameBarsShareAPanel) {
 }
 
 // Issue 42: a bench on the RTL stops cleanly at Ctrl-C (SIGINT to the whole process group, as a
-// terminal sends it) or at a SIGTERM to mxu alone (passed on to the run's child): one line saying
-// so, exit status 130, and no --json written.
-class MxuBenchInterrupt : public ::testing::TestWithParam<int> {};
+// terminal sends it) or at a SIGTERM to mxu alone (passed on to the run's child, and by it to
+// the --jobs' children): one line saying so, exit status 130, and no --json written.
+class MxuBenchInterrupt : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(MxuBenchInterrupt, StopsWithOneLineAndWritesNothing) {
-  const int signal = GetParam();
-  const std::string tag = signal == SIGINT ? "int" : "term";
+  const int signal = std::get<0>(GetParam());
+  const std::string jobs = std::to_string(std::get<1>(GetParam()));
+  const std::string tag = (signal == SIGINT ? "int" : "term") + jobs;
   const std::string json_path = TempPath("interrupted_" + tag + ".json");
   const std::string err = TempPath("interrupted_" + tag + "_err.txt");
   std::remove(json_path.c_str());
@@ -165,8 +167,8 @@ TEST_P(MxuBenchInterrupt, StopsWithOneLineAndWritesNothing) {
     std::freopen(err.c_str(), "w", stderr);
     std::freopen("/dev/null", "w", stdout);
     // A 1024^3 GEMM on the RTL takes minutes: interrupted below.
-    execl(MXU_BINARY, MXU_BINARY, "bench", "--shape", "1024x1024x1024", "--json", json_path.c_str(),
-          static_cast<char*>(nullptr));
+    execl(MXU_BINARY, MXU_BINARY, "bench", "--shape", "1024x1024x1024", "--shape", "1024x1024x1023",
+          "--jobs", jobs.c_str(), "--json", json_path.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   setpgid(child, child);
@@ -185,7 +187,9 @@ TEST_P(MxuBenchInterrupt, StopsWithOneLineAndWritesNothing) {
   EXPECT_NE(access(json_path.c_str(), F_OK), 0) << "an interrupted bench wrote its JSON";
 }
 
-INSTANTIATE_TEST_SUITE_P(Signals, MxuBenchInterrupt, ::testing::Values(SIGINT, SIGTERM));
+INSTANTIATE_TEST_SUITE_P(Signals, MxuBenchInterrupt,
+                         ::testing::Combine(::testing::Values(SIGINT, SIGTERM),
+                                            ::testing::Values(1, 2)));
 
 // Issue 39: the default memory is as wide as the device's port (512 bytes here), in the rows,
 // the settings and the bound; a width given on the command line stands.

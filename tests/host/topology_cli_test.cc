@@ -80,6 +80,40 @@ TEST(MxuTopologyCli, ConvolutionLayersRunAsTheirIm2colGemms) {
   ExpectLayersMatchRows(j);
 }
 
+// Issue 42: --jobs runs the layers in parallel processes, each on a device of its own, on the RTL:
+// the same rows in the same order (every counter, cycle and bit, the wall times aside) as one
+// process, the table printed in the file's order, and the summary naming the jobs.
+TEST(MxuTopologyCli, JobsRunTheLayersInParallelWithTheSameRows) {
+  const std::string one = TempPath("jobs1.json"), three = TempPath("jobs3.json");
+  const std::string common = "bench --backend rtl --check --topology " + Data("conv_small.csv");
+  const CliResult r1 = RunMxu(common + " --json " + one);
+  ASSERT_EQ(r1.exit_code, 0) << r1.out << r1.err;
+  const CliResult r3 = RunMxu(common + " --jobs 3 --json " + three);
+  ASSERT_EQ(r3.exit_code, 0) << r3.out << r3.err;
+  json j1 = json::parse(ReadFile(one)), j3 = json::parse(ReadFile(three));
+  ASSERT_EQ(j1["rows"].size(), 3u);
+  ASSERT_EQ(j3["rows"].size(), 3u);
+  for (json* j : {&j1, &j3}) {
+    for (json& row : (*j)["rows"]) row.erase("wall_seconds"), row.erase("sim_cycles_per_second");
+  }
+  EXPECT_EQ(j1["rows"], j3["rows"]);
+  EXPECT_EQ(j3["summary"]["mismatches"], 0);
+  EXPECT_GT(j3["summary"]["checked"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j1["summary"]["jobs"], 1);
+  EXPECT_EQ(j3["summary"]["jobs"], 3);
+  EXPECT_EQ(j1["device"], j3["device"]);
+  // The table's rows in the file's order, then the elapsed line of the jobs.
+  const size_t a = r3.out.find("conv_a"), s2 = r3.out.find("conv_s2"),
+               pw = r3.out.find("pointwise");
+  ASSERT_NE(a, std::string::npos) << r3.out;
+  EXPECT_LT(a, s2);
+  EXPECT_LT(s2, pw);
+  EXPECT_NE(r3.out.find("memory: "), std::string::npos) << r3.out;
+  EXPECT_NE(r3.out.find("elapsed: "), std::string::npos) << r3.out;
+  EXPECT_NE(r3.out.find(" on 3 jobs"), std::string::npos) << r3.out;
+  ExpectLayersMatchRows(j3);
+}
+
 TEST(MxuTopologyCli, GemmLayersAreLayerMNK) {
   const std::string json_path = TempPath("gemm.json");
   const CliResult r =
