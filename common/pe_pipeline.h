@@ -15,9 +15,10 @@ constexpr uint32_t kPeMaxStages = 7;
 
 struct PePipeline {
   uint32_t stages = 1;
-  // From an activation entering a PE to its product at the adder (the multiplier's cuts and the
-  // register between multiplier and adder): delays a product, not the partial-sum chain.
-  uint32_t mul_cycles = 0;
+  // From an activation entering a PE to its product at the adder (the activation register the
+  // multiplier reads, the multiplier's cuts and the register between multiplier and adder):
+  // delays a product, not the partial-sum chain.
+  uint32_t mul_cycles = 1;
   // From a partial sum entering a PE to the PE's partial sum out: the chain's step per PE row,
   // so the array skews row r's activations by r x add_cycles.
   uint32_t add_cycles = 1;
@@ -26,8 +27,8 @@ struct PePipeline {
 // stages in [1, kPeMaxStages].
 constexpr PePipeline PePipelineOf(uint32_t stages) {
   // {stages, mul_cycles, add_cycles}, as the cuts of rtl/mxu_pkg.sv give them.
-  constexpr PePipeline kTable[kPeMaxStages] = {{1, 0, 1}, {2, 1, 1}, {3, 1, 2}, {4, 1, 3},
-                                               {5, 2, 3}, {6, 2, 4}, {7, 3, 4}};
+  constexpr PePipeline kTable[kPeMaxStages] = {{1, 1, 1}, {2, 2, 1}, {3, 2, 2}, {4, 2, 3},
+                                               {5, 3, 3}, {6, 3, 4}, {7, 4, 4}};
   return kTable[stages - 1];
 }
 
@@ -37,9 +38,10 @@ constexpr uint32_t ArrayLatency(uint32_t rows, uint32_t cols, const PePipeline& 
 }
 
 // Cycles a weight bank needs after its last row was issued before a commit may overwrite it: that
-// row reaches the bottom PE row (rows - 1) x add_cycles cycles after entering the array.
-constexpr uint32_t CommitGap(uint32_t rows, const PePipeline& pe) {
-  return (rows - 1) * pe.add_cycles + 1;
+// row reaches the bottom PE row (rows - 1) x add_cycles cycles after entering the array and is
+// multiplied a cycle later, from the PE's activation register (mxu_pkg::pe_commit_gap).
+constexpr uint32_t CommitGap(uint32_t rows, uint32_t add_cycles) {
+  return (rows - 1) * add_cycles + 2;
 }
 
 }  // namespace mxu

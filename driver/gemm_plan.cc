@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/pe_pipeline.h"
 #include "common/unit_latency.h"
 
 namespace mxu::driver {
@@ -93,7 +94,8 @@ Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmP
   // A device that reports no pipeline (0 cycles) is timed as a one-stage PE.
   const int add = std::max(1, static_cast<int>(cfg.pe_add_cycles));
   g.latency = g.rows * add + static_cast<int>(cfg.pe_mul_cycles) + g.cols - 1;
-  g.commit_gap = (g.rows - 1) * add + 1;
+  g.commit_gap =
+      static_cast<int>(CommitGap(static_cast<uint32_t>(g.rows), static_cast<uint32_t>(add)));
   g.in_bytes = spec.int8 ? 1 : 2;
   g.out_bytes = OutputBytes(spec.output);
   g.activated = spec.output == OutputType::kBf16 || int8_out;

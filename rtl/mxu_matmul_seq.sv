@@ -2,9 +2,9 @@
 // array, one per cycle, bound for consecutive accumulator rows (overwrite or accumulate); lanes
 // >= k_rows enter as zero. With new_weights it first commits the shadow into the free weight
 // bank, which needs the shadow loaded (shadow_ready_i, from mxu_wload_seq) and the bank it
-// overwrites drained: that bank's last row must have passed PE row Rows-1, which it reaches
-// (Rows-1) x Add cycles after entering the array (Add: the PE's partial-sum step,
-// mxu_pkg::pe_add_cycles). The row read from the unified buffer enters the array the cycle
+// overwrites drained: that bank's last row must have been multiplied in PE row Rows-1, which it
+// reaches (Rows-1) x Add cycles after entering the array (Add: the PE's partial-sum step,
+// mxu_pkg::pe_add_cycles) and multiplies a cycle later (mxu_pkg::pe_commit_gap). The row read from the unified buffer enters the array the cycle
 // after its read (act_*), with where its result goes (res_*: it travels beside the array).
 // An accumulating row waits while a row issued fewer than mxu_pkg::acc_add_cycles() cycles ago
 // is bound for the same accumulator row: that row's add is still in the accumulators' pipeline
@@ -20,7 +20,7 @@ module mxu_matmul_seq #(
   localparam int unsigned KWidth     = $clog2(Rows + 1),
   localparam int unsigned CountWidth = 16,
   // The cycles a bank needs after its last row entered before a commit may overwrite it.
-  localparam int unsigned CommitGap  = (Rows - 1) * mxu_pkg::pe_add_cycles(PeStages) + 1,
+  localparam int unsigned CommitGap  = mxu_pkg::pe_commit_gap(Rows, PeStages),
   localparam int unsigned IdleWidth  = $clog2(CommitGap + 1),
   // Rows remembered for the accumulation hazard: those issued in the last AddCycles - 1 cycles.
   localparam int unsigned Hist       = mxu_pkg::acc_add_cycles() - 1

@@ -5,9 +5,14 @@
 //
 // For every valid activation: psum_o = psum_i + act_i * weight[act_bank_i] (bf16 x bf16 -> fp32
 // exactly rounded, then fp32 add: docs/numerics.md), pipelined over Stages register stages
-// (mxu_pkg::pe_*_cuts). The weight is read as the activation enters; the multiply takes
-// pe_mul_cycles(Stages) cycles, so psum_i must arrive that many cycles after act_i, and psum_o
-// follows psum_i by pe_add_cycles(Stages). Stages = 1 is one cycle: psum_o <= psum_i + product.
+// (mxu_pkg::pe_*_cuts) after the activation register. The multiplier reads the activation from
+// that register (the one that passes it to the right) and the weight bank it names, one cycle
+// after the activation entered: no logic of the PE hangs off its inputs, so a column verilated on
+// its own evaluates its arithmetic once a cycle, with its clock, rather than on every change of
+// its inputs (docs/performance.md, "Array sizes"). The multiply takes pe_mul_cycles(Stages)
+// cycles counted from act_i, that register included, so psum_i must arrive that many cycles
+// after act_i, and psum_o follows psum_i by pe_add_cycles(Stages). Stages = 1: the product of
+// the registered activation and psum_o <= psum_i + product.
 //
 // The int8 mode (act_int8_i, travelling with each activation like its bank): psum_o = psum_i +
 // int8(act_i[7:0]) x int8(weight[7:0]) in wrapping int32, exact (docs/numerics.md). Its own small
@@ -62,7 +67,9 @@ module mxu_pe #(
   `MXU_ASSERT_STATIC(gen_stages_in_range, Stages >= 1 && Stages <= mxu_pkg::PeMaxStages,
                      "the PE has 1 to PeMaxStages pipeline stages")
 
-  assign weight = act_bank_i ? weight1_q : weight0_q;
+  // Read one cycle after the activation entered: a commit must leave the bank a cycle longer
+  // (mxu_pkg::pe_commit_gap).
+  assign weight = act_bank_q ? weight1_q : weight0_q;
 
   mxu_bf16_mul #(
     .FlushSubnormals(FlushSubnormals),
@@ -70,8 +77,8 @@ module mxu_pe #(
   ) u_mul (
     .clk_i,
     .rst_ni,
-    .valid_i  (act_valid_i && !act_int8_i),
-    .a_i      (act_i),
+    .valid_i  (act_valid_q && !act_int8_q),
+    .a_i      (act_q),
     .b_i      (weight),
     .valid_o  (mul_valid),
     .product_o(mul_product)
@@ -107,14 +114,15 @@ module mxu_pe #(
     logic [31:0] sum_now;
 
     // Sign-extended to 16 bits, where the product of two int8 values fits exactly.
-    assign act_wide    = {{8{act_i[7]}}, act_i[7:0]};
+    assign act_wide    = {{8{act_q[7]}}, act_q[7:0]};
     assign weight_wide = {{8{weight[7]}}, weight[7:0]};
     assign prod_now    = act_wide * weight_wide;
 
-    mxu_delay_line #(.Width(17), .Depth(MulCycles)) u_int_mul (
+    // The activation register is the first of the MulCycles.
+    mxu_delay_line #(.Width(17), .Depth(MulCycles - 1)) u_int_mul (
       .clk_i,
       .rst_ni,
-      .d_i({act_valid_i && act_int8_i, prod_now}),
+      .d_i({act_valid_q && act_int8_q, prod_now}),
       .q_o({prod_valid, prod})
     );
 

@@ -366,18 +366,27 @@ package mxu_pkg;
     endcase
   endfunction
 
-  // Cycles from a product's operands to the product at the adder, and from a partial sum entering
-  // a PE to the PE's partial sum out: the array skews row r by r x pe_add_cycles.
+  // Cycles from an activation entering a PE to its product at the adder (the activation register
+  // the multiplier reads, then the multiplier's cuts and the product register), and from a partial
+  // sum entering a PE to the PE's partial sum out: the array skews row r by r x pe_add_cycles.
   function automatic int unsigned pe_mul_cycles(int unsigned stages);
     logic [1:0] cuts;
     cuts = pe_mul_cuts(stages);
-    pe_mul_cycles = 32'(cuts[0]) + 32'(cuts[1]) + 32'(pe_product_cut(stages));
+    pe_mul_cycles = 1 + 32'(cuts[0]) + 32'(cuts[1]) + 32'(pe_product_cut(stages));
   endfunction
 
   function automatic int unsigned pe_add_cycles(int unsigned stages);
     logic [2:0] cuts;
     cuts = pe_add_cuts(stages);
     pe_add_cycles = 1 + 32'(cuts[0]) + 32'(cuts[1]) + 32'(cuts[2]);
+  endfunction
+
+  // Cycles a weight bank must see no new activation before a commit may overwrite it: the last
+  // activation on it reaches the bottom PE row (rows - 1) x pe_add_cycles cycles after entering
+  // the array and is multiplied a cycle later, from the PE's activation register; the commit
+  // lands at the end of its cycle.
+  function automatic int unsigned pe_commit_gap(int unsigned rows, int unsigned stages);
+    pe_commit_gap = (rows - 1) * pe_add_cycles(stages) + 2;
   endfunction
 
   // The accumulators' fp32 add, cut after each of its steps like the deepest PE's (align | sum |

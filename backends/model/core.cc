@@ -20,7 +20,7 @@ Core::Impl::Impl(Core& c)
       C(cfg.cols),
       L(cfg.ub_lanes()),
       latency(ArrayLatency(R, C, PePipelineOf(cfg.pe_stages))),
-      commit_gap(CommitGap(R, PePipelineOf(cfg.pe_stages))),
+      commit_gap(CommitGap(R, PePipelineOf(cfg.pe_stages).add_cycles)),
       beat_bytes(cfg.bus_bytes),
       slots_per_beat(cfg.bus_bytes / 16),
       ibuf_beats(std::max<uint64_t>(4, 256 / cfg.bus_bytes)) {}

@@ -210,11 +210,12 @@ TEST(Datapath, SingleTileTakesMPlusArrayLatencyPlusTwoPlusTheAdd) {
 // T tiles of M >= Rows rows, each with new weights, run back to back: fill and drain overlap and
 // the weight switch costs nothing, so T tiles take T*M + latency + 2 + A cycles, not T*(M +
 // latency + 2 + A); tiles shorter than A = kAccAddCycles, accumulating into the same rows, start
-// A apart. With a pipelined PE a commit also waits until the bank it overwrites has drained: tile
-// t >= 2 overwrites tile t-2's bank, whose last row reaches PE row Rows-1 (Rows-1) x add_cycles
-// cycles after entering, so tile t starts at max(start(t-1) + M, start(t-2) + M + (Rows-1) x
-// add_cycles): no bubble while M >= (Rows-1) x add_cycles (always at one stage). A tile is
-// accepted as its predecessor issues its last row.
+// A apart. A commit also waits until the bank it overwrites has drained: tile t >= 2 overwrites
+// tile t-2's bank, whose last row reaches PE row Rows-1 (Rows-1) x add_cycles cycles after
+// entering and is multiplied there a cycle later (from the PE's activation register), so tile t
+// starts at max(start(t-1) + M, start(t-2) + M + (Rows-1) x add_cycles + 1): no bubble while
+// M >= (Rows-1) x add_cycles + 1 (always at one stage). A tile is accepted as its predecessor
+// issues its last row.
 TEST(Datapath, BackToBackTilesOverlapFillDrainAndWeightSwitch) {
   Harness& dut = Dut();
   constexpr int kTiles = 4;
@@ -238,7 +239,7 @@ TEST(Datapath, BackToBackTilesOverlapFillDrainAndWeightSwitch) {
       // Each tile accumulates into the previous one's rows: no sooner than the add allows.
       start[t] = start[t - 1] + std::max<uint64_t>(m, kAccAddCycles);
       if (t >= 2) {
-        start[t] = std::max(start[t], start[t - 2] + m + uint64_t{kRows - 1} * kPe.add_cycles);
+        start[t] = std::max(start[t], start[t - 2] + m + uint64_t{kRows - 1} * kPe.add_cycles + 1);
       }
       const uint64_t gap = t == 1 ? m : start[t - 1] - start[t - 2];
       EXPECT_EQ(dut.mm_accepts()[t] - dut.mm_accepts()[t - 1], gap) << "bubble before tile " << t;
