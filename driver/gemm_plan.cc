@@ -219,15 +219,15 @@ GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {
   return best;
 }
 
-// One MATMUL of the loop nest, with the A tile (an instance: one load of one K tile of one M
-// block) it reads.
+// One MATMUL of the stream (of GEMM `job`), with the A tile (an instance: one load of one K tile
+// of one M block) it reads.
 struct Step {
-  int m0, rows, group, kt, n, a_instance;
+  int job, m0, rows, group, kt, n, a_instance;
   bool first_of_group;
 };
 
 struct AInstance {
-  int m0, rows, kt, first_use = -1, last_use = -1;
+  int job, m0, rows, kt, first_use = -1, last_use = -1;
 };
 
 // A result tile on its way out: into an out slot (then stored from there), into its resident
@@ -235,166 +235,236 @@ struct AInstance {
 // stored from the accumulators.
 struct Epilogue {
   enum Kind { kActivateToSlot, kActivateResident, kStoreUb, kStoreAcc } kind;
-  int m0, rows, n0, cols, acc_row, ub_row;
+  int job, m0, rows, n0, cols, acc_row, ub_row;
   uint64_t offset;
   double not_before;  // compute cycles emitted
-  bool ReadsAcc() const { return kind != kStoreUb; }
+  int quant_row;      // int8 output: the accumulator row its ACTIVATE reads the words from; else -1
+  bool ReadsAcc(int lo, int hi) const {
+    if (kind == kStoreUb) return false;
+    return (acc_row < hi && lo < acc_row + rows) ||
+           (kind != kStoreAcc && quant_row >= lo && quant_row < hi);
+  }
   bool Store() const { return kind == kStoreUb || kind == kStoreAcc; }
 };
 
+// One GEMM of the stream: its shape, operands, blocking and what its plan reports.
+struct Job {
+  Geometry g;
+  GemmSpec spec;
+  GemmAddresses addr;
+  GemmBlocking b;
+  int groups = 0;            // N groups per M block
+  int acc_group_offset = 0;  // where its accumulator regions' ring starts
+  int first_step = 0;
+  uint64_t out_offset = 0;
+  GemmPlan plan;  // outputs, blocking, groups, matmul_rows, output_elements
+};
+
+// Plans GEMMs as one instruction stream: the steps of GEMM i + 1 follow those of GEMM i, and
+// every look-ahead (A tiles, weight tiles, accumulator starts, deferred result stores) runs across
+// the boundary as it does between the tiles of one GEMM, so the next GEMM's loads overlap this
+// one's compute and drain. A tiles rotate through a ring of unified-buffer rows below the out
+// slots; each GEMM's accumulator groups continue the ring of regions where the one before left it.
 class Planner {
  public:
-  Planner(const Geometry& g, const GemmSpec& spec, const GemmAddresses& addr, const GemmBlocking& b)
-      : g_(g), spec_(spec), addr_(addr), b_(b) {}
+  explicit Planner(std::vector<Job> jobs) : jobs_(std::move(jobs)) {}
 
-  GemmPlan Build() {
+  std::vector<isa::Instruction> Build() {
     MakeSteps();
-    const int slots = g_.ASlots(b_.m_block);
-    plan_.blocking = b_;
-    if (g_.quant_row >= 0) {  // every N tile's quantization row, before any ACTIVATE
-      plan_.program.push_back(
-          isa::Load(isa::Buffer::kAcc, g_.n_tiles, g_.cols, g_.quant_row, addr_.quant, g_.cols));
-    }
     for (size_t s = 0; s < steps_.size(); ++s) {
       const Step& st = steps_[s];
+      const Job& job = jobs_[st.job];
+      if (static_cast<int>(s) == job.first_step && job.g.quant_row >= 0) {
+        // Every N tile's quantization row, before any of this GEMM's ACTIVATEs (and after the
+        // ACTIVATEs of GEMMs before it that read those rows).
+        FlushReaders(job.g.quant_row, job.g.quant_row + job.g.n_tiles);
+        Push(st.job, isa::Load(isa::Buffer::kAcc, job.g.n_tiles, job.g.cols, job.g.quant_row,
+                               job.addr.quant, job.g.cols));
+      }
       // This step's A tile, then its weights (what the MATMUL needs first), then the next A
       // tiles: a MATMUL waits at dispatch for its A tile, and nothing behind it moves meanwhile.
-      while (!g_.a_in_ub() && next_load_ <= st.a_instance) {
-        LoadA(next_load_++, slots, static_cast<int>(s));
-      }
+      while (next_load_ <= st.a_instance) LoadA(next_load_++, static_cast<int>(s));
       const int acc = AccRow(st);
       // A group's accumulator start (C0 or bias) is loaded a group ahead, so that its first
       // MATMUL does not wait a memory latency for it.
       if (st.first_of_group) {
-        const int group_index = static_cast<int>(group_starts_.size());
+        const int group_index = static_cast<int>(group_starts_++);
         if (group_index == 0) StartGroup(st);
-        group_starts_.push_back(static_cast<int>(s));
         if (group_index + 1 < static_cast<int>(group_first_.size())) {
           StartGroup(steps_[group_first_[group_index + 1]]);
         }
       }
-      if (st.kt == 0 && !(spec_.c0 || spec_.bias)) FlushReaders(acc, acc + st.rows);
+      const GemmSpec& spec = job.spec;
+      if (st.kt == 0 && !(spec.c0 || spec.bias)) FlushReaders(acc, acc + st.rows);
       LoadWeightsUpTo(std::min<int>(static_cast<int>(s) + kWeightLead, steps_.size() - 1));
-      if (!g_.a_in_ub()) Prefetch(slots, static_cast<int>(s) - 1);
+      Prefetch(static_cast<int>(s) - 1);
       Matmul(st, acc);
-      cycles_ += StepCycles(g_, st.rows);
-      if (st.kt == g_.k_tiles - 1) Finish(st, acc);
-      if (!g_.a_in_ub()) Prefetch(slots, static_cast<int>(s));
+      cycles_ += StepCycles(job.g, st.rows);
+      if (st.kt == job.g.k_tiles - 1) Finish(st, acc);
+      Prefetch(static_cast<int>(s));
       EmitDue(false);
     }
     EmitDue(true);
-    plan_.program.push_back(isa::Halt());
-    return std::move(plan_);
+    Push(-1, isa::Halt());
+    return std::move(program_);
   }
 
+  std::vector<Job>& jobs() { return jobs_; }
+  // The GEMM each instruction of the program belongs to (-1: the final HALT).
+  const std::vector<int>& owners() const { return owners_; }
+
  private:
-  int NStart(int n) const { return n * g_.cols; }
-  int NCols(int n) const { return std::min(g_.cols, spec_.n - NStart(n)); }
-  int KRows(int kt) const { return std::min(g_.rows, spec_.k - kt * g_.rows); }
+  static int NCols(const Job& j, int n) { return std::min(j.g.cols, j.spec.n - n * j.g.cols); }
+  static int KRows(const Job& j, int kt) { return std::min(j.g.rows, j.spec.k - kt * j.g.rows); }
   // Groups rotate through as many accumulator regions as fit, alternating between the two
   // halves (the accumulator banks), so that a group's stores have several groups' time to
   // drain before its region is overwritten, and never read the bank the array writes.
   int AccRow(const Step& st) const {
-    const int region_rows = b_.n_group * b_.m_block;
-    const int per_half = g_.acc_half / region_rows;
+    const Job& j = jobs_[st.job];
+    const int region_rows = j.b.n_group * j.b.m_block;
+    const int per_half = j.g.acc_half / region_rows;
     const int region =
-        (st.m0 / b_.m_block * groups_ + st.group + g_.place.acc_group_offset) % (2 * per_half);
-    return (region % 2) * g_.acc_half + (region / 2) * region_rows +
-           (st.n - st.group * b_.n_group) * b_.m_block;
+        (st.m0 / j.b.m_block * j.groups + st.group + j.acc_group_offset) % (2 * per_half);
+    return (region % 2) * j.g.acc_half + (region / 2) * region_rows +
+           (st.n - st.group * j.b.n_group) * j.b.m_block;
   }
 
   void MakeSteps() {
-    groups_ = CeilDiv(g_.n_tiles, b_.n_group);
-    for (int m0 = 0; m0 < spec_.m; m0 += b_.m_block) {
-      const int rows = std::min(b_.m_block, spec_.m - m0);
-      const int block = m0 / b_.m_block;
-      for (int grp = 0; grp < groups_; ++grp) {
-        const int n_end = std::min(g_.n_tiles, (grp + 1) * b_.n_group);
-        for (int kt = 0; kt < g_.k_tiles; ++kt) {
-          const int inst =
-              b_.a_resident ? block * g_.k_tiles + kt : (block * groups_ + grp) * g_.k_tiles + kt;
-          if (inst >= static_cast<int>(a_.size())) a_.push_back({m0, rows, kt});
-          for (int n = grp * b_.n_group; n < n_end; ++n) {
-            const int s = static_cast<int>(steps_.size());
-            if (a_[inst].first_use < 0) a_[inst].first_use = s;
-            a_[inst].last_use = s;
-            steps_.push_back({m0, rows, grp, kt, n, inst, kt == 0 && n == grp * b_.n_group});
+    int groups_so_far = 0;
+    ub_depth_ = jobs_[0].g.ub_depth;
+    for (const Job& j : jobs_) {
+      ub_depth_ = std::min(ub_depth_, j.g.ub_depth);
+      if (j.g.out_slots()) out_chunk_ = std::max(out_chunk_, j.b.m_block);
+    }
+    out_base_ = ub_depth_ - kOutSlots * out_chunk_;
+    a_limit_ = out_base_;
+    for (size_t ji = 0; ji < jobs_.size(); ++ji) {
+      Job& j = jobs_[ji];
+      j.groups = CeilDiv(j.g.n_tiles, j.b.n_group);
+      j.acc_group_offset = j.g.place.acc_group_offset + groups_so_far;
+      j.first_step = static_cast<int>(steps_.size());
+      j.plan.blocking = j.b;
+      const int first_a = static_cast<int>(a_.size());
+      for (int m0 = 0; m0 < j.spec.m; m0 += j.b.m_block) {
+        const int rows = std::min(j.b.m_block, j.spec.m - m0);
+        const int block = m0 / j.b.m_block;
+        for (int grp = 0; grp < j.groups; ++grp) {
+          const int n_end = std::min(j.g.n_tiles, (grp + 1) * j.b.n_group);
+          for (int kt = 0; kt < j.g.k_tiles; ++kt) {
+            int inst = -1;
+            if (!j.g.a_in_ub()) {
+              inst = first_a + (j.b.a_resident ? block * j.g.k_tiles + kt
+                                               : (block * j.groups + grp) * j.g.k_tiles + kt);
+              if (inst >= static_cast<int>(a_.size())) {
+                a_.push_back({static_cast<int>(ji), m0, rows, kt});
+              }
+            }
+            for (int n = grp * j.b.n_group; n < n_end; ++n) {
+              const int s = static_cast<int>(steps_.size());
+              if (inst >= 0) {
+                if (a_[inst].first_use < 0) a_[inst].first_use = s;
+                a_[inst].last_use = s;
+              }
+              const bool first = kt == 0 && n == grp * j.b.n_group;
+              if (first) group_first_.push_back(s);
+              steps_.push_back({static_cast<int>(ji), m0, rows, grp, kt, n, inst, first});
+            }
           }
         }
       }
+      j.plan.groups = static_cast<int>(group_first_.size()) - groups_so_far;
+      groups_so_far = static_cast<int>(group_first_.size());
     }
-    for (size_t s = 0; s < steps_.size(); ++s) {
-      if (steps_[s].first_of_group) group_first_.push_back(static_cast<int>(s));
-    }
-    plan_.groups = static_cast<int>(group_first_.size());
-    a_slot_row_.assign(a_.size(), 0);
+    a_row_.assign(a_.size(), -1);
     step_start_.assign(steps_.size() + 1, 0);
     for (size_t s = 0; s < steps_.size(); ++s) {
-      step_start_[s + 1] = step_start_[s] + StepCycles(g_, steps_[s].rows);
+      step_start_[s + 1] = step_start_[s] + StepCycles(jobs_[steps_[s].job].g, steps_[s].rows);
     }
   }
 
-  // The slot instance i uses was last used by instance i - slots; it may be overwritten once
-  // that instance's last MATMUL is in the program.
-  bool SlotFree(int inst, int slots, int emitted_step) const {
-    return inst < slots || a_[inst - slots].last_use <= emitted_step;
+  // The unified-buffer rows instance `inst` would be loaded into: the ring's next rows, from
+  // row 0 again where they would pass the A region's end, or where a GEMM with other block
+  // sizes begins (so that its tiles lie as its blocking assumed).
+  int RingRow(int inst) const {
+    const int chunk = jobs_[a_[inst].job].b.m_block;
+    int head = chunk == ring_chunk_ ? ring_head_ : 0;
+    if (head + chunk > a_limit_) head = 0;
+    return head;
   }
 
-  void LoadA(int inst, int slots, int step) {
-    if (!SlotFree(inst, slots, step - 1)) {
+  // Whether instance `inst` may be loaded once steps up to `emitted` are in the program: the
+  // rows it takes are read by no later step.
+  bool RowsFree(int inst, int emitted) const {
+    const int lo = RingRow(inst), hi = lo + jobs_[a_[inst].job].b.m_block;
+    for (int j : live_) {
+      const int jlo = a_row_[j], jhi = jlo + jobs_[a_[j].job].b.m_block;
+      if (jlo < hi && lo < jhi && a_[j].last_use > emitted) return false;
+    }
+    return true;
+  }
+
+  void LoadA(int inst, int step) {
+    if (!RowsFree(inst, step - 1)) {
       throw std::logic_error("GEMM planner: an A slot is reused before its last read");
     }
     const AInstance& a = a_[inst];
-    const int ub_row = (inst % slots) * b_.m_block;
-    const int k0 = a.kt * g_.rows, kr = KRows(a.kt);
-    auto& p = plan_.program;
-    if (spec_.trans_a) {  // A stored K x M: UB row i, lane j <- A[k0 + j][m0 + i]
-      p.push_back(isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
-                            addr_.a + 2ull * (uint64_t(k0) * spec_.m + a.m0), spec_.m, true));
-    } else if (spec_.packed) {  // whole zero-padded rows: one linear stream
-      p.push_back(
-          isa::Load(isa::Buffer::kUb, a.rows, g_.rows, ub_row,
-                    addr_.a + uint64_t(g_.in_bytes) * ((uint64_t(a.kt) * spec_.m + a.m0) * g_.rows),
-                    g_.rows, false, spec_.int8));
+    const Job& j = jobs_[a.job];
+    const GemmSpec& spec = j.spec;
+    const int ub_row = RingRow(inst);
+    const int k0 = a.kt * j.g.rows, kr = KRows(j, a.kt);
+    if (spec.trans_a) {  // A stored K x M: UB row i, lane j <- A[k0 + j][m0 + i]
+      Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
+                            j.addr.a + 2ull * (uint64_t(k0) * spec.m + a.m0), spec.m, true));
+    } else if (spec.packed) {  // whole zero-padded rows: one linear stream
+      Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, j.g.rows, ub_row,
+                            j.addr.a + uint64_t(j.g.in_bytes) *
+                                           ((uint64_t(a.kt) * spec.m + a.m0) * j.g.rows),
+                            j.g.rows, false, spec.int8));
     } else {
-      p.push_back(isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
-                            addr_.a + uint64_t(g_.in_bytes) * (uint64_t(a.m0) * spec_.k + k0),
-                            spec_.k, false, spec_.int8));
+      Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
+                            j.addr.a + uint64_t(j.g.in_bytes) * (uint64_t(a.m0) * spec.k + k0),
+                            spec.k, false, spec.int8));
     }
-    a_slot_row_[inst] = ub_row;
+    a_row_[inst] = ub_row;
+    ring_head_ = ub_row + j.b.m_block;
+    ring_chunk_ = j.b.m_block;
+    live_.erase(std::remove_if(live_.begin(), live_.end(),
+                               [&](int i) { return a_[i].last_use <= step - 1; }),
+                live_.end());
+    live_.push_back(inst);
   }
 
   // Loads A tiles ahead, once steps up to `emitted` are in the program: at least the next
   // step's tile and one more, and whatever is first needed within the lookahead.
-  void Prefetch(int slots, int emitted) {
+  void Prefetch(int emitted) {
     const int next = std::min<int>(emitted + 1, static_cast<int>(steps_.size()) - 1);
-    while (next_load_ < static_cast<int>(a_.size()) && SlotFree(next_load_, slots, emitted) &&
+    while (next_load_ < static_cast<int>(a_.size()) && RowsFree(next_load_, emitted) &&
            (next_load_ <= steps_[next].a_instance + 1 ||
             step_start_[a_[next_load_].first_use] - step_start_[emitted + 1] <= kLoadLookahead)) {
-      LoadA(next_load_++, slots, emitted + 1);
+      LoadA(next_load_++, emitted + 1);
     }
   }
 
   // A group's accumulators start from C0 or the bias (after their last readers are out).
   void StartGroup(const Step& st) {
-    if (!(spec_.c0 || spec_.bias)) return;
-    const int n_end = std::min(g_.n_tiles, (st.group + 1) * b_.n_group);
+    const Job& j = jobs_[st.job];
+    const GemmSpec& spec = j.spec;
+    if (!(spec.c0 || spec.bias)) return;
+    const int n_end = std::min(j.g.n_tiles, (st.group + 1) * j.b.n_group);
     for (int n = st.n; n < n_end; ++n) {
       Step tile = st;
       tile.n = n;
-      const int acc = AccRow(tile), nc = NCols(n);
+      const int acc = AccRow(tile), nc = NCols(j, n), n0 = n * j.g.cols;
       FlushReaders(acc, acc + st.rows);
-      if (spec_.c0 && spec_.packed) {  // N tiles of M whole rows: one linear stream
-        plan_.program.push_back(
-            isa::Load(isa::Buffer::kAcc, st.rows, g_.cols, acc,
-                      addr_.c0 + 4ull * ((uint64_t(n) * spec_.m + st.m0) * g_.cols), g_.cols));
-      } else if (spec_.c0) {
-        plan_.program.push_back(isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
-                                          addr_.c0 + 4ull * (uint64_t(st.m0) * spec_.n + NStart(n)),
-                                          spec_.n));
+      if (spec.c0 && spec.packed) {  // N tiles of M whole rows: one linear stream
+        Push(st.job,
+             isa::Load(isa::Buffer::kAcc, st.rows, j.g.cols, acc,
+                       j.addr.c0 + 4ull * ((uint64_t(n) * spec.m + st.m0) * j.g.cols), j.g.cols));
+      } else if (spec.c0) {
+        Push(st.job, isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
+                               j.addr.c0 + 4ull * (uint64_t(st.m0) * spec.n + n0), spec.n));
       } else {  // stride 0: every row reads the same bias vector
-        plan_.program.push_back(
-            isa::Load(isa::Buffer::kAcc, st.rows, nc, acc, addr_.bias + 4ull * NStart(n), 0));
+        Push(st.job, isa::Load(isa::Buffer::kAcc, st.rows, nc, acc, j.addr.bias + 4ull * n0, 0));
       }
     }
   }
@@ -404,68 +474,72 @@ class Planner {
   // only then would cost every MATMUL a memory latency. Up to three tiles wait unclaimed (the
   // shadow registers and the weight FIFO hold them), so each tile goes out two steps ahead.
   void LoadWeightsUpTo(int last_step) {
-    auto& p = plan_.program;
     for (; next_weights_ <= last_step; ++next_weights_) {
       const Step& st = steps_[next_weights_];
-      const int k0 = st.kt * g_.rows, kr = KRows(st.kt), n0 = NStart(st.n);
-      if (spec_.trans_b) {  // B stored N x K: weight row r, lane j <- B[n0 + j][k0 + r]
-        p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
-                              addr_.b + 2ull * (uint64_t(n0) * spec_.k + k0), spec_.k, true));
-      } else if (spec_.packed) {
-        p.push_back(
-            isa::Load(isa::Buffer::kWeights, kr, g_.cols, 0,
-                      addr_.b + uint64_t(g_.in_bytes) * ((uint64_t(st.n) * spec_.k + k0) * g_.cols),
-                      g_.cols, false, spec_.int8));
+      const Job& j = jobs_[st.job];
+      const GemmSpec& spec = j.spec;
+      const int k0 = st.kt * j.g.rows, kr = KRows(j, st.kt), n0 = st.n * j.g.cols;
+      if (spec.trans_b) {  // B stored N x K: weight row r, lane j <- B[n0 + j][k0 + r]
+        Push(st.job, isa::Load(isa::Buffer::kWeights, kr, NCols(j, st.n), 0,
+                               j.addr.b + 2ull * (uint64_t(n0) * spec.k + k0), spec.k, true));
+      } else if (spec.packed) {
+        Push(st.job, isa::Load(isa::Buffer::kWeights, kr, j.g.cols, 0,
+                               j.addr.b + uint64_t(j.g.in_bytes) *
+                                              ((uint64_t(st.n) * spec.k + k0) * j.g.cols),
+                               j.g.cols, false, spec.int8));
       } else {
-        p.push_back(isa::Load(isa::Buffer::kWeights, kr, NCols(st.n), 0,
-                              addr_.b + uint64_t(g_.in_bytes) * (uint64_t(k0) * spec_.n + n0),
-                              spec_.n, false, spec_.int8));
+        Push(st.job, isa::Load(isa::Buffer::kWeights, kr, NCols(j, st.n), 0,
+                               j.addr.b + uint64_t(j.g.in_bytes) * (uint64_t(k0) * spec.n + n0),
+                               spec.n, false, spec.int8));
       }
     }
   }
 
   void Matmul(const Step& st, int acc) {
-    const int kr = KRows(st.kt);
-    auto& p = plan_.program;
-    const bool accumulate = spec_.c0 || spec_.bias || st.kt > 0;
+    Job& j = jobs_[st.job];
+    const int kr = KRows(j, st.kt);
+    const bool accumulate = j.spec.c0 || j.spec.bias || st.kt > 0;
     const int ub_row =
-        g_.a_in_ub() ? g_.place.a_ub_row + st.kt * spec_.m + st.m0 : a_slot_row_[st.a_instance];
-    p.push_back(isa::Matmul(st.rows, kr, ub_row, acc, accumulate, true, spec_.int8));
-    plan_.matmul_rows += st.rows;
+        j.g.a_in_ub() ? j.g.place.a_ub_row + st.kt * j.spec.m + st.m0 : a_row_[st.a_instance];
+    Push(st.job, isa::Matmul(st.rows, kr, ub_row, acc, accumulate, true, j.spec.int8));
+    j.plan.matmul_rows += st.rows;
   }
 
   // The tile is complete: its way out is queued, to be issued once its MATMUL has finished.
   void Finish(const Step& st, int acc) {
-    const int nc = NCols(st.n);
-    const double due = cycles_ + kStoreLag + g_.latency + 1;
-    const int lanes = spec_.packed ? g_.cols : nc;  // whole tile rows stream
-    Epilogue e{Epilogue::kStoreAcc, st.m0, st.rows, NStart(st.n), lanes, acc, -1, out_offset_, due};
-    if (g_.place.store) {
-      plan_.outputs.push_back({st.m0, st.rows, NStart(st.n), nc, out_offset_, lanes});
-      out_offset_ += uint64_t(st.rows) * lanes;
-      plan_.output_elements = out_offset_;
+    Job& j = jobs_[st.job];
+    const int nc = NCols(j, st.n);
+    const double due = cycles_ + kStoreLag + j.g.latency + 1;
+    const int lanes = j.spec.packed ? j.g.cols : nc;  // whole tile rows stream
+    const int quant = j.g.quant_row >= 0 ? j.g.quant_row + st.n : -1;
+    Epilogue e{Epilogue::kStoreAcc, st.job, st.m0, st.rows, st.n * j.g.cols, lanes, acc, -1,
+               j.out_offset,        due,    quant};
+    if (j.g.place.store) {
+      j.plan.outputs.push_back({st.m0, st.rows, st.n * j.g.cols, nc, j.out_offset, lanes});
+      j.out_offset += uint64_t(st.rows) * lanes;
+      j.plan.output_elements = j.out_offset;
     }
-    if (g_.place.out_ub_row >= 0) {
+    if (j.g.place.out_ub_row >= 0) {
       Epilogue resident = e;
       resident.kind = Epilogue::kActivateResident;
-      resident.ub_row = g_.place.out_ub_row + st.n * spec_.m + st.m0;
-      resident.not_before = cycles_ + g_.latency + 1;  // no memory traffic: as soon as done
+      resident.ub_row = j.g.place.out_ub_row + st.n * j.spec.m + st.m0;
+      resident.not_before = cycles_ + j.g.latency + 1;  // no memory traffic: as soon as done
       pending_.push_back(resident);
     }
-    if (g_.place.store && !(g_.activated && g_.place.out_ub_row >= 0)) {
-      if (g_.activated) e.kind = Epilogue::kActivateToSlot;
+    if (j.g.place.store && !(j.g.activated && j.g.place.out_ub_row >= 0)) {
+      if (j.g.activated) e.kind = Epilogue::kActivateToSlot;
       pending_.push_back(e);
     }
   }
 
   void Emit(const Epilogue& e) {
-    auto& p = plan_.program;
+    const Job& j = jobs_[e.job];
     switch (e.kind) {
       case Epilogue::kActivateToSlot:
       case Epilogue::kActivateResident: {
         int ub_row = e.ub_row;
         if (e.kind == Epilogue::kActivateToSlot) {
-          ub_row = g_.ub_depth - g_.OutRows(b_.m_block) + (out_count_++ % kOutSlots) * b_.m_block;
+          ub_row = out_base_ + (out_count_++ % kOutSlots) * out_chunk_;
           // The slot's previous result must be on its way out first (program order).
           for (auto it = pending_.begin(); it != pending_.end(); ++it) {
             if (it->kind == Epilogue::kStoreUb && it->ub_row == ub_row) {
@@ -476,33 +550,34 @@ class Planner {
             }
           }
         }
-        if (spec_.int8) {
-          p.push_back(isa::ActivateInteger(e.rows, e.acc_row, ub_row, spec_.relu, false, 0,
-                                           g_.quant_row + e.n0 / g_.cols, spec_.zero_point));
+        if (j.spec.int8) {
+          Push(e.job, isa::ActivateInteger(e.rows, e.acc_row, ub_row, j.spec.relu, false, 0,
+                                           e.quant_row, j.spec.zero_point));
         } else {
-          p.push_back(isa::Activate(e.rows, e.acc_row, ub_row, spec_.relu, false));
+          Push(e.job, isa::Activate(e.rows, e.acc_row, ub_row, j.spec.relu, false));
         }
-        if (e.kind == Epilogue::kActivateToSlot || (g_.place.store && g_.activated)) {
+        if (e.kind == Epilogue::kActivateToSlot || (j.g.place.store && j.g.activated)) {
           Epilogue store = e;
           store.kind = Epilogue::kStoreUb;
           store.ub_row = ub_row;
-          store.not_before = cycles_ + e.rows + g_.cols;
+          store.not_before = cycles_ + e.rows + j.g.cols;
           pending_.push_back(store);
         }
         return;
       }
       case Epilogue::kStoreUb:
-        p.push_back(isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
-                               addr_.c + uint64_t(g_.out_bytes) * e.offset, e.cols, false,
-                               spec_.int8));
+        Push(e.job,
+             isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
+                        j.addr.c + uint64_t(j.g.out_bytes) * e.offset, e.cols, false, j.spec.int8));
         break;
       case Epilogue::kStoreAcc:
-        p.push_back(isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row, addr_.c + 4 * e.offset,
-                               e.cols, spec_.relu, spec_.int8));
+        Push(e.job, isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row,
+                               j.addr.c + 4 * e.offset, e.cols, j.spec.relu, j.spec.int8));
         break;
     }
     // The store engine is busy for the transfer and the write responses' latency.
-    next_store_ = cycles_ + kPlannerMemoryLatency + double(e.rows) * e.cols * g_.out_bytes / g_.bus;
+    next_store_ =
+        cycles_ + kPlannerMemoryLatency + double(e.rows) * e.cols * j.g.out_bytes / j.g.bus;
   }
 
   // Issues the queued epilogues that are due; stores are paced at the memory's bandwidth so that
@@ -519,9 +594,7 @@ class Planner {
   // Before accumulator rows [lo, hi) are overwritten, whatever still reads them leaves (with
   // everything queued before it, to keep the output order).
   void FlushReaders(int lo, int hi) {
-    const auto reads = [&](const Epilogue& e) {
-      return e.ReadsAcc() && e.acc_row < hi && lo < e.acc_row + e.rows;
-    };
+    const auto reads = [&](const Epilogue& e) { return e.ReadsAcc(lo, hi); };
     while (std::any_of(pending_.begin(), pending_.end(), reads)) {
       const Epilogue e = pending_.front();
       pending_.pop_front();
@@ -529,24 +602,28 @@ class Planner {
     }
   }
 
-  const Geometry& g_;
-  const GemmSpec& spec_;
-  const GemmAddresses& addr_;
-  const GemmBlocking b_;
-  GemmPlan plan_;
-  int groups_ = 0;
+  void Push(int job, const isa::Instruction& instruction) {
+    program_.push_back(instruction);
+    owners_.push_back(job);
+  }
+
+  std::vector<Job> jobs_;
+  std::vector<isa::Instruction> program_;
+  std::vector<int> owners_;
   std::vector<Step> steps_;
   std::vector<double> step_start_;
   std::vector<AInstance> a_;
-  std::vector<int> a_slot_row_;
+  std::vector<int> a_row_;  // the unified-buffer row each loaded instance went to
+  std::vector<int> live_;   // loaded instances whose rows may still be read
+  int ub_depth_ = 0, a_limit_ = 0, out_base_ = 0, out_chunk_ = 0;
+  int ring_head_ = 0, ring_chunk_ = 0;
   int next_load_ = 0;
-  std::vector<int> group_first_;   // the first step of each group
-  std::vector<int> group_starts_;  // groups begun so far
-  int next_weights_ = 0;           // the next step whose weight tile is to be loaded
-  double cycles_ = 0;              // compute cycles of the MATMULs emitted so far
-  double next_store_ = 0;          // when the store engine is expected free
+  std::vector<int> group_first_;  // the first step of each group
+  size_t group_starts_ = 0;       // groups begun so far
+  int next_weights_ = 0;          // the next step whose weight tile is to be loaded
+  double cycles_ = 0;             // compute cycles of the MATMULs emitted so far
+  double next_store_ = 0;         // when the store engine is expected free
   int out_count_ = 0;
-  uint64_t out_offset_ = 0;
   std::deque<Epilogue> pending_;
 };
 
@@ -590,27 +667,83 @@ uint64_t OutputElements(const DeviceConfig& cfg, const GemmSpec& spec) {
   return uint64_t(spec.m) * (spec.packed ? uint64_t(CeilDiv(spec.n, cols)) * cols : spec.n);
 }
 
-GemmPlan PlanGemmWith(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr,
-                      const GemmBlocking& blocking, const GemmPlacement& placement) {
+namespace {
+
+// One GEMM as a job of the planner (its blocking chosen when `blocking` is null).
+Job MakeJob(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr,
+            const GemmBlocking* blocking, const GemmPlacement& placement) {
   CheckSpec(spec);
   CheckPlacement(cfg, spec, placement);
-  const Geometry g = MakeGeometry(cfg, spec, placement);
-  if (!g.Fits(spec.m, blocking)) {
-    throw std::invalid_argument("GEMM blocking (M block " + std::to_string(blocking.m_block) +
-                                ", N group " + std::to_string(blocking.n_group) +
-                                ") does not fit the device's buffers");
+  Job job;
+  job.g = MakeGeometry(cfg, spec, placement);
+  job.spec = spec;
+  job.addr = addr;
+  if (blocking == nullptr) {
+    job.b = ChooseBlocking(job.g, spec);
+  } else {
+    if (!job.g.Fits(spec.m, *blocking)) {
+      throw std::invalid_argument("GEMM blocking (M block " + std::to_string(blocking->m_block) +
+                                  ", N group " + std::to_string(blocking->n_group) +
+                                  ") does not fit the device's buffers");
+    }
+    job.b = *blocking;
+    job.b.estimated_cycles = static_cast<uint64_t>(Estimate(job.g, spec, job.b));
   }
-  GemmBlocking b = blocking;
-  b.estimated_cycles = static_cast<uint64_t>(Estimate(g, spec, b));
-  return Planner(g, spec, addr, b).Build();
+  return job;
+}
+
+GemmPlan PlanOne(Job job) {
+  Planner planner({std::move(job)});
+  std::vector<isa::Instruction> program = planner.Build();
+  GemmPlan plan = std::move(planner.jobs()[0].plan);
+  plan.program = std::move(program);
+  return plan;
+}
+
+}  // namespace
+
+GemmPlan PlanGemmWith(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr,
+                      const GemmBlocking& blocking, const GemmPlacement& placement) {
+  return PlanOne(MakeJob(cfg, spec, addr, &blocking, placement));
 }
 
 GemmPlan PlanGemm(const DeviceConfig& cfg, const GemmSpec& spec, const GemmAddresses& addr,
                   const GemmPlacement& placement) {
-  CheckSpec(spec);
-  CheckPlacement(cfg, spec, placement);
-  const Geometry g = MakeGeometry(cfg, spec, placement);
-  return Planner(g, spec, addr, ChooseBlocking(g, spec)).Build();
+  return PlanOne(MakeJob(cfg, spec, addr, nullptr, placement));
+}
+
+GemmBatchPlan PlanGemmBatch(const DeviceConfig& cfg, const std::vector<GemmSpec>& specs,
+                            const std::vector<GemmAddresses>& addrs) {
+  if (specs.empty() || specs.size() != addrs.size()) {
+    throw std::invalid_argument("a GEMM batch needs a GEMM, and addresses for each");
+  }
+  std::vector<Job> jobs;
+  int out_chunk = 0, ub_depth = static_cast<int>(cfg.ub_depth);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    try {
+      jobs.push_back(MakeJob(cfg, specs[i], addrs[i], nullptr, {}));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("batch element " + std::to_string(i) + ": " + e.what());
+    }
+    if (jobs.back().g.out_slots()) out_chunk = std::max(out_chunk, jobs.back().b.m_block);
+  }
+  // The out slots take the top of the unified buffer for the largest M block among the GEMMs
+  // that use them; each GEMM's A tiles must still fit below.
+  const int a_limit = ub_depth - kOutSlots * out_chunk;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    if ((j.b.a_resident ? j.g.k_tiles : 1) * j.b.m_block > a_limit) {
+      throw std::invalid_argument("batch element " + std::to_string(i) +
+                                  ": its A tiles do not fit the unified buffer beside the "
+                                  "batch's result slots");
+    }
+  }
+  Planner planner(std::move(jobs));
+  GemmBatchPlan batch;
+  batch.program = planner.Build();
+  batch.owners = planner.owners();
+  for (Job& j : planner.jobs()) batch.gemms.push_back(std::move(j.plan));
+  return batch;
 }
 
 }  // namespace mxu::driver

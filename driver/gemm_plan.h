@@ -150,6 +150,20 @@ GemmPlan PlanGemm(const DeviceConfig& config, const GemmSpec& spec, const GemmAd
 GemmPlan PlanGemmWith(const DeviceConfig& config, const GemmSpec& spec, const GemmAddresses& addr,
                       const GemmBlocking& blocking, const GemmPlacement& placement = {});
 
+// Independent GEMMs as one program (a batch): one instruction stream in which each GEMM's first
+// loads (A tiles, weight tiles, accumulator starts) go out while the GEMM before it computes and
+// drains, as consecutive tiles of one GEMM do. Each GEMM's plan is what PlanGemm would report
+// for it (outputs, blocking, groups); the program is the batch's, ending with HALT. Throws
+// std::invalid_argument naming the element ("batch element i: ...") for one the device cannot
+// take, or whose A tiles do not fit beside the batch's result slots.
+struct GemmBatchPlan {
+  std::vector<isa::Instruction> program;
+  std::vector<GemmPlan> gemms;  // each without a program of its own
+  std::vector<int> owners;      // the GEMM each instruction belongs to (-1: the final HALT)
+};
+GemmBatchPlan PlanGemmBatch(const DeviceConfig& config, const std::vector<GemmSpec>& specs,
+                            const std::vector<GemmAddresses>& addrs);
+
 }  // namespace mxu::driver
 
 #endif  // MXU_DRIVER_GEMM_PLAN_H_

@@ -24,10 +24,14 @@ using isa::Instruction;
 constexpr uint64_t kA = 1ull << 36, kB = 2ull << 36, kBias = 3ull << 36, kC0 = 4ull << 36,
                    kC = 5ull << 36;
 
+// A batch's GEMM j has its operands kJob * j bytes above each operand's base.
+constexpr uint64_t kJob = 1ull << 30;
+
 struct Elem {  // what one buffer lane holds
   enum Kind { kNone, kZero, kA, kOut, kAcc } kind = kNone;
   int m = -1, n = -1, k = -1;  // kA: op(A)[m][k]; kAcc/kOut: C[m][n], K rows summed so far = k
   bool init = false;           // kAcc: started from C0 / bias
+  int job = 0;                 // the batch's GEMM it belongs to
 };
 
 DeviceConfig Config(int rows, int cols, int ub_depth, int acc_depth) {
@@ -45,11 +49,21 @@ DeviceConfig Config(int rows, int cols, int ub_depth, int acc_depth) {
 
 class Checker {
  public:
-  Checker(const DeviceConfig& c, const GemmSpec& s) : c_(c), s_(s) {}
+  Checker(const DeviceConfig& c, const GemmSpec& s) : c_(c), specs_{s} {}
+  // A batch (PlanGemmBatch): GEMM j's operands at kJob * j above each base.
+  Checker(const DeviceConfig& c, const std::vector<GemmSpec>& specs) : c_(c), specs_(specs) {}
 
-  // Returns "" when the plan is right, else the first problem found. A resident A (placement)
-  // is in the unified buffer before the program starts; a resident result must be there after.
   std::string Run(const GemmPlan& plan, const GemmPlacement& place = {}) {
+    return Run(plan.program, {plan}, place);
+  }
+  std::string Run(const GemmBatchPlan& batch) { return Run(batch.program, batch.gemms, {}); }
+
+  // Returns "" when the program is right, else the first problem found. A resident A
+  // (placement) is in the unified buffer before the program starts; a resident result must be
+  // there after.
+  std::string Run(const std::vector<Instruction>& program, const std::vector<GemmPlan>& plans,
+                  const GemmPlacement& place) {
+    const GemmSpec& s_ = specs_[0];
     const int lanes = static_cast<int>(c_.ub_lanes);
     ub_.assign(c_.ub_depth, std::vector<Elem>(lanes));
     acc_.assign(c_.acc_depth, std::vector<Elem>(c_.cols));
@@ -63,21 +77,29 @@ class Checker {
         }
       }
     }
-    stored_.assign(size_t(s_.m) * s_.n, 0);
-    out_of_.assign(OutputElements(c_, s_), {-1, -1});
-    for (const OutputBlock& b : plan.outputs) {
-      for (int i = 0; i < b.rows; ++i) {
-        for (int j = 0; j < b.cols; ++j)
-          out_of_.at(b.offset + uint64_t(i) * b.stride + j) = {b.m0 + i, b.n0 + j};
+    stored_.clear();
+    out_of_.clear();
+    for (size_t j = 0; j < specs_.size(); ++j) {
+      const GemmSpec& s = specs_[j];
+      stored_.emplace_back(size_t(s.m) * s.n, 0);
+      out_of_.emplace_back(OutputElements(c_, s), std::pair<int, int>{-1, -1});
+      for (const OutputBlock& b : plans.at(j).outputs) {
+        for (int i = 0; i < b.rows; ++i) {
+          for (int jj = 0; jj < b.cols; ++jj)
+            out_of_[j].at(b.offset + uint64_t(i) * b.stride + jj) = {b.m0 + i, b.n0 + jj};
+        }
       }
     }
-    for (size_t pc = 0; pc < plan.program.size() && error_.empty(); ++pc) {
+    for (size_t pc = 0; pc < program.size() && error_.empty(); ++pc) {
       pc_ = pc;
-      Execute(plan.program[pc], pc + 1 == plan.program.size());
+      Execute(program[pc], pc + 1 == program.size());
     }
-    for (size_t i = 0; i < stored_.size() && error_.empty(); ++i) {
-      if (stored_[i] != (place.store ? 1 : 0)) {
-        Fail("output " + std::to_string(i) + " stored " + std::to_string(stored_[i]) + " times");
+    for (size_t j = 0; j < specs_.size(); ++j) {
+      for (size_t i = 0; i < stored_[j].size() && error_.empty(); ++i) {
+        if (stored_[j][i] != (place.store ? 1 : 0)) {
+          Fail("GEMM " + std::to_string(j) + " output " + std::to_string(i) + " stored " +
+               std::to_string(stored_[j][i]) + " times");
+        }
       }
     }
     for (int t = 0; place.out_ub_row >= 0 && t * cl < s_.n && error_.empty(); ++t) {
@@ -101,9 +123,11 @@ class Checker {
   }
 
   // op(A)[m][k] at an element offset of A's stored layout (kZero for packing's padding).
-  Elem AAt(uint64_t e) const {
+  Elem AAt(int job, uint64_t e) const {
+    const GemmSpec& s_ = specs_[job];
     Elem x;
     x.kind = Elem::kA;
+    x.job = job;
     const int r = static_cast<int>(c_.rows);
     if (s_.trans_a) {
       x.k = int(e / s_.m), x.m = int(e % s_.m);
@@ -117,9 +141,11 @@ class Checker {
     return x;
   }
   // op(B)[k][n], as an Elem with m = k.
-  Elem BAt(uint64_t e) const {
+  Elem BAt(int job, uint64_t e) const {
+    const GemmSpec& s_ = specs_[job];
     Elem x;
     x.kind = Elem::kA;
+    x.job = job;
     const int cl = static_cast<int>(c_.cols);
     if (s_.trans_b) {
       x.n = int(e / s_.k), x.k = int(e % s_.k);
@@ -162,7 +188,9 @@ class Checker {
       if (!InRange(buf, rows, c_.ub_depth, "UB load")) return;
       for (uint64_t i = 0; i < rows; ++i) {
         for (uint64_t j = 0; j < ub_[0].size(); ++j) {
-          ub_[buf + i][j] = j < lanes ? AAt((host - kA) / 2 + element(i, j)) : Elem{Elem::kZero};
+          ub_[buf + i][j] =
+              j < lanes ? AAt(int((host - kA) / kJob), (host - kA) % kJob / 2 + element(i, j))
+                        : Elem{Elem::kZero};
         }
       }
     } else if (target == isa::Buffer::kWeights) {
@@ -171,7 +199,8 @@ class Checker {
       std::vector<Elem> tile(size_t(c_.rows) * c_.cols, Elem{Elem::kZero});
       for (uint64_t r = 0; r < rows; ++r) {
         for (uint64_t j = 0; j < lanes; ++j)
-          tile[r * c_.cols + j] = BAt((host - kB) / 2 + element(r, j));
+          tile[r * c_.cols + j] =
+              BAt(int((host - kB) / kJob), (host - kB) % kJob / 2 + element(r, j));
       }
       weights_.push_back(tile);
       if (weights_.size() - (has_current_ ? 1 : 0) > 3) Fail("a fourth weight tile waits");
@@ -185,7 +214,9 @@ class Checker {
           if (j >= lanes)
             x.kind = Elem::kZero;
           else if (host >= kC0 && host < kC) {
-            const uint64_t e = (host - kC0) / 4 + i * stride + j;
+            x.job = int((host - kC0) / kJob);
+            const GemmSpec& s_ = specs_[x.job];
+            const uint64_t e = (host - kC0) % kJob / 4 + i * stride + j;
             if (s_.packed) {  // N tiles of M x cols
               const uint64_t cl = c_.cols, tile = e / (uint64_t(s_.m) * cl),
                              in = e % (uint64_t(s_.m) * cl);
@@ -196,7 +227,8 @@ class Checker {
             }
           } else if (host >= kBias && host < kC0) {
             if (stride != 0) Fail("bias load with a stride");
-            x.n = int((host - kBias) / 4 + j);  // m: whichever MATMUL comes
+            x.job = int((host - kBias) / kJob);
+            x.n = int((host - kBias) % kJob / 4 + j);  // m: whichever MATMUL comes
           } else {
             Fail("ACC load from neither C0 nor the bias");
           }
@@ -229,12 +261,14 @@ class Checker {
       }
     }
     if (w[0].kind != Elem::kA) return Fail("weight tile without data");
+    const int job = w[0].job;
+    const GemmSpec& s_ = specs_[job];
     if (kr != uint64_t(std::min<int>(c_.rows, s_.k - k0)))
       return Fail("k_rows does not match the tile");
     for (uint64_t i = 0; i < rows; ++i) {
       const std::vector<Elem>& a = ub_[ub + i];
       for (uint64_t j = 0; j < kr; ++j) {
-        if (a[j].kind != Elem::kA || a[j].m != a[0].m || a[j].k != k0 + int(j)) {
+        if (a[j].kind != Elem::kA || a[j].m != a[0].m || a[j].k != k0 + int(j) || a[j].job != job) {
           return Fail("UB row " + std::to_string(ub + i) + " is not A's K tile " +
                       std::to_string(k0));
         }
@@ -248,9 +282,9 @@ class Checker {
         }
         if (!accumulate) {
           if (k0 != 0) return Fail("overwrite with K tile " + std::to_string(k0));
-          out = Elem{Elem::kAcc, a[0].m, b.n, 0, false};
+          out = Elem{Elem::kAcc, a[0].m, b.n, 0, false, job};
         } else if (out.kind != Elem::kAcc || out.n != b.n || (out.m >= 0 && out.m != a[0].m) ||
-                   out.k != k0) {
+                   out.k != k0 || out.job != job) {
           return Fail("accumulation out of order at ACC row " + std::to_string(acc + i));
         }
         out.m = a[0].m;
@@ -260,7 +294,8 @@ class Checker {
   }
 
   bool Complete(const Elem& x) const {
-    return x.kind == Elem::kAcc && x.k == s_.k && x.init == (s_.c0 || s_.bias);
+    const GemmSpec& s = specs_[x.job];
+    return x.kind == Elem::kAcc && x.k == s.k && x.init == (s.c0 || s.bias);
   }
 
   void Activate(const Instruction& in) {
@@ -287,33 +322,35 @@ class Checker {
     const uint64_t buf = in.Get(isa::kTransferBufferAddr), host = in.Get(isa::kTransferHostAddr);
     const uint64_t stride = in.Get(isa::kTransferStride);
     const bool bf16 = source == isa::Buffer::kUb;
-    if (bf16 != (s_.output == OutputType::kBf16)) return Fail("store of the wrong type");
     if (host < kC) return Fail("store outside C");
+    const int job = int((host - kC) / kJob);
+    const GemmSpec& s_ = specs_.at(job);
+    if (bf16 != (s_.output == OutputType::kBf16)) return Fail("store of the wrong type");
     if (!InRange(buf, rows, bf16 ? c_.ub_depth : c_.acc_depth, "STORE")) return;
     for (uint64_t i = 0; i < rows; ++i) {
       for (uint64_t j = 0; j < lanes; ++j) {
         const Elem& x = bf16 ? ub_[buf + i][j] : acc_[buf + i][j];
-        const uint64_t e = (host - kC) / (bf16 ? 2 : 4) + i * stride + j;
-        if (e >= out_of_.size()) return Fail("store beyond C");
-        const auto [m, n] = out_of_[e];
+        const uint64_t e = (host - kC) % kJob / (bf16 ? 2 : 4) + i * stride + j;
+        if (e >= out_of_[job].size()) return Fail("store beyond C");
+        const auto [m, n] = out_of_[job][e];
         if (m < 0) continue;  // padding of a whole-tile row
         if (bf16 ? x.kind != Elem::kOut || x.k != s_.k : !Complete(x))
           return Fail("store of an incomplete result");
-        if (x.m != m || x.n != n)
+        if (x.m != m || x.n != n || x.job != job)
           return Fail("C[" + std::to_string(m) + "][" + std::to_string(n) +
                       "] gets another output");
-        ++stored_[size_t(m) * s_.n + n];
+        ++stored_[job][size_t(m) * s_.n + n];
       }
     }
   }
 
   const DeviceConfig& c_;
-  const GemmSpec& s_;
+  std::vector<GemmSpec> specs_;
   std::vector<std::vector<Elem>> ub_, acc_;
   std::deque<std::vector<Elem>> weights_;  // front: the tile in use once has_current_
   bool has_current_ = false;
-  std::vector<int> stored_;
-  std::vector<std::pair<int, int>> out_of_;
+  std::vector<std::vector<int>> stored_;                  // per GEMM
+  std::vector<std::vector<std::pair<int, int>>> out_of_;  // per GEMM
   size_t pc_ = 0;
   std::string error_;
 };
@@ -430,6 +467,94 @@ TEST(GemmPlan, ResidentOperandsAndResultsAreRight) {
     }
   }
   EXPECT_GT(plans, 60);
+}
+
+GemmAddresses BatchAddresses(int job) {
+  GemmAddresses a = Addresses();
+  for (uint64_t* x : {&a.a, &a.b, &a.bias, &a.c0, &a.c}) *x += kJob * uint64_t(job);
+  return a;
+}
+
+TEST(GemmPlan, BatchesAreRight) {
+  std::mt19937 rng(13);
+  int batches = 0;
+  for (const DeviceConfig& c : Configs()) {
+    for (int i = 0; i < 24; ++i) {
+      // Same-shape batches (a bmm's), and mixed ones with every option.
+      const int count = 1 + static_cast<int>(rng() % 12);
+      std::vector<GemmSpec> specs;
+      std::vector<GemmAddresses> addrs;
+      const GemmSpec shared = RandomSpec(rng, 24, static_cast<int>(rng() % 64));
+      for (int j = 0; j < count; ++j) {
+        specs.push_back(i % 2 ? shared : RandomSpec(rng, i < 20 ? 30 : 90, (i * 7 + j) % 64));
+        addrs.push_back(BatchAddresses(j));
+      }
+      GemmBatchPlan batch;
+      try {
+        batch = PlanGemmBatch(c, specs, addrs);
+      } catch (const std::invalid_argument&) {
+        continue;  // an element too large for the small synthetic buffers
+      }
+      ++batches;
+      ASSERT_EQ(Checker(c, specs).Run(batch), "")
+          << count << " GEMMs, first " << Describe(c, specs[0], batch.gemms[0].blocking);
+      ASSERT_EQ(batch.owners.size(), batch.program.size());
+    }
+  }
+  EXPECT_GT(batches, 120);
+}
+
+TEST(GemmPlan, ABatchOfOneIsTheGemmsOwnPlan) {
+  std::mt19937 rng(17);
+  for (int i = 0; i < 40; ++i) {
+    const DeviceConfig c = Configs()[i % Configs().size()];
+    const GemmSpec s = RandomSpec(rng, 60, i % 64);
+    GemmPlan one;
+    try {
+      one = PlanGemm(c, s, Addresses());
+    } catch (const std::invalid_argument&) {
+      continue;
+    }
+    const GemmBatchPlan batch = PlanGemmBatch(c, {s}, {Addresses()});
+    EXPECT_EQ(batch.program, one.program) << Describe(c, s, one.blocking);
+  }
+}
+
+TEST(GemmPlan, ABatchOverlapsItsGemms) {
+  // 32 attention-sized products (10 x 16 x 10 on 16 x 16): one stream whose first MATMUL of
+  // GEMM i + 1 is preceded by its loads, issued before GEMM i's MATMUL.
+  const DeviceConfig c = Config(16, 16, 512, 128);
+  GemmSpec s;
+  s.m = 10, s.k = 16, s.n = 10;
+  s.packed = true;
+  std::vector<GemmSpec> specs(32, s);
+  std::vector<GemmAddresses> addrs;
+  for (int j = 0; j < 32; ++j) addrs.push_back(BatchAddresses(j));
+  const GemmBatchPlan batch = PlanGemmBatch(c, specs, addrs);
+  ASSERT_EQ(Checker(c, specs).Run(batch), "");
+  std::vector<size_t> first_load(32, SIZE_MAX), matmul(32, SIZE_MAX);
+  for (size_t pc = 0; pc < batch.program.size(); ++pc) {
+    const int job = batch.owners[pc];
+    if (job < 0) continue;
+    const auto op = static_cast<isa::Opcode>(batch.program[pc].opcode());
+    if (op == isa::Opcode::kLoad) first_load[job] = std::min(first_load[job], pc);
+    if (op == isa::Opcode::kMatmul) matmul[job] = pc;
+  }
+  for (int j = 0; j + 1 < 32; ++j) EXPECT_LT(first_load[j + 1], matmul[j]) << "GEMM " << j;
+}
+
+TEST(GemmPlan, ABatchNamesTheElementItRefuses) {
+  GemmSpec good, bad;
+  good.m = good.k = good.n = 8;
+  bad.m = 8, bad.k = 0, bad.n = 8;
+  try {
+    PlanGemmBatch(Config(4, 4, 64, 32), {good, good, bad},
+                  {BatchAddresses(0), BatchAddresses(1), BatchAddresses(2)});
+    FAIL() << "a batch with an empty GEMM was planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("batch element 2: ", 0), 0u) << e.what();
+  }
+  EXPECT_THROW(PlanGemmBatch(Config(4, 4, 64, 32), {}, {}), std::invalid_argument);
 }
 
 TEST(GemmPlan, TheCheckerCatchesAWrongPlan) {
