@@ -1,7 +1,7 @@
 // The on-chip memory traffic of a program, counted from its instructions by the ISA's semantics
 // (docs/isa.md): the rows each instruction reads and writes in the unified buffer, the
 // accumulators and the weight FIFO, and the bytes it passes through the DMA's transposer. The
-// energy model (host/energy_model.h) prices them; tests/scripts/buffer_accesses_test.py holds
+// energy model (energy/energy_model.h) prices them; tests/scripts/buffer_accesses_test.py holds
 // them to the SRAM enables of the RTL itself.
 #ifndef MXU_DRIVER_BUFFER_ACCESSES_H_
 #define MXU_DRIVER_BUFFER_ACCESSES_H_

@@ -108,6 +108,11 @@ GemmSpec MakeSpec(const GemmRequest& request, int a_rows, int a_cols) {
 
 int CeilDiv(int a, int b) { return (a + b - 1) / b; }
 
+// The bytes of a GEMM's result buffer in host memory.
+uint64_t OutputBytes(const DeviceConfig& config, const GemmSpec& spec) {
+  return OutputElements(config, spec) * OutputBytes(spec.output);
+}
+
 // Buffer rows an instruction writes: {buffer, first, end}; buffer -1 when it writes none.
 struct Rows {
   int buffer = -1;
@@ -180,9 +185,11 @@ void SinkTrailingStores(std::vector<isa::Instruction>& done, std::vector<isa::In
 }
 
 // Writes a GEMM's host operands (A unless it is resident, B, bias, C0, quantization words) into
-// the arena in the layout its plan reads, and allocates its result; returns their addresses.
+// the arena in the layout its plan reads, and allocates its result (unless `allocate_c` is
+// false: the caller places it); returns their addresses.
 GemmAddresses WriteOperands(Device& device, const DeviceConfig& config, HostArena& arena,
-                            const GemmRequest& r, const GemmSpec& spec, bool a_resident) {
+                            const GemmRequest& r, const GemmSpec& spec, bool a_resident,
+                            bool allocate_c = true) {
   GemmAddresses addr;
   const auto put = [&](const auto& image) {
     const uint64_t bytes = image.size() * sizeof(image[0]);
@@ -217,8 +224,7 @@ GemmAddresses WriteOperands(Device& device, const DeviceConfig& config, HostAren
       addr.c0 = put(PackB(r.c0->data, spec.m, spec.n, cols));
     }
   }
-  const size_t out_bytes = OutputElements(config, spec) * OutputBytes(spec.output);
-  addr.c = arena.Allocate(out_bytes);
+  if (allocate_c) addr.c = arena.Allocate(OutputBytes(config, spec));
   return addr;
 }
 
@@ -311,6 +317,8 @@ size_t GemmProgram::AddChained(size_t producer, const GemmRequest& request) {
 }
 
 void GemmProgram::SetReturned(size_t i, bool returned) { entries_.at(i).returned = returned; }
+
+const GemmSpec& GemmProgram::spec(size_t i) const { return entries_.at(i).spec; }
 
 std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
   if (entries_.empty()) throw std::invalid_argument("a GEMM program needs a GEMM");
@@ -409,6 +417,64 @@ std::vector<GemmResult> GemmProgram::RunThroughHost(uint64_t watchdog_cycles) {
       results[i].c_bf16 = Bf16Matrix();
       results[i].c_int8 = Int8Matrix();
     }
+  }
+  return results;
+}
+
+std::vector<GemmResult> GemmBatch(Device& device, const DeviceConfig& config,
+                                  const std::vector<GemmRequest>& requests,
+                                  uint64_t watchdog_cycles) {
+  if (requests.empty()) throw std::invalid_argument("a GEMM batch needs a GEMM");
+  // Every element is checked before anything is written or run.
+  std::vector<GemmSpec> specs;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    try {
+      GemmProgram check(device, config);
+      check.Add(requests[i]);
+      specs.push_back(check.spec(0));
+
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("batch element " + std::to_string(i) + ": " + e.what());
+    }
+  }
+  HostArena arena(0x100000, device.memory_size());
+  std::vector<GemmAddresses> addrs;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    addrs.push_back(WriteOperands(device, config, arena, requests[i], specs[i], false, false));
+  }
+  // The results back to back (4-byte aligned, as fp32 and int32 stores need), so that the
+  // planner can store consecutive small results with one STORE.
+  uint64_t out_bytes = 0;
+  for (const GemmSpec& s : specs) out_bytes += (OutputBytes(config, s) + 3) & ~uint64_t{3};
+  uint64_t at = arena.Allocate(out_bytes);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    addrs[i].c = at;
+    at += (OutputBytes(config, specs[i]) + 3) & ~uint64_t{3};
+  }
+  GemmBatchPlan batch = PlanGemmBatch(config, specs, addrs);
+  const uint64_t program_addr = arena.Allocate(batch.program.size() * isa::kInstructionBytes);
+  RunStats stats;
+  try {
+    stats = ProgramRunner(device, watchdog_cycles).Run(batch.program, program_addr);
+  } catch (const DeviceError& e) {
+    // The failing instruction's GEMM (a watchdog names none: the whole program ran out of time).
+    const uint32_t pc = device.ReadCsr(csr::kErrorPc);
+    const std::string what = e.what();
+    if (what.rfind("device error", 0) == 0 && pc < batch.owners.size() && batch.owners[pc] >= 0) {
+      throw DeviceError("batch element " + std::to_string(batch.owners[pc]) + ": " + what);
+    }
+    throw;
+  }
+  stats.accesses = CountBufferAccesses(batch.program, config.rows, config.bus_bytes);
+  uint64_t all_macs = 0;
+  for (const GemmSpec& s : specs) all_macs += uint64_t(s.m) * s.k * s.n;
+  std::vector<GemmResult> results(requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    GemmPlan& plan = batch.gemms[i];
+    SetStats(stats, plan, specs[i], config, all_macs, results[i]);
+    // A plan of its own has a program; the batch's share of it is not counted per element.
+    results[i].instructions = batch.program.size();
+    ReadResult(device, plan, specs[i], addrs[i].c, results[i]);
   }
   return results;
 }

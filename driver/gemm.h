@@ -58,6 +58,16 @@ struct GemmResult {
 GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& request,
                 uint64_t watchdog_cycles);
 
+// Independent GEMMs (a batch: same or different shapes, each with its own options) as one
+// program, planned as one stream (PlanGemmBatch): GEMM i + 1's loads overlap GEMM i's compute and
+// drain. Results are bit-identical to the same GEMMs run one by one; each result's stats are the
+// program's, its utilization the program's (all MACs over all cycles). Throws
+// std::invalid_argument naming the element ("batch element i: ...") before anything runs, and a
+// DeviceError naming the element whose instruction failed.
+std::vector<GemmResult> GemmBatch(Device& device, const DeviceConfig& config,
+                                  const std::vector<GemmRequest>& requests,
+                                  uint64_t watchdog_cycles);
+
 class GemmProgram {
  public:
   GemmProgram(Device& device, const DeviceConfig& config);
@@ -74,6 +84,8 @@ class GemmProgram {
   // Whether GEMM i's result is copied to host memory and returned (default: yes). A result that
   // only feeds the next layer need not leave the chip.
   void SetReturned(size_t i, bool returned);
+  // GEMM i's shape and options as checked by Add.
+  const GemmSpec& spec(size_t i) const;
 
   // Runs every GEMM added as one program. Each result's stats are the program's; its utilization
   // is the program's (all MACs over all cycles). On a non-square array with chained GEMMs, each

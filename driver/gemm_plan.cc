@@ -46,6 +46,10 @@ constexpr int kOutSlots = 3;
 // Result stores wait this long beyond the array's drain (in compute cycles emitted after their
 // last MATMUL), so that the in-order dispatcher reaches them about when that MATMUL finishes.
 constexpr int kStoreLag = 32;
+// Rows one merged STORE may take (MergeStore), and the rows a batch's run of small results
+// aims at (AccRow).
+constexpr int kMaxMergedRows = 256;
+constexpr int kAccRunRows = 128;
 // Weight tiles are loaded this many MATMULs ahead (three may wait unclaimed: docs/isa.md).
 constexpr int kWeightLead = 2;
 // A loads are issued up to this many compute cycles before their first use.
@@ -255,6 +259,7 @@ struct Job {
   GemmBlocking b;
   int groups = 0;            // N groups per M block
   int acc_group_offset = 0;  // where its accumulator regions' ring starts
+  int acc_run = 1;           // consecutive regions in one accumulator half (AccRow)
   int first_step = 0;
   uint64_t out_offset = 0;
   GemmPlan plan;  // outputs, blocking, groups, matmul_rows, output_elements
@@ -319,13 +324,17 @@ class Planner {
   // Groups rotate through as many accumulator regions as fit, alternating between the two
   // halves (the accumulator banks), so that a group's stores have several groups' time to
   // drain before its region is overwritten, and never read the bank the array writes.
+  // A batch of small GEMMs takes `acc_run` consecutive regions in one half before it turns to
+  // the other, so that their results lie in adjacent rows and leave in one STORE (Finish).
   int AccRow(const Step& st) const {
     const Job& j = jobs_[st.job];
     const int region_rows = j.b.n_group * j.b.m_block;
-    const int per_half = j.g.acc_half / region_rows;
-    const int region =
-        (st.m0 / j.b.m_block * j.groups + st.group + j.acc_group_offset) % (2 * per_half);
-    return (region % 2) * j.g.acc_half + (region / 2) * region_rows +
+    const int run = j.acc_run;
+    const int runs_per_half = j.g.acc_half / region_rows / run;
+    const int region = (st.m0 / j.b.m_block * j.groups + st.group + j.acc_group_offset) %
+                       (2 * runs_per_half * run);
+    const int in_run = region % run, run_index = region / run;
+    return (run_index % 2) * j.g.acc_half + ((run_index / 2) * run + in_run) * region_rows +
            (st.n - st.group * j.b.n_group) * j.b.m_block;
   }
 
@@ -528,8 +537,29 @@ class Planner {
     }
     if (j.g.place.store && !(j.g.activated && j.g.place.out_ub_row >= 0)) {
       if (j.g.activated) e.kind = Epilogue::kActivateToSlot;
-      pending_.push_back(e);
+      if (!MergeStore(e)) pending_.push_back(e);
     }
+  }
+
+  // A result that continues the last queued store, in the accumulators and in host memory (the
+  // next GEMM of a batch whose outputs lie back to back), joins it: the store engine keeps two
+  // STOREs at once, each paying the write responses' latency, so a stream of small results
+  // leaves at the rate of few large STOREs rather than one per GEMM.
+  bool MergeStore(const Epilogue& e) {
+    // (A single GEMM keeps a STORE per result tile, as it was planned before batches.)
+    if (jobs_.size() < 2 || e.kind != Epilogue::kStoreAcc || pending_.empty()) return false;
+    Epilogue& last = pending_.back();
+    if (last.kind != Epilogue::kStoreAcc || last.cols != e.cols) return false;
+    const Job &a = jobs_[last.job], &b = jobs_[e.job];
+    if (a.spec.relu != b.spec.relu || a.spec.int8 != b.spec.int8 ||
+        last.acc_row + last.rows != e.acc_row || last.rows + e.rows > kMaxMergedRows) {
+      return false;
+    }
+    const uint64_t last_end = a.addr.c + 4 * (last.offset + uint64_t(last.rows) * last.cols);
+    if (last_end != b.addr.c + 4 * e.offset) return false;
+    last.rows += e.rows;
+    last.not_before = std::max(last.not_before, e.not_before);
+    return true;
   }
 
   void Emit(const Epilogue& e) {
@@ -737,6 +767,21 @@ GemmBatchPlan PlanGemmBatch(const DeviceConfig& cfg, const std::vector<GemmSpec>
                                   ": its A tiles do not fit the unified buffer beside the "
                                   "batch's result slots");
     }
+  }
+  // A batch of small GEMMs alike (one accumulator region each, all of one size: a bmm's) runs
+  // through the regions in runs, so that their results can leave together (Planner::MergeStore).
+  // Regions of other sizes would overlap a run's, so other batches alternate halves region by
+  // region, as one GEMM's groups do.
+  const auto region_rows = [](const Job& j) { return j.b.n_group * j.b.m_block; };
+  bool alike = jobs.size() > 1;
+  for (const Job& j : jobs) {
+    alike = alike && j.spec.m == j.b.m_block && j.g.n_tiles == j.b.n_group &&
+            region_rows(j) == region_rows(jobs[0]) && j.g.acc_half == jobs[0].g.acc_half;
+  }
+  if (alike) {
+    const int per_half = jobs[0].g.acc_half / region_rows(jobs[0]);
+    const int run = std::max(1, std::min(per_half, kAccRunRows / region_rows(jobs[0])));
+    for (Job& j : jobs) j.acc_run = run;
   }
   Planner planner(std::move(jobs));
   GemmBatchPlan batch;

@@ -52,6 +52,10 @@ class Checker {
   Checker(const DeviceConfig& c, const GemmSpec& s) : c_(c), specs_{s} {}
   // A batch (PlanGemmBatch): GEMM j's operands at kJob * j above each base.
   Checker(const DeviceConfig& c, const std::vector<GemmSpec>& specs) : c_(c), specs_(specs) {}
+  // A batch whose results lie back to back from kC: GEMM j's at c_offsets[j] bytes.
+  Checker(const DeviceConfig& c, const std::vector<GemmSpec>& specs,
+          const std::vector<uint64_t>& c_offsets)
+      : c_(c), specs_(specs), c_offsets_(c_offsets) {}
 
   std::string Run(const GemmPlan& plan, const GemmPlacement& place = {}) {
     return Run(plan.program, {plan}, place);
@@ -323,29 +327,41 @@ class Checker {
     const uint64_t stride = in.Get(isa::kTransferStride);
     const bool bf16 = source == isa::Buffer::kUb;
     if (host < kC) return Fail("store outside C");
-    const int job = int((host - kC) / kJob);
+    int job = int((host - kC) / kJob);
+    uint64_t base = kC + kJob * uint64_t(job);
+    for (size_t j = 0; j < c_offsets_.size(); ++j) {
+      if (kC + c_offsets_[j] <= host) job = int(j), base = kC + c_offsets_[j];
+    }
     const GemmSpec& s_ = specs_.at(job);
     if (bf16 != (s_.output == OutputType::kBf16)) return Fail("store of the wrong type");
     if (!InRange(buf, rows, bf16 ? c_.ub_depth : c_.acc_depth, "STORE")) return;
     for (uint64_t i = 0; i < rows; ++i) {
       for (uint64_t j = 0; j < lanes; ++j) {
         const Elem& x = bf16 ? ub_[buf + i][j] : acc_[buf + i][j];
-        const uint64_t e = (host - kC) % kJob / (bf16 ? 2 : 4) + i * stride + j;
-        if (e >= out_of_[job].size()) return Fail("store beyond C");
-        const auto [m, n] = out_of_[job][e];
+        // A merged STORE runs on into the next GEMMs' results.
+        uint64_t e = (host - base) / (bf16 ? 2 : 4) + i * stride + j;
+        int owner = job;
+        while (!c_offsets_.empty() && e >= out_of_[owner].size() &&
+               size_t(owner + 1) < specs_.size()) {
+          e -= out_of_[owner].size();
+          ++owner;
+        }
+        if (e >= out_of_[owner].size()) return Fail("store beyond C");
+        const auto [m, n] = out_of_[owner][e];
         if (m < 0) continue;  // padding of a whole-tile row
-        if (bf16 ? x.kind != Elem::kOut || x.k != s_.k : !Complete(x))
+        if (bf16 ? x.kind != Elem::kOut || x.k != specs_[owner].k : !Complete(x))
           return Fail("store of an incomplete result");
-        if (x.m != m || x.n != n || x.job != job)
+        if (x.m != m || x.n != n || x.job != owner)
           return Fail("C[" + std::to_string(m) + "][" + std::to_string(n) +
                       "] gets another output");
-        ++stored_[job][size_t(m) * s_.n + n];
+        ++stored_[owner][size_t(m) * specs_[owner].n + n];
       }
     }
   }
 
   const DeviceConfig& c_;
   std::vector<GemmSpec> specs_;
+  std::vector<uint64_t> c_offsets_;  // results back to back (a batch's), else empty
   std::vector<std::vector<Elem>> ub_, acc_;
   std::deque<std::vector<Elem>> weights_;  // front: the tile in use once has_current_
   bool has_current_ = false;
@@ -517,6 +533,44 @@ TEST(GemmPlan, ABatchOfOneIsTheGemmsOwnPlan) {
     }
     const GemmBatchPlan batch = PlanGemmBatch(c, {s}, {Addresses()});
     EXPECT_EQ(batch.program, one.program) << Describe(c, s, one.blocking);
+  }
+}
+
+// A bmm's batch with its results back to back (as GemmBatch lays them out): runs of results leave
+// in merged STOREs, each result still stored once, complete.
+TEST(GemmPlan, ABatchStoresAdjacentResultsTogether) {
+  std::mt19937 rng(19);
+  for (const DeviceConfig& c : Configs()) {
+    for (int i = 0; i < 8; ++i) {
+      GemmSpec s = RandomSpec(rng, 20, static_cast<int>(rng() % 64));
+      s.output = OutputType::kFp32;  // merged stores are the accumulators' (fp32, int32)
+      const int count = 2 + static_cast<int>(rng() % 40);
+      std::vector<GemmSpec> specs(count, s);
+      std::vector<GemmAddresses> addrs;
+      std::vector<uint64_t> offsets;
+      for (int j = 0; j < count; ++j) {
+        addrs.push_back(BatchAddresses(j));
+        offsets.push_back(4 * OutputElements(c, s) * uint64_t(j));
+        addrs.back().c = kC + offsets.back();
+      }
+      GemmBatchPlan batch;
+      try {
+        batch = PlanGemmBatch(c, specs, addrs);
+      } catch (const std::invalid_argument&) {
+        continue;
+      }
+      ASSERT_EQ(Checker(c, specs, offsets).Run(batch), "")
+          << count << " x " << Describe(c, s, batch.gemms[0].blocking);
+      int stores = 0;
+      for (const Instruction& in : batch.program) {
+        stores += static_cast<isa::Opcode>(in.opcode()) == isa::Opcode::kStore;
+      }
+      const int tiles = int(batch.gemms[0].outputs.size()) * count;
+      // On the 16 x 16 configurations (the others' accumulators hold too few results to gather).
+      if (c.rows == 16 && batch.gemms[0].outputs.size() == 1 && count > 8) {
+        EXPECT_LT(stores, tiles) << count << " x " << Describe(c, s, batch.gemms[0].blocking);
+      }
+    }
   }
 }
 
