@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "host/cli.h"
 #include "host/sweep.h"
 
 namespace mxu::host {
@@ -34,6 +36,14 @@ std::string GroupName(const Json& g) {
 }
 
 }  // namespace
+
+EnergyTable EnergyTableFor(int node_nm) {
+  try {
+    return energy::EnergyTableFor(node_nm);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
 
 double EstimatedAreaMm2(const EnergyTable& t, const Json& d) {
   const double rows = d["array_rows"].get<double>(), cols = d["array_cols"].get<double>();

@@ -1,4 +1,4 @@
-// `mxu bench --energy`: each GEMM's energy (host/energy_model.h) in its row, the totals of each
+// `mxu bench --energy`: each GEMM's energy (energy/energy_model.h) in its row, the totals of each
 // device and memory setting with their estimated area, ranked by time, energy and area, and the
 // table on stdout.
 #ifndef MXU_HOST_ENERGY_REPORT_H_
@@ -6,9 +6,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/energy_model.h"
+#include "energy/energy_model.h"
 
 namespace mxu::host {
+
+// The energy model's types, as the tool's reports speak of them.
+using energy::Energy;
+using energy::EnergyJson;
+using energy::EnergyOfRow;
+using energy::EnergyTable;
+using energy::EnergyTableJson;
+
+// The built-in table of a node; UsageError naming the nodes there are otherwise.
+EnergyTable EnergyTableFor(int node_nm);
 
 // The device's area at the table's node (mm^2), estimated from its configuration (ConfigJson):
 // its PEs and the rest of the logic as synthesized for the table, its unified buffer,

@@ -12,11 +12,13 @@ declare -A allowed=(
   [backends]="common golden driver sim waves backends"
   # Files in and out (.npy/.npz, PNG charts), shared by the training library and the tool.
   [io]="common io"
+  # The energy model and its tables (action counts x energy per action), for the tool and Python.
+  [energy]="common energy"
   [train]="common golden driver io train"
-  [host]="common golden driver backends io train host"
+  [host]="common golden driver backends io energy train host"
   [waves]="common sim waves"
   # Users of the installed library: the Python module and the examples see what a user sees.
-  [python]="common golden driver backends io python"
+  [python]="common golden driver backends io energy python"
   [examples]="common golden driver backends examples"
 )
 # One exception, file by file, each with its reason.

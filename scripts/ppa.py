@@ -535,7 +535,7 @@ def trace_root(act: dict) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The energy model's per-action energies (mxu bench --energy, host/energy_model.h): one file per
+# The energy model's per-action energies (mxu bench --energy, energy/energy_model.h): one file per
 # node in energy/, made from a PPA result with power (--calibrate).
 ENERGY_DIR = os.path.join(ROOT, "energy")
 ACC_BANKS = 2  # rtl/mxu_pkg.sv AccBanks: each bank a macro of AccDepth / 2 rows

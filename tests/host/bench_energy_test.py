@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`mxu bench --energy` (host/energy_model.h) against the formula worked here from the tables'
+"""`mxu bench --energy` (energy/energy_model.h) against the formula worked here from the tables'
 JSON (energy/NODEnm.json) and each row's own counters: energy = MACs x energy per MAC + cycles x
 (PEs x a PE's clock + the rest of the logic's cycle) + each buffer's rows x bits x energy per bit
 + host-memory bytes x energy per byte. Also: the summary's sums and ranks, a sweep's areas, a

@@ -1,13 +1,12 @@
-#include "host/energy_model.h"
+#include "energy/energy_model.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
-#include "host/cli.h"
-#include "host/energy_tables.h"
+#include "energy/energy_tables.h"
 
-namespace mxu::host {
+namespace mxu::energy {
 namespace {
 
 using Json = nlohmann::json;
@@ -68,8 +67,8 @@ EnergyTable EnergyTableFor(int node_nm) {
   }
   std::string known;
   for (int node : EnergyNodes()) known += (known.empty() ? "" : ", ") + std::to_string(node);
-  throw UsageError("--energy-node " + std::to_string(node_nm) +
-                   ": no energy table for that node (" + known + " nm)");
+  throw std::invalid_argument("--energy-node " + std::to_string(node_nm) +
+                              ": no energy table for that node (" + known + " nm)");
 }
 
 Energy EnergyOfRow(const EnergyTable& t, const nlohmann::ordered_json& row) {
@@ -120,4 +119,4 @@ nlohmann::ordered_json EnergyTableJson(const EnergyTable& t) {
           {"clock_mhz", t.clock_mhz}};
 }
 
-}  // namespace mxu::host
+}  // namespace mxu::energy

@@ -1,10 +1,10 @@
 // The energy model's tables as built into the tool (generated from energy/NODEnm.json).
-#ifndef MXU_HOST_ENERGY_TABLES_H_
-#define MXU_HOST_ENERGY_TABLES_H_
+#ifndef MXU_ENERGY_ENERGY_TABLES_H_
+#define MXU_ENERGY_ENERGY_TABLES_H_
 
 #include <vector>
 
-namespace mxu::host {
+namespace mxu::energy {
 
 struct EnergyTableText {
   int node_nm;
@@ -13,6 +13,6 @@ struct EnergyTableText {
 
 const std::vector<EnergyTableText>& BuiltInEnergyTables();
 
-}  // namespace mxu::host
+}  // namespace mxu::energy
 
-#endif  // MXU_HOST_ENERGY_TABLES_H_
+#endif  // MXU_ENERGY_ENERGY_TABLES_H_

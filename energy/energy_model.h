@@ -2,15 +2,15 @@
 // counters and the program's buffer traffic (driver/buffer_accesses.h) times per-action energies
 // measured on the RTL with open tools (scripts/ppa.sh --calibrate), as Accelergy does: energy =
 // action counts x energy per action, each energy with its source. The tables, energy/NODEnm.json,
-// are built into the tool.
-#ifndef MXU_HOST_ENERGY_MODEL_H_
-#define MXU_HOST_ENERGY_MODEL_H_
+// are built into the library (the tool and the Python package price runs with the same code).
+#ifndef MXU_ENERGY_ENERGY_MODEL_H_
+#define MXU_ENERGY_ENERGY_MODEL_H_
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-namespace mxu::host {
+namespace mxu::energy {
 
 // One SRAM kind's energy per bit of its row, read and written (pJ).
 struct SramBitEnergy {
@@ -34,7 +34,7 @@ struct EnergyTable {
 
 // The nodes with a built-in table, ascending.
 std::vector<int> EnergyNodes();
-// The built-in table of a node; UsageError naming the nodes there are otherwise.
+// The built-in table of a node; std::invalid_argument naming the nodes there are otherwise.
 EnergyTable EnergyTableFor(int node_nm);
 // A table from its JSON (energy/NODEnm.json's layout); std::runtime_error naming a missing key.
 EnergyTable ParseEnergyTable(const nlohmann::json& json);
@@ -59,6 +59,6 @@ nlohmann::ordered_json EnergyJson(const Energy& energy, double useful_macs);
 // The table's identity for --json: node, measured or scaled, method, clock.
 nlohmann::ordered_json EnergyTableJson(const EnergyTable& table);
 
-}  // namespace mxu::host
+}  // namespace mxu::energy
 
-#endif  // MXU_HOST_ENERGY_MODEL_H_
+#endif  // MXU_ENERGY_ENERGY_MODEL_H_
