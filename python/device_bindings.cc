@@ -49,6 +49,17 @@ py::dict GemmCounters(int m, int k, int n, const char* dtype, const driver::Gemm
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     counters[py::str(name)] = s.counters[i];
   }
+  const driver::BufferAccesses& a = s.accesses;
+  py::dict accesses;
+  accesses["ub_reads"] = a.ub_reads;
+  accesses["ub_writes"] = a.ub_writes;
+  accesses["acc_reads"] = a.acc_reads;
+  accesses["acc_writes"] = a.acc_writes;
+  accesses["wfifo_reads"] = a.wfifo_reads;
+  accesses["wfifo_writes"] = a.wfifo_writes;
+  accesses["transpose_reads"] = a.transpose_reads;
+  accesses["transpose_writes"] = a.transpose_writes;
+  counters["buffer_accesses"] = accesses;  // the program's on-chip traffic (the energy model's)
   counters["ideal_cycles"] = result.ideal_cycles;
   counters["utilization"] = result.utilization;
   counters["program_instructions"] = result.instructions;
@@ -58,6 +69,96 @@ py::dict GemmCounters(int m, int k, int n, const char* dtype, const driver::Gemm
   counters["wall_seconds"] = s.wall_seconds;
   counters["sim_cycles_per_second"] = s.wall_seconds > 0 ? cycles / s.wall_seconds : 0.0;
   return counters;
+}
+
+// A 3-D array: one GEMM operand per leading index.
+bool IsStack(const py::object& x) {
+  return py::isinstance<py::array>(x) && py::array(x).ndim() == 3;
+}
+
+// A batch's operands: the leading index of a 3-D array, or the items of a sequence.
+std::vector<py::array> Elements(const char* name, const py::object& x) {
+  std::vector<py::array> items;
+  if (py::isinstance<py::array>(x)) {
+    const py::array array(x);
+    if (array.ndim() != 3) {
+      throw ArgumentError(std::string(name) +
+                          ": expected a 3-D array or a sequence of 2-D "
+                          "arrays, got an array of rank " +
+                          std::to_string(array.ndim()));
+    }
+    for (py::ssize_t i = 0; i < array.shape(0); ++i) items.push_back(array[py::int_(i)]);
+    return items;
+  }
+  if (!py::isinstance<py::sequence>(x) || py::isinstance<py::str>(x)) {
+    throw py::type_error(std::string(name) +
+                         ": expected a 3-D array or a sequence of 2-D "
+                         "arrays, got " +
+                         std::string(py::str(py::type::of(x).attr("__name__"))));
+  }
+  for (const py::handle item : py::reinterpret_borrow<py::sequence>(x)) {
+    if (!py::isinstance<py::array>(item)) {
+      throw py::type_error(std::string(name) + "[" + std::to_string(items.size()) +
+                           "]: expected a NumPy array, got " +
+                           std::string(py::str(py::type::of(item).attr("__name__"))));
+    }
+    items.push_back(py::reinterpret_borrow<py::array>(item));
+  }
+  return items;
+}
+
+// One flag for every GEMM of a batch, or one each.
+std::vector<bool> Flags(const char* name, const py::object& x, size_t count) {
+  if (py::isinstance<py::bool_>(x)) return std::vector<bool>(count, x.cast<bool>());
+  if (!py::isinstance<py::sequence>(x) || py::isinstance<py::str>(x)) {
+    throw py::type_error(std::string(name) + ": expected a bool or a sequence of bools");
+  }
+  const auto items = py::reinterpret_borrow<py::sequence>(x);
+  if (items.size() != count) {
+    throw ArgumentError(std::string(name) + ": " + std::to_string(items.size()) + " values for " +
+                        std::to_string(count) + " GEMMs");
+  }
+  std::vector<bool> flags;
+  for (const py::handle item : items) {
+    if (!py::isinstance<py::bool_>(item)) {
+      throw py::type_error(std::string(name) + ": expected bools, got " +
+                           std::string(py::str(py::type::of(item).attr("__name__"))));
+    }
+    flags.push_back(item.cast<bool>());
+  }
+  return flags;
+}
+
+// None for every GEMM of a batch, or one array (or None) each.
+std::vector<std::optional<py::array>> Optional(const char* name, const py::object& x,
+                                               size_t count) {
+  std::vector<std::optional<py::array>> values(count);
+  if (x.is_none()) return values;
+  std::vector<py::object> items;
+  if (py::isinstance<py::array>(x)) {
+    const py::array array(x);
+    if (array.ndim() < 1) throw ArgumentError(std::string(name) + ": a scalar, not one per GEMM");
+    for (py::ssize_t i = 0; i < array.shape(0); ++i) items.push_back(array[py::int_(i)]);
+  } else if (py::isinstance<py::sequence>(x) && !py::isinstance<py::str>(x)) {
+    for (const py::handle item : py::reinterpret_borrow<py::sequence>(x)) {
+      items.push_back(py::reinterpret_borrow<py::object>(item));
+    }
+  } else {
+    throw py::type_error(std::string(name) + ": expected None or one array (or None) per GEMM");
+  }
+  if (items.size() != count) {
+    throw ArgumentError(std::string(name) + ": " + std::to_string(items.size()) + " entries for " +
+                        std::to_string(count) + " GEMMs");
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (items[i].is_none()) continue;
+    if (!py::isinstance<py::array>(items[i])) {
+      throw py::type_error(std::string(name) + "[" + std::to_string(i) +
+                           "]: expected a NumPy array or None");
+    }
+    values[i] = py::reinterpret_borrow<py::array>(items[i]);
+  }
+  return values;
 }
 
 class Device {
@@ -133,6 +234,96 @@ class Device {
           });
     }
     return ToArray(got, args->m, args->n, args->request.output);
+  }
+
+  // Independent GEMMs as one program (driver::GemmBatch): a and b sequences of 2-D arrays (or
+  // 3-D arrays, one GEMM per leading index); ta, tb, relu one value for all or one per GEMM;
+  // bias and accumulate None or one entry (or None) per GEMM. A list of results, or one 3-D
+  // array when a and b were 3-D arrays.
+  py::object GemmBatch(const py::object& a, const py::object& b, const py::object& ta,
+                       const py::object& tb, const py::object& relu, const py::object& bias,
+                       const py::object& accumulate, const std::string& out, bool check,
+                       std::optional<long long> watchdog) {
+    const uint64_t watchdog_cycles =
+        watchdog ? CheckedRange("watchdog", *watchdog, 1, UINT64_MAX >> 1) : watchdog_;
+    const std::vector<py::array> as = Elements("a", a), bs = Elements("b", b);
+    if (as.size() != bs.size()) {
+      throw ArgumentError("a has " + std::to_string(as.size()) + " GEMMs and b " +
+                          std::to_string(bs.size()) + ": give one B per A");
+    }
+    if (as.empty()) throw ArgumentError("a GEMM batch needs a GEMM");
+    const size_t count = as.size();
+    const std::vector<bool> tas = Flags("ta", ta, count), tbs = Flags("tb", tb, count),
+                            relus = Flags("relu", relu, count);
+    const std::vector<std::optional<py::array>> biases = Optional("bias", bias, count),
+                                                starts = Optional("accumulate", accumulate, count);
+    std::vector<std::unique_ptr<GemmArgs>> args;
+    std::vector<driver::GemmRequest> requests;
+    for (size_t i = 0; i < count; ++i) {
+      try {
+        args.push_back(ParseGemm(as[i], bs[i], tas[i], tbs[i], relus[i], biases[i], starts[i], out,
+                                 config_.subnormals));
+      } catch (const ArgumentError& e) {
+        throw ArgumentError("batch element " + std::to_string(i) + ": " + e.what());
+      } catch (const py::type_error& e) {
+        throw py::type_error("batch element " + std::to_string(i) + ": " + e.what());
+      }
+      requests.push_back(args.back()->request);
+    }
+    const std::vector<driver::GemmResult> results =
+        driver::GemmBatch(*device_, config_, requests, watchdog_cycles);
+    py::dict counters = GemmCounters(args[0]->m, args[0]->k, args[0]->n, "bf16", results[0]);
+    uint64_t macs = 0, ideal = 0;
+    for (size_t i = 0; i < count; ++i) {
+      macs += uint64_t(args[i]->m) * args[i]->k * args[i]->n;
+      ideal += results[i].ideal_cycles;
+    }
+    // The program's counters; the shape is the batch's, not one GEMM's.
+    for (const char* key : {"m", "k", "n"}) counters.attr("pop")(key);
+    counters["gemms"] = count;
+    counters["requested_macs"] = macs;
+    counters["ideal_cycles"] = ideal;
+    counters_ = counters;
+    std::vector<py::array> outputs;
+    size_t checked = 0, mismatches = 0;
+    std::string first;
+    for (size_t i = 0; i < count; ++i) {
+      const GemmArgs& g = *args[i];
+      std::vector<uint32_t> got(static_cast<size_t>(g.m) * g.n);
+      for (size_t j = 0; j < got.size(); ++j) {
+        got[j] = g.request.output == driver::OutputType::kBf16
+                     ? results[i].c_bf16.data[j]
+                     : golden::FloatBits(results[i].c.data[j]);
+      }
+      if (check) {
+        const std::vector<uint32_t> want =
+            driver::GoldenBits(g.request, static_cast<int>(config_.rows), config_.subnormals);
+        for (size_t j = 0; j < want.size(); ++j) {
+          if (got[j] == want[j] || mismatches++) continue;
+          char bits[48];
+          std::snprintf(bits, sizeof bits, "device 0x%08x, golden 0x%08x", got[j], want[j]);
+          first = "GEMM " + std::to_string(i) + " C[" + std::to_string(j / g.n) + "][" +
+                  std::to_string(j % g.n) + "]: " + bits;
+        }
+        checked += want.size();
+      }
+      outputs.push_back(ToArray(got, g.m, g.n, g.request.output));
+    }
+    if (check) {
+      counters_["checked"] = checked;
+      counters_["mismatches"] = mismatches;
+      if (mismatches) {
+        throw CheckError(std::to_string(checked) + " outputs, " + std::to_string(mismatches) +
+                         " mismatches (first " + first + ")");
+      }
+    }
+    if (IsStack(a) && IsStack(b)) {
+      bool same = true;
+      for (const py::array& o : outputs)
+        same = same && o.shape(0) == outputs[0].shape(0) && o.shape(1) == outputs[0].shape(1);
+      if (same) return py::module_::import("numpy").attr("stack")(outputs);
+    }
+    return py::cast(outputs);
   }
 
   py::array GemmInt8(const py::array& a, const py::array& b, bool ta, bool tb, bool relu,
@@ -245,6 +436,18 @@ void RegisterDevice(py::module_& m) {
            "'fp32' (float32 result) or 'bf16' (uint16 bits). check: compare every bit with the "
            "golden model, raise mxu.CheckError on a mismatch. watchdog: this call's cycle limit "
            "(default: the device's).")
+      .def("gemm_batch", &Device::GemmBatch, py::arg("a"), py::arg("b"), py::kw_only(),
+           py::arg("ta") = false, py::arg("tb") = false, py::arg("relu") = false,
+           py::arg("bias") = py::none(), py::arg("accumulate") = py::none(),
+           py::arg("out") = "fp32", py::arg("check") = false, py::arg("watchdog") = py::none(),
+           "Independent GEMMs as one device program: C[i] = op(A[i]) x op(B[i]) (+ bias[i] | + "
+           "accumulate[i]) (ReLU), each GEMM's loads overlapping the one before it's compute. "
+           "a, b: 3-D arrays (one GEMM per leading index) or sequences of 2-D arrays, of any "
+           "shapes, as gemm takes them; ta, tb, relu: one bool for all or one per GEMM; bias, "
+           "accumulate: None, or one array (or None) per GEMM. Results bit-identical to gemm "
+           "called on each: a list, or one 3-D array when a and b are 3-D arrays. A bad element "
+           "raises before anything runs, naming it ('batch element i: ...'); so does a device "
+           "error in its instructions. counters(): the program's, with 'gemms'.")
       .def("gemm_int8", &Device::GemmInt8, py::arg("a"), py::arg("b"), py::kw_only(),
            py::arg("ta") = false, py::arg("tb") = false, py::arg("relu") = false,
            py::arg("bias") = py::none(), py::arg("accumulate") = py::none(),

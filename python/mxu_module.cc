@@ -139,6 +139,7 @@ void RegisterModule(py::module_& m) {
   RegisterDevice(m);
   RegisterGolden(m);
   RegisterPlot(m);
+  RegisterEnergy(m);
 }
 
 }  // namespace mxu::python

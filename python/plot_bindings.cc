@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -12,11 +13,10 @@
 namespace mxu::python {
 namespace {
 
-// One horizontal row of bars per category would need a new chart kind; a bar chart as wide as
-// its categories need (at least 640 px, 60 px a category) keeps every label readable.
-void WriteBarChart(const std::string& path, const std::string& title, const std::string& y_label,
-                   const std::vector<std::string>& categories,
-                   const std::vector<std::pair<std::string, std::vector<double>>>& series) {
+using Series = std::vector<std::pair<std::string, std::vector<double>>>;
+
+plot::BarChart MakeBarChart(const std::string& y_label, const std::vector<std::string>& categories,
+                            const Series& series) {
   plot::BarChart chart;
   chart.y_label = y_label;
   chart.categories = categories;
@@ -28,9 +28,32 @@ void WriteBarChart(const std::string& path, const std::string& title, const std:
     }
     chart.series.push_back({label, values});
   }
-  const int width = std::max(640, 160 + 60 * static_cast<int>(categories.size()));
-  plot::Figure figure(width, 480, title);
-  figure.Add(std::move(chart));
+  return chart;
+}
+
+// One horizontal row of bars per category would need a new chart kind; a bar chart as wide as
+// its categories need (at least 640 px, 60 px a category) keeps every label readable.
+int ChartWidth(size_t categories) { return std::max(640, 160 + 60 * static_cast<int>(categories)); }
+
+void WriteBarChart(const std::string& path, const std::string& title, const std::string& y_label,
+                   const std::vector<std::string>& categories, const Series& series) {
+  plot::Figure figure(ChartWidth(categories.size()), 480, title);
+  figure.Add(MakeBarChart(y_label, categories, series));
+  figure.WritePng(path);
+}
+
+// Panels of bar charts one above the other, each (y_label, categories, series).
+void WriteBarPanels(
+    const std::string& path, const std::string& title,
+    const std::vector<std::tuple<std::string, std::vector<std::string>, Series>>& panels) {
+  if (panels.empty()) throw ArgumentError("write_bar_panels: no panel");
+  size_t widest = 0;
+  for (const auto& panel : panels) widest = std::max(widest, std::get<1>(panel).size());
+  plot::Figure figure(ChartWidth(widest), 360 * static_cast<int>(panels.size()), title,
+                      plot::Arrange::kColumn);
+  for (const auto& [y_label, categories, series] : panels) {
+    figure.Add(MakeBarChart(y_label, categories, series));
+  }
   figure.WritePng(path);
 }
 
@@ -41,6 +64,9 @@ void RegisterPlot(py::module_& m) {
         py::arg("categories"), py::arg("series"),
         "Writes a PNG bar chart: one group of bars per category, one bar per (label, values) "
         "series (io/plot, the tool's chart code).");
+  m.def("write_bar_panels", &WriteBarPanels, py::arg("path"), py::arg("title"), py::arg("panels"),
+        "Writes a PNG of bar charts one above the other: panels a list of (y_label, categories, "
+        "series), each as write_bar_chart takes them.");
 }
 
 }  // namespace mxu::python

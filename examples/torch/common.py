@@ -64,6 +64,10 @@ def parser(prog, description):
     p.add_argument("--json", action="store_true",
                    help="print one JSON object with the final metrics and the device totals "
                         "(progress goes to stderr)")
+    p.add_argument("--unbatched", action="store_true",
+                   help="run a batch's products (bmm, grouped convolutions, a convolution's "
+                        "backward) one device program each instead of as one program "
+                        "(mxu.torch.device_mode(batch=False): the same bits, other cycles)")
     p.add_argument("--threads", type=positive_int,
                    help="torch's CPU threads (default: torch's choice)")
     return p
@@ -119,7 +123,7 @@ class Run:
         if self.dev is None:
             yield None
             return
-        with self.mxu.torch.device_mode(self.dev) as m:
+        with self.mxu.torch.device_mode(self.dev, batch=not self.args.unbatched) as m:
             self._mode = m
             yield m
 

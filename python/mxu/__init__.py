@@ -121,6 +121,9 @@ class Device:
     def gemm_int8(self, a, b, **options):
         return self._device.gemm_int8(a, b, **options)
 
+    def gemm_batch(self, a, b, **options):
+        return self._device.gemm_batch(a, b, **options)
+
     def counters(self):
         return self._device.counters()
 
@@ -140,6 +143,7 @@ class Device:
 
     gemm.__doc__ = _mxu.Device.gemm.__doc__
     gemm_int8.__doc__ = _mxu.Device.gemm_int8.__doc__
+    gemm_batch.__doc__ = _mxu.Device.gemm_batch.__doc__
     counters.__doc__ = _mxu.Device.counters.__doc__
     info.__doc__ = _mxu.Device.info.__doc__
     read_csr.__doc__ = _mxu.Device.read_csr.__doc__

@@ -121,6 +121,83 @@ def test_counters_report_the_run(dev):
         assert key in c
 
 
+def test_gemm_batch_is_gemm_on_each_element(dev):
+    """Independent GEMMs of different shapes and options as one program: every output bit as
+    gemm gives it (and as the golden model, check=True), in fewer cycles than one program each."""
+    rng = np.random.default_rng(12)
+    shapes = [(10, 16, 10), (33, 20, 7), (5, 40, 18), (10, 16, 10)]
+    ta, tb, relu = [False, True, False, True], [False, False, True, True], [False, True, True, False]
+    a = [moderate(rng, (k, m) if t else (m, k)) for (m, k, _), t in zip(shapes, ta)]
+    b = [moderate(rng, (n, k) if t else (k, n)) for (_, k, n), t in zip(shapes, tb)]
+    bias = [None, moderate(rng, (7,)), None, None]
+    accumulate = [None, None, moderate(rng, (5, 18)), None]
+    got = dev.gemm_batch(a, b, ta=ta, tb=tb, relu=relu, bias=bias, accumulate=accumulate,
+                         check=True)
+    batch = dev.counters()
+    assert batch["gemms"] == 4 and batch["mismatches"] == 0
+    assert batch["checked"] == sum(m * n for m, _, n in shapes)
+    separate = 0
+    for i in range(4):
+        want = dev.gemm(a[i], b[i], ta=ta[i], tb=tb[i], relu=relu[i], bias=bias[i],
+                        accumulate=accumulate[i])
+        separate += dev.counters()["cycles"]
+        assert same_bits(got[i], want)
+    assert batch["cycles"] < separate
+    # 3-D arrays in, one 3-D array out; bf16 output as gemm's
+    a3, b3 = moderate(rng, (6, 10, 16)), moderate(rng, (6, 16, 10))
+    c3 = dev.gemm_batch(a3, b3, out="bf16")
+    assert c3.shape == (6, 10, 10) and c3.dtype == np.uint16
+    for i in range(6):
+        assert same_bits(c3[i], dev.gemm(a3[i], b3[i], out="bf16"))
+
+
+def test_gemm_batch_bad_arguments_name_the_element(dev):
+    rng = np.random.default_rng(13)
+    good, wrong = moderate(rng, (4, 8)), moderate(rng, (9, 4))
+    cycles = dev.read_csr(mxu.CSR["COUNTER_BASE"])  # the first counter: cycles, low word
+    with pytest.raises(ValueError, match="^batch element 1: .*inner dimensions differ"):
+        dev.gemm_batch([good, good], [good.T.copy(), wrong])
+    with pytest.raises(TypeError, match="^batch element 0: b: expected float32"):
+        dev.gemm_batch([good], [good.T.astype(np.float64)])
+    with pytest.raises(ValueError, match="a has 2 GEMMs and b 1"):
+        dev.gemm_batch([good, good], [good.T.copy()])
+    with pytest.raises(ValueError, match="relu: 1 values for 2 GEMMs"):
+        dev.gemm_batch([good, good], [good.T.copy()] * 2, relu=[True])
+    with pytest.raises(ValueError, match="bias: 3 entries for 2 GEMMs"):
+        dev.gemm_batch([good, good], [good.T.copy()] * 2, bias=[None] * 3)
+    with pytest.raises(ValueError, match="needs a GEMM"):
+        dev.gemm_batch([], [])
+    with pytest.raises(ValueError, match="3-D array or a sequence"):
+        dev.gemm_batch(good, good)
+    with pytest.raises(TypeError, match=r"a\[1\]: expected a NumPy array"):
+        dev.gemm_batch([good, [[1.0]]], [good.T.copy()] * 2)
+    assert dev.read_csr(mxu.CSR["COUNTER_BASE"]) == cycles  # nothing ran
+
+
+def test_energy_model_prices_counts_as_bench_does(dev):
+    assert 180 in mxu.energy_nodes() and mxu.energy_nodes() == sorted(mxu.energy_nodes())
+    table = mxu.energy_table()
+    assert table["node_nm"] == 180 and table["measured"] and table["clock_mhz"] > 0
+    assert not mxu.energy_table(mxu.energy_nodes()[0])["measured"] or \
+        mxu.energy_nodes()[0] == 180
+    rng = np.random.default_rng(14)
+    dev.gemm(moderate(rng, (32, 48)), moderate(rng, (48, 16)))
+    c = dev.counters()
+    counts = dict(c, device_macs=c["macs"], array_rows=16, array_cols=16, bus_bytes=32)
+    one = mxu.energy(180, counts)
+    assert one["total_uj"] == pytest.approx(
+        one["mac_uj"] + one["clock_uj"] + one["sram_uj"] + one["dram_uj"])
+    assert min(one.values()) > 0
+    doubled = {k: 2 * v for k, v in counts.items() if isinstance(v, int)}
+    doubled.update(buffer_accesses={k: 2 * v for k, v in c["buffer_accesses"].items()},
+                   array_rows=16, array_cols=16, bus_bytes=32, dtype="bf16")
+    assert mxu.energy(180, doubled)["total_uj"] == pytest.approx(2 * one["total_uj"])
+    with pytest.raises(ValueError, match="node 5: no energy table"):
+        mxu.energy(5, counts)
+    with pytest.raises(ValueError, match="counts without 'buffer_accesses'"):
+        mxu.energy(180, {k: v for k, v in counts.items() if k != "buffer_accesses"})
+
+
 def test_info_matches_the_csrs(dev):
     info = dev.info()
     array = dev.read_csr(mxu.CSR["ARRAY"])

@@ -22,11 +22,16 @@ __all__ = ["device_mode", "DeviceMode", "write_report", "active_mode", "DeviceOp
            "ForeignTensorError", "HostProductError"]
 
 
-def device_mode(device, strict=False, watchdog=None, transposed="copy"):
+def device_mode(device, strict=False, watchdog=None, transposed="copy", batch=True):
     """A context manager that runs every matrix product on `device` (an mxu.Device) in this
     thread. strict=True raises HostProductError where a product would run on the host (an op
     that hides one, such as aten._trilinear, or integer operands). watchdog: each device GEMM's
     cycle limit (default: the device's); past it the op raises DeviceOpError. transposed: how a
     transposed operand (nn.Linear's W.t()) reaches the device: "copy" (laid out row-major on the
-    host first) or "device" (the device's transposing loads, ta/tb); the bits are the same."""
-    return DeviceMode(device, strict=strict, watchdog=watchdog, transposed=transposed)
+    host first) or "device" (the device's transposing loads, ta/tb); the bits are the same.
+    batch: independent products of one op (bmm's and baddbmm's batch, a grouped convolution's
+    groups, a convolution backward's two gradients) run as one device program, each GEMM's
+    loads overlapping the one before it (True), or one program each (False: as before batching;
+    the bits are the same, the cycles differ)."""
+    return DeviceMode(device, strict=strict, watchdog=watchdog, transposed=transposed,
+                      batch=batch)

@@ -12,6 +12,8 @@ stride, padding, dilation, groups, transposed.
 - The input gradient of a convolution is the transposed convolution of grad_output; that of a
   transposed convolution is the convolution of grad_output. The bias gradient is a sum on the
   host (no product), as aten.sum is for nn.Linear.
+- Independent products run as one device program (ctx.gemm_batch): a grouped convolution's
+  groups, and a backward's input- and weight-gradient products together.
 Only data movement (padding, strided views, copies) happens on the host.
 """
 import torch
@@ -55,27 +57,31 @@ def _columns(x, kernel, stride, dilation):
     return view.reshape(n * length, size), out
 
 
-def _forward(ctx, x, weight, bias, stride, padding, dilation, groups):
-    """A convolution (not transposed): x (N, C, *S), weight (OC, C/groups, *K) -> float32."""
+def _forward(x, weight, bias, stride, padding, dilation, groups):
+    """A convolution (not transposed): x (N, C, *S), weight (OC, C/groups, *K). Returns its
+    products (one per group) and the function that makes the float32 result of theirs."""
     dims = x.dim() - 2
     kernel = list(weight.shape[2:])
     x = _pad(x, padding, padding)
     n = x.shape[0]
     oc, cg = weight.shape[0], weight.shape[1]
     ocg = oc // groups
-    parts = []
+    products = []
     for g in range(groups):
         cols, out = _columns(x[:, g * cg:(g + 1) * cg], kernel, stride, dilation)
         w = weight[g * ocg:(g + 1) * ocg].reshape(ocg, -1)
         b = None if bias is None else bias[g * ocg:(g + 1) * ocg]
-        parts.append(ctx.gemm(cols, w.t(), bias=b))
-    y = parts[0] if groups == 1 else torch.cat(parts, dim=1)
-    # (N x L, OC) -> (N, OC, *out)
-    return y.reshape(n, *out, oc).permute(0, dims + 1, *range(1, dims + 1)).contiguous()
+        products.append((cols, w.t(), b, None, False))
+
+    def assemble(parts):
+        y = parts[0] if groups == 1 else torch.cat(parts, dim=1)
+        # (N x L, OC) -> (N, OC, *out)
+        return y.reshape(n, *out, oc).permute(0, dims + 1, *range(1, dims + 1)).contiguous()
+    return products, assemble
 
 
-def _transposed(ctx, x, weight, bias, stride, padding, dilation, output_padding, groups):
-    """A transposed convolution: x (N, Cin, *S), weight (Cin, Cout/groups, *K)."""
+def _transposed(x, weight, bias, stride, padding, dilation, output_padding, groups):
+    """A transposed convolution: x (N, Cin, *S), weight (Cin, Cout/groups, *K); as _forward."""
     dims = x.dim() - 2
     kernel = list(weight.shape[2:])
     n, cin = x.shape[0], x.shape[1]
@@ -93,15 +99,16 @@ def _transposed(ctx, x, weight, bias, stride, padding, dilation, output_padding,
     # (Cin, Cout/g, *K) -> (Cout, Cin/g, *K): each group's channel axes swapped
     w = flipped.reshape(groups, cing, coutg, *kernel).transpose(1, 2).reshape(
         groups * coutg, cing, *kernel)
-    return _forward(ctx, spread, w, bias, [1] * dims, [0] * dims, dilation, groups)
+    return _forward(spread, w, bias, [1] * dims, [0] * dims, dilation, groups)
 
 
-def _weight_grad(ctx, x, grad, kernel, stride, padding, dilation, groups):
-    """d(conv)/d(weight) for x (N, C, *S) and grad (N, OC, *O): (OC, C/groups, *K), float32."""
+def _weight_grad(x, grad, kernel, stride, padding, dilation, groups):
+    """d(conv)/d(weight) for x (N, C, *S) and grad (N, OC, *O): (OC, C/groups, *K); as
+    _forward."""
     x = _pad(x, padding, padding)
     cg, oc = x.shape[1] // groups, grad.shape[1]
     ocg = oc // groups
-    parts = []
+    products = []
     for g in range(groups):
         cols, out = _columns(x[:, g * cg:(g + 1) * cg], kernel, stride, dilation)
         # Only the output positions the forward pass produced (a larger x may allow more).
@@ -109,8 +116,25 @@ def _weight_grad(ctx, x, grad, kernel, stride, padding, dilation, groups):
             (slice(None), *[slice(0, o) for o in grad.shape[2:]])].reshape(-1, cols.shape[1])
         gg = grad[:, g * ocg:(g + 1) * ocg]
         a = gg.transpose(0, 1).reshape(ocg, -1)  # (OCg, N x L), L in row-major order
-        parts.append(ctx.gemm(a, cols).reshape(ocg, cg, *kernel))
-    return parts[0] if groups == 1 else torch.cat(parts, dim=0)
+        products.append((a, cols, None, None, False))
+
+    def assemble(parts):
+        parts = [p.reshape(ocg, cg, *kernel) for p in parts]
+        return parts[0] if groups == 1 else torch.cat(parts, dim=0)
+    return products, assemble
+
+
+def _run(ctx, *lowered):
+    """Runs the products of each (products, assemble) as one device program (a convolution's
+    groups, and a backward's input and weight gradients, are independent products) and returns
+    each one's assembled result."""
+    products = [p for ps, _ in lowered for p in ps]
+    results = ctx.gemm_batch(products)
+    out, at = [], 0
+    for ps, assemble in lowered:
+        out.append(assemble(results[at:at + len(ps)]))
+        at += len(ps)
+    return out
 
 
 def _params(weight, stride, padding, dilation, output_padding):
@@ -126,11 +150,11 @@ def convolution(ctx, input, weight, bias, stride, padding, dilation, transposed,
     stride, padding, dilation, output_padding = _params(weight, stride, padding, dilation,
                                                         output_padding)
     if transposed:
-        y = _transposed(ctx, input, weight, bias, stride, padding, dilation, output_padding,
-                        groups)
+        lowered = _transposed(input, weight, bias, stride, padding, dilation, output_padding,
+                              groups)
     else:
-        y = _forward(ctx, input, weight, bias, stride, padding, dilation, groups)
-    return y.to(dtype)
+        lowered = _forward(input, weight, bias, stride, padding, dilation, groups)
+    return _run(ctx, lowered)[0].to(dtype)
 
 
 def convolution_backward(ctx, grad_output, input, weight, bias_sizes, stride, padding, dilation,
@@ -142,28 +166,32 @@ def convolution_backward(ctx, grad_output, input, weight, bias_sizes, stride, pa
     kernel = list(weight.shape[2:])
     dims = len(kernel)
     grad_input = grad_weight = grad_bias = None
+    lowered = []
     if output_mask[0]:
         if transposed:
-            grad_input = _forward(ctx, grad_output, weight, None, stride, padding, dilation,
-                                  groups)
+            lowered.append(_forward(grad_output, weight, None, stride, padding, dilation, groups))
         else:
             # The output padding that brings the transposed convolution back to input's size.
             extra = [s - ((o - 1) * st - 2 * p + d * (k - 1) + 1)
                      for s, o, st, p, d, k in zip(input.shape[2:], grad_output.shape[2:], stride,
                                                   padding, dilation, kernel)]
-            grad_input = _transposed(ctx, grad_output, weight, None, stride, padding, dilation,
-                                     extra, groups)
-        grad_input = grad_input.to(dtype)
+            lowered.append(_transposed(grad_output, weight, None, stride, padding, dilation,
+                                       extra, groups))
     if output_mask[1]:
         if transposed:
             # A transposed convolution's weight gradient is a convolution's, with grad_output as
             # its input and the input as its output gradient.
-            grad_weight = _weight_grad(ctx, grad_output, input, kernel, stride, padding,
-                                       dilation, groups)
+            lowered.append(_weight_grad(grad_output, input, kernel, stride, padding, dilation,
+                                        groups))
         else:
-            grad_weight = _weight_grad(ctx, input, grad_output, kernel, stride, padding, dilation,
-                                       groups)
-        grad_weight = grad_weight.to(dtype)
+            lowered.append(_weight_grad(input, grad_output, kernel, stride, padding, dilation,
+                                        groups))
+    # Both gradients' products in one device program.
+    results = _run(ctx, *lowered)
+    if output_mask[0]:
+        grad_input = results.pop(0).to(dtype)
+    if output_mask[1]:
+        grad_weight = results.pop(0).to(dtype)
     if output_mask[2]:
         grad_bias = grad_output.sum(dim=[0, *range(2, 2 + dims)])
     return grad_input, grad_weight, grad_bias

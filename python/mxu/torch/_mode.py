@@ -53,6 +53,12 @@ def _is_composite(func):
     return known
 
 
+def _add_accesses(call, counters):
+    """Adds a program's on-chip traffic (its counters' buffer_accesses) to the call's."""
+    for key, value in counters.get("buffer_accesses", {}).items():
+        call["buffer_accesses"][key] = call["buffer_accesses"].get(key, 0) + int(value)
+
+
 def _describe(args):
     shapes = []
     for a in args:
@@ -89,16 +95,18 @@ class _FunctionLevel(TorchFunctionMode):
 class DeviceMode(TorchDispatchMode):
     """Runs every matrix product on `device` (an mxu.Device) while active; see device_mode()."""
 
-    def __init__(self, device, strict=False, watchdog=None, transposed="copy"):
+    def __init__(self, device, strict=False, watchdog=None, transposed="copy", batch=True):
         super().__init__()
         self.device = device
         self.strict = bool(strict)
         with _device_locks_lock:
             lock = _device_locks.setdefault(id(device), threading.Lock())
-        self._runner = ProductRunner(device, lock, self._record_gemm, watchdog, transposed)
+        self._runner = ProductRunner(device, lock, self._record_gemm, watchdog, transposed,
+                                     self._record_batch, batch)
         info = device.info()
         self._device_info = {k: info[k] for k in ("backend", "device", "array_rows",
-                                                  "array_cols", "pe_stages", "subnormals")
+                                                  "array_cols", "pe_stages", "subnormals",
+                                                  "bus_bytes")
                              if k in info}
         self._report = Report(self._runner.rows, self._runner.cols)
         self._phase = "forward"
@@ -178,7 +186,8 @@ class DeviceMode(TorchDispatchMode):
         out = kwargs.pop("out", None)
         start = time.perf_counter()
         self._call = dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0, array_macs=0,
-                          dma_read_bytes=0, dma_write_bytes=0, host_products=0)
+                          dma_read_bytes=0, dma_write_bytes=0, host_products=0,
+                          buffer_accesses={})
         try:
             result = handler(self, *args, **kwargs)
         except _ops.HostProduct as why:
@@ -222,9 +231,24 @@ class DeviceMode(TorchDispatchMode):
     def _module(self):
         return self._modules[-1] if self._modules else None
 
-    # The handlers' one call: a GEMM on the device.
+    # The handlers' two calls: a GEMM on the device, and independent GEMMs as one program
+    # (products: a list of (a, b, bias, c0, relu)).
     def gemm(self, a, b, bias=None, c0=None, relu=False):
         return self._runner.gemm(a, b, bias=bias, c0=c0, relu=relu)
+
+    def gemm_batch(self, products):
+        return self._runner.gemm_batch(products)
+
+    def _record_batch(self, shapes, counters):
+        call = self._call
+        call["device_gemms"] += len(shapes)
+        call["device_macs"] += sum(m * k * n for m, k, n in shapes)
+        call["device_cycles"] += int(counters["cycles"])
+        call["array_macs"] += int(counters["macs"])
+        call["dma_read_bytes"] += int(counters["dma_read_bytes"])
+        call["dma_write_bytes"] += int(counters["dma_write_bytes"])
+        _add_accesses(call, counters)
+        self._report.device_seconds = self._runner.device_seconds
 
     def _record_gemm(self, m, k, n, counters):
         call = self._call
@@ -234,6 +258,7 @@ class DeviceMode(TorchDispatchMode):
         call["array_macs"] += int(counters["macs"])
         call["dma_read_bytes"] += int(counters["dma_read_bytes"])
         call["dma_write_bytes"] += int(counters["dma_write_bytes"])
+        _add_accesses(call, counters)
         self._report.device_seconds = self._runner.device_seconds
 
     def _host_product(self, op, why, args):
@@ -272,6 +297,8 @@ class DeviceMode(TorchDispatchMode):
             self._report.add(op, module, "backward", **call)
 
     # ---- the profile ----
-    def report(self):
-        """The profile: {'device': ..., 'ops': [...], 'totals': {...}} (docs/torch.md)."""
-        return self._report.as_dict(self._device_info)
+    def report(self, node=180):
+        """The profile: {'device': ..., 'energy': ..., 'ops': [...], 'totals': {...}}
+        (docs/torch.md); energy_uj and seconds_at_fmax by the energy table of `node` nm
+        (mxu.energy_nodes(): 180 measured, the others scaled)."""
+        return self._report.as_dict(self._device_info, node)

@@ -80,22 +80,39 @@ def addmm_activation(ctx, self, mat1, mat2, *, beta=1, alpha=1, use_gelu=False):
     return _addmm(ctx, self, mat1, mat2, beta, alpha, relu=True)
 
 
-def bmm(ctx, self, mat2):
-    dtype = check_operands(self, mat2)
-    out = torch.empty((self.shape[0], self.shape[1], mat2.shape[2]), dtype=dtype)
-    for i in range(self.shape[0]):
-        out[i] = ctx.gemm(self[i], mat2[i])
+def _stack(results, b, m, n, dtype):
+    out = torch.empty((b, m, n), dtype=dtype)
+    for i, r in enumerate(results):
+        out[i] = r
     return out
+
+
+def bmm(ctx, self, mat2):
+    """The batch's products as one device program (each GEMM's loads overlap the one before)."""
+    dtype = check_operands(self, mat2)
+    b, m, n = self.shape[0], self.shape[1], mat2.shape[2]
+    results = ctx.gemm_batch([(self[i], mat2[i], None, None, False) for i in range(b)])
+    return _stack(results, b, m, n, dtype)
 
 
 def baddbmm(ctx, self, batch1, batch2, *, beta=1, alpha=1):
+    """One device program; with beta = alpha = 1 each product starts from its slice of self
+    (a row: the bias; else C0), otherwise the host scales and adds as in _addmm."""
     dtype = check_operands(self, batch1, batch2)
     b, m, n = batch1.shape[0], batch1.shape[1], batch2.shape[2]
     start = self.expand(b, m, n)
-    out = torch.empty((b, m, n), dtype=dtype)
-    for i in range(b):
-        out[i] = _addmm(ctx, start[i], batch1[i], batch2[i], beta, alpha)
-    return out
+    if _is_one(alpha) and _is_one(beta):
+        products = [(batch1[i], batch2[i], *_start(start[i], m, n), False) for i in range(b)]
+        return _stack([r.to(dtype) for r in ctx.gemm_batch(products)], b, m, n, dtype)
+    results = ctx.gemm_batch([(batch1[i], batch2[i], None, None, False) for i in range(b)])
+    out = []
+    for i, product in enumerate(results):
+        product = product.to(dtype)
+        r = product if _is_one(alpha) else product * alpha
+        if beta != 0:  # beta = 0 ignores self, NaN included, as PyTorch does
+            r = r + (start[i] if _is_one(beta) else start[i] * beta)
+        out.append(r)
+    return _stack(out, b, m, n, dtype)
 
 
 def addbmm(ctx, self, batch1, batch2, *, beta=1, alpha=1):

@@ -56,7 +56,8 @@ def _chunks(total, size):
 class ProductRunner:
     """Runs products on one device and tells `record` what each device GEMM cost."""
 
-    def __init__(self, device, lock, record, watchdog=None, transposed="copy"):
+    def __init__(self, device, lock, record, watchdog=None, transposed="copy", record_batch=None,
+                 batch=True):
         if transposed not in ("copy", "device"):
             raise ValueError(f"transposed must be 'copy' or 'device', got {transposed!r}")
         self.device = device
@@ -69,6 +70,11 @@ class ProductRunner:
         self._options = {} if watchdog is None else {"watchdog": int(watchdog)}
         self._lock = lock
         self._record = record
+        # A batch's program: record_batch(shapes, counters), the shapes (m, k, n) of its GEMMs.
+        self._record_batch = record_batch
+        if not isinstance(batch, bool):
+            raise TypeError(f"batch must be True or False, got {batch!r}")
+        self._batch = batch
         info = device.info()
         self.rows = int(info["array_rows"])
         self.cols = int(info["array_cols"])
@@ -104,6 +110,72 @@ class ProductRunner:
                                      start, relu and i == len(pieces) - 1)
                 out[m0:m1, n0:n1] = part
         return out
+
+    def gemm_batch(self, products):
+        """Independent products as few device programs as the host memory allows (one for any
+        batch a model makes): `products` a list of (a, b, bias, c0, relu) as gemm takes them.
+        Each result is bit-identical to gemm's. Products beyond one GEMM's limits, and empty
+        ones, run as gemm runs them."""
+        if not self._batch:
+            return [self.gemm(a, b, bias=bias, c0=c0, relu=relu) for a, b, bias, c0, relu in
+                    products]
+        results = [None] * len(products)
+        batch, footprint = [], 0
+        for i, (a, b, bias, c0, relu) in enumerate(products):
+            m, k = a.shape
+            n = b.shape[1]
+            if min(m, k, n) == 0 or self._blocking(m, k, n, c0 is not None) != (m, k, n):
+                results[i] = self.gemm(a, b, bias=bias, c0=c0, relu=relu)
+                continue
+            size = self._footprint(m, k, n, c0 is not None)
+            if batch and footprint + size > MAX_PROBLEM_BYTES:
+                self._run_batch(products, batch, results)
+                batch, footprint = [], 0
+            batch.append(i)
+            footprint += size
+        if batch:
+            self._run_batch(products, batch, results)
+        return results
+
+    def _footprint(self, m, k, n, accumulate):
+        """Host-memory bytes one GEMM of a batch takes: its tiles padded, each buffer on its own
+        4 KiB page (the driver's layout)."""
+        kp = -(-k // self.rows) * self.rows
+        np_ = -(-n // self.cols) * self.cols
+        return problem_bytes(m, kp, np_, accumulate) + 5 * 4096
+
+    def _run_batch(self, products, indices, results):
+        if len(indices) == 1:
+            i = indices[0]
+            a, b, bias, c0, relu = products[i]
+            results[i] = self._one(a, b, bias, c0, relu)
+            return
+        a_arrays, b_arrays, tas, tbs, relus, biases, starts, shapes = [], [], [], [], [], [], [], []
+        for i in indices:
+            a, b, bias, c0, relu = products[i]
+            a_array, ta = _operand(a, self._transposed_loads)
+            b_array, tb = _operand(b, self._transposed_loads)
+            a_arrays.append(a_array)
+            b_arrays.append(b_array)
+            tas.append(ta)
+            tbs.append(tb)
+            relus.append(bool(relu))
+            biases.append(None if bias is None else
+                          bias.detach().to(torch.float32).contiguous().numpy())
+            starts.append(None if c0 is None else
+                          c0.detach().to(torch.float32).contiguous().numpy())
+            shapes.append((a.shape[0], a.shape[1], b.shape[1]))
+        start = time.perf_counter()
+        with self._lock:
+            outs = self.device.gemm_batch(
+                a_arrays, b_arrays, ta=tas, tb=tbs, relu=relus,
+                bias=None if all(x is None for x in biases) else biases,
+                accumulate=None if all(x is None for x in starts) else starts, **self._options)
+            counters = self.device.counters()
+        self.device_seconds += time.perf_counter() - start
+        self._record_batch(shapes, counters)
+        for i, c in zip(indices, outs):
+            results[i] = torch.from_numpy(c)
 
     def _blocking(self, m, k, n, accumulate):
         tile_k = (MAX_DIMENSION // self.rows) * self.rows

@@ -1,5 +1,6 @@
-"""What the mode ran: per op, module and pass, the device GEMMs, MACs, cycles and DMA bytes, and
-the products that ran on the host; the profile as a dict, as JSON and as a bar chart."""
+"""What the mode ran: per op, module and pass, the device GEMMs, MACs, cycles, DMA bytes and
+on-chip buffer traffic, and the products that ran on the host; the profile as a dict (with the
+energy and the time at Fmax those counts cost), as JSON and as a bar chart."""
 import json
 import os
 import tempfile
@@ -7,6 +8,22 @@ import threading
 
 _COUNTED = ("calls", "device_gemms", "device_macs", "device_cycles", "array_macs",
             "dma_read_bytes", "dma_write_bytes", "host_products")
+# The programs' on-chip traffic (Device.counters()["buffer_accesses"]), priced by the energy model.
+ACCESSES = ("ub_reads", "ub_writes", "acc_reads", "acc_writes", "wfifo_reads", "wfifo_writes",
+            "transpose_reads", "transpose_writes")
+DEFAULT_NODE = 180  # nm: the measured energy table (the others are scaled from it)
+
+
+def _energy_of(entry, node, device):
+    """The energy (uJ) of an entry's counts at `node`, by `mxu bench --energy`'s model."""
+    from mxu import _mxu  # the energy model is the C++ library's (energy/)
+    counts = {"cycles": entry["device_cycles"], "device_macs": entry["array_macs"],
+              "dma_read_bytes": entry["dma_read_bytes"],
+              "dma_write_bytes": entry["dma_write_bytes"],
+              "buffer_accesses": {k: entry["buffer_accesses"][k] for k in ACCESSES},
+              "array_rows": device["array_rows"], "array_cols": device["array_cols"],
+              "bus_bytes": device["bus_bytes"], "dtype": "bf16"}
+    return _mxu.energy(node, counts)["total_uj"]
 
 
 class Report:
@@ -23,27 +40,44 @@ class Report:
         with self._lock:
             entry = self._entries.get((op, module, phase))
             if entry is None:
-                entry = dict(op=op, module=module, phase=phase, **{k: 0 for k in _COUNTED})
+                entry = dict(op=op, module=module, phase=phase, **{k: 0 for k in _COUNTED},
+                             buffer_accesses={k: 0 for k in ACCESSES})
                 self._entries[(op, module, phase)] = entry
             for key, value in counts.items():
-                entry[key] += value
+                if key == "buffer_accesses":
+                    for k in ACCESSES:
+                        entry[key][k] += int(value.get(k, 0))
+                else:
+                    entry[key] += value
 
-    def as_dict(self, device_info):
+    def as_dict(self, device_info, node=DEFAULT_NODE):
+        """The profile; energy_uj and seconds_at_fmax from the energy table of `node` (nm)."""
+        from mxu import _mxu
+        table = _mxu.energy_table(node)  # ValueError naming the nodes there are
         with self._lock:
-            ops = [dict(entry) for entry in self._entries.values()]
+            ops = [dict(entry, buffer_accesses=dict(entry["buffer_accesses"]))
+                   for entry in self._entries.values()]
         peak = self.rows * self.cols
         totals = {k: sum(e[k] for e in ops) for k in _COUNTED}
+        totals["buffer_accesses"] = {k: sum(e["buffer_accesses"][k] for e in ops)
+                                     for k in ACCESSES}
+        hz = table["clock_mhz"] * 1e6
         for entry in ops + [totals]:
             cycles = entry["device_cycles"]
             entry["utilization"] = entry["device_macs"] / (cycles * peak) if cycles else 0.0
             entry["dma_bytes"] = entry["dma_read_bytes"] + entry["dma_write_bytes"]
+            entry["energy_uj"] = _energy_of(entry, node, device_info) if cycles else 0.0
+            entry["seconds_at_fmax"] = cycles / hz
         ops.sort(key=lambda e: (e["phase"] != "forward", -e["device_cycles"], e["op"],
                                 str(e["module"])))
         gemms = totals["device_gemms"]
         overhead = max(0.0, self.handler_seconds - self.device_seconds)
         totals.update(device_seconds=self.device_seconds, mode_overhead_seconds=overhead,
                       mode_overhead_us_per_gemm=overhead / gemms * 1e6 if gemms else 0.0)
-        return {"device": device_info, "ops": ops, "totals": totals}
+        energy = {"node_nm": table["node_nm"],
+                  "table": "measured" if table["measured"] else "scaled",
+                  "method": table["method"], "clock_mhz": table["clock_mhz"]}
+        return {"device": device_info, "energy": energy, "ops": ops, "totals": totals}
 
 
 def _write_whole(path, write):
@@ -60,10 +94,11 @@ def _write_whole(path, write):
         raise
 
 
-def write_report(mode, path, plot=None):
-    """Writes mode.report() to `path` as JSON and, with `plot`, a PNG bar chart of the device
-    cycles per op, forward beside backward (the project's own chart code); returns the report."""
-    report = mode.report()
+def write_report(mode, path, plot=None, node=DEFAULT_NODE):
+    """Writes mode.report(node) to `path` as JSON and, with `plot`, a PNG of the device cycles and
+    the energy per op kind, forward beside backward (the project's own chart code); returns the
+    report."""
+    report = mode.report(node)
 
     def write_json(temporary):
         with open(temporary, "w") as f:
@@ -74,19 +109,25 @@ def write_report(mode, path, plot=None):
     if plot is not None:
         from mxu import _mxu  # the chart code is the C++ library's (io/plot)
         # One category per op kind (the JSON has the modules): few, readable labels.
-        labels, forward, backward = [], [], []
+        labels = []
+        sums = {key: ([], []) for key in ("device_cycles", "energy_uj")}
         for entry in report["ops"]:
             label = entry["op"].replace("aten.", "")
             if label not in labels:
                 labels.append(label)
-                forward.append(0.0)
-                backward.append(0.0)
-            (forward if entry["phase"] == "forward" else backward)[labels.index(label)] += \
-                entry["device_cycles"]
-        totals = report["totals"]
+                for forward, backward in sums.values():
+                    forward.append(0.0)
+                    backward.append(0.0)
+            for key, (forward, backward) in sums.items():
+                (forward if entry["phase"] == "forward" else backward)[labels.index(label)] += \
+                    entry[key]
+        totals, energy = report["totals"], report["energy"]
         title = (f"mxu.torch: {totals['device_gemms']:,} device GEMMs, "
-                 f"{totals['device_cycles']:,} cycles, {totals['host_products']} host products")
-        _write_whole(plot, lambda temporary: _mxu.write_bar_chart(
-            temporary, title, "device cycles", labels,
-            [("forward", forward), ("backward", backward)]))
+                 f"{totals['device_cycles']:,} cycles, {totals['energy_uj']:,.0f} uJ at "
+                 f"{energy['node_nm']} nm ({energy['table']}), {totals['host_products']} host "
+                 "products")
+        panels = [(y_label, labels, [("forward", sums[key][0]), ("backward", sums[key][1])])
+                  for key, y_label in (("device_cycles", "device cycles"),
+                                       ("energy_uj", f"energy (uJ, {energy['node_nm']} nm)"))]
+        _write_whole(plot, lambda temporary: _mxu.write_bar_panels(temporary, title, panels))
     return report

@@ -93,6 +93,51 @@ def test_batched_and_vector_products(dev, rows):
     same_bits(dot, contract.gemm(numpy(v)[None], numpy(w)[:, None], rows)[0, 0])
 
 
+def test_batches_run_as_one_program_with_the_same_bits(dev, rows):
+    """bmm's batch, a grouped convolution's groups and a convolution backward's two gradients
+    run as one device program each (batch=True, the default): the bits of one program per GEMM
+    (batch=False), fewer cycles."""
+    a3, b3 = rand(24, 10, 16), rand(24, 16, 10, seed=1)
+    conv = torch.nn.Conv2d(4, 6, 3, groups=2)
+    x = rand(2, 4, 7, 7, seed=2).requires_grad_()
+    results = {}
+    for batch in (True, False):
+        conv.zero_grad()
+        x.grad = None
+        with mxu.torch.device_mode(dev, batch=batch) as mode:
+            y = torch.bmm(a3, b3)
+            conv(x).sum().backward()
+        ops = {e["op"]: e for e in mode.report()["ops"]}
+        results[batch] = (y, x.grad.clone(), conv.weight.grad.clone(), ops)
+    (y1, gx1, gw1, ops1), (y0, gx0, gw0, ops0) = results[True], results[False]
+    for got, want in ((y1, y0), (gx1, gx0), (gw1, gw0)):
+        same_bits(got, numpy(want))
+    for i in range(24):
+        same_bits(y1[i], contract.gemm(numpy(a3[i]), numpy(b3[i]), rows))
+    for op in ("aten.bmm", "aten.convolution", "aten.convolution_backward"):
+        assert ops1[op]["device_gemms"] == ops0[op]["device_gemms"] > 1, op
+        assert ops1[op]["device_cycles"] < ops0[op]["device_cycles"], op
+    with pytest.raises(TypeError, match="batch must be True or False"):
+        mxu.torch.device_mode(dev, batch="yes")
+
+
+def test_the_profile_prices_energy_and_time_at_fmax(dev):
+    with mxu.torch.device_mode(dev) as mode:
+        torch.mm(rand(40, 30), rand(30, 20, seed=1))
+    report = mode.report()
+    totals, energy = report["totals"], report["energy"]
+    assert energy["node_nm"] == 180 and energy["table"] == "measured"
+    assert totals["energy_uj"] > 0 and totals["energy_uj"] == pytest.approx(
+        sum(e["energy_uj"] for e in report["ops"]))
+    assert totals["seconds_at_fmax"] == pytest.approx(
+        totals["device_cycles"] / (energy["clock_mhz"] * 1e6))
+    scaled = mode.report(node=mxu.energy_nodes()[0])
+    assert scaled["energy"]["table"] == "scaled"
+    assert scaled["totals"]["energy_uj"] < totals["energy_uj"]  # a smaller node spends less
+    with pytest.raises(ValueError, match="node 3: no energy table"):
+        mode.report(node=3)
+
+
 def test_special_values(dev, rows):
     """Inf, NaN (any payload: the canonical NaN), -0, subnormals, values that round in bf16."""
     specials = np.array([np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-40, -3e-39, 3.0e38, 1.0039063,
@@ -279,7 +324,7 @@ def test_write_report_writes_json_and_a_chart_whole(dev, tmp_path):
     png = (tmp_path / "r.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", png[16:24])
-    assert width >= 640 and height == 480
+    assert width >= 640 and height == 720  # two panels: cycles, and energy
     with pytest.raises(OSError):  # a folder that does not exist: nothing written anywhere
         mxu.torch.write_report(mode, str(tmp_path / "missing" / "r.json"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.png"]
