@@ -4,7 +4,7 @@
 # `cmake --install build --prefix DIR` works for any DIR.
 include(CMakePackageConfigHelpers)
 
-set(MXU_PACKAGE_VERSION 1.0.0)  # the device's VERSION CSR reads 1.0
+set(MXU_PACKAGE_VERSION ${PROJECT_VERSION})  # project(... VERSION), as the Python wheel's
 set(MXU_INSTALL_INCLUDEDIR include/mxu)
 set(MXU_INSTALL_LIBDIR lib)
 set(MXU_INSTALL_CMAKEDIR lib/cmake/mxu)

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/built_devices.h"
 #include "backends/device_factory.h"
 #include "common/device_spec.h"
 #include "common/memory_timing.h"
@@ -479,6 +480,19 @@ void WriteBenchFiles(const CLI::App& cli, const BenchArgs& args, const BenchPlan
   }
 }
 
+// The processes the GEMMs of a memory setting ran on: --jobs, at most one a GEMM (one GEMM runs
+// in the setting's own process).
+int JobsUsed(const BenchArgs& args, const BenchPlan& plan) {
+  if (plan.shapes.size() < 2) return 1;
+  return static_cast<int>(std::min(static_cast<size_t>(args.jobs), plan.shapes.size()));
+}
+
+// The device of rows that name none (no --sweep): --device as given, or this executable's own by
+// its built name, options and all (8x4-flush, 32x32:pe=3), never just the array's size.
+std::string DeviceLabel(const BenchArgs& args) {
+  return args.device.device.empty() ? backends::ThisDevice().name : args.device.device;
+}
+
 int RunBench(const CLI::App& cli, const BenchArgs& args) {
   // Under mpirun every rank joins first: another rank may run another command.
   std::optional<int> exit;
@@ -503,12 +517,13 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
     return *exit;  // a rank other than 0: rank 0 reports
   }
   const BenchResults results = CollectRows(outs, plan, energy ? &*energy : nullptr);
-  const Json energy_summary = energy ? EnergySummary(*energy, results.rows) : Json();
+  const Json energy_summary =
+      energy ? EnergySummary(*energy, results.rows, DeviceLabel(args)) : Json();
   const Json rtl_sample =
       Given(cli, "--rtl-sample") ? RunRtlSample(args, plan, results.rows) : Json();
   BenchTotals totals = SumRows(results.rows, args.check);
   totals.elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  totals.jobs = args.jobs;
+  totals.jobs = JobsUsed(args, plan);
   PrintReport(args, plan, totals, results.rows, rtl_sample, energy ? &*energy : nullptr,
               energy_summary);
 

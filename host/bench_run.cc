@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "common/csr_map.h"
@@ -95,6 +96,19 @@ Json ShapeRow(const BenchShape& shape, const driver::DeviceConfig& config, size_
   };
 }
 
+// The GEMM run, a failure (the watchdog's) naming which of the table's GEMMs it was.
+driver::GemmResult GemmNamed(driver::Device& device, const driver::DeviceConfig& config,
+                             const driver::GemmRequest& request, const BenchRunOptions& options,
+                             const BenchShape& shape) {
+  try {
+    return driver::Gemm(device, config, request, options.device.watchdog_cycles);
+  } catch (const driver::DeviceError& error) {
+    const std::string text = ShapeText(shape);
+    throw driver::DeviceError("GEMM " + shape.name + (shape.name == text ? "" : " (" + text + ")") +
+                              ": " + error.what());
+  }
+}
+
 // One GEMM on the open device: its row of the table.
 Json RunShape(driver::Device& device, const driver::DeviceConfig& config,
               const BenchRunOptions& options, size_t setting, const MemoryTiming& timing,
@@ -102,8 +116,7 @@ Json RunShape(driver::Device& device, const driver::DeviceConfig& config,
   GemmOperands operands;
   driver::GemmRequest request;
   MakeRequest(shape, options.seed, &operands, &request);
-  const driver::GemmResult result =
-      driver::Gemm(device, config, request, options.device.watchdog_cycles);
+  const driver::GemmResult result = GemmNamed(device, config, request, options, shape);
 
   Json r = ShapeRow(shape, config, setting, timing, result.stats.counter(csr::Counter::kCycles),
                     Bound(shape, config, timing));
@@ -162,6 +175,46 @@ class JobsStatus {
   bool shown_ = false;
 };
 
+// The GEMMs in `jobs` children, on_done(index, part) as each finishes; the terminal's status
+// line kept.
+void RunJobs(const BenchRunOptions& options, const std::vector<BenchShape>& shapes, size_t setting,
+             const MemoryTiming& given, size_t jobs, JobsStatus& status,
+             const std::function<void(size_t, Json)>& on_done) {
+  RunInChildren(
+      shapes.size(),
+      [&](size_t index) {
+        return RunSetting(options, {shapes[index]}, setting, given, /*print=*/false);
+      },
+      jobs,
+      [&](size_t index) {
+        return "GEMM " + std::to_string(index + 1) + " (" + shapes[index].name + ")";
+      },
+      [&](size_t index, Json part) {
+        status.Finished(index);
+        status.Clear();
+        on_done(index, std::move(part));
+        status.Show();
+      },
+      /*capture_stdout=*/false, [&](size_t index) { status.Started(index); });
+}
+
+// The table's heading from a device opened in a child of its own; nothing where that fails too.
+void PrintHeadingApart(const BenchRunOptions& options, const MemoryTiming& given,
+                       const std::function<void(const Json&)>& print_heading) {
+  try {
+    print_heading(RunInChild(
+        [&] {
+          DeviceOptions device_options = options.device;
+          device_options.timing = given;
+          auto device = OpenDevice(device_options);
+          return Json{{"backend", device->name()},
+                      {"device", ConfigJson(driver::ReadDeviceConfig(*device))}};
+        },
+        "the device"));
+  } catch (const std::exception&) {
+  }
+}
+
 }  // namespace
 
 Json RunSetting(const BenchRunOptions& options, const std::vector<BenchShape>& shapes,
@@ -202,37 +255,34 @@ Json RunSettingInJobs(const BenchRunOptions& options, const std::vector<BenchSha
   size_t printed = 0;  // rows print in the table's order, as soon as those before them are done
   Json out;
   JobsStatus status(shapes, print && isatty(STDERR_FILENO));
-  RunInChildren(
-      shapes.size(),
-      [&](size_t index) {
-        return RunSetting(options, {shapes[index]}, setting, given, /*print=*/false);
-      },
-      jobs,
-      [&](size_t index) {
-        return "GEMM " + std::to_string(index + 1) + " (" + shapes[index].name + ")";
-      },
-      [&](size_t index, Json part) {
-        status.Finished(index);
-        status.Clear();
-        if (out.is_null()) {
-          out["backend"] = part["backend"];
-          out["device"] = part["device"];
-          out["rows"] = Json::array();
-          if (print) {
-            const Json& d = part["device"];
-            PrintSettingHeading(given.ForPort(d["bus_bytes"].get<unsigned>()),
-                                part["backend"].get<std::string>(), d["array_rows"].get<unsigned>(),
-                                d["array_cols"].get<unsigned>());
-            PrintHeader(columns);
-          }
-        }
-        rows[index] = std::move(part["rows"][0]);
-        for (; printed < rows.size() && !rows[printed].is_null(); ++printed) {
-          if (print) PrintRow(rows[printed], columns);
-        }
-        status.Show();
-      },
-      /*capture_stdout=*/false, [&](size_t index) { status.Started(index); });
+  const auto print_heading = [&](const Json& part) {
+    const Json& d = part["device"];
+    PrintSettingHeading(given.ForPort(d["bus_bytes"].get<unsigned>()),
+                        part["backend"].get<std::string>(), d["array_rows"].get<unsigned>(),
+                        d["array_cols"].get<unsigned>());
+    PrintHeader(columns);
+  };
+  try {
+    RunJobs(options, shapes, setting, given, jobs, status, [&](size_t index, Json part) {
+      if (out.is_null()) {
+        out["backend"] = part["backend"];
+        out["device"] = part["device"];
+        out["rows"] = Json::array();
+        if (print) print_heading(part);
+      }
+      rows[index] = std::move(part["rows"][0]);
+      for (; printed < rows.size() && !rows[printed].is_null(); ++printed) {
+        if (print) PrintRow(rows[printed], columns);
+      }
+    });
+  } catch (const Interrupted&) {
+    throw;
+  } catch (...) {
+    // A failure before any GEMM finished: the table's heading as one process prints it before
+    // its first GEMM, from a device opened for it alone.
+    if (print && out.is_null()) PrintHeadingApart(options, given, print_heading);
+    throw;
+  }
   for (Json& row : rows) out["rows"].push_back(std::move(row));
   return out;
 }

@@ -1,6 +1,7 @@
 #include "host/child_process.h"
 
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,9 +118,17 @@ struct Child {
   size_t index = 0;
 };
 
+// In a child just forked: it dies with its parent (a SIGKILL to the parent cannot be passed on,
+// and an orphan would go on starting runs and printing). The parent may have died before the
+// request took effect: then the child is already someone else's.
+void DieWithParent(pid_t parent) {
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(1);
+}
+
 Child StartChild(const std::function<Json()>& work, bool capture_stdout, int slot) {
   std::fflush(stdout);
   std::fflush(stderr);
+  const pid_t parent = getpid();
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error("pipe: " + std::string(std::strerror(errno)));
   const pid_t pid = fork();
@@ -129,6 +138,7 @@ Child StartChild(const std::function<Json()>& work, bool capture_stdout, int slo
     throw std::runtime_error("fork: " + std::string(std::strerror(errno)));
   }
   if (pid == 0) {
+    DieWithParent(parent);
     close(fds[0]);
     ChildMain(work, fds[1], capture_stdout);
   }

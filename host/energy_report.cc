@@ -26,13 +26,33 @@ std::vector<int> Ranks(const std::vector<double>& values) {
   return ranks;
 }
 
+// The memory a row ran under, as the tables' headings give it (the setting's number means
+// nothing to a reader).
+std::string MemoryText(const Json& row) {
+  return "latency " + std::to_string(row["latency_cycles"].get<uint64_t>()) + ", " +
+         std::to_string(row["bytes_per_cycle"].get<uint64_t>()) + " B/cycle, " +
+         std::to_string(row["max_in_flight"].get<uint64_t>()) + " in flight";
+}
+
 std::string GroupName(const Json& g) {
-  std::string name = g["device_spec"].get<std::string>();
-  if (name == "-") {
-    name = std::to_string(g["array_rows"].get<unsigned>()) + "x" +
-           std::to_string(g["array_cols"].get<unsigned>());
+  return g["device_spec"].get<std::string>() + ", memory " + g["memory"].get<std::string>();
+}
+
+// Each GEMM's energy; under several devices or memories, each group's under its heading.
+void PrintRows(const Json& rows, const Json& summary, int width) {
+  const std::vector<std::vector<size_t>> groups = GroupRows(rows);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups.size() > 1) std::printf("%s:\n", GroupName(summary[g]).c_str());
+    for (size_t i : groups[g]) {
+      const Json& r = rows[i];
+      const Json& e = r["energy"];
+      std::printf("%-*s %10.3f %10.3f %10.3f %10.3f %11.3f %8.2f %7.3f\n", width,
+                  r["name"].get<std::string>().c_str(), e["mac_uj"].get<double>(),
+                  e["clock_uj"].get<double>(), e["sram_uj"].get<double>(),
+                  e["dram_uj"].get<double>(), e["total_uj"].get<double>(),
+                  e.value("pj_per_mac", 0.0), e.value("tops_per_watt", 0.0));
+    }
   }
-  return name + " mem " + std::to_string(g["setting"].get<uint64_t>());
 }
 
 }  // namespace
@@ -58,12 +78,14 @@ void AddEnergy(const EnergyTable& table, const Json& device, Json* row) {
   (*row)["device_area_mm2"] = EstimatedAreaMm2(table, device);
 }
 
-Json EnergySummary(const EnergyTable& table, const Json& rows) {
+Json EnergySummary(const EnergyTable& table, const Json& rows, const std::string& device_spec) {
   Json summary = Json::array();
   std::vector<double> times, energies, areas;
   for (const std::vector<size_t>& group : GroupRows(rows)) {
     const Json& first = rows[group[0]];
     Json g = GroupHeading(first, group.size());
+    if (!first.contains("device_spec")) g["device_spec"] = device_spec;
+    g["memory"] = MemoryText(first);
     uint64_t macs = 0, cycles = 0;
     for (size_t i : group) {
       macs += rows[i]["macs"].get<uint64_t>(), cycles += rows[i]["cycles"].get<uint64_t>();
@@ -104,19 +126,14 @@ void PrintEnergy(const EnergyTable& t, const Json& rows, const Json& summary, bo
   for (const Json& r : rows) width = std::max(width, int(r["name"].get<std::string>().size()));
   std::printf("%-*s %10s %10s %10s %10s %11s %8s %7s\n", width, "name", "MAC uJ", "clock uJ",
               "SRAM uJ", "DRAM uJ", "total uJ", "pJ/MAC", "TOPS/W");
-  for (const Json& r : rows) {
-    const Json& e = r["energy"];
-    std::printf("%-*s %10.3f %10.3f %10.3f %10.3f %11.3f %8.2f %7.3f\n", width,
-                r["name"].get<std::string>().c_str(), e["mac_uj"].get<double>(),
-                e["clock_uj"].get<double>(), e["sram_uj"].get<double>(), e["dram_uj"].get<double>(),
-                e["total_uj"].get<double>(), e.value("pj_per_mac", 0.0),
-                e.value("tops_per_watt", 0.0));
-  }
-  std::printf("\n%-34s %11s %8s %7s %11s %9s %9s %s\n", "device, memory", "total uJ", "pJ/MAC",
-              "TOPS/W", "time us", "area mm2", "TOPS/mm2", "rank: time energy area");
+  PrintRows(rows, summary, width);
+  int name_width = 34;
+  for (const Json& g : summary) name_width = std::max(name_width, int(GroupName(g).size()));
+  std::printf("\n%-*s %11s %8s %7s %11s %9s %9s %s\n", name_width, "device, memory", "total uJ",
+              "pJ/MAC", "TOPS/W", "time us", "area mm2", "TOPS/mm2", "rank: time energy area");
   for (const Json& g : summary) {
-    std::printf("%-34s %11.3f %8.2f %7.3f %11.2f %9.3f %9.4f %6d %6d %4d\n", GroupName(g).c_str(),
-                g["total_uj"].get<double>(), g["pj_per_mac"].get<double>(),
+    std::printf("%-*s %11.3f %8.2f %7.3f %11.2f %9.3f %9.4f %6d %6d %4d\n", name_width,
+                GroupName(g).c_str(), g["total_uj"].get<double>(), g["pj_per_mac"].get<double>(),
                 g["tops_per_watt"].get<double>(), g["microseconds"].get<double>(),
                 g["area_mm2"].get<double>(), g["tops_per_mm2"].get<double>(),
                 g["rank_time"].get<int>(), g["rank_energy"].get<int>(), g["rank_area"].get<int>());

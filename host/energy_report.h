@@ -5,6 +5,7 @@
 #define MXU_HOST_ENERGY_REPORT_H_
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "energy/energy_model.h"
 
@@ -31,9 +32,12 @@ void AddEnergy(const EnergyTable& table, const nlohmann::ordered_json& device,
                nlohmann::ordered_json* row);
 
 // One entry per device and memory setting of the rows (by "point", "device_spec", "setting"):
-// the energy parts summed, pJ per MAC, TOPS/W, microseconds at the table's clock, area, TOPS per
-// mm^2, and each group's rank (1 = best) by time, by energy and by area.
-nlohmann::ordered_json EnergySummary(const EnergyTable& table, const nlohmann::ordered_json& rows);
+// the device's spec (device_spec for rows that name none: no --sweep), its memory ("latency L,
+// B B/cycle, F in flight"), the energy parts summed, pJ per MAC, TOPS/W, microseconds at the
+// table's clock, area, TOPS per mm^2, and each group's rank (1 = best) by time, by energy and by
+// area.
+nlohmann::ordered_json EnergySummary(const EnergyTable& table, const nlohmann::ordered_json& rows,
+                                     const std::string& device_spec);
 
 // Each GEMM's energy, then the summary; with `network`, one inference per group (inferences
 // per joule).

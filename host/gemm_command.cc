@@ -33,10 +33,27 @@ using driver::GemmSizeProblem;
 using driver::kMaxDimension;
 
 // A malformed or unreadable input file is bad input (exit code 2), like a bad flag.
-// header_only: the dtype and shape, checked before any data is read.
-NpyArray ReadInput(const std::string& path, bool header_only = false) {
+NpyArray ReadInput(const std::string& path) {
   try {
-    return header_only ? ReadNpyHeader(path) : ReadNpy(path);
+    return ReadNpy(path);
+  } catch (const std::runtime_error& error) {
+    throw UsageError(error.what());
+  }
+}
+
+// The dtypes each input takes, as its refusals name them.
+constexpr char kOperandDtypes[] = "float32 '<f4', float64 '<f8' or uint16 '<u2'";
+constexpr char kFloatDtypes[] = "float32 '<f4' or float64 '<f8'";
+constexpr char kInt8Dtypes[] = "int8 '|i1' (the int8 mode)";
+constexpr char kInt32Dtypes[] = "int32 '<i4' (the int8 mode)";
+
+// An input's header, read first: a dtype the .npy reader does not know (float16...) is refused
+// naming what this input takes, not every dtype the reader knows.
+NpyArray ReadHeader(const std::string& path, const std::string& accepts) {
+  try {
+    return ReadNpyHeader(path);
+  } catch (const NpyUnsupportedDtype& error) {
+    throw UsageError(path + ": unsupported dtype '" + error.descr + "' (expected " + accepts + ")");
   } catch (const std::runtime_error& error) {
     throw UsageError(error.what());
   }
@@ -44,14 +61,14 @@ NpyArray ReadInput(const std::string& path, bool header_only = false) {
 
 // A 2-D operand's header from .npy, read before the device opens: its shape is checked here.
 NpyArray ReadOperand(const std::string& path, bool int8) {
-  NpyArray array = ReadInput(path, true);
+  NpyArray array = ReadHeader(path, int8 ? kInt8Dtypes : kOperandDtypes);
   if (int8) {
     RequireDtype(array, NpyArray::Dtype::kInt8, path);
   } else if (!array.is_float() && array.dtype != NpyArray::Dtype::kUint16) {
     // .npy files may hold integers and strings too (checkpoints); operands are floats or bf16
     // bits.
-    throw UsageError(path + ": unsupported dtype '" + array.descr() +
-                     "' (expected float32 '<f4', float64 '<f8' or uint16 '<u2')");
+    throw UsageError(path + ": unsupported dtype '" + array.descr() + "' (expected " +
+                     kOperandDtypes + ")");
   }
   if (array.shape.size() != 2) {
     throw UsageError(path + ": expected a 2-D array, got rank " +
@@ -84,7 +101,7 @@ driver::Int8Matrix ToInt8Matrix(const NpyArray& array) {
 }
 
 std::vector<float> ReadFloat32(const std::string& path, size_t rank_max) {
-  const NpyArray header = ReadInput(path, true);
+  const NpyArray header = ReadHeader(path, kFloatDtypes);
   if (!header.is_float()) throw UsageError(path + ": expected float32 or float64");
   if (header.shape.empty() || header.shape.size() > rank_max) {
     throw UsageError(path + ": unexpected rank " + std::to_string(header.shape.size()));
@@ -314,7 +331,7 @@ void ReadShape(const GemmArgs& args, const GemmMode& mode, GemmProblem* p) {
 
 // --bias: N int32 values in the int8 mode, else N floats.
 void ReadBias(const std::string& path, bool int8, GemmProblem* p) {
-  const NpyArray header = ReadInput(path, true);
+  const NpyArray header = ReadHeader(path, int8 ? kInt32Dtypes : kFloatDtypes);
   if (header.shape.size() == 1 && header.shape[0] != size_t(p->n)) {
     throw UsageError(path + ": " + std::to_string(header.shape[0]) +
                      " values, expected N = " + std::to_string(p->n));
@@ -332,7 +349,7 @@ void ReadBias(const std::string& path, bool int8, GemmProblem* p) {
 
 // --accumulate: C0, M x N int32 in the int8 mode, else M x N floats.
 void ReadAccumulator(const std::string& path, bool int8, GemmProblem* p) {
-  const NpyArray header = ReadInput(path, true);
+  const NpyArray header = ReadHeader(path, int8 ? kInt32Dtypes : kFloatDtypes);
   if (int8) RequireDtype(header, NpyArray::Dtype::kInt32, path);
   if ((!int8 && !header.is_float()) || header.shape.size() != 2 ||
       header.shape[0] != size_t(p->m) || header.shape[1] != size_t(p->n)) {
@@ -354,7 +371,7 @@ void ReadAccumulator(const std::string& path, bool int8, GemmProblem* p) {
 // The requantization scale of each of the n columns: --scales, or --scale for all.
 std::vector<double> ReadScales(const CLI::App& cli, const GemmArgs& args, int n) {
   if (Given(cli, "--scales")) {
-    const NpyArray header = ReadInput(args.scales, true);
+    const NpyArray header = ReadHeader(args.scales, kFloatDtypes);
     if (!header.is_float() || header.shape.size() != 1 || header.shape[0] != size_t(n)) {
       throw UsageError(args.scales + ": expected " + std::to_string(n) +
                        " float values (one per column of C)");

@@ -105,6 +105,16 @@ class Reader {
   }
 
   // The GEMM within the driver's limits; `how` says where each dimension comes from.
+  // More fields than the format has: the wrong format or a shifted row, never silently cut.
+  void CheckCount(int line, const std::string& where, size_t count,
+                  const std::vector<std::string>& columns) const {
+    if (count <= columns.size()) return;
+    Fail(line, where + std::to_string(count) + " fields, the " +
+                   (columns.size() == kGemmColumns.size() ? "GEMM" : "convolution") +
+                   " format has " + std::to_string(columns.size()) + " ('" + columns.front() +
+                   "' to '" + columns.back() + "')");
+  }
+
   void CheckGemm(const TopologyLayer& layer, const std::string how[3]) const {
     const uint64_t dims[3] = {layer.m, layer.k, layer.n};
     const char* names[3] = {"M", "K", "N"};
@@ -154,6 +164,7 @@ Topology ParseTopology(const std::string& path, const std::string& text) {
                               ", M, N, K' (GEMMs), got " + Quote(fields[0]));
       }
       topology.conv = columns == &kConvColumns;
+      reader.CheckCount(line, "header: ", fields.size(), *columns);
       for (size_t i = 1; i < columns->size(); ++i) {
         if (i >= fields.size()) reader.Fail(line, "header: missing column '" + (*columns)[i] + "'");
         if (Key(fields[i]) != Key((*columns)[i])) {
@@ -166,6 +177,7 @@ Topology ParseTopology(const std::string& path, const std::string& text) {
     if (fields.size() < columns->size()) {
       reader.Fail(line, "missing field '" + (*columns)[fields.size()] + "'");
     }
+    reader.CheckCount(line, "", fields.size(), *columns);
     TopologyLayer layer;
     layer.line = line;
     layer.name = fields[0];

@@ -19,7 +19,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mxu::host {
@@ -70,6 +72,14 @@ NpyArray MakeNpy(const std::vector<int8_t>& data, const std::vector<size_t>& sha
 // strings (n = the longest). Throw for bytes outside ASCII and for NUL, which NumPy would strip.
 NpyArray MakeNpyString(const std::string& text);
 NpyArray MakeNpyStrings(const std::vector<std::string>& texts);
+
+// A .npy file of a dtype the reader does not know: its descr comes with the message, so that a
+// caller taking fewer dtypes can name its own instead of the reader's whole list.
+struct NpyUnsupportedDtype : std::runtime_error {
+  NpyUnsupportedDtype(const std::string& message, std::string descr_in)
+      : std::runtime_error(message), descr(std::move(descr_in)) {}
+  std::string descr;
+};
 
 // Reads and parses the .npy file at path: a regular file whose header is checked against its
 // size before the data is read.

@@ -260,10 +260,12 @@ NpyArray ArrayOfDescr(const Header& header, const std::string& name) {
     }
   } else {
     const bool big_endian = !header.descr.empty() && header.descr[0] == '>';
-    Fail(name, "unsupported dtype '" + header.descr + "' (" +
-                   (big_endian ? "big-endian data is not supported; " : "") +
-                   "expected float32 '<f4', float64 '<f8', uint16 '<u2', uint64 '<u8', int8 "
-                   "'|i1', int32 '<i4', int64 '<i8' or ASCII strings '<U<n>')");
+    throw NpyUnsupportedDtype(
+        name + ": unsupported dtype '" + header.descr + "' (" +
+            (big_endian ? "big-endian data is not supported; " : "") +
+            "expected float32 '<f4', float64 '<f8', uint16 '<u2', uint64 '<u8', int8 "
+            "'|i1', int32 '<i4', int64 '<i8' or ASCII strings '<U<n>')",
+        header.descr);
   }
   return array;
 }

@@ -28,8 +28,15 @@ def run_json(command, env=None):
     return json.loads(result.stdout.strip().splitlines()[-1]), time.perf_counter() - start
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = OneLineParser(description=__doc__.splitlines()[0])
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--backend", default="model", choices=("model", "rtl", "cross"))
     p.add_argument("--build", default=os.path.join(ROOT, "build"))

@@ -120,8 +120,15 @@ def run_cpp(path, first, lines):
     return []
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--python", default="/usr/bin/python3")
     parser.add_argument("--no-python", action="store_true",

@@ -2,6 +2,8 @@
 # The layers import one way (docs/architecture.md, Layers): each folder may include only the
 # folders listed for it. Exit status non-zero, with every offending include listed, otherwise.
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+no_arguments "$@"
 cd "$(dirname "$0")/.."
 declare -A allowed=(
   [common]="common"

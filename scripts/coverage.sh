@@ -17,6 +17,8 @@
 #                                            (left out by default: scripts/coverage_scope.vlt
 #                                            says why; over an hour to build on 2 cores)
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$@"
 cd "$(dirname "$0")/.."
 
 filter="*"
@@ -24,10 +26,10 @@ scope="$PWD/scripts/coverage_scope.vlt"
 json=""
 while (($#)); do
   case "$1" in
-    --filter) filter=${2:?--filter needs a pattern}; shift ;;
+    --filter) (($# >= 2)) || usage_error "--filter needs a pattern"; filter=$2; shift ;;
     --full) scope="" ;;
     --json) json=--json ;;
-    *) echo "coverage.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) usage_error "unknown option '$1' (--filter PATTERN, --full, --json; --help)" ;;
   esac
   shift
 done

@@ -118,8 +118,15 @@ def waiver_of(point, waivers):
     return None
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def main():
-    parser = argparse.ArgumentParser()
+    parser = OneLineParser()
     parser.add_argument("merged")
     parser.add_argument("waivers")
     parser.add_argument("summary")

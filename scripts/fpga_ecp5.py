@@ -196,8 +196,16 @@ def main() -> int:
     if not 1 <= args.freq <= 1000:
         die(f"--freq {args.freq}: expected 1 to 1000 MHz")
     ppa = load_ppa()
-    work = os.path.abspath(args.keep) if args.keep else tempfile.mkdtemp(prefix="mxu-ecp5-")
-    os.makedirs(work, exist_ok=True)
+    # --keep DIR: new, empty or this script's own from an earlier run; a user's files never
+    # overwritten or deleted.
+    problem = args.keep and ppa.keep_dir_problem(args.keep, NAME)
+    if problem:
+        die(problem)
+    try:
+        work = (ppa.make_keep_dir(os.path.abspath(args.keep), NAME) if args.keep
+                else tempfile.mkdtemp(prefix="mxu-ecp5-"))
+    except OSError as e:
+        die(f"--keep {args.keep}: {e.strerror}")
     t0 = time.time()
 
     def log(msg):  # progress on a terminal only: a failure stays one line

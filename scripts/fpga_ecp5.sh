@@ -15,7 +15,9 @@
 # --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first).
 # --json: one object (device, part, luts, ffs, dsp, bram: {used, available}, fmax_mhz, fits,
 #   seconds, ...). Otherwise a Markdown table.
-# --keep DIR: keep the work files (Yosys's script, log and netlist, nextpnr's log and report).
+# --keep DIR: keep the work files (Yosys's script, log and netlist, nextpnr's log and report) in
+#   DIR, a new or empty directory (created) or one an earlier fpga_ecp5.sh --keep made (its
+#   netlist reused where the synthesis is the same); any other existing path is refused.
 # --timeout S: each tool's limit in seconds (default 3600). --seed N: nextpnr's placer seed
 #   (default 1). --freq MHZ: the clock target nextpnr optimizes for (default 100).
 # A design larger than the chip: fits false, the figures of synthesis, exit 0. A bad option, an

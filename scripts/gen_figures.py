@@ -541,14 +541,25 @@ def write_json(path, data):
     f.write("{\n" + ",\n".join(parts) + "\n}\n")
 
 
+class OneLineParser(argparse.ArgumentParser):
+  """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
+
+  def error(self, message):
+    self.exit(2, f"{self.prog}: {message}\n")
+
+
 def main():
-  parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  parser = OneLineParser(description=__doc__.split("\n")[0])
   parser.add_argument("--check", action="store_true")
   parser.add_argument("--record", metavar="NAME")
   parser.add_argument("--build", default="build")
   parser.add_argument("--no-rerun", action="store_true",
                       help="with --check: compare the docs with the JSON only")
   args = parser.parse_args()
+  # The commands are rerun from build/bin/ under --build: a missing tree is bad input, refused
+  # before anything runs.
+  if not args.no_rerun and (args.check or args.record) and not (ROOT / args.build).is_dir():
+    parser.error(f"--build {args.build}: no such build directory (configure and build it first)")
   sources = load_sources()
   problems = []
   try:

@@ -661,8 +661,15 @@ def gen_doc(t, current):
 # ---------------------------------------------------------------------------------------------
 
 
+class OneLineParser(argparse.ArgumentParser):
+  """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
+
+  def error(self, message):
+    self.exit(2, f"{self.prog}: {message}\n")
+
+
 def main():
-  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser = OneLineParser(description=__doc__.split("\n\n")[0])
   parser.add_argument("--check", action="store_true",
                       help="write nothing; exit 1 if a generated file is not up to date")
   parser.add_argument("--root", type=Path, default=ROOT, help="repository root")

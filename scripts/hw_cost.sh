@@ -37,6 +37,8 @@
 # for the device: device, max_stage_depth, module (the smallest module with the device's longest
 # stage). --module NAME[,NAME...]: those modules only, and no device line. A bad value: one line, exit 2.
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$@"
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
 sources="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'mxu_sram_1r1w\.sv$' | tr '\n' ' ')"
 sizes=("$@")
@@ -332,7 +334,7 @@ if [ "${1:-}" = --pe-stages ]; then
   done
   if [ "$which" = all ]; then
     depths=$(seq 1 "$max")
-  elif [[ $which =~ ^[0-9]+$ ]] && ((which >= 1 && which <= max)); then
+  elif [[ $which =~ ^[1-9][0-9]*$ ]] && ((which <= max)); then
     depths=$which
   else
     echo "hw_cost.sh: --pe-stages '$which': expected 1 to $max (PeMaxStages) or all" >&2
@@ -355,6 +357,7 @@ fi
 
 if [ "${1:-}" = --devices ]; then
   shift
+  (($#)) || usage_error "--devices needs at least one ROWSxCOLS[-flush]"
   for spec in "$@"; do
     if [[ ! $spec =~ ^[0-9]+x[0-9]+(-flush)?$ ]]; then
       echo "hw_cost.sh: device '$spec': expected ROWSxCOLS or ROWSxCOLS-flush (e.g. 8x4-flush)" >&2
@@ -367,6 +370,13 @@ if [ "${1:-}" = --devices ]; then
   exit 0
 fi
 
+# The array sizes, checked before minutes of Yosys: anything else (an option of another mode, a
+# typo) is refused.
+for size in "${sizes[@]}"; do
+  [[ $size =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] ||
+    usage_error "'$size' is neither an array size ROWSxCOLS nor an option (--pe-stages," \
+                "--devices, --depths; --help)"
+done
 echo "| block | cells (2-input gates and flip-flops) | flip-flops | longest path (gates) | Yosys time |"
 echo "|---|---|---|---|---|"
 cost mxu_pe "PE (bf16 x bf16 + fp32 and int8 x int8 + int32, IEEE)"

@@ -3,6 +3,8 @@
 # waivers (rtl/mxu.vc, rtl/mxu.vlt), with the assertions (--assert) included. Exit status non-zero
 # on any warning.
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+no_arguments "$@"
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
 sources=$(ls "$rtl"/*.sv | grep -v '_pkg\.sv$')
 # rtl/ holds several top-level modules (each block is synthesized on its own): lint them together.

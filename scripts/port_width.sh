@@ -10,10 +10,16 @@
 # Usage: scripts/port_width.sh [--size S] [--arrays "16x16 64x64 128x128"] [--buses "32 128 512"]
 #        [--pe N] [--json FILE] [--build DIR (default build: DIR/bin/mxu runs)]
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$@"
 size=1024 arrays="16x16 32x32 64x64 128x128" buses="32 64 128 256 512 1024" pe="" json_file=""
 build=""
 while (($#)); do
-  [ $# -ge 2 ] || { echo "port_width.sh: $1 needs a value" >&2; exit 2; }
+  case "$1" in
+    --size | --arrays | --buses | --pe | --json | --build) ;;
+    *) usage_error "unknown option '$1' (--size, --arrays, --buses, --pe, --json, --build)" ;;
+  esac
+  [ $# -ge 2 ] || usage_error "$1 needs a value"
   case "$1" in
     --size) size=$2; shift 2 ;;
     --arrays) arrays=$2; shift 2 ;;
@@ -24,6 +30,15 @@ while (($#)); do
     *) echo "port_width.sh: unknown option '$1' (--size, --arrays, --buses, --pe, --json," \
          "--build)" >&2; exit 2 ;;
   esac
+done
+# The values checked before any build or run.
+[[ $size =~ ^[1-9][0-9]*$ ]] || usage_error "--size '$size': expected a positive integer"
+[[ $pe =~ ^(:pe=[1-9][0-9]*)?$ ]] || usage_error "--pe '${pe#:pe=}': expected a positive integer"
+for a in $arrays; do
+  [[ $a =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || usage_error "--arrays: '$a' is not ROWSxCOLS"
+done
+for b in $buses; do
+  [[ $b =~ ^[1-9][0-9]*$ ]] || usage_error "--buses: '$b' is not a positive integer"
 done
 cd "$(dirname "$0")/.."
 [ -n "$json_file" ] || json_file=$(mktemp -d "${TMPDIR:-/tmp}/port_width.XXXXXX")/port_width.json

@@ -85,6 +85,43 @@ def die(msg: str, code: int = 2) -> None:
     sys.exit(code)
 
 
+# In a --keep DIR that this script (or fpga_ecp5.sh) made: its files are the run's own to
+# replace, and no other directory's files are ever overwritten.
+KEEP_MARK = ".mxu-keep"
+
+
+def keep_dir_problem(path: str, tool: str) -> str | None:
+    """Why --keep PATH cannot be tool's work directory (None where it can): it must be new, empty,
+    or an earlier run's of the same tool (marked)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        return f"--keep {path}: not a directory"
+    if os.path.isdir(path):
+        try:
+            entries = os.listdir(path)
+        except OSError as e:
+            return f"--keep {path}: {e.strerror}"
+        mark = os.path.join(path, KEEP_MARK)
+        if entries and not (os.path.isfile(mark) and open(mark).read().strip() == tool):
+            return (f"--keep {path}: a directory with files not made by {tool}: "
+                    "name a new or empty one")
+    return None
+
+
+def make_keep_dir(path: str, tool: str) -> str:
+    """The --keep directory, created and marked as tool's; the caller checked it first."""
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, KEEP_MARK), "w") as f:
+        f.write(tool + "\n")
+    return path
+
+
+def out_dir_problem(path: str) -> str | None:
+    """Why --out PATH cannot hold the energy tables (None where it can)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        return f"--out {path}: not a directory"
+    return None
+
+
 def run(cmd, timeout, **kw):
     return subprocess.run(cmd, timeout=timeout, text=True, capture_output=True, **kw)
 
@@ -623,9 +660,10 @@ def energy_tables(r: dict) -> dict[int, dict]:
 
 def write_energy_tables(r: dict, out_dir: str) -> list[str]:
     """energy/NODEnm.json for each node, each written whole (a temporary renamed)."""
+    tables = energy_tables(r)  # a bad result refused before anything is made
     os.makedirs(out_dir, exist_ok=True)
     paths = []
-    for node, t in energy_tables(r).items():
+    for node, t in tables.items():
         path = os.path.join(out_dir, f"{node}nm.json")
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
@@ -637,6 +675,24 @@ def write_energy_tables(r: dict, out_dir: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+def check_args(args) -> None:
+    """Every value checked before any tool runs: a bad one is one line, exit 2."""
+    if args.timeout < 1:
+        die(f"--timeout {args.timeout}: expected a positive number of seconds")
+    if not (0.5 <= args.target_ns <= 100):
+        die(f"--target-ns {args.target_ns}: expected 0.5 to 100")
+    if args.module:
+        if os.path.isfile(os.path.join(RTL, args.module + ".sv")) and args.module.endswith("_pkg"):
+            die(f"--module '{args.module}': rtl/{args.module}.sv is a package, not a module")
+        names = {re.sub(r"\.sv$", "", f) for f in os.listdir(RTL) if f.endswith(".sv")}
+        if args.module not in names:
+            die(f"--module '{args.module}': no rtl/{args.module}.sv")
+    for problem in (args.keep and keep_dir_problem(args.keep, "ppa.sh"),
+                    args.out and out_dir_problem(args.out)):
+        if problem:
+            die(problem)
+
+
 def main() -> int:
     class Parser(argparse.ArgumentParser):
         def error(self, message):  # one line, exit 2
@@ -657,6 +713,7 @@ def main() -> int:
     if args.from_json or args.out:
         if not args.calibrate:
             die("--from and --out go with --calibrate")
+    check_args(args)
     if args.calibrate:
         if args.module or args.no_power:
             die("--calibrate needs the whole device's power: not with --module or --no-power")
@@ -666,18 +723,29 @@ def main() -> int:
                     r = json.load(f)
             except (OSError, ValueError) as e:
                 die(f"--from {args.from_json}: {e}")
-            for p in write_energy_tables(r, args.out or ENERGY_DIR):
+            if not isinstance(r, dict):
+                die(f"--from {args.from_json}: not a PPA result (a JSON object from "
+                    "scripts/ppa.sh --json)")
+            try:
+                paths = write_energy_tables(r, args.out or ENERGY_DIR)
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                die(f"--from {args.from_json}: not a whole PPA result with power "
+                    f"({type(e).__name__}: {e})")
+            except OSError as e:
+                die(f"--out {args.out or ENERGY_DIR}: {e.strerror}")
+            for p in paths:
                 print(p)
             return 0
-    if not (0.5 <= args.target_ns <= 100):
-        die(f"--target-ns {args.target_ns}: expected 0.5 to 100")
     for tool, pkg in (("yosys", "yosys"), ("sta", "opensta")):
         if not shutil.which(tool):
             die(f"{tool} not found (apt-get install {pkg})")
     if not os.path.isfile(LIBERTY):
         die(f"liberty {LIBERTY} not found (apt-get install qflow-tech-osu018)")
-    work = args.keep or tempfile.mkdtemp(prefix="mxu-ppa-")
-    os.makedirs(work, exist_ok=True)
+    try:
+        work = make_keep_dir(args.keep, "ppa.sh") if args.keep else tempfile.mkdtemp(
+            prefix="mxu-ppa-")
+    except OSError as e:
+        die(f"--keep {args.keep}: {e.strerror}")
     t0 = time.time()
 
     def log(msg):
@@ -686,10 +754,6 @@ def main() -> int:
     try:
         d = parse_spec(args.device, work)
         top = args.module or "mxu_top"
-        if args.module:
-            names = {re.sub(r"\.sv$", "", f) for f in os.listdir(RTL) if f.endswith(".sv")}
-            if top not in names or top.endswith("_pkg"):
-                die(f"--module '{top}': no rtl/{top}.sv")
         log(f"synthesis of {top} at {d['spec']} (Yosys, ABC -D {int(args.target_ns * 1000)} ps)")
         netlist = synthesize(top, d, work, int(args.target_ns * 1000), args.timeout)
         modules, whole = load_netlist(netlist)

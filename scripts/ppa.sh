@@ -16,8 +16,9 @@
 #                       [--keep DIR] [--timeout S] [--calibrate [--from PPA.json] [--out DIR]]
 # --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first); power needs it built
 #   (give the entry in full, e.g. '8x4-flush:ub=1024:acc=256:pe=3:bus=64:hier=1').
-# --keep DIR: keep the work files; a DIR with the same synthesis's netlist, newer than rtl/,
-#   skips Yosys (timing and power again in minutes).
+# --keep DIR: keep the work files in DIR, a new or empty directory (created) or one an earlier
+#   ppa.sh --keep made; any other existing path is refused. A DIR with the same synthesis's
+#   netlist, newer than rtl/, skips Yosys (timing and power again in minutes).
 # --module NAME: that module alone (rtl/NAME.sv at its default parameters, SPEC's package values),
 #   no power. --target-ns: the clock ABC maps for and OpenSTA constrains with (default 4).
 # --json: one object (node_nm, fmax_mhz, worst_path, area_um2, power_mw, energy_pj_per_mac,

@@ -18,8 +18,27 @@ import json
 import sys
 
 
+def source():
+    """The VCD to read: FILE or stdin; --help prints the usage; anything else is one line, exit 2."""
+    args = sys.argv[1:]
+    if args in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        sys.exit(0)
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        print(f"ppa_activity.py: expected one FILE.vcd or none (stdin), got {' '.join(args)}",
+              file=sys.stderr)
+        sys.exit(2)
+    if not args:
+        return sys.stdin
+    try:
+        return open(args[0], encoding="ascii", errors="replace")
+    except OSError as e:
+        print(f"ppa_activity.py: {args[0]}: {e.strerror}", file=sys.stderr)
+        sys.exit(2)
+
+
 def main() -> int:
-    src = open(sys.argv[1], encoding="ascii", errors="replace") if len(sys.argv) > 1 else sys.stdin
+    src = source()
     scope: list[str] = []
     owners: dict[str, list[tuple[str, int]]] = {}  # id -> [(scope, width)]
     clock_id = None

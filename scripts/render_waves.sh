@@ -6,8 +6,10 @@
 # Run from anywhere: GTKWave runs in the repository root, where the layouts' bf16 filter path
 # (build/bin/mxu-bf16-filter) resolves.
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$@"
 if (($# != 3 && $# != 5)); then
-  echo "usage: $0 LAYOUT.gtkw TRACE.fst OUT.png [START_PS END_PS]" >&2
+  echo "render_waves.sh: expected LAYOUT.gtkw TRACE.fst OUT.png [START_PS END_PS], got $# arguments (--help)" >&2
   exit 2
 fi
 abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }

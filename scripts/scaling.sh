@@ -21,6 +21,12 @@
 # Usage: scripts/scaling.sh [DEVICE...]   (default: 8x8 16x16 32x32 64x64 128x128; a DEVICE is an
 # MXU_DEVICES entry, e.g. 16x16:hier=1)
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$@"
+for device in "$@"; do  # the form only; CMake's configure step checks the values
+  [[ $device =~ ^[1-9][0-9]*x[1-9][0-9]*(-flush)?(:[a-z]+=[0-9]+)*$ ]] ||
+    usage_error "'$device' is not a device (ROWSxCOLS[-flush][:key=N]..., e.g. 16x16:hier=1)"
+done
 cd "$(dirname "$0")/.."
 root=$PWD
 out=$root/build/scaling

@@ -4,12 +4,21 @@
 # targets and what they need (the demo builds the one `mxu` it runs). Extra arguments go to the
 # CMake configure step. `setup.sh --list` prints the apt packages it installs, and nothing else.
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$@"
 cd "$(dirname "$0")/.."
 targets=()
 while [ "${1:-}" = --target ]; do
   [ $# -ge 2 ] || { echo "setup.sh: --target needs a target name" >&2; exit 2; }
   targets+=(--target "$2")
   shift 2
+done
+# What goes to CMake's configure step: cache entries only (-D, -U), checked before any install.
+for arg in "$@"; do
+  case "$arg" in
+    -D?* | -U?* | --list) ;;
+    *) usage_error "unknown argument '$arg' (--target NAME, --list, or -DVAR=VALUE for CMake)" ;;
+  esac
 done
 
 # python3 (3.11: tomllib): scripts/gen_isa.py and its up-to-date test.

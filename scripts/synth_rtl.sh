@@ -9,11 +9,14 @@
 # mxu_sram_1r1w stands for an SRAM macro: a black box in --whole runs too, synthesized to
 # flip-flops only when it is the module asked for.
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$@"
 whole=0
 if [ "${1:-}" = --whole ]; then
   whole=1
   shift
 fi
+(($# >= 1)) || usage_error "expected a MODULE (--help for the usage)"
 module=$1
 stat_file=${2:-/dev/null}
 shift $(( $# >= 2 ? 2 : 1 ))
@@ -22,7 +25,11 @@ while [ $# -ge 3 ] && [ "$1" = -set ]; do
   params="$params chparam -set $2 $3 $module;"
   shift 3
 done
+(($# == 0)) || usage_error "unexpected '$1' (after MODULE [STAT_FILE]: -set PARAM VALUE only)"
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
+[[ $module != *_pkg ]] || usage_error "'$module': rtl/$module.sv is a package, not a module"
+[ -f "$rtl/$module.sv" ] || usage_error "no module '$module' (no rtl/$module.sv)"
+[[ $stat_file != -* ]] || usage_error "unknown option '$stat_file' (--whole, -set; --help)"
 packages="$rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv"
 modules=$(ls "$rtl"/*.sv | grep -v -e '_pkg\.sv$' -e 'mxu_sram_1r1w\.sv$' | tr '\n' ' ')
 if [ "$module" = mxu_sram_1r1w ]; then

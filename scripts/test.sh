@@ -2,8 +2,9 @@
 # Sets everything up (scripts/setup.sh) and runs the test suite.
 #   scripts/test.sh                the default suite (what CI runs)
 #   scripts/test.sh exhaustive     only the exhaustive arithmetic checks (minutes; not in CI)
-#   scripts/test.sh -L LABEL ...   any other ctest selection (labels: unit rtl golden lint synth
-#                                  device sim driver train waves install python torch formal)
+#   scripts/test.sh -L LABEL ...   a ctest selection (-L, -LE, -R, -E, -j, -N, -V...; labels: unit
+#                                  rtl golden lint synth device sim driver train waves install
+#                                  python torch formal)
 #   scripts/test.sh --shard I/N    shard I (0-based) of N: the selection's tests number I+1, I+1+N,
 #                                  I+1+2N, ... (ctest -I), for splitting the regression across N
 #                                  machines: N shards run every selected test exactly once.
@@ -11,6 +12,8 @@
 # JUnit XML of every run goes to build/test-results/junit.xml (shard I of N:
 # build/test-results/junit-I-of-N.xml) for CI's test report; the script prints the path.
 set -euo pipefail
+source "$(dirname "$0")/lib/usage.sh"
+help_if_asked "$@"
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" = exhaustive ]; then
@@ -39,7 +42,17 @@ while (($#)); do
       index=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
       junit=build/test-results/junit-$index-of-$total.xml
       ;;
-    *) args+=("$1") ;;
+    # ctest's selection and output options, checked before the setup's build: a typo would
+    # otherwise be ctest's to ignore after minutes of building.
+    -L | -LE | -R | -E | -j | --parallel | --timeout | --repeat | --repeat-until-fail | -C)
+      (($# >= 2)) || usage_error "$1 needs a value"
+      args+=("$1" "$2")
+      shift ;;
+    -j[0-9]* | -N | -V | -VV | -Q | --output-on-failure | --stop-on-failure | --rerun-failed | \
+      --schedule-random | --no-tests=error | --no-tests=ignore | --progress)
+      args+=("$1") ;;
+    *) usage_error "unknown argument '$1' (exhaustive, --shard I/N, or ctest's -L, -LE, -R, -E," \
+                   "-j, --timeout, --repeat, -N, -V, --output-on-failure...; --help)" ;;
   esac
   shift
 done

@@ -32,12 +32,15 @@ class BuildError(RuntimeError):
 
 
 def _version():
-    """project(... VERSION x.y.z) of the top-level CMakeLists.txt, else 0.1.0."""
+    """project(... VERSION x.y.z) of the top-level CMakeLists.txt: the one version, the CMake
+    package's too. None there is an error, never a made-up version."""
     with open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8") as f:
         text = f.read()
     project = re.search(r"\bproject\s*\(([^)]*)\)", text, re.IGNORECASE)
     version = project and re.search(r"\bVERSION\s+([0-9][0-9A-Za-z.]*)", project.group(1))
-    return version.group(1) if version else "0.1.0"
+    if not version:
+        raise BuildError("CMakeLists.txt: project() has no VERSION (the package's version)")
+    return version.group(1)
 
 
 def _tag():

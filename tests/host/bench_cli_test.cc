@@ -3,10 +3,12 @@
 // group each, and malformed flags give one line and exit code 2. Speeds and wall times are what
 // the benchmark measures, never asserted here. Runs the built binary as a child process.
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -190,6 +192,44 @@ TEST_P(MxuBenchInterrupt, StopsWithOneLineAndWritesNothing) {
 INSTANTIATE_TEST_SUITE_P(Signals, MxuBenchInterrupt,
                          ::testing::Combine(::testing::Values(SIGINT, SIGTERM),
                                             ::testing::Values(1, 2)));
+
+// Issue 58, item 9: a SIGKILL to mxu bench --jobs cannot be passed on, yet its children die with
+// it: within seconds no process of its group is left, and nothing more is printed. The test is
+// the subreaper of the orphans, so that it reaps them (a container's init may not).
+TEST(MxuBenchCli, ChildrenDieWithAKilledBench) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  const std::string out = TempPath("killed_out.txt");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    setpgid(0, 0);
+    std::freopen(out.c_str(), "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    // 1024^3 GEMMs on the RTL take minutes each: a coordinator and two runs at work when killed.
+    execl(MXU_BINARY, MXU_BINARY, "bench", "--shape", "1024x1024x1024", "--shape", "1024x1024x1023",
+          "--shape", "1024x1024x1022", "--jobs", "2", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  setpgid(child, child);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  const size_t printed = ReadFile(out).size();
+  ASSERT_EQ(kill(child, SIGKILL), 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool gone = false;
+  while (!gone && std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    const pid_t reaped = waitpid(-child, &status, WNOHANG);
+    gone = reaped < 0 && errno == ECHILD;
+    if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const size_t printed_after = ReadFile(out).size();
+  kill(-child, SIGKILL);  // what is left of a failed run
+  while (waitpid(-child, nullptr, 0) > 0) {
+  }
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+  EXPECT_TRUE(gone) << "a child of the killed bench still ran 10 s later";
+  EXPECT_EQ(printed_after, printed) << ReadFile(out);
+}
 
 // Issue 39: the default memory is as wide as the device's port (512 bytes here), in the rows,
 // the settings and the bound; a width given on the command line stands.

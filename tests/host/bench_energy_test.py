@@ -11,6 +11,7 @@ Usage: bench_energy_test.py MXU_BINARY SOURCE_DIR"""
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -82,6 +83,43 @@ def refused(args: list[str], word: str) -> None:
                                                                          r.stderr)
 
 
+def labels_name_the_device(work: str) -> None:
+    """Issue 58, item 15: the summary and energy[].device_spec name the device as given, options
+    and all, and its memory by its figures, not its setting's number; a sweep's rows come under
+    their device's heading."""
+    for spec in ("8x4-flush", "32x32:pe=3"):
+        j = bench(work, "--shape", "64x48x40", "--energy", "--device", spec)
+        (g,) = j["energy"]
+        assert g["device_spec"] == spec, g
+        assert f"\n{spec}, memory latency " in j["stdout"], j["stdout"]
+        assert " mem 0" not in j["stdout"], j["stdout"]
+    j = bench(work, "--shape", "64x48x40", "--energy")
+    assert j["energy"][0]["device_spec"] not in ("-", ""), j["energy"]
+    assert j["energy"][0]["memory"].startswith("latency "), j["energy"]
+    j = bench(work, "--shape", "64x48x40", "--energy", "--sweep", "8x8,16x16")
+    energy = j["stdout"][j["stdout"].index("\nenergy at"):]
+    first, second = energy.index("\n8x8, memory latency"), energy.index("\n16x16, memory latency")
+    assert first < energy.index("\n64x48x40 ") < second, energy
+
+
+def jobs_and_failures() -> None:
+    """Issue 58, item 15: the jobs actually used, a watchdog failure naming its GEMM and, under
+    --jobs, the table's heading printed before the failure as in one process."""
+    shapes = ["--shape", "64x48x40", "--shape", "40x24x20", "--shape", "32x32x32"]
+    with tempfile.TemporaryDirectory() as work:
+        j = bench(work, *shapes, "--jobs", "64")
+        assert j["summary"]["jobs"] == 3 and " on 3 jobs" in j["stdout"], j["stdout"]
+    for jobs in ("1", "2"):
+        r = subprocess.run([MXU, "bench", "--backend", "model", "--shape", "64x48x40", "--shape",
+                            "40x24x20", "--watchdog", "10", "--jobs", jobs],
+                           capture_output=True, text=True)
+        lines = r.stderr.strip().splitlines()
+        assert r.returncode == 1 and len(lines) == 1, (jobs, r.returncode, r.stderr)
+        # Under --jobs either GEMM may fail first; each is named.
+        assert re.search(r"GEMM (64x48x40|40x24x20): watchdog", lines[0]), lines
+        assert r.stdout.startswith("memory: ") and "\nname " in r.stdout, (jobs, r.stdout)
+
+
 def main() -> int:
     shapes = ["--shape", "64x48x40", "--shape", "40x24x20:ta:tb", "--shape", "32x32x32:int8"]
     with tempfile.TemporaryDirectory() as work:
@@ -112,6 +150,9 @@ def main() -> int:
         (g,) = j["energy"]
         assert close(g["total_uj"], sum(r["energy"]["total_uj"] for r in j["rows"]))
         assert "inferences per joule" in j["stdout"]
+
+        labels_name_the_device(work)
+    jobs_and_failures()
 
     refused(["--shape", "16x16x16", "--energy", "--energy-node", "45"], "45")
     refused(["--shape", "16x16x16", "--energy-node", "7"], "--energy")

@@ -109,6 +109,13 @@ TEST(MxuGemmInt8, BadInputIsOneLineAndExitTwo) {
   ExpectUsageError(int8 + "--a " + f32 + " --b " + b8, "not '<f4'");
   ExpectUsageError(int8 + "--a " + a8 + " --b " + i32, "not '<i4'");
   ExpectUsageError("gemm --backend model --a " + a8 + " --b " + f32, "unsupported dtype '|i1'");
+  // Issue 58, item 13: a dtype the .npy reader does not know names what the int8 mode takes.
+  const std::string f16 = TempPath("bad_f16.npy");
+  WriteNpy(f16, "<f2", {4, 4}, std::string(32, '\0'));
+  ExpectUsageError(int8 + "--a " + f16 + " --b " + b8,
+                   f16 + ": unsupported dtype '<f2' (expected int8 '|i1' (the int8 mode))");
+  ExpectUsageError(int8 + "--a " + a8 + " --b " + b8 + " --accumulate " + f16,
+                   f16 + ": unsupported dtype '<f2' (expected int32 '<i4' (the int8 mode))");
   ExpectUsageError(int8 + "--a " + a8 + " --b " + b8 + " --accumulate " + f32, "not '<f4'");
   // Scales that are not finite and positive, zero points out of range, flags of the other mode.
   for (const char* scale : {"0", "-1", "nan", "inf", "x"}) {

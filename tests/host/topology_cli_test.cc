@@ -268,6 +268,16 @@ TEST(MxuTopologyCli, BadFilesGiveFileLineAndField) {
   ExpectBadFile("missing_field.csv",
                 std::string(kConvHeader) + "c1, 8, 8, 3, 3, 1, 1, 1\nc2, 8, 8\n",
                 ":3: missing field 'Filter Height'");
+  // Issue 58, item 3: a row (or header) longer than its format is refused, not cut; the
+  // format's own trailing comma stays accepted.
+  ExpectBadFile("extra_gemm_fields.csv", "Layer, M, N, K,\nc1, 10, 10, 3, 3, 4, 8, 1,\n",
+                ":2: 8 fields, the GEMM format has 4 ('Layer' to 'K')");
+  ExpectBadFile("extra_conv_field.csv", std::string(kConvHeader) + "c1, 8, 8, 3, 3, 1, 1, 1, 9\n",
+                ":2: 9 fields, the convolution format has 8 ('Layer name' to 'Strides')");
+  ExpectBadFile("two_trailing_commas.csv", "Layer, M, N, K,\ng, 16, 16, 16,,\n",
+                ":2: 5 fields, the GEMM format has 4");
+  ExpectBadFile("extra_header.csv", "Layer, M, N, K, Extra\ng, 16, 16, 16\n",
+                ":1: header: 5 fields, the GEMM format has 4");
   ExpectBadFile("not_integer.csv", std::string(kConvHeader) + "c1, 8, 8.5, 3, 3, 1, 1, 1\n",
                 ":2: 'IFMAP Width' is not an integer: '8.5'");
   ExpectBadFile("word.csv", "Layer, M, N, K\ng, 16, sixteen, 4\n",

@@ -52,4 +52,11 @@ print(f"mxu from {where}: {dev!r}, a checked 40 x 50 x 30 GEMM, "
       f"{dev.counters()['cycles']} cycles")
 PYTHON
 "$venv/bin/pip" --disable-pip-version-check show mxu | sed -n 1,2p
+# The wheel's version is the CMake package's: one version, project(... VERSION).
+wheel_version=$("$venv/bin/pip" --disable-pip-version-check show mxu | sed -n 's/^Version: //p')
+cmake_version=$(sed -nE 's/^set\(PACKAGE_VERSION "([^"]+)"\)$/\1/p' "$build/cmake/mxuConfigVersion.cmake")
+if [ "$wheel_version" != "$cmake_version" ]; then
+  echo "pip install test: the wheel is $wheel_version, the CMake package $cmake_version" >&2
+  exit 1
+fi
 echo "pip install test: passed"

@@ -8,6 +8,7 @@ smallest device takes tens of minutes of Yosys and nextpnr on 2 cores (a benchma
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fpga_ecp5.sh"
@@ -22,6 +23,23 @@ def refused(args, word, env=None):
     assert lines[0].startswith("fpga_ecp5.sh: ") and word in lines[0], (args, lines[0])
 
 
+def keep_refusals():
+    """Issue 58, item 5: --keep never takes a user's directory or file: a non-empty directory
+    that no earlier --keep made is refused with its files untouched, a file likewise."""
+    with tempfile.TemporaryDirectory() as tmp:
+        user = Path(tmp, "results")
+        user.mkdir()
+        mine = {"report.json": "{}", "yosys.log": "mine", "synth.ys": "mine"}
+        for name, text in mine.items():
+            (user / name).write_text(text)
+        refused(["--keep", str(user)], "--keep")
+        assert {p.name: p.read_text() for p in user.iterdir()} == mine, list(user.iterdir())
+        afile = Path(tmp, "notes.txt")
+        afile.write_text("mine")
+        refused(["--keep", str(afile)], "not a directory")
+        assert afile.read_text() == "mine"
+
+
 def main():
     refused(["--frobnicate"], "--frobnicate")
     refused(["--device", "banana", "--json"], "banana")
@@ -29,6 +47,7 @@ def main():
     refused(["--timeout", "0"], "--timeout")
     refused(["--freq", "-5"], "--freq")
     refused(["--seed", "x"], "--seed")
+    keep_refusals()
     env = dict(os.environ, MXU_FPGA_TOOLS="/nonexistent/bin")
     refused(["--device", "2x2", "--json"], "setup.sh", env=env)
     print("fpga_ecp5_test: ok")

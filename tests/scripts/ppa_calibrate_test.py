@@ -49,6 +49,21 @@ def main() -> int:
         no_power.write_text(json.dumps({"fmax_mhz": 100.0, "power_mw": None}))
         refused(["--calibrate", "--from", str(no_power), "--out", out], "power")
         refused(["--calibrate", "--from", str(Path(out) / "missing.json")], "missing.json")
+        # Issue 58, item 12: JSON that is not a result, a result cut short, an --out that is a
+        # file: one line each, nothing written.
+        listed = Path(out) / "list.json"
+        listed.write_text("[1, 2]")
+        refused(["--calibrate", "--from", str(listed)], "not a PPA result")
+        partial = Path(out) / "partial.json"
+        partial.write_text(json.dumps({"array_power_mw": {}, "fmax_mhz": 100.0}))
+        refused(["--calibrate", "--from", str(partial), "--out", str(Path(out) / "p")],
+                "not a whole PPA result")
+        assert not (Path(out) / "p").exists()
+        afile = Path(out) / "afile"
+        afile.write_text("mine")
+        refused(["--calibrate", "--from", str(ROOT / "energy" / "ppa.json"), "--out", str(afile)],
+                "not a directory")
+        assert afile.read_text() == "mine"
     refused(["--from", "x.json"], "--calibrate")
     refused(["--calibrate", "--module", "mxu_pe"], "--module")
 
