@@ -104,6 +104,44 @@ TEST(ModelAgreesWithRtl, DriverGemms) {
   }
 }
 
+// Batches (driver::GemmBatch: one program planned as one stream, results stored together):
+// attention-sized products alike, and random mixes of shapes and options, on both.
+TEST(ModelAgreesWithRtl, DriverBatches) {
+  backends::ModelDevice model;
+  const driver::DeviceConfig config = driver::ReadDeviceConfig(*g_rtl);
+  BitSource bits(53);
+  for (int batch = 0; batch < 6; ++batch) {
+    const bool alike = batch < 2;
+    const int count = alike ? 24 + 8 * batch : 2 + static_cast<int>(bits.Below(6));
+    std::vector<std::unique_ptr<testing::RandomGemm>> gemms;
+    std::vector<driver::GemmRequest> requests;
+    std::string name = "batch " + std::to_string(batch) + ": " + std::to_string(count) + " x";
+    for (int i = 0; i < count; ++i) {
+      const int m = alike ? 10 : 1 + static_cast<int>(bits.Below(60));
+      const int k = alike ? 16 - 6 * batch : 1 + static_cast<int>(bits.Below(60));
+      const int n = alike ? 10 + 6 * batch : 1 + static_cast<int>(bits.Below(60));
+      const testing::GemmOptions o{
+          !alike && bits.Below(2) == 1, !alike && bits.Below(2) == 1, bits.Below(2) == 1,
+          alike ? 0 : static_cast<int>(bits.Below(3)),
+          !alike && bits.Below(4) == 0 ? driver::OutputType::kBf16 : driver::OutputType::kFp32};
+      gemms.push_back(std::make_unique<testing::RandomGemm>(m, k, n, o, bits, 1.0f));
+      requests.push_back(gemms.back()->request);
+      if (i < 3)
+        name += " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+    }
+    const auto want = driver::GemmBatch(*g_rtl, config, requests, 5'000'000);
+    const auto got = driver::GemmBatch(model, config, requests, 5'000'000);
+    for (int i = 0; i < count; ++i) {
+      EXPECT_EQ(got[i].c_bf16.data, want[i].c_bf16.data) << name << ", GEMM " << i;
+      ASSERT_EQ(got[i].c.data.size(), want[i].c.data.size());
+      EXPECT_EQ(std::memcmp(got[i].c.data.data(), want[i].c.data.data(), want[i].c.data.size() * 4),
+                0)
+          << name << ", GEMM " << i;
+    }
+    ExpectCountersAgree(want[0].stats.counters, got[0].stats.counters, name);
+  }
+}
+
 // Raw programs: every instruction kind, odd alignments and strides, and the error paths, with
 // host memory compared over the regions they write.
 struct Program {
