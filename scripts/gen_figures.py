@@ -332,7 +332,30 @@ def train_table(source, datas):
   return lines
 
 
-KINDS = {"bench": bench_table, "train": train_table, "memory_settings": memory_settings_table, "int8": int8_table, "rtl_vs_model": rtl_vs_model_table, "networks": networks_table,
+def torch_ops_table(source, datas):
+  """Per example and op kind (scripts/bench_torch_ops.py): cycles per GEMM, utilization and share
+  of the cycles, one program per GEMM -> batched; then the whole run's."""
+  result = datas[0]["result"]
+  lines = intro_lines(source, f"model backend, {result['steps']} training steps and the "
+                      "evaluation; before: `--unbatched`, one program per GEMM")
+  lines.append("| example | op | GEMMs | cycles per GEMM | utilization | share of the cycles |")
+  lines.append("|---|---|---|---|---|---|")
+  for name, runs in result["examples"].items():
+    before, after = runs["unbatched"], runs["batched"]
+    for op, o in before["ops"].items():
+      n = after["ops"][op]
+      lines.append(f"| {name} | `{op}` | {fmt(o['device_gemms'])} | {o['cycles_per_gemm']:,.1f} "
+                   f"-> **{n['cycles_per_gemm']:,.1f}** | {pct(o['utilization'])} -> "
+                   f"{pct(n['utilization'])} | {pct(o['share'])} -> {pct(n['share'])} |")
+    b, a = before["totals"], after["totals"]
+    lines.append(f"| {name} | whole run | {fmt(b['device_gemms'])} | {fmt(b['device_cycles'])} -> "
+                 f"**{fmt(a['device_cycles'])}** cycles | {pct(b['utilization'])} -> "
+                 f"**{pct(a['utilization'])}** | energy {b['energy_uj'] / 1e3:,.1f} -> "
+                 f"{a['energy_uj'] / 1e3:,.1f} mJ ({runs['energy_table']['node_nm']} nm) |")
+  return lines
+
+
+KINDS = {"torch_ops": torch_ops_table, "bench": bench_table, "train": train_table, "memory_settings": memory_settings_table, "int8": int8_table, "rtl_vs_model": rtl_vs_model_table, "networks": networks_table,
          "pe_cost": pe_cost_table, "figures_only": None}  # figures_only: quoted in prose only
 
 

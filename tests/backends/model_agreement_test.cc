@@ -142,6 +142,30 @@ TEST(ModelAgreesWithRtl, DriverBatches) {
   }
 }
 
+// A device error in a batch names the element whose instruction failed: a read error injected
+// over element 2's operands (the driver lays each element's A and B on pages of their own from
+// 0x100000, results after them).
+TEST(ModelAgreesWithRtl, ABatchsDeviceErrorNamesTheElement) {
+  backends::ModelDevice model;
+  const driver::DeviceConfig config = driver::ReadDeviceConfig(model);
+  BitSource bits(54);
+  std::vector<std::unique_ptr<testing::RandomGemm>> gemms;
+  std::vector<driver::GemmRequest> requests;
+  for (int i = 0; i < 4; ++i) {
+    gemms.push_back(std::make_unique<testing::RandomGemm>(
+        10, 16, 10, testing::GemmOptions{false, false, false, 0, driver::OutputType::kFp32}, bits,
+        1.0f));
+    requests.push_back(gemms.back()->request);
+  }
+  model.memory().InjectError(0x100000 + 4 * 0x1000, 2 * 0x1000);
+  try {
+    driver::GemmBatch(model, config, requests, 1'000'000);
+    ADD_FAILURE() << "a batch over an injected memory error ran";
+  } catch (const driver::DeviceError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("batch element 2: device error ", 0), 0u) << e.what();
+  }
+}
+
 // Raw programs: every instruction kind, odd alignments and strides, and the error paths, with
 // host memory compared over the regions they write.
 struct Program {
