@@ -19,6 +19,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mode
 
 from mxu.torch import _ops
+from mxu.torch._pairs import Pairs
 from mxu.torch._products import DeviceOpError, ProductRunner
 from mxu.torch._report import Report
 
@@ -86,6 +87,7 @@ class _FunctionLevel(TorchFunctionMode):
             finally:
                 mode._phase = outer
                 mode._settle_backward(None)
+                mode._pairs.clear()
         result = func(*args, **kwargs)
         if mode._new_outputs:
             mode._hook_new_nodes()
@@ -113,7 +115,9 @@ class DeviceMode(TorchDispatchMode):
         self._call = None  # the counts of the op being run
         self._modules = []  # the names of the modules whose forward is running
         self._names = {}  # id(module) -> qualified name, from the outermost module called
-        self._new_outputs = []  # (result, module, op) of forward products: their nodes get hooks
+        self._new_outputs = []  # (result, module, op, args) of forward products: hooked nodes
+        self._pairs = Pairs()  # linear layers' two backward products, run as one program
+        self._batch = bool(batch)
         self._pending = []  # backward calls not yet given their module
         self._function_level = _FunctionLevel(self)
         self._hooks = []
@@ -144,6 +148,7 @@ class DeviceMode(TorchDispatchMode):
         self._hooks = []
         self._hook_new_nodes()
         self._settle_backward(None)
+        self._pairs.clear()
         self._modules = []
         _thread.mode = None
         self._thread = None
@@ -225,7 +230,7 @@ class DeviceMode(TorchDispatchMode):
             result = out
         if self._phase == "forward" and torch.is_grad_enabled() and isinstance(
                 result, torch.Tensor):
-            self._new_outputs.append((result, self._module(), op))
+            self._new_outputs.append((result, self._module(), op, args))
         return result
 
     def _module(self):
@@ -238,6 +243,23 @@ class DeviceMode(TorchDispatchMode):
 
     def gemm_batch(self, products):
         return self._runner.gemm_batch(products)
+
+    # mm's call: in a backward pass, the first of a linear layer's two gradient products brings
+    # the second with it, as one program; the second then finds its result waiting.
+    def gemm_paired(self, a, b):
+        if self._phase != "backward" or not self._batch:
+            return self.gemm(a, b)
+        waiting = self._pairs.take(a, b)
+        if waiting is not None:
+            return waiting
+        found = self._pairs.partner(a, b)
+        if found is None:
+            return self.gemm(a, b)
+        (other_a, other_b), calls = found
+        first, second = self.gemm_batch([(a, b, None, None, False),
+                                         (other_a, other_b, None, None, False)])
+        self._pairs.expect(calls, second)
+        return first
 
     def _record_batch(self, shapes, counters):
         call = self._call
@@ -271,10 +293,30 @@ class DeviceMode(TorchDispatchMode):
     def _hook_new_nodes(self):
         """Hooks the autograd nodes of the forward products made since the last call."""
         new, self._new_outputs = self._new_outputs, []
-        for result, module, op in new:
+        for result, module, op, args in new:
             node = result.grad_fn
             if node is not None:
                 node.register_hook(self._node_hook(module, node.name()))
+                self._remember_pair(node, args)
+
+    # The backward nodes of mm and addmm, and where their (mat1, mat2) sit in their inputs.
+    _PAIRED_NODES = {"MmBackward0": (0, 1), "AddmmBackward0": (1, 2)}
+
+    def _remember_pair(self, node, args):
+        """A product whose two matrix inputs both need gradients: its backward's two products
+        can run as one program (mxu/torch/_pairs.py)."""
+        if not self._batch:
+            return
+        if node.name() not in self._PAIRED_NODES:
+            # An in-place op on the result (an RNN cell's gates += ...) put its node in front.
+            node = next((n for n, _ in node.next_functions
+                         if n is not None and n.name() in self._PAIRED_NODES), None)
+            if node is None:
+                return
+        where = self._PAIRED_NODES[node.name()]
+        inputs = node.next_functions
+        if all(i < len(inputs) and inputs[i][0] is not None for i in where):
+            self._pairs.remember(args[where[0]], args[where[1]])
 
     def _node_hook(self, module, node_name):
         def after_backward(grad_inputs, grad_outputs):

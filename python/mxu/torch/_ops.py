@@ -65,8 +65,9 @@ def _addmm(ctx, self, mat1, mat2, beta, alpha, relu=False):
 
 
 def mm(ctx, self, mat2):
+    """In a backward pass, a linear layer's two gradient products run as one program."""
     dtype = check_operands(self, mat2)
-    return ctx.gemm(self, mat2).to(dtype)
+    return ctx.gemm_paired(self, mat2).to(dtype)
 
 
 def addmm(ctx, self, mat1, mat2, *, beta=1, alpha=1):
