@@ -122,10 +122,10 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
                 (forward if entry["phase"] == "forward" else backward)[labels.index(label)] += \
                     entry[key]
         totals, energy = report["totals"], report["energy"]
-        title = (f"mxu.torch: {totals['device_gemms']:,} device GEMMs, "
-                 f"{totals['device_cycles']:,} cycles, {totals['energy_uj']:,.0f} uJ at "
-                 f"{energy['node_nm']} nm ({energy['table']}), {totals['host_products']} host "
-                 "products")
+        # Short enough for the narrowest picture (640 px).
+        title = (f"{totals['device_gemms']:,} GEMMs, {totals['device_cycles']:,} cycles, "
+                 f"{totals['energy_uj']:,.0f} uJ ({energy['node_nm']} nm)" +
+                 (f", {totals['host_products']} on the host" if totals["host_products"] else ""))
         panels = [(y_label, labels, [("forward", sums[key][0]), ("backward", sums[key][1])])
                   for key, y_label in (("device_cycles", "device cycles"),
                                        ("energy_uj", f"energy (uJ, {energy['node_nm']} nm)"))]
