@@ -22,6 +22,67 @@ class ForeignTensor(ValueError):
     """A product's operand lies on another torch device than the CPU."""
 
 
+def _tensors(values):
+    """The tensors among an op's arguments (an `out=` tuple's too)."""
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (t for t in v if isinstance(t, torch.Tensor))
+
+
+def _meta(v):
+    if isinstance(v, torch.Tensor):
+        return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
+    if isinstance(v, (list, tuple)) and any(isinstance(t, torch.Tensor) for t in v):
+        return type(v)(_meta(t) for t in v)
+    return v
+
+
+# Ops whose meta kernel is missing in PyTorch 1.13, checked as the op they lower to: (op, how
+# many of the arguments it takes).
+_CHECKED_AS = {"_convolution": (torch.ops.aten.convolution.default, 9)}
+
+
+def _copy(v):
+    if isinstance(v, torch.Tensor):
+        return v.detach().clone()
+    if isinstance(v, (list, tuple)) and any(isinstance(t, torch.Tensor) for t in v):
+        return type(v)(_copy(t) for t in v)
+    return v
+
+
+def _pytorch_refuses(func, args, kwargs, name):
+    """Raises PyTorch's own error where PyTorch refuses the call. Shapes are checked by its meta
+    kernels (no data: microseconds). Operands of differing dtypes (or an `out=` of another dtype),
+    which meta kernels let through, run on the host on copies: its CPU kernel refuses them before
+    any arithmetic; where it takes them (baddbmm's, addmv's self) the product is the host's."""
+    check, keep = _CHECKED_AS.get(name, (func, None))
+    try:
+        check(*_meta(args[:keep]), **({} if keep else _meta(kwargs)))
+    except NotImplementedError:  # no meta kernel (convolution_backward): the CPU's checks only
+        pass
+    except Exception:  # PyTorch refuses: its CPU kernel says so in its own words
+        func(*_copy(args), **_copy(kwargs))
+        raise
+    dtypes = {t.dtype for t in _tensors([*args, *kwargs.values()])}
+    if len(dtypes) > 1:
+        func(*_copy(args), **_copy(kwargs))  # the model's tensors stay as they are
+        names = sorted(str(d).replace("torch.", "") for d in dtypes)
+        raise HostProduct(f"operands of dtypes {' and '.join(names)}")
+
+
+def check_call(func, name, args, kwargs):
+    """Refuses what PyTorch refuses (its own error); HostProduct for operands the device cannot
+    take (sparse or mkldnn layouts, mixed dtypes), ForeignTensor for another torch device."""
+    for t in _tensors([*args, *kwargs.values()]):
+        if t.layout != torch.strided:
+            raise HostProduct(f"{str(t.layout).replace('torch.', '')} operands")
+        if t.device.type != "cpu":
+            raise ForeignTensor(f"an operand on torch device '{t.device}'")
+    _pytorch_refuses(func, args, kwargs, name)
+
+
 def check_operands(*tensors):
     """The operands' dtype when the device can take them; HostProduct otherwise."""
     dtype = None
