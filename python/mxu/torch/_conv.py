@@ -38,13 +38,10 @@ def _columns(x, kernel, stride, dilation):
     (channel, kernel offsets row-major)."""
     n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
     out = [(s - d * (k - 1) - 1) // st + 1 for s, k, st, d in zip(spatial, kernel, stride, dilation)]
-    size = c
-    for k in kernel:
-        size *= k
-    if len(kernel) == 2 and x.numel():  # (unfold refuses empty tensors)
+    if len(kernel) == 2:
         # PyTorch's own im2col (the same column order), 4x faster than copying the strided view.
         cols = F.unfold(x, kernel, dilation=dilation, stride=stride)  # (N, C x K, L)
-        return cols.transpose(1, 2).reshape(n * out[0] * out[1], size), out
+        return cols.transpose(1, 2).reshape(n * out[0] * out[1], -1), out
     x = x.contiguous()
     strides = x.stride()
     view = x.as_strided(
@@ -54,6 +51,9 @@ def _columns(x, kernel, stride, dilation):
     length = 1
     for o in out:
         length *= o
+    size = c
+    for k in kernel:
+        size *= k
     return view.reshape(n * length, size), out
 
 
@@ -69,7 +69,7 @@ def _forward(x, weight, bias, stride, padding, dilation, groups):
     products = []
     for g in range(groups):
         cols, out = _columns(x[:, g * cg:(g + 1) * cg], kernel, stride, dilation)
-        w = weight[g * ocg:(g + 1) * ocg].reshape(ocg, cols.shape[1])
+        w = weight[g * ocg:(g + 1) * ocg].reshape(ocg, -1)
         b = None if bias is None else bias[g * ocg:(g + 1) * ocg]
         products.append((cols, w.t(), b, None, False))
 
@@ -112,15 +112,10 @@ def _weight_grad(x, grad, kernel, stride, padding, dilation, groups):
     for g in range(groups):
         cols, out = _columns(x[:, g * cg:(g + 1) * cg], kernel, stride, dilation)
         # Only the output positions the forward pass produced (a larger x may allow more).
-        # (Explicit sizes: a reshape cannot infer a size from 0 elements.)
-        size = cols.shape[1]
-        rows = x.shape[0]
-        for o in grad.shape[2:]:
-            rows *= o
-        cols = cols.reshape(x.shape[0], *out, size)[
-            (slice(None), *[slice(0, o) for o in grad.shape[2:]])].reshape(rows, size)
+        cols = cols.reshape(x.shape[0], *out, -1)[
+            (slice(None), *[slice(0, o) for o in grad.shape[2:]])].reshape(-1, cols.shape[1])
         gg = grad[:, g * ocg:(g + 1) * ocg]
-        a = gg.transpose(0, 1).reshape(ocg, cols.shape[0])  # (OCg, N x L), L row-major
+        a = gg.transpose(0, 1).reshape(ocg, -1)  # (OCg, N x L), L in row-major order
         products.append((a, cols, None, None, False))
 
     def assemble(parts):
@@ -150,8 +145,10 @@ def _params(weight, stride, padding, dilation, output_padding):
 
 def convolution(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
-    from mxu.torch._ops import check_operands  # the one operand rule (_ops imports this file)
+    from mxu.torch._ops import NoProducts, check_operands  # (_ops imports this file)
     dtype = check_operands(input, weight, bias)
+    if not (input.numel() and weight.numel()):
+        raise NoProducts()  # no multiplications: PyTorch's own (empty) result
     stride, padding, dilation, output_padding = _params(weight, stride, padding, dilation,
                                                         output_padding)
     if transposed:
@@ -164,8 +161,10 @@ def convolution(ctx, input, weight, bias, stride, padding, dilation, transposed,
 
 def convolution_backward(ctx, grad_output, input, weight, bias_sizes, stride, padding, dilation,
                          transposed, output_padding, groups, output_mask):
-    from mxu.torch._ops import check_operands
+    from mxu.torch._ops import NoProducts, check_operands
     dtype = check_operands(grad_output, input, weight)
+    if not (input.numel() and weight.numel() and grad_output.numel()):
+        raise NoProducts()  # empty, or zero, gradients: PyTorch's own
     stride, padding, dilation, output_padding = _params(weight, stride, padding, dilation,
                                                         output_padding)
     kernel = list(weight.shape[2:])

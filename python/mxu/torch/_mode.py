@@ -236,6 +236,9 @@ class DeviceMode(TorchDispatchMode):
                 self._call = None
                 self._host_product(op, f"{op} with {why}", args)
                 return func(*args, **kwargs)
+            except _ops.NoProducts:
+                self._call = None
+                return func(*args, **kwargs)  # PyTorch's refusals come through as they are
             except _ops.ForeignTensor as why:
                 self._call = None
                 raise ForeignTensorError(f"mxu.torch: {op}{_describe(args)}: {why}; the "
@@ -267,7 +270,7 @@ class DeviceMode(TorchDispatchMode):
         """The handler's result; the device's errors (watchdog, refusals) as DeviceOpError."""
         try:
             return handler(self, *args, **kwargs)
-        except (_ops.HostProduct, _ops.ForeignTensor, DeviceOpError):
+        except (_ops.HostProduct, _ops.NoProducts, _ops.ForeignTensor, DeviceOpError):
             self._call = None
             raise
         except (RuntimeError, ValueError) as error:  # the device's errors, its refusals

@@ -18,6 +18,10 @@ class HostProduct(Exception):
     """This product runs on the host (why: e.g. 'int64 operands')."""
 
 
+class NoProducts(Exception):
+    """The op has no multiplications to run (a zero-size convolution): PyTorch's own result."""
+
+
 class ForeignTensor(ValueError):
     """A product's operand lies on another torch device than the CPU."""
 
@@ -52,6 +56,10 @@ def _copy(v):
     return v
 
 
+def _each(f, kwargs):
+    return {k: f(v) for k, v in kwargs.items()}
+
+
 def _pytorch_refuses(func, args, kwargs, name):
     """Raises PyTorch's own error where PyTorch refuses the call. Shapes are checked by its meta
     kernels (no data: microseconds). Operands of differing dtypes (or an `out=` of another dtype),
@@ -59,15 +67,15 @@ def _pytorch_refuses(func, args, kwargs, name):
     any arithmetic; where it takes them (baddbmm's, addmv's self) the product is the host's."""
     check, keep = _CHECKED_AS.get(name, (func, None))
     try:
-        check(*_meta(args[:keep]), **({} if keep else _meta(kwargs)))
+        check(*_meta(args[:keep]), **({} if keep else _each(_meta, kwargs)))
     except NotImplementedError:  # no meta kernel (convolution_backward): the CPU's checks only
         pass
     except Exception:  # PyTorch refuses: its CPU kernel says so in its own words
-        func(*_copy(args), **_copy(kwargs))
+        func(*_copy(args), **_each(_copy, kwargs))
         raise
     dtypes = {t.dtype for t in _tensors([*args, *kwargs.values()])}
     if len(dtypes) > 1:
-        func(*_copy(args), **_copy(kwargs))  # the model's tensors stay as they are
+        func(*_copy(args), **_each(_copy, kwargs))  # the model's tensors stay as they are
         names = sorted(str(d).replace("torch.", "") for d in dtypes)
         raise HostProduct(f"operands of dtypes {' and '.join(names)}")
 
@@ -202,6 +210,27 @@ def dot(ctx, self, tensor):
     return ctx.gemm(self.reshape(1, -1), tensor.reshape(-1, 1)).reshape(()).to(dtype)
 
 
+def _convolution(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                 groups, *backend_flags):
+    """torch.jit.trace's convolution: aten.convolution's lowering (benchmark, deterministic,
+    cudnn_enabled, allow_tf32 choose host kernels: nothing to the device)."""
+    return convolution(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups)
+
+
+def _tbc(x):
+    """(time, batch, channel) <-> (batch, channel, time): conv_tbc's layout and conv1d's."""
+    return x.permute(1, 2, 0)
+
+
+def conv_tbc(ctx, self, weight, bias, pad=0):
+    """conv_tbc (input (T, B, Cin), weight (K, Cin, Cout)) is conv1d of the input as (B, Cin, T)
+    with the weight as (Cout, Cin, K), padded by `pad`; the result back as (T, B, Cout)."""
+    y = convolution(ctx, _tbc(self), weight.permute(2, 1, 0), bias, [1], [pad], [1], False,
+                    [0], 1)
+    return y.permute(2, 0, 1).contiguous()
+
+
 # aten op -> (handler, the autograd node whose backward runs products, which of that node's
 # gradients are products). Every overload of a packet (default, out) uses its handler; the
 # in-place packets (addmm_, ...) too, with the result copied into `self`.
@@ -222,6 +251,8 @@ HANDLERS = {
     "vdot": dot,  # real operands: vdot is dot (complex ones stay on the host)
     "convolution": convolution,
     "convolution_backward": convolution_backward,
+    "_convolution": _convolution,  # torch.jit.trace's convolutions
+    "conv_tbc": conv_tbc,
 }
 
 # The products each backward node runs when it computes the gradient at that input position:
@@ -243,7 +274,7 @@ BACKWARD_PRODUCTS = {
 HIDDEN_PRODUCTS = frozenset({
     "_trilinear", "_native_multi_head_attention", "_transformer_encoder_layer_fwd",
     "_cdist_forward", "_cdist_backward", "_euclidean_dist", "linalg_vecdot", "mkldnn_convolution",
-    "mkldnn_linear", "_convolution", "_slow_conv2d_forward", "_slow_conv2d_backward",
+    "mkldnn_linear", "_slow_conv2d_forward", "_slow_conv2d_backward",
     "slow_conv3d_forward", "slow_conv_dilated2d", "slow_conv_dilated3d",
     "slow_conv_transpose2d", "slow_conv_transpose3d", "_nnpack_spatial_convolution",
     "thnn_conv2d", "_mkldnn_matmul", "fbgemm_linear_fp16_weight", "_thnn_fused_lstm_cell",
