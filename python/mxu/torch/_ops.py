@@ -66,13 +66,15 @@ def _pytorch_refuses(func, args, kwargs, name):
     which meta kernels let through, run on the host on copies: its CPU kernel refuses them before
     any arithmetic; where it takes them (baddbmm's, addmv's self) the product is the host's."""
     check, keep = _CHECKED_AS.get(name, (func, None))
+    refused = False
     try:
         check(*_meta(args[:keep]), **({} if keep else _each(_meta, kwargs)))
     except NotImplementedError:  # no meta kernel (convolution_backward): the CPU's checks only
         pass
-    except Exception:  # PyTorch refuses: its CPU kernel says so in its own words
+    except Exception:
+        refused = True
+    if refused:  # the CPU kernel says so in its own words (and where it takes the call, it is)
         func(*_copy(args), **_each(_copy, kwargs))
-        raise
     dtypes = {t.dtype for t in _tensors([*args, *kwargs.values()])}
     if len(dtypes) > 1:
         func(*_copy(args), **_each(_copy, kwargs))  # the model's tensors stay as they are
