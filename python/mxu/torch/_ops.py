@@ -82,6 +82,19 @@ def _pytorch_refuses(func, args, kwargs, name):
         raise HostProduct(f"operands of dtypes {' and '.join(names)}")
 
 
+def _signature(v):
+    """What PyTorch's checks of an argument depend on (not its values)."""
+    if isinstance(v, torch.Tensor):
+        return (tuple(v.shape), v.stride(), v.dtype)
+    if isinstance(v, (list, tuple)):
+        return tuple(_signature(x) for x in v)
+    return v
+
+
+_ACCEPTED = set()  # signatures of calls PyTorch took: a model repeats its shapes every step
+_ACCEPTED_MAX = 4096
+
+
 def check_call(func, name, args, kwargs):
     """Refuses what PyTorch refuses (its own error); HostProduct for operands the device cannot
     take (sparse or mkldnn layouts, mixed dtypes), ForeignTensor for another torch device."""
@@ -90,7 +103,13 @@ def check_call(func, name, args, kwargs):
             raise HostProduct(f"{str(t.layout).replace('torch.', '')} operands")
         if t.device.type != "cpu":
             raise ForeignTensor(f"an operand on torch device '{t.device}'")
+    key = (func, _signature(args), _signature(sorted(kwargs.items())))
+    if key in _ACCEPTED:  # the meta check costs 100 us or more; this, a few
+        return
     _pytorch_refuses(func, args, kwargs, name)
+    if len(_ACCEPTED) >= _ACCEPTED_MAX:
+        _ACCEPTED.clear()
+    _ACCEPTED.add(key)
 
 
 def check_operands(*tensors):
