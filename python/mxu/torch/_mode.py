@@ -176,6 +176,8 @@ class DeviceMode(TorchDispatchMode):
     # forward (the hooks' caller). A forward that raises never reaches the forward hook, so an
     # entry whose frame has left the call stack is stale and dropped (_live_modules).
     def _enter_module(self, module, inputs):
+        if threading.get_ident() != self._thread:  # the hooks are global: other threads' too
+            return
         self._live_modules(sys._getframe(1))
         if not self._modules and id(module) not in self._names:
             self._names = {id(m): name for name, m in module.named_modules()}
@@ -184,6 +186,8 @@ class DeviceMode(TorchDispatchMode):
                               sys._getframe(1)))
 
     def _leave_module(self, module, inputs, output):
+        if threading.get_ident() != self._thread:
+            return
         self._live_modules(sys._getframe(1))
         if self._modules and self._modules[-1][1] is sys._getframe(1):
             self._modules.pop()
