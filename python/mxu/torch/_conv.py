@@ -145,8 +145,10 @@ def _params(weight, stride, padding, dilation, output_padding):
 
 def convolution(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
-    from mxu.torch._ops import check_operands  # the one operand rule (_ops imports this file)
+    from mxu.torch._ops import NoProducts, check_operands  # (_ops imports this file)
     dtype = check_operands(input, weight, bias)
+    if not (input.numel() and weight.numel()):
+        raise NoProducts()  # no multiplications: PyTorch's own (empty) result
     stride, padding, dilation, output_padding = _params(weight, stride, padding, dilation,
                                                         output_padding)
     if transposed:
@@ -159,8 +161,10 @@ def convolution(ctx, input, weight, bias, stride, padding, dilation, transposed,
 
 def convolution_backward(ctx, grad_output, input, weight, bias_sizes, stride, padding, dilation,
                          transposed, output_padding, groups, output_mask):
-    from mxu.torch._ops import check_operands
+    from mxu.torch._ops import NoProducts, check_operands
     dtype = check_operands(grad_output, input, weight)
+    if not (input.numel() and weight.numel() and grad_output.numel()):
+        raise NoProducts()  # empty, or zero, gradients: PyTorch's own
     stride, padding, dilation, output_padding = _params(weight, stride, padding, dilation,
                                                         output_padding)
     kernel = list(weight.shape[2:])

@@ -11,6 +11,8 @@ Two PyTorch modes work together:
 Module names come from global forward hooks; a backward product is given the module of the
 forward product whose autograd node it belongs to (a hook on that node fires after its products).
 """
+import numbers
+import sys
 import threading
 import time
 
@@ -68,6 +70,25 @@ def _describe(args):
     return "(" + ", ".join(shapes) + ")"
 
 
+# The device's limit on a GEMM's watchdog (python/device_bindings.cc: 1 to UINT64_MAX >> 1).
+_MAX_WATCHDOG = (1 << 63) - 1
+
+
+def _check_options(device, strict, watchdog):
+    """device_mode's arguments, refused at once (not at the first product) with one line."""
+    if not (callable(getattr(device, "gemm", None)) and callable(getattr(device, "info", None))):
+        raise TypeError(f"mxu.torch: device must be an mxu.Device, got {device!r}")
+    if not isinstance(strict, bool):
+        raise TypeError(f"mxu.torch: strict must be True or False, got {strict!r}")
+    if watchdog is not None:
+        if isinstance(watchdog, bool) or not isinstance(watchdog, numbers.Integral):
+            raise TypeError(f"mxu.torch: watchdog must be a whole number of cycles, got "
+                            f"{watchdog!r}")
+        if not 1 <= watchdog <= _MAX_WATCHDOG:
+            raise ValueError(f"mxu.torch: watchdog must be 1 to {_MAX_WATCHDOG} cycles, got "
+                             f"{watchdog}")
+
+
 class _FunctionLevel(TorchFunctionMode):
     """Leaves every op as it is; marks backward passes and hands new autograd nodes to the mode."""
 
@@ -99,8 +120,9 @@ class DeviceMode(TorchDispatchMode):
 
     def __init__(self, device, strict=False, watchdog=None, transposed="copy", batch=True):
         super().__init__()
+        _check_options(device, strict, watchdog)
         self.device = device
-        self.strict = bool(strict)
+        self.strict = strict
         with _device_locks_lock:
             lock = _device_locks.setdefault(id(device), threading.Lock())
         self._runner = ProductRunner(device, lock, self._record_gemm, watchdog, transposed,
@@ -155,14 +177,35 @@ class DeviceMode(TorchDispatchMode):
         return False
 
     # ---- modules ----
+    # self._modules holds (name, frame): the frame of the Module.__call__ that runs the module's
+    # forward (the hooks' caller). A forward that raises never reaches the forward hook, so an
+    # entry whose frame has left the call stack is stale and dropped (_live_modules).
     def _enter_module(self, module, inputs):
+        if threading.get_ident() != self._thread:  # the hooks are global: other threads' too
+            return
+        self._live_modules(sys._getframe(1))
         if not self._modules and id(module) not in self._names:
             self._names = {id(m): name for name, m in module.named_modules()}
             self._names[id(module)] = type(module).__name__
-        self._modules.append(self._names.get(id(module), type(module).__name__))
+        self._modules.append((self._names.get(id(module), type(module).__name__),
+                              sys._getframe(1)))
 
     def _leave_module(self, module, inputs, output):
-        if self._modules:
+        if threading.get_ident() != self._thread:
+            return
+        self._live_modules(sys._getframe(1))
+        if self._modules and self._modules[-1][1] is sys._getframe(1):
+            self._modules.pop()
+
+    def _live_modules(self, frame):
+        """Drops the entries whose forward has left the call stack (one that raised)."""
+        while self._modules:
+            top = self._modules[-1][1]
+            f = frame
+            while f is not None and f is not top:
+                f = f.f_back
+            if f is not None:
+                return  # the innermost is running, and so are those it runs inside
             self._modules.pop()
 
     # ---- the ops ----
@@ -188,28 +231,27 @@ class DeviceMode(TorchDispatchMode):
 
     def _run_product(self, func, name, handler, args, kwargs):
         op = f"aten.{name}"
-        out = kwargs.pop("out", None)
         start = time.perf_counter()
-        self._call = dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0, array_macs=0,
-                          dma_read_bytes=0, dma_write_bytes=0, host_products=0,
-                          buffer_accesses={})
         try:
-            result = handler(self, *args, **kwargs)
-        except _ops.HostProduct as why:
-            self._call = None
-            self._host_product(op, f"{op} with {why}", args)
-            return func(*args, **kwargs, **({} if out is None else {"out": out}))
-        except _ops.ForeignTensor as why:
-            self._call = None
-            raise ForeignTensorError(f"mxu.torch: {op}{_describe(args)}: {why}; the device "
-                                     "mode takes CPU tensors") from None
-        except DeviceOpError:
-            self._call = None
-            raise
-        except (RuntimeError, ValueError) as error:  # the device's errors, its refusals
-            self._call = None
-            raise DeviceOpError(f"mxu.torch: {op}{_describe(args)} on the device: {error}") \
-                from error
+            try:
+                _ops.check_call(func, name, args, kwargs)  # PyTorch's own refusals, unwrapped
+                call_kwargs = dict(kwargs)
+                out = call_kwargs.pop("out", None)
+                self._call = dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0,
+                                  array_macs=0, dma_read_bytes=0, dma_write_bytes=0,
+                                  host_products=0, buffer_accesses={})
+                result = self._handle(op, handler, args, call_kwargs)
+            except _ops.HostProduct as why:
+                self._call = None
+                self._host_product(op, f"{op} with {why}", args)
+                return func(*args, **kwargs)
+            except _ops.NoProducts:
+                self._call = None
+                return func(*args, **kwargs)  # PyTorch's refusals come through as they are
+            except _ops.ForeignTensor as why:
+                self._call = None
+                raise ForeignTensorError(f"mxu.torch: {op}{_describe(args)}: {why}; the "
+                                         "device mode takes CPU tensors") from None
         finally:
             self._report.handler_seconds += time.perf_counter() - start
         call, self._call = self._call, None
@@ -233,8 +275,21 @@ class DeviceMode(TorchDispatchMode):
             self._new_outputs.append((result, self._module(), op, args))
         return result
 
+    def _handle(self, op, handler, args, kwargs):
+        """The handler's result; the device's errors (watchdog, refusals) as DeviceOpError."""
+        try:
+            return handler(self, *args, **kwargs)
+        except (_ops.HostProduct, _ops.NoProducts, _ops.ForeignTensor, DeviceOpError):
+            self._call = None
+            raise
+        except (RuntimeError, ValueError) as error:  # the device's errors, its refusals
+            self._call = None
+            raise DeviceOpError(f"mxu.torch: {op}{_describe(args)} on the device: {error}") \
+                from error
+
     def _module(self):
-        return self._modules[-1] if self._modules else None
+        self._live_modules(sys._getframe(1))
+        return self._modules[-1][0] if self._modules else None
 
     # The handlers' two calls: a GEMM on the device, and independent GEMMs as one program
     # (products: a list of (a, b, bias, c0, relu)).

@@ -18,8 +18,98 @@ class HostProduct(Exception):
     """This product runs on the host (why: e.g. 'int64 operands')."""
 
 
+class NoProducts(Exception):
+    """The op has no multiplications to run (a zero-size convolution): PyTorch's own result."""
+
+
 class ForeignTensor(ValueError):
     """A product's operand lies on another torch device than the CPU."""
+
+
+def _tensors(values):
+    """The tensors among an op's arguments (an `out=` tuple's too)."""
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (t for t in v if isinstance(t, torch.Tensor))
+
+
+def _meta(v):
+    if isinstance(v, torch.Tensor):
+        return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
+    if isinstance(v, (list, tuple)) and any(isinstance(t, torch.Tensor) for t in v):
+        return type(v)(_meta(t) for t in v)
+    return v
+
+
+# Ops whose meta kernel is missing in PyTorch 1.13, checked as the op they lower to: (op, how
+# many of the arguments it takes).
+_CHECKED_AS = {"_convolution": (torch.ops.aten.convolution.default, 9)}
+
+
+def _copy(v):
+    if isinstance(v, torch.Tensor):
+        return v.detach().clone()
+    if isinstance(v, (list, tuple)) and any(isinstance(t, torch.Tensor) for t in v):
+        return type(v)(_copy(t) for t in v)
+    return v
+
+
+def _each(f, kwargs):
+    return {k: f(v) for k, v in kwargs.items()}
+
+
+def _pytorch_refuses(func, args, kwargs, name):
+    """Raises PyTorch's own error where PyTorch refuses the call. Shapes are checked by its meta
+    kernels (no data: microseconds). Operands of differing dtypes (or an `out=` of another dtype),
+    which meta kernels let through, run on the host on copies: its CPU kernel refuses them before
+    any arithmetic; where it takes them (baddbmm's, addmv's self) the product is the host's."""
+    check, keep = _CHECKED_AS.get(name, (func, None))
+    refused = False
+    try:
+        check(*_meta(args[:keep]), **({} if keep else _each(_meta, kwargs)))
+    except NotImplementedError:  # no meta kernel (convolution_backward): the CPU's checks only
+        pass
+    except Exception:
+        refused = True
+    if refused:  # the CPU kernel says so in its own words (and where it takes the call, it is)
+        func(*_copy(args), **_each(_copy, kwargs))
+    dtypes = {t.dtype for t in _tensors([*args, *kwargs.values()])}
+    if len(dtypes) > 1:
+        func(*_copy(args), **_each(_copy, kwargs))  # the model's tensors stay as they are
+        names = sorted(str(d).replace("torch.", "") for d in dtypes)
+        raise HostProduct(f"operands of dtypes {' and '.join(names)}")
+
+
+def _signature(v):
+    """What PyTorch's checks of an argument depend on (not its values)."""
+    if isinstance(v, torch.Tensor):
+        return (tuple(v.shape), v.stride(), v.dtype)
+    if isinstance(v, (list, tuple)):
+        return tuple(_signature(x) for x in v)
+    return v
+
+
+_ACCEPTED = set()  # signatures of calls PyTorch took: a model repeats its shapes every step
+_ACCEPTED_MAX = 4096
+
+
+def check_call(func, name, args, kwargs):
+    """Refuses what PyTorch refuses (its own error); HostProduct for operands the device cannot
+    take (sparse or mkldnn layouts, mixed dtypes), ForeignTensor for another torch device."""
+    for t in _tensors([*args, *kwargs.values()]):
+        if t.layout != torch.strided:
+            raise HostProduct(f"{str(t.layout).replace('torch.', '')} operands")
+        if t.device.type != "cpu":
+            raise ForeignTensor(f"an operand on torch device '{t.device}'")
+    key = (func, _signature(args), _signature(sorted(kwargs.items())))
+    if key in _ACCEPTED:  # the meta check costs 100 us or more; this, a few
+        return
+    _pytorch_refuses(func, args, kwargs, name)
+    if len(_ACCEPTED) >= _ACCEPTED_MAX:
+        _ACCEPTED.clear()
+    _ACCEPTED.add(key)
 
 
 def check_operands(*tensors):
@@ -142,6 +232,27 @@ def dot(ctx, self, tensor):
     return ctx.gemm(self.reshape(1, -1), tensor.reshape(-1, 1)).reshape(()).to(dtype)
 
 
+def _convolution(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                 groups, *backend_flags):
+    """torch.jit.trace's convolution: aten.convolution's lowering (benchmark, deterministic,
+    cudnn_enabled, allow_tf32 choose host kernels: nothing to the device)."""
+    return convolution(ctx, input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups)
+
+
+def _tbc(x):
+    """(time, batch, channel) <-> (batch, channel, time): conv_tbc's layout and conv1d's."""
+    return x.permute(1, 2, 0)
+
+
+def conv_tbc(ctx, self, weight, bias, pad=0):
+    """conv_tbc (input (T, B, Cin), weight (K, Cin, Cout)) is conv1d of the input as (B, Cin, T)
+    with the weight as (Cout, Cin, K), padded by `pad`; the result back as (T, B, Cout)."""
+    y = convolution(ctx, _tbc(self), weight.permute(2, 1, 0), bias, [1], [pad], [1], False,
+                    [0], 1)
+    return y.permute(2, 0, 1).contiguous()
+
+
 # aten op -> (handler, the autograd node whose backward runs products, which of that node's
 # gradients are products). Every overload of a packet (default, out) uses its handler; the
 # in-place packets (addmm_, ...) too, with the result copied into `self`.
@@ -162,6 +273,8 @@ HANDLERS = {
     "vdot": dot,  # real operands: vdot is dot (complex ones stay on the host)
     "convolution": convolution,
     "convolution_backward": convolution_backward,
+    "_convolution": _convolution,  # torch.jit.trace's convolutions
+    "conv_tbc": conv_tbc,
 }
 
 # The products each backward node runs when it computes the gradient at that input position:
@@ -183,7 +296,7 @@ BACKWARD_PRODUCTS = {
 HIDDEN_PRODUCTS = frozenset({
     "_trilinear", "_native_multi_head_attention", "_transformer_encoder_layer_fwd",
     "_cdist_forward", "_cdist_backward", "_euclidean_dist", "linalg_vecdot", "mkldnn_convolution",
-    "mkldnn_linear", "_convolution", "_slow_conv2d_forward", "_slow_conv2d_backward",
+    "mkldnn_linear", "_slow_conv2d_forward", "_slow_conv2d_backward",
     "slow_conv3d_forward", "slow_conv_dilated2d", "slow_conv_dilated3d",
     "slow_conv_transpose2d", "slow_conv_transpose3d", "_nnpack_spatial_convolution",
     "thnn_conv2d", "_mkldnn_matmul", "fbgemm_linear_fp16_weight", "_thnn_fused_lstm_cell",

@@ -49,6 +49,23 @@ def _operand(t, transposed_loads):
     return array, transposed
 
 
+_CANONICAL_NAN = torch.tensor(0x7FC00000, dtype=torch.int32).view(torch.float32)
+
+
+def _no_products(m, n, bias, c0, relu):
+    """An m x n result with no products to add (K = 0, or nothing to compute): what the device's
+    accumulators hold, its start (bias or C0, else +0), through its store: every NaN the
+    canonical 0x7FC00000, and its ReLU (negatives and -0 to +0) (docs/numerics.md)."""
+    start = c0 if c0 is not None else bias
+    if start is None:
+        out = torch.zeros((m, n), dtype=torch.float32)
+    else:  # the start as it is (-0 stays -0, as it does in the accumulators)
+        out = start.detach().to(torch.float32).expand(m, n).clone()
+    if relu:
+        out = torch.where(torch.isnan(out) | (out > 0), out, torch.zeros((), dtype=torch.float32))
+    return torch.where(torch.isnan(out), _CANONICAL_NAN, out)
+
+
 def _chunks(total, size):
     return [(start, min(start + size, total)) for start in range(0, total, size)]
 
@@ -85,12 +102,7 @@ class ProductRunner:
         m, k = a.shape
         n = b.shape[1]
         if k == 0 or m == 0 or n == 0:
-            out = torch.zeros((m, n), dtype=torch.float32)
-            if c0 is not None:
-                out = out + c0.to(torch.float32)
-            elif bias is not None:
-                out = out + bias.to(torch.float32)
-            return torch.relu(out) if relu else out
+            return _no_products(m, n, bias, c0, relu)
         mc, kc, nc = self._blocking(m, k, n, c0 is not None or k > MAX_DIMENSION)
         if (mc, kc, nc) == (m, k, n):
             return self._one(a, b, bias, c0, relu)

@@ -2,9 +2,9 @@
 on-chip buffer traffic, and the products that ran on the host; the profile as a dict (with the
 energy and the time at Fmax those counts cost), as JSON and as a bar chart."""
 import json
-import os
-import tempfile
 import threading
+
+from mxu._output import check_outputs, write_whole
 
 _COUNTED = ("calls", "device_gemms", "device_macs", "device_cycles", "array_macs",
             "dma_read_bytes", "dma_write_bytes", "host_products")
@@ -80,24 +80,13 @@ class Report:
         return {"device": device_info, "energy": energy, "ops": ops, "totals": totals}
 
 
-def _write_whole(path, write):
-    """Writes path through a temporary file in its folder, renamed into place: whole or not at
-    all."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".mxu-report-", dir=folder)
-    os.close(fd)
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
-
-
 def write_report(mode, path, plot=None, node=DEFAULT_NODE):
     """Writes mode.report(node) to `path` as JSON and, with `plot`, a PNG of the device cycles and
     the energy per op kind, forward beside backward (the project's own chart code); returns the
-    report."""
+    report. Each file is written whole or not at all, by the CLI's rule (mxu/_output.py): no
+    special files or directories, a symbolic link's target replaced, a replaced file's mode kept,
+    the two outputs on two files; both paths are checked before anything is written."""
+    check_outputs([("report", path)] + ([] if plot is None else [("plot", plot)]))
     report = mode.report(node)
 
     def write_json(temporary):
@@ -105,7 +94,7 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
             json.dump(report, f, indent=2)
             f.write("\n")
 
-    _write_whole(path, write_json)
+    write_whole(path, write_json)
     if plot is not None:
         from mxu import _mxu  # the chart code is the C++ library's (io/plot)
         # One category per op kind (the JSON has the modules): few, readable labels.
@@ -129,5 +118,5 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
         panels = [(y_label, labels, [("forward", sums[key][0]), ("backward", sums[key][1])])
                   for key, y_label in (("device_cycles", "device cycles"),
                                        ("energy_uj", f"energy (uJ, {energy['node_nm']} nm)"))]
-        _write_whole(plot, lambda temporary: _mxu.write_bar_panels(temporary, title, panels))
+        write_whole(plot, lambda temporary: _mxu.write_bar_panels(temporary, title, panels))
     return report
