@@ -25,15 +25,20 @@ class Pairs:
     """Forward products whose backward makes two products, and second products computed ahead."""
 
     def __init__(self):
-        self._forward = []  # (mat1, mat2) of forward products, in order
+        self._forward = []  # [mat1, mat2] of forward products in order; None once paired
+        self._by_storage = {}  # data_ptr of mat1 or mat2 -> indices into _forward, ascending
         self._waiting = {}  # (_view(a), _view(b)) -> mm(a, b)'s float32 result
 
     def remember(self, mat1, mat2):
+        index = len(self._forward)
         self._forward.append((mat1, mat2))
+        for t in {mat1.data_ptr(), mat2.data_ptr()}:
+            self._by_storage.setdefault(t, []).append(index)
 
     def clear(self):
         """At the end of a backward pass (or the mode): nothing carries over."""
         self._forward.clear()
+        self._by_storage.clear()
         self._waiting.clear()
 
     def waiting(self):
@@ -49,21 +54,32 @@ class Pairs:
         with whether its result is that GEMM's transposed. The input's gradient is grad @ mat2^T
         (or mat2 @ grad^T, transposed by PyTorch), the weight's mat1^T @ grad (or grad^T @ mat1);
         which comes first depends on the node (MmBackward0 computes the weight's first)."""
-        # The latest first: a backward pass runs the nodes in reverse (an RNN's steps share
-        # their weight, so only the order tells whose product this is).
-        for i in reversed(range(len(self._forward))):
+        # Only products sharing a storage with a or b can match (an index keeps a long RNN's
+        # backward linear); the latest first: a backward pass runs the nodes in reverse (an
+        # RNN's steps share their weight, so only the order tells whose product this is).
+        candidates = set(self._by_storage.get(a.data_ptr(), ())) | set(
+            self._by_storage.get(b.data_ptr(), ()))
+        for i in sorted(candidates, reverse=True):
+            if self._forward[i] is None:
+                continue
             mat1, mat2 = self._forward[i]
             grad = self._grad_of_input_product(a, b, mat1, mat2)
             if grad is not None:  # the weight's gradient comes next
-                del self._forward[i]
+                self._forget(i)
                 return (mat1.t(), grad), [((_transposed_view(mat1), _view(grad)), False),
                                           ((_transposed_view(grad), _view(mat1)), True)]
             grad = self._grad_of_weight_product(a, b, mat1, mat2)
             if grad is not None:  # the input's gradient comes next
-                del self._forward[i]
+                self._forget(i)
                 return (grad, mat2.t()), [((_view(grad), _transposed_view(mat2)), False),
                                           ((_view(mat2), _transposed_view(grad)), True)]
         return None
+
+    def _forget(self, i):
+        mat1, mat2 = self._forward[i]
+        self._forward[i] = None
+        for t in {mat1.data_ptr(), mat2.data_ptr()}:
+            self._by_storage[t].remove(i)
 
     @staticmethod
     def _grad_of_input_product(a, b, mat1, mat2):
