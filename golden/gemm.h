@@ -29,7 +29,8 @@ struct Fp32Matrix {
 };
 
 // K is cut into tiles of array_rows, taken in increasing k. Within a tile the partial sum of
-// C[m][n] starts at +0.0 and adds A[m][k] * B[k][n] for k in increasing order. The first tile's
+// C[m][n] starts at +0.0 and adds A[m][k] * B[k][n] for the tile's own k in increasing order (a
+// last partial tile: the device's padded rows add -0, which changes nothing). The first tile's
 // sum initializes C[m][n], unless c0 is given, in which case every tile's sum is added to c0.
 Fp32Matrix Gemm(const Bf16Matrix& a, const Bf16Matrix& b, int array_rows, Subnormals mode,
                 const Fp32Matrix* c0 = nullptr);

@@ -5,7 +5,8 @@
 //            weight FIFO for PE rows 0 .. k_rows-1, zeros below (Rows cycles);
 //   MATMUL   streams `rows` unified-buffer rows through the array, one per cycle, into
 //            consecutive accumulator rows (overwrite or accumulate); lanes >= k_rows enter as
-//            zero. With new_weights it first commits the shadow into the free weight bank;
+//            -0, adding nothing. With new_weights it first commits the shadow into the free
+//            weight bank;
 //   ACTIVATE reads accumulator rows, applies bias / ReLU, rounds to bf16 (or, int8, requantizes
 //            with the quantization row: docs/numerics.md) and writes them to the unified buffer.
 // A MATMUL's int8 flag travels with its rows through the array (int8 products, int32 sums) and

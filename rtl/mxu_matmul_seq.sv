@@ -1,6 +1,6 @@
 // The datapath's MATMUL sequencer (mxu_datapath): streams `rows` unified-buffer rows into the
 // array, one per cycle, bound for consecutive accumulator rows (overwrite or accumulate); lanes
-// >= k_rows enter as zero. With new_weights it first commits the shadow into the free weight
+// >= k_rows enter as -0. With new_weights it first commits the shadow into the free weight
 // bank, which needs the shadow loaded (shadow_ready_i, from mxu_wload_seq) and the bank it
 // overwrites drained: that bank's last row must have been multiplied in PE row Rows-1, which it
 // reaches (Rows-1) x Add cycles after entering the array (Add: the PE's partial-sum step,
@@ -152,9 +152,13 @@ module mxu_matmul_seq #(
   end
 
   always_comb begin
-    // Lanes at or beyond k_rows enter as +0 (zero padding of a partial tile).
+    // Lanes at or beyond k_rows enter as bf16 -0 (the padding of a partial tile): against the
+    // +0 weights a WLOAD of k_rows rows leaves below them, each adds the product -0, which
+    // changes no partial sum (x + -0 = x in both subnormal modes, -0 included), so a partial
+    // tile sums exactly its k_rows products (docs/numerics.md). Its low byte, the int8 operand,
+    // is 0.
     for (int unsigned r = 0; r < Rows; r++) begin
-      act_o[r*16 +: 16] = (KWidth'(r) < in_k_q) ? ub_rd_data_i[r*16 +: 16] : 16'h0000;
+      act_o[r*16 +: 16] = (KWidth'(r) < in_k_q) ? ub_rd_data_i[r*16 +: 16] : 16'h8000;
     end
   end
 

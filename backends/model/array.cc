@@ -45,11 +45,16 @@ void Core::Impl::ExecMatmul(const Decoded& d) {
     return;
   }
   const uint32_t k = d.k_rows;
-  // Lanes k .. R-1 enter as +0: they add +-0 to a partial sum (never -0) unless the weight is
-  // Inf or NaN, which makes the column NaN.
-  std::vector<uint8_t> nan_col(C, 0);
+  // Lanes k .. R-1 enter as -0 and add -0 x weight after the k real products: -0 where the
+  // weight's sign is clear (the +0 of a WLOAD's padding), which changes no sum; +0 where it is
+  // set, which turns a -0 sum into +0 and leaves any other; NaN where the weight is Inf or NaN,
+  // which makes the column NaN. Their order does not matter.
+  std::vector<uint8_t> nan_col(C, 0), plus_col(C, 0);
   for (uint32_t r = k; r < R; ++r) {
-    for (uint32_t c = 0; c < C; ++c) nan_col[c] |= a.weights_nonfinite[size_t{r} * C + c];
+    for (uint32_t c = 0; c < C; ++c) {
+      nan_col[c] |= a.weights_nonfinite[size_t{r} * C + c];
+      plus_col[c] |= a.weights_raw[size_t{r} * C + c] >> 15;
+    }
   }
   const float* w = a.weights.data();
   std::vector<float> psum(C);
@@ -74,6 +79,7 @@ void Core::Impl::ExecMatmul(const Decoded& d) {
     }
     for (uint32_t c = 0; c < C; ++c) {
       float v = psum[c];
+      if (plus_col[c] && U(v) == 0x80000000u) v = 0.0f;
       if (d.accumulate) v = F(acc[c]) + v;
       acc[c] = nan_col[c] ? kNan : Canon(v);
     }
@@ -82,8 +88,9 @@ void Core::Impl::ExecMatmul(const Decoded& d) {
 
 // The integer MATMUL: each PE multiplies the low bytes of its operands as int8; a column's sum
 // of at most R products is exact in int32 (|product| <= 2^14), so the order is immaterial.
-// Lanes k_rows .. R-1 enter as zero and add nothing (no NaN here). With accumulate, the sum
-// is added to the accumulator word as a wrapping int32 add, whatever the word holds.
+// Lanes k_rows .. R-1 enter as -0, whose low byte is 0: they add nothing (no NaN here). With
+// accumulate, the sum is added to the accumulator word as a wrapping int32 add, whatever the
+// word holds.
 void Core::Impl::ExecMatmulInteger(const Decoded& d) {
   const uint32_t k = d.k_rows;
   std::vector<int32_t> w(size_t{k} * C);

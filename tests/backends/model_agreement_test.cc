@@ -286,6 +286,29 @@ TEST(ModelAgreesWithRtl, RawPrograms) {
   }
 }
 
+// For the kNearZero suite: before the HALT, a STORE of every accumulator row a MATMUL wrote
+// (all lanes), row r to host + r x cols words, so that every MATMUL result still standing at
+// the end is compared, not only those the program's own STOREs happen to read.
+void AppendMatmulRowsStore(std::vector<isa::Instruction>& program, int cols, uint64_t host) {
+  std::vector<bool> written(1 << 16, false);
+  for (const isa::Instruction& ins : program) {
+    if (ins.opcode() != static_cast<uint8_t>(isa::Opcode::kMatmul)) continue;
+    const uint64_t at = ins.Get(isa::kMatmulAccAddr), rows = ins.Get(isa::kMatmulRows);
+    for (uint64_t r = at; r < at + rows; ++r) written[r] = true;
+  }
+  program.pop_back();  // the HALT
+  for (uint32_t r = 0; r < written.size();) {
+    uint32_t end = r;
+    while (end < written.size() && written[end]) ++end;
+    if (end > r) {
+      program.push_back(
+          isa::Store(Buffer::kAcc, end - r, cols, r, host + uint64_t{r} * cols * 4, cols));
+    }
+    r = end + 1;
+  }
+  program.push_back(isa::Halt());
+}
+
 // Random legal programs on both backends: the same outcome, the exact counters, every byte they
 // stored, CYCLES within the tolerance. MXU_RANDOM_PROGRAMS sets how many (the `soak` test: 10,000).
 void RandomPrograms(const testing::LegalProgramSuite& suite) {
@@ -293,21 +316,40 @@ void RandomPrograms(const testing::LegalProgramSuite& suite) {
   const int count = env ? std::atoi(env) : suite.count;
   const uint64_t first_seed = suite.first_seed;
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*g_rtl);
-  backends::ModelDevice model;
+  // The model of this binary's device (its array, buffers and subnormal mode).
+  const std::unique_ptr<driver::Device> model_device =
+      backends::OpenDevice({"model", MemoryTiming(), ""});
+  driver::Device& model = *model_device;
   const testing::RandomProgramSpace space;  // where the inputs and outputs are
   BitSource bits(first_seed);
   std::vector<uint8_t> input(space.input_bytes);
-  for (auto& x : input) x = static_cast<uint8_t>(testing::RandomOperand(bits));
+  if (suite.data == testing::LegalProgramSuite::Data::kNearZero) {
+    for (size_t i = 0; i + 1 < input.size(); i += 2) {
+      const uint16_t v = testing::NearZeroBf16(bits.Below(1000));
+      input[i] = static_cast<uint8_t>(v), input[i + 1] = static_cast<uint8_t>(v >> 8);
+    }
+  } else {
+    for (auto& x : input) x = static_cast<uint8_t>(testing::RandomOperand(bits));
+  }
   g_rtl->WriteMemory(space.input, input.data(), input.size());
   model.WriteMemory(space.input, input.data(), input.size());
-  const std::vector<uint8_t> zeros(space.output_bytes, 0);
+  const bool near_zero = suite.data == testing::LegalProgramSuite::Data::kNearZero;
+  // Where AppendMatmulRowsStore's rows go: after the programs' own output.
+  const uint64_t dump = space.output + space.output_bytes;
+  const uint64_t dump_bytes = near_zero ? uint64_t(space.acc_rows) * config.cols * 4 : 0;
+  const std::vector<uint8_t> zeros(space.output_bytes + dump_bytes, 0);
   int compared = 0;
   double rtl_cycles = 0, model_cycles = 0, worst = 0;
   for (int i = 0; i < count; ++i) {
     const uint64_t seed = first_seed + i;
-    const std::vector<isa::Instruction> program = testing::RandomProgram(
-        seed, testing::SpaceOf(suite, seed, static_cast<int>(config.ub_depth),
-                               static_cast<int>(config.acc_depth)));
+    testing::RandomProgramSpace program_space = testing::SpaceOf(
+        suite, seed, static_cast<int>(config.ub_depth), static_cast<int>(config.acc_depth));
+    // The array's shape (the defaults are the default device's: the same programs there).
+    program_space.rows = static_cast<int>(config.rows);
+    program_space.cols = static_cast<int>(config.cols);
+    program_space.ub_lanes = static_cast<int>(config.ub_lanes);
+    std::vector<isa::Instruction> program = testing::RandomProgram(seed, program_space);
+    if (near_zero) AppendMatmulRowsStore(program, static_cast<int>(config.cols), dump);
     SCOPED_TRACE("random program, seed " + std::to_string(seed));
     g_rtl->WriteMemory(space.output, zeros.data(), zeros.size());
     model.WriteMemory(space.output, zeros.data(), zeros.size());
@@ -328,7 +370,7 @@ void RandomPrograms(const testing::LegalProgramSuite& suite) {
     EXPECT_LE(std::fabs(mc - rc), 0.05 * rc) << "cycles rtl " << rc << " model " << mc;
     rtl_cycles += rc, model_cycles += mc;
     worst = std::max(worst, std::fabs(mc - rc) / rc);
-    std::vector<uint8_t> a(space.output_bytes), b(space.output_bytes);
+    std::vector<uint8_t> a(zeros.size()), b(zeros.size());
     g_rtl->ReadMemory(space.output, a.data(), a.size());
     model.ReadMemory(space.output, b.data(), b.size());
     const auto diff = std::mismatch(a.begin(), a.end(), b.begin());
@@ -354,6 +396,13 @@ TEST(ModelAgreesWithRtl, RandomIntegerPrograms) { RandomPrograms(testing::kLegal
 // Both modes again, at the buffers' last rows and across the accumulators' banks.
 TEST(ModelAgreesWithRtl, RandomProgramsAtBufferEnds) {
   RandomPrograms(testing::kLegalProgramSuites[2]);
+}
+
+// Operands whose products are near 2^-126 against partial K tiles: sums that cancel, to zeros
+// of either sign where flush mode flushes them (issue 58). Also on the other built devices
+// (model_agreement_test_<device>, the flush one among them).
+TEST(ModelAgreesWithRtl, RandomProgramsNearZero) {
+  RandomPrograms(testing::kLegalProgramSuites[3]);
 }
 
 // Random illegal programs: every error code, several forms of each, at a random place in a random

@@ -14,12 +14,15 @@
 namespace mxu::testing {
 
 // Legal programs: `count` seeds from `first_seed` (MXU_RANDOM_PROGRAMS replaces the count).
+// Their input: the low bytes of RandomOperand (kOperands), or bf16 values whose products are
+// near zero (kNearZero: NearZeroBf16, one 16-bit value per aligned pair of bytes).
 struct LegalProgramSuite {
   const char* name;
   uint64_t first_seed;
   int count;
   bool integer;
   enum class Place { kCorner, kBufferEnds } place = Place::kCorner;
+  enum class Data { kOperands, kNearZero } data = Data::kOperands;
 };
 
 inline constexpr LegalProgramSuite kLegalProgramSuites[] = {
@@ -29,7 +32,20 @@ inline constexpr LegalProgramSuite kLegalProgramSuites[] = {
     // address bit) and, for a third of the seeds, at its end: the boundaries the corner of the
     // other suites never reaches.
     {"RandomProgramsAtBufferEnds", 7000, 200, true, LegalProgramSuite::Place::kBufferEnds},
+    // Operands of +-(1, 1.25, 1.5 or 1.75) x 2^-63, whose products are +-(1 .. 3.0625) x 2^-126:
+    // sums that cancel to +0, or to subnormals that flush mode flushes to a signed zero, against
+    // partial K tiles (issue 58: the RTL's padded lanes turned a -0 sum into +0). Run on every
+    // built device: both subnormal modes.
+    {"RandomProgramsNearZero", 9000, 60, false, LegalProgramSuite::Place::kCorner,
+     LegalProgramSuite::Data::kNearZero},
 };
+
+// One bf16 value of the kNearZero data.
+inline uint16_t NearZeroBf16(uint64_t pick) {
+  static constexpr uint16_t kValues[] = {0x2000, 0xA000, 0x2020, 0xA020,
+                                         0x2040, 0xA040, 0x2060, 0xA060};
+  return kValues[pick % (sizeof kValues / sizeof kValues[0])];
+}
 
 // The space of one suite's seed on a device with these buffers.
 inline RandomProgramSpace SpaceOf(const LegalProgramSuite& suite, uint64_t seed, int ub_depth,

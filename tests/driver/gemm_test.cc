@@ -160,6 +160,43 @@ int Mismatches(const GemmRequest& request, const GemmResult& result, const Devic
   return mismatches;
 }
 
+// Issue 58: a partial last K tile whose products sum to -0 (flush mode flushes -0.5 x 2^-126 to
+// -0) gives -0, as the contract's K tiling does: the array's padded rows add nothing. A = ones;
+// B's columns: -1.5 x 2^-126, 2^-126 repeated (-0 in flush mode, -2^-127 in IEEE mode); all -0
+// (-0 products: +0, the tile's +0 start, in both modes); -2^-126, 2^-126 (x + (-x) = +0);
+// 2^-126, -1.5 x 2^-126. K = 2, Rows + 2 (a full tile, then a partial one) and 2 Rows; with
+// no start, a -0 bias and a -0 C0, fp32 and bf16 output.
+TEST(DriverGemm, APartialTileSummingToMinusZeroStaysMinusZero) {
+  const DeviceConfig config = ReadDeviceConfig(*g_device);
+  const int rows = static_cast<int>(config.rows);
+  const uint16_t pattern[4][2] = {
+      {0x80C0, 0x0080}, {0x8000, 0x8000}, {0x8080, 0x0080}, {0x0080, 0x80C0}};
+  const int m = 3, n = 4;
+  for (int k : {2, rows + 2, 2 * rows}) {
+    Bf16Matrix a(m, k), b(k, n);
+    std::fill(a.data.begin(), a.data.end(), uint16_t{0x3F80});
+    for (int r = 0; r < k; ++r) {
+      for (int c = 0; c < n; ++c) b.data[size_t(r) * n + c] = pattern[c][r % 2];
+    }
+    const std::vector<float> bias(n, -0.0f);
+    Fp32Matrix c0(m, n);
+    std::fill(c0.data.begin(), c0.data.end(), -0.0f);
+    for (int init = 0; init < 3; ++init) {
+      for (OutputType output : {OutputType::kFp32, OutputType::kBf16}) {
+        GemmRequest request;
+        request.a = &a;
+        request.b = &b;
+        request.output = output;
+        if (init == 1) request.bias = &bias;
+        if (init == 2) request.c0 = &c0;
+        const GemmResult result = Gemm(*g_device, config, request, kWatchdog);
+        EXPECT_EQ(Mismatches(request, result, config), 0)
+            << "K " << k << " init " << init << (output == OutputType::kBf16 ? " bf16" : "");
+      }
+    }
+  }
+}
+
 TEST(DriverGemm, ProgramsOfSeveralGemmsAreBitExact) {
   const DeviceConfig config = ReadDeviceConfig(*g_device);
   golden::BitSource bits(21);

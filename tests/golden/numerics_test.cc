@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
+
+#include "golden/gemm.h"
 
 namespace mxu::golden {
 namespace {
@@ -79,6 +82,36 @@ TEST(GoldenNumerics, ScopedFpModeRestoresTheEnvironment) {
     EXPECT_EQ(FloatBits(Fp32AddInCurrentMode(tiny, tiny)), 0u);
   }
   EXPECT_EQ(FloatBits(Fp32AddInCurrentMode(tiny, tiny)), 0x00000002u);
+}
+
+// The K tiling (issue 58): a partial tile sums exactly its own products from +0, so its result
+// does not depend on the rows the array has beyond the tiling. A 1 x K row of ones times a
+// K x 1 column: -1.5 x 2^-126 then 2^-126 sum to -0.5 x 2^-126, a subnormal that flush mode
+// flushes to -0 (and keeps), whatever the array's rows; -0 products sum to +0 (+0 + -0).
+TEST(GoldenNumerics, APartialTileSumsOnlyItsOwnProducts) {
+  const auto gemm = [](const std::vector<uint16_t>& column, int array_rows, Subnormals mode,
+                       const Fp32Matrix* c0 = nullptr) {
+    const int k = static_cast<int>(column.size());
+    const Bf16Matrix a{1, k, std::vector<uint16_t>(column.size(), 0x3F80)};
+    const Bf16Matrix b{k, 1, column};
+    return FloatBits(Gemm(a, b, array_rows, mode, c0).at(0, 0));
+  };
+  const std::vector<uint16_t> two = {0x80C0, 0x0080};
+  for (int rows : {2, 3, 8, 16}) {
+    EXPECT_EQ(gemm(two, rows, Subnormals::kFlush), 0x80000000u) << rows;
+    EXPECT_EQ(gemm(two, rows, Subnormals::kIeee), 0x80400000u) << rows;  // -2^-127
+    EXPECT_EQ(gemm({0x8000, 0x8000}, rows, Subnormals::kFlush), 0u) << rows;
+    EXPECT_EQ(gemm({0x8000, 0x8000}, rows, Subnormals::kIeee), 0u) << rows;
+  }
+  // K = 10 on 8 rows: the full tile sums to -0, the partial one (2 products) to -0 again.
+  std::vector<uint16_t> ten;
+  for (int i = 0; i < 5; ++i) ten.insert(ten.end(), two.begin(), two.end());
+  EXPECT_EQ(gemm(ten, 8, Subnormals::kFlush), 0x80000000u);
+  // Onto a -0 C0 (a bias): -0 + -0.
+  const Fp32Matrix c0{1, 1, {-0.0f}};
+  EXPECT_EQ(gemm(two, 8, Subnormals::kFlush, &c0), 0x80000000u);
+  EXPECT_EQ(gemm(ten, 8, Subnormals::kFlush, &c0), 0x80000000u);
+  EXPECT_EQ(gemm({0x8000, 0x8000}, 8, Subnormals::kIeee, &c0), 0u);  // -0 + +0
 }
 
 }  // namespace

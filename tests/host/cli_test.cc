@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -401,6 +402,48 @@ TEST(MxuCli, EveryBuiltDeviceIsReachableWithDevice) {
   const CliResult text = RunMxu("info --list");
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find(std::string(devices[0]["name"]) + " *"), std::string::npos) << text.out;
+}
+
+// Issue 58: on a flush device, a partial last K tile whose products sum to -0 (-1.5 x 2^-126 +
+// 2^-126, flushed) gives -0 as the contract does, on the RTL and across RTL and model, alone,
+// after a full tile (K = Rows + 2) and onto a -0 bias; the RTL's padded rows used to make it +0.
+TEST(MxuCli, AFlushDevicesPartialTileKeepsAMinusZeroSum) {
+  const CliResult list = RunMxu("info --list --json");
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  std::string name;
+  int rows = 0;
+  for (const json& device : json::parse(list.out)) {
+    if (device["subnormals"] == "flush" && device["array_rows"].get<int>() > 2) {
+      name = device["name"];
+      rows = device["array_rows"];
+      break;
+    }
+  }
+  if (name.empty()) GTEST_SKIP() << "no flush device with more than 2 rows is built";
+  const float tiny = std::ldexp(1.0f, -126);
+  const std::string fbias = TempPath("mz_bias.npy");
+  WriteNpy(fbias, std::vector<float>{-0.0f}, {1});
+  for (int k : {2, rows + 2}) {
+    std::vector<float> b;
+    for (int i = 0; i < k; ++i) b.push_back(i % 2 ? tiny : -1.5f * tiny);
+    const std::string fa = TempPath("mz_a.npy"), fb = TempPath("mz_b.npy");
+    const std::string out = TempPath("mz_c.npy");
+    WriteNpy(fa, std::vector<float>(size_t(k), 1.0f), {1, size_t(k)});
+    WriteNpy(fb, b, {size_t(k), 1});
+    for (const char* backend : {"rtl", "cross"}) {
+      for (bool bias : {false, true}) {
+        const std::string what =
+            name + " " + backend + " K " + std::to_string(k) + (bias ? " bias -0" : "");
+        const Result r =
+            RunMxu("gemm --device " + name + " --backend " + backend + " --a " + fa + " --b " + fb +
+                   (bias ? " --bias " + fbias : "") + " --out " + out + " --check --json");
+        EXPECT_EQ(JsonOutput(r)["mismatches"], 0) << what << "\n" << r.out;
+        const std::vector<float> c = ReadNpy(out).AsFloat32();
+        ASSERT_EQ(c.size(), 1u) << what;
+        EXPECT_TRUE(c[0] == 0.0f && std::signbit(c[0])) << what << ": " << c[0];
+      }
+    }
+  }
 }
 
 // The model backend stands for any device spec, built or not (a bit-exact GEMM on a 24 x 40

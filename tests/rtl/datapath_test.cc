@@ -124,14 +124,13 @@ int ExpectAccEquals(const Fp32Matrix& want, uint32_t acc_base, const std::string
   return mismatches;
 }
 
-// A whole GEMM on the datapath (N <= Cols): all K tiles back to back, accumulating.
-int RunGemm(int m, int k, int n, uint64_t seed, const Fp32Matrix* c0 = nullptr,
-            unsigned special_percent = 1) {
+// A whole GEMM of A x B (+ C0) on the datapath (N <= Cols): all K tiles back to back,
+// accumulating; `bits` gives the garbage weight lanes beyond N.
+int RunGemmOf(const Bf16Matrix& a, const Bf16Matrix& b, BitSource& bits,
+              const Fp32Matrix* c0 = nullptr) {
   Harness& dut = Dut();
   dut.Reset();
-  BitSource bits(seed);
-  const Bf16Matrix a = RandomMatrix(m, k, bits, special_percent);
-  const Bf16Matrix b = RandomMatrix(k, n, bits, special_percent);
+  const int m = a.rows, k = a.cols, n = b.cols;
   constexpr uint32_t kUbBase = 3, kAccBase = 5;  // away from 0: addressing is tested too
   LoadActivations(a, kUbBase);
   if (c0) {
@@ -150,6 +149,14 @@ int RunGemm(int m, int k, int n, uint64_t seed, const Fp32Matrix* c0 = nullptr,
   std::snprintf(what, sizeof what, "gemm %dx%dx%d%s on %dx%d", m, k, n, c0 ? " +C0" : "", kRows,
                 kCols);
   return ExpectAccEquals(golden::Gemm(a, b, kRows, kMode, c0), kAccBase, what);
+}
+
+int RunGemm(int m, int k, int n, uint64_t seed, const Fp32Matrix* c0 = nullptr,
+            unsigned special_percent = 1) {
+  BitSource bits(seed);
+  const Bf16Matrix a = RandomMatrix(m, k, bits, special_percent);
+  const Bf16Matrix b = RandomMatrix(k, n, bits, special_percent);
+  return RunGemmOf(a, b, bits, c0);
 }
 
 TEST(Datapath, SingleFullTileIsBitExact) {
@@ -178,6 +185,33 @@ TEST(Datapath, AccumulatesOntoPreloadedRows) {
 
 TEST(Datapath, SpecialValuesEverywhere) {
   EXPECT_EQ(RunGemm(40, 2 * kRows + 1, kCols, 31337, nullptr, 30), 0);
+}
+
+// Issue 58: a partial last K tile whose products sum to -0 keeps the -0 (the padded lanes add
+// nothing), alone, after a full tile and onto a -0 C0. A = ones; column 0 of B is
+// -1.5 x 2^-126, 2^-126 (a -0.5 x 2^-126 sum: flushed to -0 in flush mode, kept in IEEE mode),
+// column 1 all -0 (-0 products: the tile's sum is +0 + -0 = +0 in both modes, the contract's
+// +0 start), column 2 -2^-126, +2^-126 (x + (-x) = +0), column 3 +2^-126, -1.5 x 2^-126.
+TEST(Datapath, APartialTileSummingToMinusZeroStaysMinusZero) {
+  constexpr uint16_t kOne = 0x3F80, kMinZero = 0x8000, kMin = 0x0080, kMinNeg = 0x8080;
+  constexpr uint16_t kMinus1p5 = 0x80C0;  // -1.5 x 2^-126
+  const uint16_t pattern[4][2] = {
+      {kMinus1p5, kMin}, {kMinZero, kMinZero}, {kMinNeg, kMin}, {kMin, kMinus1p5}};
+  BitSource bits(58);
+  const int n = std::min(kCols, 4);
+  // K = 2 (a partial tile where the array has more rows), K = Rows + 2 (a full tile, then a
+  // partial one), K = 2 Rows (full tiles only, for comparison).
+  for (int k : {2, kRows + 2, 2 * kRows}) {
+    for (bool with_c0 : {false, true}) {
+      Bf16Matrix a{3, k, std::vector<uint16_t>(size_t(3) * k, kOne)};
+      Bf16Matrix b{k, n, std::vector<uint16_t>(size_t(k) * n, kMinZero)};
+      for (int r = 0; r < k; ++r) {
+        for (int c = 0; c < n; ++c) b.data[size_t(r) * n + c] = pattern[c][r % 2];
+      }
+      Fp32Matrix c0{3, n, std::vector<float>(size_t(3) * n, -0.0f)};
+      EXPECT_EQ(RunGemmOf(a, b, bits, with_c0 ? &c0 : nullptr), 0) << "K " << k;
+    }
+  }
 }
 
 // A tile of M rows: accept at cycle a, first row issued at a+1, last row enters the array at
