@@ -317,6 +317,7 @@ class DeviceMode(TorchDispatchMode):
         return first
 
     def _record_batch(self, shapes, counters):
+        """A program's counters, for the op being run; `shapes` (m, k, n) of its GEMMs."""
         call = self._call
         call["device_gemms"] += len(shapes)
         call["device_macs"] += sum(m * k * n for m, k, n in shapes)
@@ -328,15 +329,7 @@ class DeviceMode(TorchDispatchMode):
         self._report.device_seconds = self._runner.device_seconds
 
     def _record_gemm(self, m, k, n, counters):
-        call = self._call
-        call["device_gemms"] += 1
-        call["device_macs"] += m * k * n
-        call["device_cycles"] += int(counters["cycles"])
-        call["array_macs"] += int(counters["macs"])
-        call["dma_read_bytes"] += int(counters["dma_read_bytes"])
-        call["dma_write_bytes"] += int(counters["dma_write_bytes"])
-        _add_accesses(call, counters)
-        self._report.device_seconds = self._runner.device_seconds
+        self._record_batch([(m, k, n)], counters)
 
     def _host_product(self, op, why, args):
         if self.strict:
