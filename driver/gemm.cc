@@ -106,6 +106,18 @@ GemmSpec MakeSpec(const GemmRequest& request, int a_rows, int a_cols) {
   return spec;
 }
 
+// A request on host operands (not chained), checked: its shape and options.
+GemmSpec CheckedSpec(const GemmRequest& request) {
+  if (IsInt8(request)) {
+    if (!request.a_int8) throw std::invalid_argument("GEMM needs both A and B");
+    CheckData(*request.a_int8);
+    return MakeSpec(request, request.a_int8->rows, request.a_int8->cols);
+  }
+  if (!request.a) throw std::invalid_argument("GEMM needs both A and B");
+  CheckData(*request.a);
+  return MakeSpec(request, request.a->rows, request.a->cols);
+}
+
 int CeilDiv(int a, int b) { return (a + b - 1) / b; }
 
 // The bytes of a GEMM's result buffer in host memory.
@@ -283,16 +295,7 @@ GemmProgram::GemmProgram(Device& device, const DeviceConfig& config)
     : device_(device), config_(config) {}
 
 size_t GemmProgram::Add(const GemmRequest& request) {
-  if (IsInt8(request)) {
-    if (!request.a_int8) throw std::invalid_argument("GEMM needs both A and B");
-    CheckData(*request.a_int8);
-    entries_.push_back({request, MakeSpec(request, request.a_int8->rows, request.a_int8->cols)});
-    return entries_.size() - 1;
-  }
-  if (!request.a) throw std::invalid_argument("GEMM needs both A and B");
-  const Bf16Matrix& a = *request.a;
-  CheckData(a);
-  entries_.push_back({request, MakeSpec(request, a.rows, a.cols)});
+  entries_.push_back({request, CheckedSpec(request)});
   return entries_.size() - 1;
 }
 
@@ -317,8 +320,6 @@ size_t GemmProgram::AddChained(size_t producer, const GemmRequest& request) {
 }
 
 void GemmProgram::SetReturned(size_t i, bool returned) { entries_.at(i).returned = returned; }
-
-const GemmSpec& GemmProgram::spec(size_t i) const { return entries_.at(i).spec; }
 
 std::vector<GemmResult> GemmProgram::Run(uint64_t watchdog_cycles) {
   if (entries_.empty()) throw std::invalid_argument("a GEMM program needs a GEMM");
@@ -429,9 +430,7 @@ std::vector<GemmResult> GemmBatch(Device& device, const DeviceConfig& config,
   std::vector<GemmSpec> specs;
   for (size_t i = 0; i < requests.size(); ++i) {
     try {
-      GemmProgram check(device, config);
-      check.Add(requests[i]);
-      specs.push_back(check.spec(0));
+      specs.push_back(CheckedSpec(requests[i]));
 
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("batch element " + std::to_string(i) + ": " + e.what());

@@ -84,8 +84,6 @@ class GemmProgram {
   // Whether GEMM i's result is copied to host memory and returned (default: yes). A result that
   // only feeds the next layer need not leave the chip.
   void SetReturned(size_t i, bool returned);
-  // GEMM i's shape and options as checked by Add.
-  const GemmSpec& spec(size_t i) const;
 
   // Runs every GEMM added as one program. Each result's stats are the program's; its utilization
   // is the program's (all MACs over all cycles). On a non-square array with chained GEMMs, each
