@@ -16,7 +16,7 @@ operands' dtype. Every other op runs on the host, as a TPU leaves non-matrix wor
 """
 from mxu.torch._mode import (DeviceMode, ForeignTensorError, HostProductError, active_mode)
 from mxu.torch._products import DeviceOpError
-from mxu.torch._report import write_report
+from mxu._report import write_report
 
 __all__ = ["device_mode", "DeviceMode", "write_report", "active_mode", "DeviceOpError",
            "ForeignTensorError", "HostProductError"]

@@ -23,7 +23,7 @@ from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mod
 from mxu.torch import _ops
 from mxu.torch._pairs import Pairs
 from mxu.torch._products import DeviceOpError, ProductRunner
-from mxu.torch._report import Report
+from mxu._report import Report
 
 _thread = threading.local()  # .mode: the DeviceMode active in this thread, if any
 _device_locks = {}  # id(device) -> the lock that serializes its GEMMs across threads

@@ -1,6 +1,7 @@
-"""What the mode ran: per op, module and pass, the device GEMMs, MACs, cycles, DMA bytes and
-on-chip buffer traffic, and the products that ran on the host; the profile as a dict (with the
-energy and the time at Fmax those counts cost), as JSON and as a bar chart."""
+"""What a framework's device mode ran (mxu.torch's, and any other's): per op, module and pass,
+the device GEMMs, MACs, cycles, DMA bytes and on-chip buffer traffic, and the products that ran
+on the host; the profile as a dict (with the energy and the time at Fmax those counts cost), as
+JSON and as a bar chart. Framework-free: it imports neither torch nor jax."""
 import json
 import threading
 
