@@ -22,12 +22,11 @@ from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mod
 
 from mxu.torch import _ops
 from mxu.torch._pairs import Pairs
+from mxu._gemms import device_lock
 from mxu.torch._products import DeviceOpError, ProductRunner
 from mxu._report import Report
 
 _thread = threading.local()  # .mode: the DeviceMode active in this thread, if any
-_device_locks = {}  # id(device) -> the lock that serializes its GEMMs across threads
-_device_locks_lock = threading.Lock()
 
 
 class HostProductError(RuntimeError):
@@ -123,10 +122,8 @@ class DeviceMode(TorchDispatchMode):
         _check_options(device, strict, watchdog)
         self.device = device
         self.strict = strict
-        with _device_locks_lock:
-            lock = _device_locks.setdefault(id(device), threading.Lock())
-        self._runner = ProductRunner(device, lock, self._record_gemm, watchdog, transposed,
-                                     self._record_batch, batch)
+        self._runner = ProductRunner(device, device_lock(device), self._record_batch, watchdog,
+                                     transposed, batch)
         info = device.info()
         self._device_info = {k: info[k] for k in ("backend", "device", "array_rows",
                                                   "array_cols", "pe_stages", "subnormals",
@@ -327,9 +324,6 @@ class DeviceMode(TorchDispatchMode):
         call["dma_write_bytes"] += int(counters["dma_write_bytes"])
         _add_accesses(call, counters)
         self._report.device_seconds = self._runner.device_seconds
-
-    def _record_gemm(self, m, k, n, counters):
-        self._record_batch([(m, k, n)], counters)
 
     def _host_product(self, op, why, args):
         if self.strict:
