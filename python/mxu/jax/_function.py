@@ -1,0 +1,148 @@
+"""DeviceFunction: a JAX function whose products run on an mxu device (mxu.jax.on_device).
+
+Called with arrays, it traces the function once per argument structure and shapes, rewrites its
+jaxpr (mxu/jax/_interpret.py) into a jitted function whose product equations call the device,
+and runs that. The report counts what ran: per (primitive, layer scope, pass), the device's
+GEMMs, MACs, cycles and traffic, and the products that ran on the host.
+"""
+import numbers
+import threading
+import time
+
+import jax
+
+from mxu._gemms import GemmRunner, device_lock
+from mxu._report import Report
+from mxu.jax import _products
+from mxu.jax._interpret import SCOPE, Interpreter
+
+_MAX_WATCHDOG = (1 << 63) - 1  # python/device_bindings.cc: 1 to UINT64_MAX >> 1
+_DEVICE_INFO = ("backend", "device", "array_rows", "array_cols", "pe_stages", "subnormals",
+                "bus_bytes")
+
+
+def check_device(device, strict, watchdog, who):
+    """The options of a device mode, refused at once with one line naming `who`."""
+    if not (callable(getattr(device, "gemm_batch", None)) and
+            callable(getattr(device, "info", None))):
+        raise TypeError(f"{who}: device must be an mxu.Device, got {device!r}")
+    if not isinstance(strict, bool):
+        raise TypeError(f"{who}: strict must be True or False, got {strict!r}")
+    if watchdog is not None:
+        if isinstance(watchdog, bool) or not isinstance(watchdog, numbers.Integral):
+            raise TypeError(f"{who}: watchdog must be a whole number of cycles, got "
+                            f"{watchdog!r}")
+        if not 1 <= watchdog <= _MAX_WATCHDOG:
+            raise ValueError(f"{who}: watchdog must be 1 to {_MAX_WATCHDOG} cycles, got "
+                             f"{watchdog}")
+
+
+class DeviceRecorder:
+    """The counters of one device mode: a GemmRunner on the device and the Report it fills.
+    Several functions may share one (mxu.keras: train, test and predict steps)."""
+
+    def __init__(self, device, strict=False, watchdog=None, transposed="copy", batch=True,
+                 who="mxu.jax"):
+        check_device(device, strict, watchdog, who)
+        self.device = device
+        self.strict = strict
+        self.runner = GemmRunner(device, device_lock(device), self._record_batch, watchdog,
+                                 transposed, batch)
+        info = device.info()
+        self.device_info = {k: info[k] for k in _DEVICE_INFO if k in info}
+        self.report_data = Report(self.runner.rows, self.runner.cols)
+        self._call = None
+        self._lock = threading.Lock()  # XLA may run host callbacks on its own threads
+
+    def product_call(self, primitive, params, out_dtype, module, phase):
+        """The host callback of one product equation (mxu/jax/_interpret.py binds it)."""
+        lower = _products.LOWERINGS[primitive]
+        out_dtype = _products.np.dtype(out_dtype)
+
+        def call(lhs, rhs):
+            with self._lock:
+                start = time.perf_counter()
+                self._call = dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0,
+                                  array_macs=0, dma_read_bytes=0, dma_write_bytes=0,
+                                  host_products=0, buffer_accesses={})
+                try:
+                    items, assemble = lower(_products.device_array(lhs),
+                                            _products.device_array(rhs), params)
+                    out = assemble(self.runner.gemm_batch(items))
+                    out = _products.np.asarray(out).astype(out_dtype, order="C")
+                finally:
+                    call_counts, self._call = self._call, None
+                    self.report_data.handler_seconds += time.perf_counter() - start
+                self.report_data.add(primitive, module, phase, **call_counts)
+                return out
+        return call
+
+    def count_host_product(self, primitive, module, phase):
+        with self._lock:
+            self.report_data.add(primitive, module, phase, calls=1, host_products=1)
+
+    def _record_batch(self, shapes, counters):
+        call = self._call
+        call["device_gemms"] += len(shapes)
+        call["device_macs"] += sum(m * k * n for m, k, n in shapes)
+        call["device_cycles"] += int(counters["cycles"])
+        call["array_macs"] += int(counters["macs"])
+        call["dma_read_bytes"] += int(counters["dma_read_bytes"])
+        call["dma_write_bytes"] += int(counters["dma_write_bytes"])
+        for key, value in counters.get("buffer_accesses", {}).items():
+            call["buffer_accesses"][key] = call["buffer_accesses"].get(key, 0) + int(value)
+        self.report_data.device_seconds = self.runner.device_seconds
+
+    def report(self, node=180):
+        """The profile, as mxu.torch's (mxu/_report.py)."""
+        return self.report_data.as_dict(self.device_info, node)
+
+
+class DeviceFunction:
+    """`fn` with its products on the device: see mxu.jax.on_device."""
+
+    def __init__(self, fn, recorder):
+        if not callable(fn):
+            raise TypeError(f"mxu.jax.on_device: fn must be callable, got {fn!r}")
+        self.fn = fn
+        self.recorder = recorder
+        self._compiled = {}  # (argument structure, shapes and dtypes) -> (jitted, output tree)
+        self.__wrapped__ = fn
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def __call__(self, *args):
+        flat, tree = jax.tree_util.tree_flatten(args)
+        key = (tree, tuple((jax.numpy.shape(x), jax.numpy.result_type(x)) for x in flat))
+        entry = self._compiled.get(key)
+        if entry is None:
+            entry = self._compiled[key] = self._compile(args)
+        jitted, out_tree = entry
+        return jax.tree_util.tree_unflatten(out_tree, jitted(*flat))
+
+    def _compile(self, args):
+        def scoped(*a):  # so that backward equations are marked as such (_interpret.SCOPE)
+            with jax.named_scope(SCOPE):
+                return self.fn(*a)
+        closed, shapes = jax.make_jaxpr(scoped, return_shape=True)(*args)
+        out_tree = jax.tree_util.tree_structure(shapes)
+        interpreter = Interpreter(self)
+
+        def rewritten(*flat):
+            return interpreter.run(closed.jaxpr, closed.consts, flat)
+        return jax.jit(rewritten), out_tree
+
+    # What the interpreter asks of its owner.
+    @property
+    def strict(self):
+        return self.recorder.strict
+
+    def product_call(self, *args):
+        return self.recorder.product_call(*args)
+
+    def count_host_product(self, *args):
+        self.recorder.count_host_product(*args)
+
+    def report(self, node=180):
+        """The profile: {'device', 'energy', 'ops', 'totals'} (docs/keras_jax.md); energy_uj and
+        seconds_at_fmax by the energy table of `node` nm."""
+        return self.recorder.report(node)
