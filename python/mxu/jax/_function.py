@@ -11,7 +11,7 @@ import time
 
 import jax
 
-from mxu._gemms import GemmRunner, device_lock
+from mxu._gemms import DeviceOpError, GemmRunner, device_lock
 from mxu._report import Report
 from mxu.jax import _products
 from mxu.jax._interpret import SCOPE, Interpreter
@@ -52,6 +52,7 @@ class DeviceRecorder:
         self.device_info = {k: info[k] for k in _DEVICE_INFO if k in info}
         self.report_data = Report(self.runner.rows, self.runner.cols)
         self._call = None
+        self.failure = None  # the DeviceOpError of a failed product, for the function to raise
         self._lock = threading.Lock()  # XLA may run host callbacks on its own threads
 
     def product_call(self, primitive, params, out_dtype, module, phase):
@@ -70,6 +71,13 @@ class DeviceRecorder:
                                             _products.device_array(rhs), params)
                     out = assemble(self.runner.gemm_batch(items))
                     out = _products.np.asarray(out).astype(out_dtype, order="C")
+                except (RuntimeError, ValueError) as error:  # the device's, its refusals
+                    # XLA reports a callback's exception with its whole traceback: the function
+                    # raises this one-line error in its place (DeviceFunction.__call__).
+                    shapes = "x".join(map(str, lhs.shape)) + ", " + "x".join(map(str, rhs.shape))
+                    self.failure = DeviceOpError(f"mxu.jax: {primitive}({shapes}) on the device: "
+                                                 f"{str(error).splitlines()[0]}")
+                    raise
                 finally:
                     call_counts, self._call = self._call, None
                     self.report_data.handler_seconds += time.perf_counter() - start
@@ -117,7 +125,16 @@ class DeviceFunction:
         if entry is None:
             entry = self._compiled[key] = self._compile(args)
         jitted, out_tree = entry
-        return jax.tree_util.tree_unflatten(out_tree, jitted(*flat))
+        self.recorder.failure = None
+        try:
+            # Waiting here brings a failed product's error out of this call, not a later one.
+            out = jax.block_until_ready(jitted(*flat))
+        except Exception:
+            failure, self.recorder.failure = self.recorder.failure, None
+            if failure is None:
+                raise
+            raise failure from None
+        return jax.tree_util.tree_unflatten(out_tree, out)
 
     def _compile(self, args):
         def scoped(*a):  # so that backward equations are marked as such (_interpret.SCOPE)
