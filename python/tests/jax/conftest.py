@@ -6,18 +6,9 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch"))
-
-
-def require(package, pin):
-    """The module `package`, or the whole run stops (exit code 1) naming it and the fix."""
-    try:
-        return __import__(package)
-    except ImportError as e:
-        pytest.exit(f"{package} is not installed for {sys.executable} ({e}): run "
-                    f"scripts/setup.sh, which pip-installs {pin} into .venv, and run the tests "
-                    "with .venv/bin/python", returncode=1)
-
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "..", "torch")]  # venv_packages.py; contract.py
+from venv_packages import require  # noqa: E402
 
 require("jax", "jax[cpu]==0.4.30")
 import mxu  # noqa: E402
