@@ -42,7 +42,8 @@ from mxu.jax._interpret import HostProductError  # noqa: E402
 __all__ = ["on_device", "DeviceFunction", "write_report", "HostProductError", "DeviceOpError"]
 
 
-def on_device(fn, device, strict=False, watchdog=None, transposed="copy", batch=True):
+def on_device(fn, device, strict=False, watchdog=None, transposed="copy", batch=True,
+              share=None):
     """`fn` (a function of arrays and pytrees of arrays, pure as jax.jit needs it) with every
     matrix product on `device` (an mxu.Device); the returned DeviceFunction is called as `fn`
     and has report(). fn may use jit, grad, vmap, scan, cond, while_loop and custom derivative
@@ -52,7 +53,15 @@ def on_device(fn, device, strict=False, watchdog=None, transposed="copy", batch=
     not know). watchdog: each device GEMM's cycle limit. transposed: "copy" (transposed operands
     laid out row-major on the host) or "device" (the device's transposing loads; the same bits).
     batch: a batched dot_general's or a grouped convolution's GEMMs as one device program
-    (True) or one program each (False; the same bits, other cycles)."""
+    (True) or one program each (False; the same bits, other cycles). share: another
+    DeviceFunction on the same device whose report (and options) this one adds to, such as a
+    training step's for the evaluation's."""
+    if share is not None:
+        if not isinstance(share, DeviceFunction):
+            raise TypeError(f"mxu.jax.on_device: share must be a DeviceFunction, got {share!r}")
+        if share.recorder.device is not device:
+            raise ValueError("mxu.jax.on_device: share's device is another device")
+        return DeviceFunction(fn, share.recorder)
     return DeviceFunction(fn, DeviceRecorder(device, strict=strict, watchdog=watchdog,
                                              transposed=transposed, batch=batch,
                                              who="mxu.jax.on_device"))

@@ -89,3 +89,16 @@ def test_a_device_error_names_the_primitive():
     with pytest.raises(mxu.jax.DeviceOpError, match=r"^mxu.jax: dot_general\(2x3, 3x2\) on the "
                        r"device: watchdog: GEMM did not finish in 5 cycles$"):
         step(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32))
+
+
+def test_functions_can_share_one_report_on_one_device():
+    exact = ExactDevice()
+    first = mxu.jax.on_device(jnp.dot, exact)
+    second = mxu.jax.on_device(lambda a: a @ a, exact, share=first)
+    first(np.ones((2, 2), np.float32), np.ones((2, 2), np.float32))
+    second(np.ones((2, 2), np.float32))
+    assert totals(first)["device_gemms"] == totals(second)["device_gemms"] == 2
+    with pytest.raises(TypeError, match="share must be a DeviceFunction, got 3"):
+        mxu.jax.on_device(jnp.dot, exact, share=3)
+    with pytest.raises(ValueError, match="share's device is another device"):
+        mxu.jax.on_device(jnp.dot, ExactDevice(), share=first)
