@@ -14,7 +14,11 @@ the result in the equation's dtype. Everything else runs in JAX (XLA) on the hos
 leaves non-matrix work to its other units. Needs jax 0.4.30 (the version scripts/setup.sh
 installs into .venv): the interpreter reads jaxprs through jax.extend.core.
 """
-import jax as _jax
+try:
+    import jax as _jax
+except ImportError as _error:
+    raise ImportError(f"mxu.jax needs JAX ({_error}): scripts/setup.sh installs jax[cpu]==0.4.30 "
+                      "into the project's venv; run .venv/bin/python") from None
 
 
 def _check_jax():
