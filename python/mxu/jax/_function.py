@@ -70,7 +70,7 @@ class DeviceRecorder:
                     items, assemble = lower(_products.device_array(lhs),
                                             _products.device_array(rhs), params)
                     out = assemble(self.runner.gemm_batch(items))
-                    out = _products.np.asarray(out).astype(out_dtype, order="C")
+                    out = _products.np.asarray(out, order="C").astype(out_dtype, copy=False)
                 except (RuntimeError, ValueError) as error:  # the device's, its refusals
                     # XLA reports a callback's exception with its whole traceback: the function
                     # raises this one-line error in its place (DeviceFunction.__call__).
