@@ -9,9 +9,7 @@ and writes the report (`--report`). Fashion-MNIST comes from examples/torch/fash
 (Debian's dataset-fashion-mnist; nothing is downloaded). Run them with the project's venv,
 which has JAX and Keras (scripts/setup.sh): .venv/bin/python examples/keras/fashion_mlp.py.
 """
-import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -20,37 +18,14 @@ import numpy as np
 
 BACKENDS = ("host", "rtl", "model", "cross")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch"))
-import fashion_mnist  # noqa: E402  (examples/torch/fashion_mnist.py: framework-free)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: `NAME: error: MESSAGE` on stderr, exit code 2."""
-
-    def error(self, message):
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        sys.exit(2)
-
-
-def _checked(kind, test, what):
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-        if not test(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-        return value
-    return parse
-
-
-positive_int = _checked(int, lambda v: v > 0, "a positive integer")
-positive_float = _checked(float, lambda v: math.isfinite(v) and v > 0, "a positive number")
-seed_int = _checked(int, lambda v: 0 <= v < 2**32, "a seed in [0, 2^32)")
+# examples/torch/fashion_mnist.py and options.py: framework-free.
+import fashion_mnist  # noqa: E402
+from options import Parser, positive_float, positive_int, seed_int  # noqa: E402,F401
 
 
 def parser(prog, description, epochs, batch):
     """The options every example takes (training sizes with these defaults included)."""
-    p = _Parser(prog=prog, description=description)
+    p = Parser(prog=prog, description=description)
     p.add_argument("--backend", default="model", choices=BACKENDS,
                    help="where the matrix products run: host (plain Keras/JAX on the CPU, "
                         "fp32), or the device's rtl, model or cross backend (default: model)")

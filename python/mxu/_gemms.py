@@ -8,6 +8,7 @@ uint16), transposed views travel as `ta`/`tb` or are laid out row-major first, a
 beyond one GEMM's limits is split so that the bits stay those of the single GEMM. Framework-free:
 it imports neither torch nor jax.
 """
+import numbers
 import threading
 import time
 
@@ -29,6 +30,46 @@ def device_lock(device):
     """The one lock of `device` that every mode's runner holds around its device calls."""
     with _device_locks_lock:
         return _device_locks.setdefault(id(device), threading.Lock())
+
+
+# The device's limit on a GEMM's watchdog (python/device_bindings.cc: 1 to UINT64_MAX >> 1).
+MAX_WATCHDOG = (1 << 63) - 1
+
+
+def check_options(device, strict, watchdog, who):
+    """A mode's arguments, refused at once (not at the first product) with one line naming
+    `who` (the mode: "mxu.torch", "mxu.jax.on_device", ...)."""
+    if not (callable(getattr(device, "gemm", None)) and callable(getattr(device, "info", None))):
+        raise TypeError(f"{who}: device must be an mxu.Device, got {device!r}")
+    if not isinstance(strict, bool):
+        raise TypeError(f"{who}: strict must be True or False, got {strict!r}")
+    if watchdog is not None:
+        if isinstance(watchdog, bool) or not isinstance(watchdog, numbers.Integral):
+            raise TypeError(f"{who}: watchdog must be a whole number of cycles, got "
+                            f"{watchdog!r}")
+        if not 1 <= watchdog <= MAX_WATCHDOG:
+            raise ValueError(f"{who}: watchdog must be 1 to {MAX_WATCHDOG} cycles, got "
+                             f"{watchdog}")
+
+
+def new_call():
+    """The counts of one op (or equation) of a mode, before its products ran (mxu/_report.py
+    adds them up per op, module and pass)."""
+    return dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0, array_macs=0,
+                dma_read_bytes=0, dma_write_bytes=0, host_products=0, buffer_accesses={})
+
+
+def add_program(call, shapes, counters):
+    """Adds one device program to `call`: `shapes` the (m, k, n) of its GEMMs, `counters` the
+    device's counters after it (Device.counters(): cycles, MACs, DMA bytes, on-chip traffic)."""
+    call["device_gemms"] += len(shapes)
+    call["device_macs"] += sum(m * k * n for m, k, n in shapes)
+    call["device_cycles"] += int(counters["cycles"])
+    call["array_macs"] += int(counters["macs"])
+    call["dma_read_bytes"] += int(counters["dma_read_bytes"])
+    call["dma_write_bytes"] += int(counters["dma_write_bytes"])
+    for key, value in counters.get("buffer_accesses", {}).items():
+        call["buffer_accesses"][key] = call["buffer_accesses"].get(key, 0) + int(value)
 
 
 class DeviceOpError(RuntimeError):

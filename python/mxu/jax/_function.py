@@ -5,36 +5,19 @@ jaxpr (mxu/jax/_interpret.py) into a jitted function whose product equations cal
 and runs that. The report counts what ran: per (primitive, layer scope, pass), the device's
 GEMMs, MACs, cycles and traffic, and the products that ran on the host.
 """
-import numbers
 import threading
 import time
 
 import jax
 
-from mxu._gemms import DeviceOpError, GemmRunner, device_lock
+from mxu._gemms import (DeviceOpError, GemmRunner, add_program, check_options, device_lock,
+                        new_call)
 from mxu._report import Report
 from mxu.jax import _products
 from mxu.jax._interpret import SCOPE, Interpreter
 
-_MAX_WATCHDOG = (1 << 63) - 1  # python/device_bindings.cc: 1 to UINT64_MAX >> 1
 _DEVICE_INFO = ("backend", "device", "array_rows", "array_cols", "pe_stages", "subnormals",
                 "bus_bytes")
-
-
-def check_device(device, strict, watchdog, who):
-    """The options of a device mode, refused at once with one line naming `who`."""
-    if not (callable(getattr(device, "gemm_batch", None)) and
-            callable(getattr(device, "info", None))):
-        raise TypeError(f"{who}: device must be an mxu.Device, got {device!r}")
-    if not isinstance(strict, bool):
-        raise TypeError(f"{who}: strict must be True or False, got {strict!r}")
-    if watchdog is not None:
-        if isinstance(watchdog, bool) or not isinstance(watchdog, numbers.Integral):
-            raise TypeError(f"{who}: watchdog must be a whole number of cycles, got "
-                            f"{watchdog!r}")
-        if not 1 <= watchdog <= _MAX_WATCHDOG:
-            raise ValueError(f"{who}: watchdog must be 1 to {_MAX_WATCHDOG} cycles, got "
-                             f"{watchdog}")
 
 
 class DeviceRecorder:
@@ -43,7 +26,7 @@ class DeviceRecorder:
 
     def __init__(self, device, strict=False, watchdog=None, transposed="copy", batch=True,
                  who="mxu.jax"):
-        check_device(device, strict, watchdog, who)
+        check_options(device, strict, watchdog, who)
         self.device = device
         self.strict = strict
         self.runner = GemmRunner(device, device_lock(device), self._record_batch, watchdog,
@@ -63,9 +46,7 @@ class DeviceRecorder:
         def call(lhs, rhs):
             with self._lock:
                 start = time.perf_counter()
-                self._call = dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0,
-                                  array_macs=0, dma_read_bytes=0, dma_write_bytes=0,
-                                  host_products=0, buffer_accesses={})
+                self._call = new_call()
                 try:
                     items, assemble = lower(_products.device_array(lhs),
                                             _products.device_array(rhs), params)
@@ -90,15 +71,7 @@ class DeviceRecorder:
             self.report_data.add(primitive, module, phase, calls=1, host_products=1)
 
     def _record_batch(self, shapes, counters):
-        call = self._call
-        call["device_gemms"] += len(shapes)
-        call["device_macs"] += sum(m * k * n for m, k, n in shapes)
-        call["device_cycles"] += int(counters["cycles"])
-        call["array_macs"] += int(counters["macs"])
-        call["dma_read_bytes"] += int(counters["dma_read_bytes"])
-        call["dma_write_bytes"] += int(counters["dma_write_bytes"])
-        for key, value in counters.get("buffer_accesses", {}).items():
-            call["buffer_accesses"][key] = call["buffer_accesses"].get(key, 0) + int(value)
+        add_program(self._call, shapes, counters)
         self.report_data.device_seconds = self.runner.device_seconds
 
     def report(self, node=180):
