@@ -166,3 +166,22 @@ def test_arguments_are_pytrees_and_each_shape_is_traced_once():
         out = on({"w": integers((4, 5), 1)}, x)
         np.testing.assert_array_equal(np.asarray(out["y"]), x @ integers((4, 5), 1))
     assert traced == [(2, 4), (3, 4)]
+
+
+def test_custom_derivative_rules_called_without_a_derivative_reach_the_device():
+    w, x = integers((4, 4), 11), integers((2, 4), 12)
+
+    @jax.custom_vjp
+    def custom_v(a):
+        return a @ w
+
+    custom_v.defvjp(lambda a: (a @ w, None), lambda _, g: (g @ w.T,))
+
+    @jax.custom_jvp
+    def custom_j(a):
+        return a @ w.T
+
+    custom_j.defjvp(lambda primals, tangents: (custom_j(primals[0]), tangents[0] @ w.T))
+    want, got, exact, _ = both(lambda x: (custom_v(x), custom_j(x), jax.nn.relu(x @ w)), x)
+    assert_same(want, got)
+    assert exact.shapes == [(2, 4, 4)] * 3
