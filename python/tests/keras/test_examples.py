@@ -45,6 +45,13 @@ def test_model_backend(script):
     assert out["test_accuracy"] > (0.15 if "cnn" in script else 0.3), out  # chance: 0.1
 
 
+def test_the_guides_program_with_the_mixed_bfloat16_policy():
+    out = run_json("keras/fashion_mlp", "--backend", "model", "--mixed-bfloat16",
+                   *SMALL["keras/fashion_mlp"])
+    assert out["device_totals"]["host_products"] == 0, out
+    assert out["train_loss"] < out["first_train_loss"] and out["test_accuracy"] > 0.3, out
+
+
 @pytest.mark.parametrize("script", sorted(SMALL))
 def test_host(script):
     out = run_json(script, "--backend", "host", *SMALL[script])
