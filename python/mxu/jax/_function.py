@@ -9,6 +9,7 @@ import threading
 import time
 
 import jax
+import numpy as np
 
 from mxu._gemms import (DeviceOpError, GemmRunner, add_program, check_options, device_lock,
                         new_call)
@@ -41,7 +42,7 @@ class DeviceRecorder:
     def product_call(self, primitive, params, out_dtype, module, phase):
         """The host callback of one product equation (mxu/jax/_interpret.py binds it)."""
         lower = _products.LOWERINGS[primitive]
-        out_dtype = _products.np.dtype(out_dtype)
+        out_dtype = np.dtype(out_dtype)
 
         def call(lhs, rhs):
             with self._lock:
@@ -51,7 +52,7 @@ class DeviceRecorder:
                     items, assemble = lower(_products.device_array(lhs),
                                             _products.device_array(rhs), params)
                     out = assemble(self.runner.gemm_batch(items))
-                    out = _products.np.asarray(out, order="C").astype(out_dtype, copy=False)
+                    out = np.asarray(out, order="C").astype(out_dtype, copy=False)
                 except (RuntimeError, ValueError) as error:  # the device's, its refusals
                     # XLA reports a callback's exception with its whole traceback: the function
                     # raises this one-line error in its place (DeviceFunction.__call__).
@@ -93,6 +94,9 @@ class DeviceFunction:
 
     def __call__(self, *args):
         flat, tree = jax.tree_util.tree_flatten(args)
+        if any(isinstance(x, jax.core.Tracer) for x in flat):
+            raise TypeError("mxu.jax: a device function is called with arrays, not traced by an "
+                            "outer jit, grad or vmap: put the transformation inside its function")
         key = (tree, tuple((jax.numpy.shape(x), jax.numpy.result_type(x)) for x in flat))
         entry = self._compiled.get(key)
         if entry is None:

@@ -102,3 +102,9 @@ def test_functions_can_share_one_report_on_one_device():
         mxu.jax.on_device(jnp.dot, exact, share=3)
     with pytest.raises(ValueError, match="share's device is another device"):
         mxu.jax.on_device(jnp.dot, ExactDevice(), share=first)
+
+
+def test_an_outer_transformation_is_refused_in_one_line():
+    step = mxu.jax.on_device(lambda a: (a @ a).sum(), ExactDevice())
+    with pytest.raises(TypeError, match="put the transformation inside its function$"):
+        jax.grad(step)(np.ones((2, 2), np.float32))
