@@ -123,3 +123,27 @@ def test_one_replica_and_bad_arguments(dev):
         with pytest.raises(RuntimeError, match="another DeviceStrategy's scope is active"):
             with other.scope():
                 pass
+
+
+def test_functional_and_subclassed_models_made_in_the_scope_are_placed_too():
+    from exact_device import ExactDevice  # python/tests/torch/exact_device.py
+    strategy = mxu.keras.DeviceStrategy(ExactDevice())
+    with strategy.scope():
+        inputs = keras.Input((5,))
+        outputs = keras.layers.Dense(3)(keras.layers.Dense(4, activation="relu")(inputs))
+        functional = keras.Model(inputs, outputs)
+
+        class Subclassed(keras.Model):
+            def __init__(self):
+                super().__init__()
+                self.dense = keras.layers.Dense(2)
+
+            def call(self, x):
+                return self.dense(x)
+        subclassed = Subclassed()
+    x = np.ones((8, 5), np.float32)
+    for model, width in ((functional, 3), (subclassed, 2)):
+        model.compile(optimizer="sgd", loss="mse")
+        model.fit(x, np.ones((8, width), np.float32), verbose=0)
+    # functional: 2 forward, 2 weight gradients, 1 input gradient; subclassed: 1 and 1
+    assert totals(strategy)["device_gemms"] == 5 + 2 and totals(strategy)["host_products"] == 0
