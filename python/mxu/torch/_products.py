@@ -23,22 +23,24 @@ class DeviceOpError(RuntimeError):
     """The device failed a product (watchdog, DMA fault, a refused GEMM): names the op."""
 
 
-def problem_bytes(m, k, n, accumulate):
-    """What driver/gemm_limits.h counts for an m x k x n GEMM with float32 output."""
-    return 2 * m * k + 2 * k * n + 4 * m * n + (4 * m * n if accumulate else 0) + 4 * n
+def problem_bytes(m, k, n, accumulate, operand_bytes=2, result_bytes=4):
+    """What driver/gemm_limits.h counts for an m x k x n GEMM: bf16 operands (2 bytes) and a
+    float32 result by default; the int8 mode's are 1 byte, its result 1 (requantized) or 4."""
+    return (operand_bytes * (m * k + k * n) + result_bytes * m * n +
+            (4 * m * n if accumulate else 0) + 4 * n)
 
 
 def _operand(t, transposed_loads):
-    """(array, transposed): what Device.gemm takes for a 2-D tensor. A contiguous tensor travels
-    as it is; a transposed view of a contiguous one as that tensor with ta/tb when
+    """(array, transposed): what Device.gemm (or gemm_int8) takes for a 2-D tensor. A contiguous
+    tensor travels as it is; a transposed view of a contiguous one as that tensor with ta/tb when
     `transposed_loads`, else copied to row-major on the host; anything else is copied. float32
     arrays are rounded to bf16 by the device's driver; bfloat16 tensors travel as their raw bits;
     float64 and float16 become float32 first (exact for float16; float64 is rounded to float32,
-    then to bf16)."""
+    then to bf16); int8 tensors (the integer mode's) as they are."""
     t = t.detach()
     if t.dtype == torch.bfloat16:
         t = t.view(torch.int16)
-    elif t.dtype != torch.float32:
+    elif t.dtype not in (torch.float32, torch.int8):
         t = t.to(torch.float32)
     if transposed_loads and not t.is_contiguous() and t.t().is_contiguous():
         array, transposed = t.t().numpy(), True
@@ -188,6 +190,52 @@ class ProductRunner:
         self._record_batch(shapes, counters)
         for i, c in zip(indices, outs):
             results[i] = torch.from_numpy(c)
+
+    def gemm_int8(self, a, b, bias=None, scales=None, zero_point=0, relu=False):
+        """The integer mode: A (M x K) x B (K x N), int8 tensors, + bias (N int32 values). With
+        scales (N positive float32 values, column n's) the int8 result that the device's
+        requantizer makes, clamp(round(C x scale) + zero_point, relu ? zero_point : -128, 127);
+        without, the int32 sums (relu: negatives to 0). Rows and columns of C are independent:
+        past one GEMM's limits the product runs as several, with the same bits. K must fit one
+        GEMM (the requantizer takes the whole sum)."""
+        m, k = a.shape
+        n = b.shape[1]
+        if k > MAX_DIMENSION:
+            raise ValueError(f"K = {k} exceeds one int8 GEMM's {MAX_DIMENSION}")
+        result_bytes = 1 if scales is not None else 4
+        mc, nc = min(m, MAX_DIMENSION), min(n, MAX_DIMENSION)
+        while problem_bytes(mc, k, nc, False, 1, result_bytes) > MAX_PROBLEM_BYTES:
+            if mc >= nc and mc > 1:
+                mc = (mc + 1) // 2
+            else:
+                nc = (nc + 1) // 2
+        if (mc, nc) == (m, n):
+            return self._one_int8(a, b, bias, scales, zero_point, relu)
+        out = torch.empty((m, n), dtype=torch.int8 if scales is not None else torch.int32)
+        for m0, m1 in _chunks(m, mc):
+            for n0, n1 in _chunks(n, nc):
+                out[m0:m1, n0:n1] = self._one_int8(
+                    a[m0:m1], b[:, n0:n1], None if bias is None else bias[n0:n1],
+                    None if scales is None else scales[n0:n1], zero_point, relu)
+        return out
+
+    def _one_int8(self, a, b, bias, scales, zero_point, relu):
+        a_array, ta = _operand(a, self._transposed_loads)
+        b_array, tb = _operand(b, self._transposed_loads)
+        options = dict(self._options)
+        if scales is not None:
+            options.update(scales=scales.detach().to(torch.float64).contiguous().numpy(),
+                           zero_point=int(zero_point))
+        start = time.perf_counter()
+        with self._lock:
+            c = self.device.gemm_int8(
+                a_array, b_array, ta=ta, tb=tb, relu=relu,
+                bias=None if bias is None else bias.detach().to(torch.int32).contiguous().numpy(),
+                **options)
+            counters = self.device.counters()
+        self.device_seconds += time.perf_counter() - start
+        self._record(a.shape[0], a.shape[1], b.shape[1], counters)
+        return torch.from_numpy(c)
 
     def _blocking(self, m, k, n, accumulate):
         tile_k = (MAX_DIMENSION // self.rows) * self.rows
