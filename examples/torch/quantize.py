@@ -23,17 +23,23 @@ import fashion_cnn
 ENGINES = ("qnnpack", "onednn")
 
 
+def load(run):
+    """fashion_cnn.py's model from --checkpoint if it exists (else None), before anything runs."""
+    a = run.args
+    if not (a.checkpoint and os.path.exists(a.checkpoint)):
+        return None
+    model = fashion_cnn.cnn()
+    try:
+        model.load_state_dict(torch.load(a.checkpoint))
+    except Exception as e:  # not a checkpoint of this model
+        run.fail(f"--checkpoint {a.checkpoint}: not a checkpoint of the CNN ({e})".splitlines()[0])
+    return model
+
+
 def train(run, data):
-    """fashion_cnn.py's model, trained in fp32 on the host (or loaded from --checkpoint)."""
+    """fashion_cnn.py's model, trained in fp32 on the host (and saved to --checkpoint)."""
     a = run.args
     model = fashion_cnn.cnn()
-    if a.checkpoint and os.path.exists(a.checkpoint):
-        try:
-            model.load_state_dict(torch.load(a.checkpoint))
-        except Exception as e:  # not a checkpoint of this model
-            run.fail(f"--checkpoint {a.checkpoint}: not a checkpoint of the CNN ({e})".splitlines()[0])
-        run.log(f"loaded {a.checkpoint}")
-        return model
     x, y = data[0], data[1]
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     generator = torch.Generator().manual_seed(a.seed)
@@ -100,11 +106,12 @@ def main():
     p.add_argument("--test-samples", type=common.positive_int,
                    help="test on the first N of the 10,000 test images")
     run = common.start(p)
+    loaded = load(run)
     x, y, xt, yt = data = common.load_fashion_mnist(run)
     run.log(f"quantize: {len(x)} train / {len(xt)} test images, engine {run.args.engine}, "
-            f"on {run.where()}")
-
-    model = train(run, data)
+            f"on {run.where()}" + (f"; the fp32 model from {run.args.checkpoint}" if loaded
+                                   else ""))
+    model = loaded if loaded is not None else train(run, data)
     quantized = quantize(run, model, x[:run.args.calibration])
     logits = quantized[10]  # the last Linear, quantized
     metrics = {"engine": run.args.engine, "calibration_samples": min(run.args.calibration, len(x)),
