@@ -83,10 +83,11 @@ class Report:
 
 def write_report(mode, path, plot=None, node=DEFAULT_NODE):
     """Writes mode.report(node) to `path` as JSON and, with `plot`, a PNG of the device cycles and
-    the energy per op kind, forward beside backward (the project's own chart code); returns the
-    report. Each file is written whole or not at all, by the CLI's rule (mxu/_output.py): no
-    special files or directories, a symbolic link's target replaced, a replaced file's mode kept,
-    the two outputs on two files; both paths are checked before anything is written."""
+    the energy per module, forward beside backward, each bar's value at its end (the project's
+    own chart code); returns the report. Each file is written whole or not at all, by the CLI's
+    rule (mxu/_output.py): no special files or directories, a symbolic link's target replaced, a
+    replaced file's mode kept, the two outputs on two files; both paths are checked before
+    anything is written."""
     check_outputs([("report", path)] + ([] if plot is None else [("plot", plot)]))
     report = mode.report(node)
 
@@ -98,11 +99,12 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
     write_whole(path, write_json)
     if plot is not None:
         from mxu import _mxu  # the chart code is the C++ library's (io/plot)
-        # One category per op kind (the JSON has the modules): few, readable labels.
+        # One category per module (the layers of the model, in the order they first ran a
+        # product; "(no module)" for products outside any), forward beside backward.
         labels = []
         sums = {key: ([], []) for key in ("device_cycles", "energy_uj")}
         for entry in report["ops"]:
-            label = entry["op"].replace("aten.", "")
+            label = "(no module)" if entry["module"] is None else entry["module"]
             if label not in labels:
                 labels.append(label)
                 for forward, backward in sums.values():
@@ -119,5 +121,6 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
         panels = [(y_label, labels, [("forward", sums[key][0]), ("backward", sums[key][1])])
                   for key, y_label in (("device_cycles", "device cycles"),
                                        ("energy_uj", f"energy (uJ, {energy['node_nm']} nm)"))]
-        write_whole(plot, lambda temporary: _mxu.write_bar_panels(temporary, title, panels))
+        write_whole(plot, lambda temporary: _mxu.write_bar_panels(
+            temporary, title, panels, horizontal=True, values=True))
     return report
