@@ -43,7 +43,11 @@ std::string Tick(double value, double step, bool percent) {
 }
 
 std::string Value(double v, bool percent) {
-  if (percent) return Plain(v * 100, 1) + "%";
+  if (percent) {  // one decimal always, so that bars side by side read alike (94.0%, 94.9%)
+    char text[400];
+    std::snprintf(text, sizeof text, "%.1f%%", v * 100);
+    return text;
+  }
   const double magnitude = std::fabs(v);
   if (magnitude >= 100 || magnitude == 0) return Plain(v, 0);
   const int decimals = 2 - static_cast<int>(std::floor(std::log10(magnitude)));

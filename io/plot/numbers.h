@@ -16,7 +16,7 @@ std::string Plain(double v, int decimals);
 // "2,000,000"); percent: a fraction as "40%" (one decimal when the step is under 1%).
 std::string Tick(double value, double step, bool percent);
 
-// A bar's value: percent "97.6%"; otherwise whole from 100 up ("1,234,567"), three significant
+// A bar's value: percent with one decimal ("97.6%", "94.0%"); otherwise whole from 100 up ("1,234,567"), three significant
 // digits below ("12.3", "0.456").
 std::string Value(double v, bool percent);
 

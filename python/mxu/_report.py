@@ -99,20 +99,26 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
     write_whole(path, write_json)
     if plot is not None:
         from mxu import _mxu  # the chart code is the C++ library's (io/plot)
-        # One category per module (the layers of the model, in the order they first ran a
-        # product; "(no module)" for products outside any), forward beside backward.
-        labels = []
+        # One category per module (the layers of the model in the order of the report's ops;
+        # "(no module)" for products outside any), named with the op kinds it ran, forward
+        # beside backward.
+        modules, kinds = [], {}
         sums = {key: ([], []) for key in ("device_cycles", "energy_uj")}
         for entry in report["ops"]:
-            label = "(no module)" if entry["module"] is None else entry["module"]
-            if label not in labels:
-                labels.append(label)
+            module = "(no module)" if entry["module"] is None else entry["module"]
+            if module not in modules:
+                modules.append(module)
+                kinds[module] = []
                 for forward, backward in sums.values():
                     forward.append(0.0)
                     backward.append(0.0)
+            kind = entry["op"].replace("aten.", "")
+            if kind not in kinds[module]:
+                kinds[module].append(kind)
             for key, (forward, backward) in sums.items():
-                (forward if entry["phase"] == "forward" else backward)[labels.index(label)] += \
+                (forward if entry["phase"] == "forward" else backward)[modules.index(module)] += \
                     entry[key]
+        labels = [f"{m} ({', '.join(kinds[m])})" for m in modules]
         totals, energy = report["totals"], report["energy"]
         # Short enough for the narrowest picture (640 px).
         title = (f"{totals['device_gemms']:,} GEMMs, {totals['device_cycles']:,} cycles, "

@@ -374,9 +374,10 @@ def test_the_report_picture_is_per_module_with_values(dev, tmp_path, monkeypatch
     assert kw == {"horizontal": True, "values": True}
     assert [p[0] for p in panels] == ["device cycles", "energy (uJ, 180 nm)"]
     for (_, labels, series), key in zip(panels, ("device_cycles", "energy_uj")):
-        assert labels == ["0", "2"]  # the two Linear layers, not addmm and mm
+        # The two Linear layers (with the op kinds they ran), not a bar per addmm and mm.
+        assert labels == ["0 (addmm, mm)", "2 (addmm, mm)"]
         assert [name for name, _ in series] == ["forward", "backward"]
-        for module, forward, backward in zip(labels, series[0][1], series[1][1]):
+        for module, forward, backward in zip("02", series[0][1], series[1][1]):
             for phase, value in (("forward", forward), ("backward", backward)):
                 assert value == pytest.approx(sum(
                     e[key] for e in report["ops"] if e["module"] == module and

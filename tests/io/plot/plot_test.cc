@@ -148,6 +148,7 @@ TEST(Plot, NumbersArePlain) {
   EXPECT_EQ(numbers::Tick(0.00002, 0.00001, false), "0.00002");
   EXPECT_EQ(numbers::Tick(0.4, 0.2, true), "40%");
   EXPECT_EQ(numbers::Value(0.9764, true), "97.6%");
+  EXPECT_EQ(numbers::Value(0.94, true), "94.0%");
   EXPECT_EQ(numbers::Value(1234567.4, false), "1,234,567");
   EXPECT_EQ(numbers::Value(12.345, false), "12.3");
   EXPECT_EQ(numbers::Value(0.4567, false), "0.457");
