@@ -98,10 +98,11 @@ class Report:
 
 def write_report(mode, path, plot=None, node=DEFAULT_NODE):
     """Writes mode.report(node) to `path` as JSON and, with `plot`, a PNG of the device cycles and
-    the energy per op kind, forward beside backward (the project's own chart code); returns the
-    report. Each file is written whole or not at all, by the CLI's rule (mxu/_output.py): no
-    special files or directories, a symbolic link's target replaced, a replaced file's mode kept,
-    the two outputs on two files; both paths are checked before anything is written."""
+    the energy per module, forward beside backward, each bar's value at its end (the project's
+    own chart code); returns the report. Each file is written whole or not at all, by the CLI's
+    rule (mxu/_output.py): no special files or directories, a symbolic link's target replaced, a
+    replaced file's mode kept, the two outputs on two files; both paths are checked before
+    anything is written."""
     check_outputs([("report", path)] + ([] if plot is None else [("plot", plot)]))
     report = mode.report(node)
 
@@ -113,19 +114,26 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
     write_whole(path, write_json)
     if plot is not None:
         from mxu import _mxu  # the chart code is the C++ library's (io/plot)
-        # One category per op kind (the JSON has the modules): few, readable labels.
-        labels = []
+        # One category per module (the layers of the model in the order of the report's ops;
+        # "(no module)" for products outside any), named with the op kinds it ran, forward
+        # beside backward.
+        modules, kinds = [], {}
         sums = {key: ([], []) for key in ("device_cycles", "energy_uj")}
         for entry in report["ops"]:
-            label = entry["op"].replace("aten.", "")
-            if label not in labels:
-                labels.append(label)
+            module = "(no module)" if entry["module"] is None else entry["module"]
+            if module not in modules:
+                modules.append(module)
+                kinds[module] = []
                 for forward, backward in sums.values():
                     forward.append(0.0)
                     backward.append(0.0)
+            kind = entry["op"].replace("aten.", "")
+            if kind not in kinds[module]:
+                kinds[module].append(kind)
             for key, (forward, backward) in sums.items():
-                (forward if entry["phase"] == "forward" else backward)[labels.index(label)] += \
+                (forward if entry["phase"] == "forward" else backward)[modules.index(module)] += \
                     entry[key]
+        labels = [f"{m} ({', '.join(kinds[m])})" for m in modules]
         totals, energy = report["totals"], report["energy"]
         # Short enough for the narrowest picture (640 px).
         title = (f"{totals['device_gemms']:,} GEMMs, {totals['device_cycles']:,} cycles, "
@@ -134,5 +142,6 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
         panels = [(y_label, labels, [("forward", sums[key][0]), ("backward", sums[key][1])])
                   for key, y_label in (("device_cycles", "device cycles"),
                                        ("energy_uj", f"energy (uJ, {energy['node_nm']} nm)"))]
-        write_whole(plot, lambda temporary: _mxu.write_bar_panels(temporary, title, panels))
+        write_whole(plot, lambda temporary: _mxu.write_bar_panels(
+            temporary, title, panels, horizontal=True, values=True))
     return report
