@@ -122,7 +122,7 @@ int CeilDiv(int a, int b) { return (a + b - 1) / b; }
 
 // The bytes of a GEMM's result buffer in host memory.
 uint64_t OutputBytes(const DeviceConfig& config, const GemmSpec& spec) {
-  return OutputElements(config, spec) * OutputBytes(spec.output);
+  return OutputElements(config, spec) * StoredOutputBytes(config, spec.output);
 }
 
 // Buffer rows an instruction writes: {buffer, first, end}; buffer -1 when it writes none.
@@ -245,8 +245,9 @@ GemmAddresses WriteOperands(Device& device, const DeviceConfig& config, HostAren
 void ReadResult(Device& device, const GemmPlan& plan, const GemmSpec& spec, uint64_t c_addr,
                 GemmResult& result) {
   const size_t outputs = plan.output_elements;
-  const auto unpack = [&](auto& matrix) {
-    using T = typename std::remove_reference_t<decltype(matrix.data)>::value_type;
+  // Stored: the elements as the device wrote them (T, or 16-bit lanes of int8 results).
+  const auto unpack = [&](auto& matrix, auto stored) {
+    using T = decltype(stored);
     std::vector<T> packed(outputs);
     device.ReadMemory(c_addr, packed.data(), outputs * sizeof(T));
     matrix = std::remove_reference_t<decltype(matrix)>(spec.m, spec.n);
@@ -254,23 +255,28 @@ void ReadResult(Device& device, const GemmPlan& plan, const GemmSpec& spec, uint
       for (int r = 0; r < block.rows; ++r) {
         for (int j = 0; j < block.cols; ++j) {
           matrix.at(block.m0 + r, block.n0 + j) =
-              packed[block.offset + uint64_t(r) * block.stride + j];
+              static_cast<std::remove_reference_t<decltype(matrix.at(0, 0))>>(
+                  packed[block.offset + uint64_t(r) * block.stride + j]);
         }
       }
     }
   };
   switch (spec.output) {
     case OutputType::kBf16:
-      unpack(result.c_bf16);
+      unpack(result.c_bf16, uint16_t{});
       break;
     case OutputType::kInt32:
-      unpack(result.c_int32);
+      unpack(result.c_int32, int32_t{});
       break;
     case OutputType::kInt8:
-      unpack(result.c_int8);
+      if (plan.output_bytes == 2) {
+        unpack(result.c_int8, int16_t{});  // the low byte of each sign-extended lane
+      } else {
+        unpack(result.c_int8, int8_t{});
+      }
       break;
     case OutputType::kFp32:
-      unpack(result.c);
+      unpack(result.c, float{});
       break;
   }
 }

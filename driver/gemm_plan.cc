@@ -101,7 +101,7 @@ Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmP
   g.commit_gap =
       static_cast<int>(CommitGap(static_cast<uint32_t>(g.rows), static_cast<uint32_t>(add)));
   g.in_bytes = spec.int8 ? 1 : 2;
-  g.out_bytes = OutputBytes(spec.output);
+  g.out_bytes = StoredOutputBytes(cfg, spec.output);
   g.activated = spec.output == OutputType::kBf16 || int8_out;
   return g;
 }
@@ -527,6 +527,7 @@ class Planner {
       j.plan.outputs.push_back({st.m0, st.rows, st.n * j.g.cols, nc, j.out_offset, lanes});
       j.out_offset += uint64_t(st.rows) * lanes;
       j.plan.output_elements = j.out_offset;
+      j.plan.output_bytes = j.g.out_bytes;
     }
     if (j.g.place.out_ub_row >= 0) {
       Epilogue resident = e;
@@ -596,9 +597,10 @@ class Planner {
         return;
       }
       case Epilogue::kStoreUb:
-        Push(e.job,
-             isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
-                        j.addr.c + uint64_t(j.g.out_bytes) * e.offset, e.cols, false, j.spec.int8));
+        // An int8 result stored as 16-bit lanes (StoredOutputBytes) is a plain lane STORE.
+        Push(e.job, isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
+                               j.addr.c + uint64_t(j.g.out_bytes) * e.offset, e.cols, false,
+                               j.spec.int8 && j.g.out_bytes == 1));
         break;
       case Epilogue::kStoreAcc:
         Push(e.job, isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row,

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -410,7 +411,15 @@ void PrintReport(const BenchArgs& args, const BenchPlan& plan, const BenchTotals
                  const Json& energy_summary) {
   bool any_bias = false;
   for (const BenchShape& shape : plan.shapes) any_bias = any_bias || shape.bias;
-  PrintSummary(totals, plan.shapes.size(), plan.settings.size(), any_bias, args.check);
+  std::vector<std::pair<std::string, BenchTotals>> per_device;
+  for (size_t p = 0; plan.sweeping && p < plan.points.size(); ++p) {
+    Json of_point = Json::array();
+    for (const Json& r : rows) {
+      if (r.value("point", size_t{0}) == p) of_point.push_back(r);
+    }
+    per_device.emplace_back(plan.points[p], SumRows(of_point, args.check));
+  }
+  PrintSummary(totals, plan.shapes.size(), plan.settings.size(), any_bias, args.check, per_device);
   if (plan.topology && OneGroup(plan)) PrintNetwork(*plan.topology, NetworkTotals(rows));
   if (plan.sweeping) PrintSweepSummary(SweepSummary(rows, args.clock_mhz), args.clock_mhz);
   if (!rtl_sample.is_null()) PrintRtlSample(rtl_sample);
@@ -463,18 +472,21 @@ void WriteBenchFiles(const CLI::App& cli, const BenchArgs& args, const BenchPlan
   }
   const std::string backend = results.backend.get<std::string>();
   if (Given(cli, "--plot")) {
-    const std::string title = "mxu bench: utilization per GEMM (" +
-                              std::to_string(results.device["array_rows"].get<unsigned>()) + " x " +
-                              std::to_string(results.device["array_cols"].get<unsigned>()) +
-                              " array, " + backend + ")";
+    const std::string devices =
+        plan.sweeping ? std::to_string(plan.points.size()) + " devices"
+                      : std::to_string(results.device["array_rows"].get<unsigned>()) + " x " +
+                            std::to_string(results.device["array_cols"].get<unsigned>()) + " array";
+    const std::string title = "mxu bench: utilization per GEMM (" + devices + ", " + backend + ")";
     files->Write(args.plot, [&](const std::string& temp) {
       WritePlot(temp, SettingsAsRun(plan, results), results.rows, title);
     });
   }
   if (Given(cli, "--roofline")) {
-    const std::string title = "mxu bench: roofline of " +
-                              (plan.topology ? args.topology : std::string("the GEMMs")) + " (" +
-                              backend + " backend)";
+    // The network's file by its name: a path (absolute, or the user's relative one) says
+    // where it lay, not what it is.
+    const std::string what =
+        plan.topology ? std::filesystem::path(args.topology).filename().string() : "the GEMMs";
+    const std::string title = "mxu bench: roofline of " + what + " (" + backend + " backend)";
     files->Write(args.roofline,
                  [&](const std::string& temp) { WriteRoofline(temp, results.rows, title); });
   }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <utility>
-
-#include "io/plot/plot.h"
+#include <vector>
 
 namespace mxu::host {
 namespace {
@@ -116,7 +116,8 @@ BenchTotals SumRows(const Json& rows, bool check) {
   return t;
 }
 
-void PrintSummary(const BenchTotals& t, size_t gemms, size_t settings, bool any_bias, bool check) {
+void PrintSummary(const BenchTotals& t, size_t gemms, size_t settings, bool any_bias, bool check,
+                  const std::vector<std::pair<std::string, BenchTotals>>& per_device) {
   std::printf(
       "cycles: device cycles; ideal: M*K*N / PEs; bound: max(ideal, bytes of A, B, C, bias once / "
       "bytes per cycle)\nread, write: DMA bytes; st.*: stall cycles (STALL_DEPENDENCY, "
@@ -128,13 +129,19 @@ void PrintSummary(const BenchTotals& t, size_t gemms, size_t settings, bool any_
     std::printf("check: %llu outputs, %llu mismatches%s\n", (unsigned long long)t.checked,
                 (unsigned long long)t.mismatches, t.mismatches ? ": FAILED" : ": bit-exact");
   }
-  std::printf(
-      "summary: %zu GEMM%s x %zu memory setting%s: %llu cycles, ideal %llu (%.1f%%), bound "
-      "%llu (%.1f%%), %.2f s, %s cycles/s\n",
-      gemms, gemms == 1 ? "" : "s", settings, settings == 1 ? "" : "s",
-      (unsigned long long)t.cycles, (unsigned long long)t.ideal, 100 * t.utilization_ideal(),
-      (unsigned long long)t.bound, 100 * t.utilization_bound(), t.wall,
-      Short(t.cycles_per_second()).c_str());
+  // One line for one device; a sweep's devices each their own (cycles of different arrays do
+  // not add up to anything).
+  const auto line = [&](const BenchTotals& d, const std::string& device) {
+    std::printf(
+        "summary: %zu GEMM%s x %zu memory setting%s%s%s: %llu cycles, ideal %llu (%.1f%%), bound "
+        "%llu (%.1f%%), %.2f s, %s cycles/s\n",
+        gemms, gemms == 1 ? "" : "s", settings, settings == 1 ? "" : "s",
+        device.empty() ? "" : " on ", device.c_str(), (unsigned long long)d.cycles,
+        (unsigned long long)d.ideal, 100 * d.utilization_ideal(), (unsigned long long)d.bound,
+        100 * d.utilization_bound(), d.wall, Short(d.cycles_per_second()).c_str());
+  };
+  if (per_device.empty()) line(t, "");
+  for (const auto& [device, d] : per_device) line(d, device);
   if (t.jobs > 1) {
     std::printf("elapsed: %.2f s on %d jobs, %s cycles/s\n", t.elapsed, t.jobs,
                 Short(t.elapsed > 0 ? t.cycles / t.elapsed : 0).c_str());
@@ -158,47 +165,6 @@ Json SummaryJson(const BenchTotals& t, size_t gemms, bool check) {
     summary["mismatches"] = t.mismatches;
   }
   return summary;
-}
-
-void WritePlot(const std::string& path, const std::vector<MemoryTiming>& settings, const Json& rows,
-               const std::string& title) {
-  std::vector<plot::BarChart> charts(settings.size());
-  for (size_t i = 0; i < settings.size(); ++i) {
-    charts[i].title = "memory " + TimingText(settings[i]);
-    charts[i].y_label = "utilization";
-    charts[i].percent = true;
-    charts[i].horizontal = true;
-    charts[i].series = {{"vs ideal", {}}, {"vs bound", {}}};
-  }
-  for (const Json& r : rows) {
-    plot::BarChart& chart = charts[r["setting"].get<size_t>()];
-    chart.categories.push_back(r["name"].get<std::string>());
-    chart.series[0].y.push_back(r["utilization_ideal"].get<double>());
-    chart.series[1].y.push_back(r["utilization_bound"].get<double>());
-  }
-  // Settings whose bars are all the same share one panel, its title naming each of them.
-  std::vector<plot::BarChart> panels;
-  for (plot::BarChart& chart : charts) {
-    auto same = std::find_if(panels.begin(), panels.end(), [&](const plot::BarChart& p) {
-      return p.series[0].y == chart.series[0].y && p.series[1].y == chart.series[1].y;
-    });
-    if (same == panels.end()) {
-      panels.push_back(std::move(chart));
-    } else {
-      same->title += "; " + chart.title.substr(std::string("memory ").size());
-    }
-  }
-  if (panels.size() < charts.size()) {
-    for (plot::BarChart& p : panels) {
-      if (p.title.find(';') != std::string::npos) p.title += " (the same bars)";
-    }
-  }
-  // A page wide; each panel as tall as its rows (two bars of 9 px and a gap per GEMM).
-  const int per_panel = 100 + 26 * static_cast<int>(panels.front().categories.size());
-  plot::Figure figure(960, std::min<int>(30000, 40 + per_panel * static_cast<int>(panels.size())),
-                      title, plot::Arrange::kColumn);
-  for (plot::BarChart& chart : panels) figure.Add(std::move(chart));
-  figure.WritePng(path);
 }
 
 }  // namespace mxu::host

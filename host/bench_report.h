@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/memory_timing.h"
@@ -51,13 +52,18 @@ struct BenchTotals {
 BenchTotals SumRows(const nlohmann::ordered_json& rows, bool check);
 
 // The lines after the table: the columns' legend, the check, and the summary of `gemms` GEMMs
-// under `settings` memory settings; any_bias adds the legend of the forward layers.
+// under `settings` memory settings; any_bias adds the legend of the forward layers. per_device
+// (a --sweep's devices, each with its rows' sums) prints a summary line per device instead of
+// one of totals.
 void PrintSummary(const BenchTotals& totals, size_t gemms, size_t settings, bool any_bias,
-                  bool check);
+                  bool check,
+                  const std::vector<std::pair<std::string, BenchTotals>>& per_device = {});
 // The JSON file's "summary" of `gemms` rows.
 nlohmann::ordered_json SummaryJson(const BenchTotals& totals, size_t gemms, bool check);
 
-// The bar chart: per memory setting a panel of each row's utilization vs ideal and vs bound.
+// The bar chart (host/bench_plot.cc): one run (a device, a memory setting) each row's
+// utilization vs ideal and vs bound; several (--sweep, --mem given more than once) one panel,
+// each row's utilization vs ideal on every run side by side, the values written on the bars.
 void WritePlot(const std::string& path, const std::vector<MemoryTiming>& settings,
                const nlohmann::ordered_json& rows, const std::string& title);
 

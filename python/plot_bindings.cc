@@ -42,17 +42,30 @@ void WriteBarChart(const std::string& path, const std::string& title, const std:
   figure.WritePng(path);
 }
 
-// Panels of bar charts one above the other, each (y_label, categories, series).
+// Panels of bar charts one above the other, each (y_label, categories, series). Horizontal:
+// each category's label whole at the left of its bars, the panels as tall as their bars (14 px
+// a bar, 10 px between categories); values: each bar's value written at its end.
 void WriteBarPanels(
     const std::string& path, const std::string& title,
-    const std::vector<std::tuple<std::string, std::vector<std::string>, Series>>& panels) {
+    const std::vector<std::tuple<std::string, std::vector<std::string>, Series>>& panels,
+    bool horizontal, bool values) {
   if (panels.empty()) throw ArgumentError("write_bar_panels: no panel");
   size_t widest = 0;
-  for (const auto& panel : panels) widest = std::max(widest, std::get<1>(panel).size());
-  plot::Figure figure(ChartWidth(widest), 360 * static_cast<int>(panels.size()), title,
+  int height = 0;
+  for (const auto& [y_label, categories, series] : panels) {
+    widest = std::max(widest, categories.size());
+    height += horizontal
+                  ? 110 + static_cast<int>(categories.size()) *
+                              (14 * static_cast<int>(std::max<size_t>(1, series.size())) + 10)
+                  : 360;
+  }
+  plot::Figure figure(horizontal ? 900 : ChartWidth(widest), std::min(30000, 40 + height), title,
                       plot::Arrange::kColumn);
   for (const auto& [y_label, categories, series] : panels) {
-    figure.Add(MakeBarChart(y_label, categories, series));
+    plot::BarChart chart = MakeBarChart(y_label, categories, series);
+    chart.horizontal = horizontal;
+    chart.values = values;
+    figure.Add(std::move(chart));
   }
   figure.WritePng(path);
 }
@@ -65,8 +78,10 @@ void RegisterPlot(py::module_& m) {
         "Writes a PNG bar chart: one group of bars per category, one bar per (label, values) "
         "series (io/plot, the tool's chart code).");
   m.def("write_bar_panels", &WriteBarPanels, py::arg("path"), py::arg("title"), py::arg("panels"),
+        py::arg("horizontal") = false, py::arg("values") = false,
         "Writes a PNG of bar charts one above the other: panels a list of (y_label, categories, "
-        "series), each as write_bar_chart takes them.");
+        "series), each as write_bar_chart takes them; horizontal: bars growing rightwards, each "
+        "category's label whole at their left; values: each bar's value written at its end.");
 }
 
 }  // namespace mxu::python

@@ -28,6 +28,19 @@ def run_json(command, env=None):
     return json.loads(result.stdout.strip().splitlines()[-1]), time.perf_counter() - start
 
 
+def build_python(build):
+    """The Python the package was built for (Debian's, which has torch), as the CMake cache
+    names it: the examples run under it whatever interpreter runs this script."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("MXU_PYTHON_EXECUTABLE:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return sys.executable
+
+
 class OneLineParser(argparse.ArgumentParser):
     """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
 
@@ -49,7 +62,7 @@ def main():
     cpp, _ = run_json([os.path.join(args.build, "bin", "mxu"), "train", "--backend",
                        args.backend, "--data", DATA, "--hidden", "512", "--dropout", "0.2",
                        "--lr", "0.001", "--json", "--quiet"] + settings)
-    example = [sys.executable, "examples/torch/fashion_mlp.py", "--json"] + settings
+    example = [build_python(args.build), "examples/torch/fashion_mlp.py", "--json"] + settings
     torch_dev, _ = run_json(example + ["--backend", args.backend], env)
     host, _ = run_json(example + ["--backend", "host"], env)
 

@@ -13,6 +13,14 @@ from torch import nn
 import common
 
 
+def cnn():
+    """The model (examples/torch/quantize.py quantizes it)."""
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 7 * 7, 64), nn.ReLU(), nn.Linear(64, 10))
+
+
 def main():
     p = common.parser("fashion_cnn", __doc__.splitlines()[0])
     p.add_argument("--epochs", type=common.positive_int, default=1)
@@ -26,10 +34,7 @@ def main():
     a = run.args
     data = common.load_fashion_mnist(run)
 
-    model = nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(32 * 7 * 7, 64), nn.ReLU(), nn.Linear(64, 10))
+    model = cnn()
     opt = torch.optim.Adam(model.parameters(), lr=a.lr)
     metrics = common.fit_classifier(run, model, opt, data, a.epochs, a.batch)
     metrics["model"] = "CNN conv3x3-16 pool2 conv3x3-32 pool2 1568-64-10"

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "io/plot/cairo_draw.h"
+#include "io/plot/numbers.h"
 #include "io/plot/plot.h"
 
 namespace mxu::plot {
@@ -18,6 +19,7 @@ using draw::Cairo;
 using draw::SetColour;
 using draw::SetFont;
 using draw::Surface;
+using numbers::Decade;
 
 constexpr Colour kText{30, 30, 30};
 constexpr Colour kAxis{90, 90, 90};
@@ -55,14 +57,6 @@ struct Rect {
 
 bool Usable(const LogPoint& p) {
   return std::isfinite(p.x) && std::isfinite(p.y) && p.x > 0 && p.y > 0;
-}
-
-// "0.1", "1", "1k", "1M": a power of ten, short.
-std::string Decade(int e) {
-  if (e < 0) return "1e" + std::to_string(e);
-  static const char* suffix[] = {"", "k", "M", "G", "T"};
-  if (e / 3 < 5) return std::to_string(e % 3 == 0 ? 1 : e % 3 == 1 ? 10 : 100) + suffix[e / 3];
-  return "1e" + std::to_string(e);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "io/plot/cairo_draw.h"
+#include "io/plot/numbers.h"
 
 namespace mxu::plot {
 namespace {
@@ -28,6 +29,7 @@ constexpr double kTitleSize = 16;
 constexpr double kPanelTitleSize = 13;
 constexpr double kTickSize = 11;
 constexpr double kLegendSize = 11;
+constexpr double kValueSize = 10;  // a bar's value written at its end
 constexpr double kLegendRow = 16;
 constexpr double kLineWidth = 2;
 constexpr double kMarkerRadius = 2.5;
@@ -89,17 +91,6 @@ void NiceRange(double lo, double hi, int ticks, double* out_lo, double* out_hi, 
   *out_hi = std::isfinite(nice_hi) ? nice_hi : hi;
 }
 
-std::string TickLabel(double value, double step, bool percent) {
-  char text[48];
-  if (percent) {
-    std::snprintf(text, sizeof text, "%.*f%%", step * 100 >= 1 ? 0 : 1, value * 100);
-    return text;
-  }
-  if (std::fabs(value) < step * 1e-6) value = 0;  // no "-0" or 1e-17 at zero
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
-
 // Tick values in [lo, hi] at multiples of step (at most a few dozen).
 std::vector<double> Ticks(double lo, double hi, double step) {
   std::vector<double> ticks;
@@ -113,13 +104,18 @@ std::vector<double> Ticks(double lo, double hi, double step) {
   return ticks;
 }
 
-// A vertical grid line across the data area at pixel column x, its tick label below.
-void VerticalGridLine(cairo_t* cr, const Box& d, double x, const std::string& label) {
+// A vertical grid line across the data area at pixel column x, its tick label below unless it
+// would touch the previous label (*last_right: where that one ends).
+void VerticalGridLine(cairo_t* cr, const Box& d, double x, const std::string& label,
+                      double* last_right) {
   const double tx = std::round(x) + 0.5;
   SetColour(cr, kGrid);
   cairo_move_to(cr, tx, d.top);
   cairo_line_to(cr, tx, d.bottom);
   cairo_stroke(cr);
+  const double half = TextWidth(cr, label) / 2;
+  if (tx - half < *last_right + 6) return;
+  *last_right = tx + half;
   SetColour(cr, kText);
   Text(cr, label, tx, d.bottom + 16, Align::kCenter);
 }
@@ -230,6 +226,7 @@ void Figure::Layout() {
       lo = 0, hi = 1;
     }
     NiceRange(lo, hi, 5, &panel.y.lo, &panel.y.hi, &panel.y.step);
+    FitLabels(cr.get(), &panel);
     if (!bars) {
       const bool integer_x = std::get<LineChart>(panel.chart).integer_x;
       if (!std::isfinite(x_lo)) x_lo = 1, x_hi = 1;
@@ -242,6 +239,41 @@ void Figure::Layout() {
       if (integer_x) panel.x.step = std::max(1.0, std::round(panel.x.step));
     }
   }
+}
+
+void Figure::FitLabels(void* context, Panel* panel) const {
+  cairo_t* cr = static_cast<cairo_t*>(context);
+  const BarChart* bars = std::get_if<BarChart>(&panel->chart);
+  const bool horizontal = bars && bars->horizontal;
+  if (!horizontal) {
+    // The value ticks' labels end 6 px left of the data area, clear of the axis label (rotated,
+    // its baseline at frame.left + 16): the area starts further right for wide labels.
+    const bool percent = bars ? bars->percent : std::get<LineChart>(panel->chart).percent;
+    SetFont(cr, kTickSize);
+    double widest = 0;
+    for (const double tick : Ticks(panel->y.lo, panel->y.hi, panel->y.step)) {
+      widest = std::max(widest, TextWidth(cr, numbers::Tick(tick, panel->y.step, percent)));
+    }
+    panel->data.left = std::max(panel->data.left, panel->frame.left + widest + 34);
+  }
+  if (bars && bars->values) {
+    // Room for the values: right of the longest horizontal bar, above the tallest vertical one.
+    SetFont(cr, kValueSize);
+    double widest = 0;
+    for (const Series& s : bars->series) {
+      for (const double v : s.y) {
+        if (std::isfinite(v))
+          widest = std::max(widest, TextWidth(cr, numbers::Value(v, bars->percent)));
+      }
+    }
+    if (horizontal) {
+      panel->data.right -= widest + 8;
+    } else {
+      panel->data.top += kValueSize + 4;
+    }
+  }
+  if (panel->data.bottom < panel->data.top + 10) panel->data.bottom = panel->data.top + 10;
+  if (panel->data.right < panel->data.left + 10) panel->data.right = panel->data.left + 10;
 }
 
 double Figure::MapX(const Panel& panel, double x) const {
@@ -344,7 +376,7 @@ void Figure::DrawAxes(void* context, const Panel& panel) const {
     cairo_line_to(cr, d.right, ty);
     cairo_stroke(cr);
     SetColour(cr, kText);
-    Text(cr, TickLabel(tick, panel.y.step, percent), d.left - 6, ty + 4, Align::kRight);
+    Text(cr, numbers::Tick(tick, panel.y.step, percent), d.left - 6, ty + 4, Align::kRight);
   }
   // x ticks (line charts) or category labels (bars).
   if (bars) {
@@ -357,8 +389,10 @@ void Figure::DrawAxes(void* context, const Panel& panel) const {
     }
   } else {
     const LineChart& chart = std::get<LineChart>(panel.chart);
+    double last_right = -1e9;
     for (const double tick : Ticks(panel.x.lo, panel.x.hi, panel.x.step)) {
-      VerticalGridLine(cr, d, MapX(panel, tick), TickLabel(tick, panel.x.step, false));
+      VerticalGridLine(cr, d, MapX(panel, tick), numbers::Tick(tick, panel.x.step, false),
+                       &last_right);
     }
     if (!chart.x_label.empty()) {
       Text(cr, chart.x_label, (d.left + d.right) / 2, d.bottom + 34, Align::kCenter);
@@ -376,8 +410,10 @@ void Figure::DrawHorizontalAxes(void* context, const Panel& panel) const {
   cairo_t* cr = static_cast<cairo_t*>(context);
   const Box& d = panel.data;
   const BarChart& chart = std::get<BarChart>(panel.chart);
+  double last_right = -1e9;
   for (const double tick : Ticks(panel.y.lo, panel.y.hi, panel.y.step)) {
-    VerticalGridLine(cr, d, MapValue(panel, tick), TickLabel(tick, panel.y.step, chart.percent));
+    VerticalGridLine(cr, d, MapValue(panel, tick), numbers::Tick(tick, panel.y.step, chart.percent),
+                     &last_right);
   }
   const double slot = (d.bottom - d.top) / std::max<size_t>(1, chart.categories.size());
   for (size_t i = 0; i < chart.categories.size(); ++i) {
@@ -409,6 +445,29 @@ void Figure::DrawBars(void* context, const Panel& panel) const {
         cairo_rectangle(cr, end->x - w / 2, std::min(end->y, zero), w, std::fabs(zero - end->y));
       }
       cairo_fill(cr);
+    }
+  }
+}
+
+// Each bar's value beside its end (outside the data area's clip: the room FitLabels left).
+void Figure::DrawValues(void* context, const Panel& panel) const {
+  cairo_t* cr = static_cast<cairo_t*>(context);
+  const BarChart& chart = std::get<BarChart>(panel.chart);
+  const size_t p = &panel - panels_.data();
+  SetFont(cr, kValueSize);
+  SetColour(cr, kText);
+  for (size_t s = 0; s < chart.series.size(); ++s) {
+    for (size_t i = 0; i < chart.series[s].y.size() && i < chart.categories.size(); ++i) {
+      const double v = chart.series[s].y[i];
+      const std::optional<Point> end = PixelOf(p, double(i), v, s);
+      if (!end) continue;
+      const std::string text = numbers::Value(v, chart.percent);
+      if (chart.horizontal) {
+        const double x = std::max(end->x, MapValue(panel, 0)) + 4;
+        Text(cr, text, x, end->y + kValueSize * 0.36, Align::kLeft);
+      } else {
+        Text(cr, text, end->x, std::min(end->y, MapValue(panel, 0)) - 3, Align::kCenter);
+      }
     }
   }
 }
@@ -469,6 +528,8 @@ void Figure::DrawPanel(void* context, const Panel& panel) const {
     DrawCurves(cr, panel);
   }
   cairo_restore(cr);
+  const BarChart* bars = std::get_if<BarChart>(&panel.chart);
+  if (bars && bars->values) DrawValues(cr, panel);
 
   // The frame on top.
   SetColour(cr, kAxis);

@@ -54,6 +54,9 @@ struct BarChart {
   std::vector<Series> series;  // x is ignored
   bool percent = false;
   bool horizontal = false;
+  // Each bar's value written at its end ("1,234,567", "97.6%"; io/plot/numbers.h), the data
+  // area made smaller to leave room for them.
+  bool values = false;
 };
 
 // Where a figure puts its panels: side by side, or one under the other.
@@ -102,6 +105,9 @@ class Figure {
   };
 
   void Layout();
+  // The data area made room for the tick labels (wide ones move it right) and the bars' values.
+  void FitLabels(void* cairo, Panel* panel) const;
+  void DrawValues(void* cairo, const Panel& panel) const;
   void DrawPanel(void* cairo, const Panel& panel) const;
   void DrawLegend(void* cairo, const Panel& panel) const;
   void DrawAxes(void* cairo, const Panel& panel) const;

@@ -52,11 +52,12 @@ def check_options(device, strict, watchdog, who):
                              f"{watchdog}")
 
 
-def new_call():
+def new_call(dtype="bf16"):
     """The counts of one op (or equation) of a mode, before its products ran (mxu/_report.py
-    adds them up per op, module and pass)."""
+    adds them up per op, module, pass and dtype: "bf16", or "int8" for the integer mode's)."""
     return dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0, array_macs=0,
-                dma_read_bytes=0, dma_write_bytes=0, host_products=0, buffer_accesses={})
+                dma_read_bytes=0, dma_write_bytes=0, host_products=0, buffer_accesses={},
+                dtype=dtype)
 
 
 def add_program(call, shapes, counters):
@@ -76,14 +77,16 @@ class DeviceOpError(RuntimeError):
     """The device failed a product (watchdog, DMA fault, a refused GEMM): names the op."""
 
 
-def problem_bytes(m, k, n, accumulate):
-    """What driver/gemm_limits.h counts for an m x k x n GEMM with float32 output."""
-    return 2 * m * k + 2 * k * n + 4 * m * n + (4 * m * n if accumulate else 0) + 4 * n
+def problem_bytes(m, k, n, accumulate, operand_bytes=2, result_bytes=4):
+    """What driver/gemm_limits.h counts for an m x k x n GEMM: bf16 operands (2 bytes) and a
+    float32 result by default; the int8 mode's are 1 byte, its result 1 (requantized) or 4."""
+    return (operand_bytes * (m * k + k * n) + result_bytes * m * n +
+            (4 * m * n if accumulate else 0) + 4 * n)
 
 
 def device_operand(array, transposed_loads):
     """(array, transposed): what Device.gemm takes for a 2-D NumPy array of float32 or of bf16
-    bits (uint16). A C-contiguous array travels as it is; the transposed view of one as that array
+    bits (uint16), or Device.gemm_int8 for one of int8. A C-contiguous array travels as it is; the transposed view of one as that array
     with ta/tb when `transposed_loads`, else copied to row-major on the host; anything else is
     copied."""
     if transposed_loads and not array.flags.c_contiguous and array.T.flags.c_contiguous:
@@ -113,7 +116,7 @@ class GemmRunner:
     """Runs products on one device and tells `record_batch(shapes, counters)` what each device
     program cost (`shapes`: the (m, k, n) of its GEMMs). Operands are 2-D NumPy arrays, float32
     or bf16 bits (uint16); bias a float32 vector, c0 a float32 matrix; results float32 arrays.
-    A subclass converts another framework's arrays by overriding _operand, _vector and _result.
+    A subclass converts another framework's arrays by overriding _operand, _values and _result.
     """
 
     def __init__(self, device, lock, record_batch, watchdog=None, transposed="copy", batch=True):
@@ -137,15 +140,18 @@ class GemmRunner:
         self.cols = int(info["array_cols"])
         self.device_seconds = 0.0
 
-    # ---- a framework's arrays (a subclass overrides these three) ----
+    # ---- a framework's arrays (a subclass overrides _operand, _values, _result) ----
     def _operand(self, x):
         """(array, transposed) for Device.gemm from a 2-D operand."""
         return device_operand(x, self._transposed_loads)
 
+    def _values(self, x, dtype):
+        """A bias, C0 or scales as a contiguous NumPy array of `dtype` (None stays None; a NumPy
+        array of that dtype passes through, such as a split product's partial C)."""
+        return None if x is None else np.ascontiguousarray(x, dtype)
+
     def _vector(self, x):
-        """A bias or C0 as a contiguous float32 NumPy array (None stays None; a NumPy array
-        passes through, such as a split product's partial C)."""
-        return None if x is None else np.ascontiguousarray(x, np.float32)
+        return self._values(x, np.float32)
 
     def _result(self, c):
         """A float32 NumPy result as the framework's array."""
@@ -242,6 +248,50 @@ class GemmRunner:
         self._record_batch(shapes, counters)
         for i, c in zip(indices, outs):
             results[i] = self._result(c)
+
+    def gemm_int8(self, a, b, bias=None, scales=None, zero_point=0, relu=False):
+        """The integer mode: A (M x K) x B (K x N), int8, + bias (N int32 values). With scales
+        (N positive float32 values, column n's) the int8 result that the device's requantizer
+        makes, clamp(round(C x scale) + zero_point, relu ? zero_point : -128, 127); without, the
+        int32 sums (relu: negatives to 0). Rows and columns of C are independent: past one
+        GEMM's limits the product runs as several, with the same bits. K must fit one GEMM (the
+        requantizer takes the whole sum)."""
+        m, k = a.shape
+        n = b.shape[1]
+        if k > MAX_DIMENSION:
+            raise ValueError(f"K = {k} exceeds one int8 GEMM's {MAX_DIMENSION}")
+        result_bytes = 1 if scales is not None else 4
+        mc, nc = min(m, MAX_DIMENSION), min(n, MAX_DIMENSION)
+        while problem_bytes(mc, k, nc, False, 1, result_bytes) > MAX_PROBLEM_BYTES:
+            if mc >= nc and mc > 1:
+                mc = (mc + 1) // 2
+            else:
+                nc = (nc + 1) // 2
+        if (mc, nc) == (m, n):
+            return self._result(self._one_int8(a, b, bias, scales, zero_point, relu))
+        out = np.empty((m, n), np.int8 if scales is not None else np.int32)
+        for m0, m1 in _chunks(m, mc):
+            for n0, n1 in _chunks(n, nc):
+                out[m0:m1, n0:n1] = self._one_int8(
+                    a[m0:m1], b[:, n0:n1], None if bias is None else bias[n0:n1],
+                    None if scales is None else scales[n0:n1], zero_point, relu)
+        return self._result(out)
+
+    def _one_int8(self, a, b, bias, scales, zero_point, relu):
+        a_array, ta = self._operand(a)
+        b_array, tb = self._operand(b)
+        options = dict(self._options)
+        if scales is not None:
+            options.update(scales=self._values(scales, np.float64), zero_point=int(zero_point))
+        bias_array = self._values(bias, np.int32)
+        start = time.perf_counter()
+        with self._lock:
+            c = self.device.gemm_int8(a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array,
+                                      **options)
+            counters = self.device.counters()
+        self.device_seconds += time.perf_counter() - start
+        self._record_batch([(a.shape[0], a.shape[1], b.shape[1])], counters)
+        return c
 
     def _blocking(self, m, k, n, accumulate):
         tile_k = (MAX_DIMENSION // self.rows) * self.rows

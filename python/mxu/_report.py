@@ -16,19 +16,26 @@ DEFAULT_NODE = 180  # nm: the measured energy table (the others are scaled from 
 
 
 def _energy_of(entry, node, device):
-    """The energy (uJ) of an entry's counts at `node`, by `mxu bench --energy`'s model."""
+    """The energy (uJ) of an entry's counts at `node`, by `mxu bench --energy`'s model, with the
+    table of the entry's dtype (the int8 mode's MACs cost less)."""
     from mxu import _mxu  # the energy model is the C++ library's (energy/)
     counts = {"cycles": entry["device_cycles"], "device_macs": entry["array_macs"],
               "dma_read_bytes": entry["dma_read_bytes"],
               "dma_write_bytes": entry["dma_write_bytes"],
               "buffer_accesses": {k: entry["buffer_accesses"][k] for k in ACCESSES},
               "array_rows": device["array_rows"], "array_cols": device["array_cols"],
-              "bus_bytes": device["bus_bytes"], "dtype": "bf16"}
+              "bus_bytes": device["bus_bytes"], "dtype": entry["dtype"]}
     return _mxu.energy(node, counts)["total_uj"]
 
 
+# The integer mode's share of the totals: the counts of the entries whose dtype is int8.
+_INT8_TOTALS = {"device_gemms_int8": "device_gemms", "device_macs_int8": "device_macs",
+                "device_cycles_int8": "device_cycles"}
+
+
 class Report:
-    """Totals per (op, module, pass), filled by the mode from every product it ran."""
+    """Totals per (op, module, pass, dtype), filled by the mode from every product it ran; dtype
+    "bf16" (the float products) or "int8" (the integer mode's: a quantized model's)."""
 
     def __init__(self, rows, cols):
         self.rows, self.cols = rows, cols
@@ -37,13 +44,16 @@ class Report:
         self.device_seconds = 0.0
         self.handler_seconds = 0.0
 
-    def add(self, op, module, phase, **counts):
+    def add(self, op, module, phase, dtype="bf16", **counts):
+        if dtype not in ("bf16", "int8"):
+            raise ValueError(f"dtype must be 'bf16' or 'int8', got {dtype!r}")
         with self._lock:
-            entry = self._entries.get((op, module, phase))
+            entry = self._entries.get((op, module, phase, dtype))
             if entry is None:
-                entry = dict(op=op, module=module, phase=phase, **{k: 0 for k in _COUNTED},
+                entry = dict(op=op, module=module, phase=phase, dtype=dtype,
+                             **{k: 0 for k in _COUNTED},
                              buffer_accesses={k: 0 for k in ACCESSES})
-                self._entries[(op, module, phase)] = entry
+                self._entries[(op, module, phase, dtype)] = entry
             for key, value in counts.items():
                 if key == "buffer_accesses":
                     for k in ACCESSES:
@@ -62,15 +72,20 @@ class Report:
         totals = {k: sum(e[k] for e in ops) for k in _COUNTED}
         totals["buffer_accesses"] = {k: sum(e["buffer_accesses"][k] for e in ops)
                                      for k in ACCESSES}
+        totals.update({key: sum(e[counted] for e in ops if e["dtype"] == "int8")
+                       for key, counted in _INT8_TOTALS.items()})
         hz = table["clock_mhz"] * 1e6
+        for entry in ops:
+            entry["energy_uj"] = (_energy_of(entry, node, device_info)
+                                  if entry["device_cycles"] else 0.0)
+        totals["energy_uj"] = sum(e["energy_uj"] for e in ops)  # each at its dtype's table
         for entry in ops + [totals]:
             cycles = entry["device_cycles"]
             entry["utilization"] = entry["device_macs"] / (cycles * peak) if cycles else 0.0
             entry["dma_bytes"] = entry["dma_read_bytes"] + entry["dma_write_bytes"]
-            entry["energy_uj"] = _energy_of(entry, node, device_info) if cycles else 0.0
             entry["seconds_at_fmax"] = cycles / hz
         ops.sort(key=lambda e: (e["phase"] != "forward", -e["device_cycles"], e["op"],
-                                str(e["module"])))
+                                str(e["module"]), e["dtype"]))
         gemms = totals["device_gemms"]
         overhead = max(0.0, self.handler_seconds - self.device_seconds)
         totals.update(device_seconds=self.device_seconds, mode_overhead_seconds=overhead,
@@ -83,10 +98,11 @@ class Report:
 
 def write_report(mode, path, plot=None, node=DEFAULT_NODE):
     """Writes mode.report(node) to `path` as JSON and, with `plot`, a PNG of the device cycles and
-    the energy per op kind, forward beside backward (the project's own chart code); returns the
-    report. Each file is written whole or not at all, by the CLI's rule (mxu/_output.py): no
-    special files or directories, a symbolic link's target replaced, a replaced file's mode kept,
-    the two outputs on two files; both paths are checked before anything is written."""
+    the energy per module, forward beside backward, each bar's value at its end (the project's
+    own chart code); returns the report. Each file is written whole or not at all, by the CLI's
+    rule (mxu/_output.py): no special files or directories, a symbolic link's target replaced, a
+    replaced file's mode kept, the two outputs on two files; both paths are checked before
+    anything is written."""
     check_outputs([("report", path)] + ([] if plot is None else [("plot", plot)]))
     report = mode.report(node)
 
@@ -98,19 +114,26 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
     write_whole(path, write_json)
     if plot is not None:
         from mxu import _mxu  # the chart code is the C++ library's (io/plot)
-        # One category per op kind (the JSON has the modules): few, readable labels.
-        labels = []
+        # One category per module (the layers of the model in the order of the report's ops;
+        # "(no module)" for products outside any), named with the op kinds it ran, forward
+        # beside backward.
+        modules, kinds = [], {}
         sums = {key: ([], []) for key in ("device_cycles", "energy_uj")}
         for entry in report["ops"]:
-            label = entry["op"].replace("aten.", "")
-            if label not in labels:
-                labels.append(label)
+            module = "(no module)" if entry["module"] is None else entry["module"]
+            if module not in modules:
+                modules.append(module)
+                kinds[module] = []
                 for forward, backward in sums.values():
                     forward.append(0.0)
                     backward.append(0.0)
+            kind = entry["op"].replace("aten.", "")
+            if kind not in kinds[module]:
+                kinds[module].append(kind)
             for key, (forward, backward) in sums.items():
-                (forward if entry["phase"] == "forward" else backward)[labels.index(label)] += \
+                (forward if entry["phase"] == "forward" else backward)[modules.index(module)] += \
                     entry[key]
+        labels = [f"{m} ({', '.join(kinds[m])})" for m in modules]
         totals, energy = report["totals"], report["energy"]
         # Short enough for the narrowest picture (640 px).
         title = (f"{totals['device_gemms']:,} GEMMs, {totals['device_cycles']:,} cycles, "
@@ -119,5 +142,6 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
         panels = [(y_label, labels, [("forward", sums[key][0]), ("backward", sums[key][1])])
                   for key, y_label in (("device_cycles", "device cycles"),
                                        ("energy_uj", f"energy (uJ, {energy['node_nm']} nm)"))]
-        write_whole(plot, lambda temporary: _mxu.write_bar_panels(temporary, title, panels))
+        write_whole(plot, lambda temporary: _mxu.write_bar_panels(
+            temporary, title, panels, horizontal=True, values=True))
     return report

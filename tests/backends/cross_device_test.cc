@@ -108,7 +108,8 @@ TEST(CrossDevice, AgreeingDevicesRunGemmsUnchanged) {
   EXPECT_EQ(cross->tracing(), nullptr);  // the model records no waveforms
 }
 
-// The int8 mode: int8 results are one byte each, int32 ones four; both compared whole.
+// The int8 mode: int8 results are stored as one byte each, or as their 16-bit lanes where
+// those make whole-beat rows (driver::StoredOutputBytes), int32 ones four; compared whole.
 TEST(CrossDevice, AgreeingDevicesRunInt8GemmsUnchanged) {
   auto cross = TwoModels();
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*cross);
@@ -127,7 +128,9 @@ TEST(CrossDevice, AgreeingDevicesRunInt8GemmsUnchanged) {
       quant, 0, false);
   EXPECT_EQ(result.c_int8.data, want);
   EXPECT_EQ(cross->programs_compared(), 1u);
-  EXPECT_EQ(cross->bytes_compared(), 37u * 32);  // whole-tile output rows, one byte each
+  // Whole-tile output rows, as stored.
+  EXPECT_EQ(cross->bytes_compared(),
+            37u * 32 * driver::StoredOutputBytes(config, driver::OutputType::kInt8));
 }
 
 TEST(CrossDevice, ADifferentStoredValueNamesTheStoreRowLaneAndBothValues) {

@@ -167,6 +167,12 @@ TEST(MxuTopologyCli, SweepSummarizesEveryDeviceAndDrawsTheRoofline) {
                              " --roofline " + png);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("sweep summary (time at 500 MHz"), std::string::npos) << r.out;
+  // Issue 58: a summary line per device; none adding the cycles of different arrays.
+  EXPECT_NE(r.out.find("summary: 2 GEMMs x 1 memory setting on 16x16: "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("summary: 2 GEMMs x 1 memory setting on 8x8:bus=16: "), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("summary: 2 GEMMs x 1 memory setting: "), std::string::npos) << r.out;
   const json j = json::parse(ReadFile(json_path));
   ASSERT_EQ(j["rows"].size(), 4u);
   ASSERT_EQ(j["sweep"].size(), 2u);
@@ -197,6 +203,18 @@ TEST(MxuTopologyCli, SweepSummarizesEveryDeviceAndDrawsTheRoofline) {
     EXPECT_DOUBLE_EQ(s["milliseconds"].get<double>(), double(cycles) / 500e3);
   }
   EXPECT_EQ(ReadFile(png).rfind("\x89PNG\r\n\x1a\n", 0), 0u);
+  // Issue 58: the title names the network's file, not where it lies: the same file by another
+  // path draws the same bytes.
+  const std::string copy_dir = TempPath("elsewhere");
+  ASSERT_EQ(RunShell("mkdir -p " + copy_dir + " && cp " + Data("gemm_small.csv") + " " + copy_dir)
+                .exit_code,
+            0);
+  const std::string moved = TempPath("roofline_moved.png");
+  ASSERT_EQ(RunMxu("bench --topology " + copy_dir + "/gemm_small.csv --sweep 16x16,8x8:bus=16 " +
+                   "--clock-mhz 500 --roofline " + moved)
+                .exit_code,
+            0);
+  EXPECT_EQ(ReadFile(moved), ReadFile(png));
 }
 
 // --rtl-sample: GEMMs spread through the list run on the RTL of the same device too; the model's

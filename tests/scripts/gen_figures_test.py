@@ -37,11 +37,15 @@ def main():
     shutil.copy(ROOT / "docs" / "figures" / "bench_model_16x16.json", tree / "docs" / "figures")
     source = next(s for s in json.load(open(ROOT / "docs" / "figures" / "sources.json"))["sources"]
                   if s["name"] == "bench_model_16x16")
-    source["doc"] = "docs/page.md"
+    source["doc"] = ["docs/page.md"]  # a list of pages, or one
     (tree / "docs" / "figures" / "sources.json").write_text(json.dumps({"sources": [source]}))
     (tree / "README.md").write_text("# readme\n")
     page = tree / "docs" / "page.md"
     page.write_text(PAGE)
+    # An example's README quotes figures too (examples/*/README.md).
+    example = tree / "examples" / "demo" / "README.md"
+    example.parent.mkdir(parents=True)
+    example.write_text(PAGE.split("\n\n")[0] + "\n")
     data = json.load(open(tree / "docs" / "figures" / "bench_model_16x16.json"))
     row = next(r for r in data["rows"] if r["shape"] == "256x256x256")
 
@@ -53,9 +57,10 @@ def main():
     assert f"-->{row['cycles']:,}<!-- /fig -->" in text, text
     assert f"-->{100 * row['utilization_ideal']:.1f}%<!-- /fig -->" in text, text
     assert f"| square 256 | 256x256x256 | {row['cycles']:,} |" in text, text
+    assert f"-->{row['cycles']:,}<!-- /fig -->" in example.read_text(), example.read_text()
     result = gen(tree, "--check", "--no-rerun")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 figures in prose, 0 problems" in result.stdout, result.stdout
+    assert "4 figures in prose, 0 problems" in result.stdout, result.stdout
 
     # A figure in prose edited by hand: named, with what the JSON gives.
     page.write_text(text.replace(f"-->{row['cycles']:,}<!--", "-->66,000<!--"))

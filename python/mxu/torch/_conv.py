@@ -25,12 +25,13 @@ def _expand(values, dims):
     return values * dims if len(values) == 1 else values
 
 
-def _pad(x, before, after):
-    """Pads (or, for negative amounts, crops) the spatial dimensions of x (N, C, *S)."""
+def _pad(x, before, after, value=0):
+    """Pads (or, for negative amounts, crops) the spatial dimensions of x (N, C, *S) with
+    `value`."""
     widths = []
     for b, a in zip(reversed(before), reversed(after)):
         widths += [b, a]
-    return F.pad(x, widths) if any(widths) else x
+    return F.pad(x, widths, value=value) if any(widths) else x
 
 
 def _columns(x, kernel, stride, dilation):
@@ -38,7 +39,7 @@ def _columns(x, kernel, stride, dilation):
     (channel, kernel offsets row-major)."""
     n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
     out = [(s - d * (k - 1) - 1) // st + 1 for s, k, st, d in zip(spatial, kernel, stride, dilation)]
-    if len(kernel) == 2:
+    if len(kernel) == 2 and x.is_floating_point():
         # PyTorch's own im2col (the same column order), 4x faster than copying the strided view.
         cols = F.unfold(x, kernel, dilation=dilation, stride=stride)  # (N, C x K, L)
         return cols.transpose(1, 2).reshape(n * out[0] * out[1], -1), out
@@ -57,12 +58,13 @@ def _columns(x, kernel, stride, dilation):
     return view.reshape(n * length, size), out
 
 
-def _forward(x, weight, bias, stride, padding, dilation, groups):
-    """A convolution (not transposed): x (N, C, *S), weight (OC, C/groups, *K). Returns its
-    products (one per group) and the function that makes the float32 result of theirs."""
+def convolution_products(x, weight, bias, stride, padding, dilation, groups, pad_value=0):
+    """A convolution (not transposed): x (N, C, *S), weight (OC, C/groups, *K), x padded with
+    `pad_value` (an int8 input's zero point: mxu/torch/_quantized.py). Returns its products (one
+    per group, (a, b, bias, c0, relu)) and the function that makes the result of theirs."""
     dims = x.dim() - 2
     kernel = list(weight.shape[2:])
-    x = _pad(x, padding, padding)
+    x = _pad(x, padding, padding, pad_value)
     n = x.shape[0]
     oc, cg = weight.shape[0], weight.shape[1]
     ocg = oc // groups
@@ -81,7 +83,8 @@ def _forward(x, weight, bias, stride, padding, dilation, groups):
 
 
 def _transposed(x, weight, bias, stride, padding, dilation, output_padding, groups):
-    """A transposed convolution: x (N, Cin, *S), weight (Cin, Cout/groups, *K); as _forward."""
+    """A transposed convolution: x (N, Cin, *S), weight (Cin, Cout/groups, *K); returns as
+    convolution_products does."""
     dims = x.dim() - 2
     kernel = list(weight.shape[2:])
     n, cin = x.shape[0], x.shape[1]
@@ -99,12 +102,12 @@ def _transposed(x, weight, bias, stride, padding, dilation, output_padding, grou
     # (Cin, Cout/g, *K) -> (Cout, Cin/g, *K): each group's channel axes swapped
     w = flipped.reshape(groups, cing, coutg, *kernel).transpose(1, 2).reshape(
         groups * coutg, cing, *kernel)
-    return _forward(spread, w, bias, [1] * dims, [0] * dims, dilation, groups)
+    return convolution_products(spread, w, bias, [1] * dims, [0] * dims, dilation, groups)
 
 
 def _weight_grad(x, grad, kernel, stride, padding, dilation, groups):
     """d(conv)/d(weight) for x (N, C, *S) and grad (N, OC, *O): (OC, C/groups, *K); as
-    _forward."""
+    convolution_products."""
     x = _pad(x, padding, padding)
     cg, oc = x.shape[1] // groups, grad.shape[1]
     ocg = oc // groups
@@ -155,7 +158,7 @@ def convolution(ctx, input, weight, bias, stride, padding, dilation, transposed,
         lowered = _transposed(input, weight, bias, stride, padding, dilation, output_padding,
                               groups)
     else:
-        lowered = _forward(input, weight, bias, stride, padding, dilation, groups)
+        lowered = convolution_products(input, weight, bias, stride, padding, dilation, groups)
     return _run(ctx, lowered)[0].to(dtype)
 
 
@@ -173,7 +176,7 @@ def convolution_backward(ctx, grad_output, input, weight, bias_sizes, stride, pa
     lowered = []
     if output_mask[0]:
         if transposed:
-            lowered.append(_forward(grad_output, weight, None, stride, padding, dilation, groups))
+            lowered.append(convolution_products(grad_output, weight, None, stride, padding, dilation, groups))
         else:
             # The output padding that brings the transposed convolution back to input's size.
             extra = [s - ((o - 1) * st - 2 * p + d * (k - 1) + 1)

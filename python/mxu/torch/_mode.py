@@ -19,7 +19,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mode
 
-from mxu.torch import _ops
+from mxu.torch import _ops, _quantized
 from mxu.torch._pairs import Pairs
 from mxu._gemms import add_program, check_options, device_lock, new_call
 from mxu.torch._products import DeviceOpError, ProductRunner
@@ -183,6 +183,8 @@ class DeviceMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         name = func.overloadpacket.__name__
+        if func.namespace == "quantized":
+            return self._run_quantized(func, name, args, kwargs)
         handler = _ops.HANDLERS.get(name)
         if handler is None:
             if name in _ops.HIDDEN_PRODUCTS:
@@ -200,19 +202,35 @@ class DeviceMode(TorchDispatchMode):
             return func(*args, **kwargs)
         return self._run_product(func, name, handler, args, kwargs)
 
-    def _run_product(self, func, name, handler, args, kwargs):
-        op = f"aten.{name}"
+    def _run_quantized(self, func, name, args, kwargs):
+        """A quantized:: op: its products on the integer mode (mxu/torch/_quantized.py); one
+        with products the mode cannot place on the host, counted; any other (quantize, add...)
+        as it is."""
+        handler = _quantized.HANDLERS.get(func.overloadpacket)
+        if handler is not None:
+            return self._run_product(func, name, handler, args, kwargs, namespace="quantized")
+        if func._schema.name in _quantized.HIDDEN_PRODUCTS:
+            op = f"quantized.{name}"
+            self._host_product(op, f"{op} computes a matrix product the mode does not place",
+                               args, dtype="int8")
+        return func(*args, **kwargs)
+
+    def _run_product(self, func, name, handler, args, kwargs, namespace="aten"):
+        op = f"{namespace}.{name}"
+        integer = namespace == "quantized"  # the integer mode's products (int8 operands)
         start = time.perf_counter()
         try:
             try:
-                _ops.check_call(func, name, args, kwargs)  # PyTorch's own refusals, unwrapped
+                if not integer:  # a quantized op's handler checks its own operands
+                    _ops.check_call(func, name, args, kwargs)  # PyTorch's own refusals
                 call_kwargs = dict(kwargs)
                 out = call_kwargs.pop("out", None)
-                self._call = new_call()
+                self._call = new_call("int8" if integer else "bf16")
                 result = self._handle(op, handler, args, call_kwargs)
             except _ops.HostProduct as why:
                 self._call = None
-                self._host_product(op, f"{op} with {why}", args)
+                self._host_product(op, f"{op} with {why}", args,
+                                   dtype="int8" if integer else "bf16")
                 return func(*args, **kwargs)
             except _ops.NoProducts:
                 self._call = None
@@ -221,6 +239,10 @@ class DeviceMode(TorchDispatchMode):
                 self._call = None
                 raise ForeignTensorError(f"mxu.torch: {op}{_describe(args)}: {why}; the "
                                          "device mode takes CPU tensors") from None
+            except _quantized.OperandError as why:
+                self._call = None
+                raise _quantized.OperandError(f"mxu.torch: {op}{_describe(args)}: {why}") \
+                    from None
         finally:
             self._report.handler_seconds += time.perf_counter() - start
         call, self._call = self._call, None
@@ -248,7 +270,8 @@ class DeviceMode(TorchDispatchMode):
         """The handler's result; the device's errors (watchdog, refusals) as DeviceOpError."""
         try:
             return handler(self, *args, **kwargs)
-        except (_ops.HostProduct, _ops.NoProducts, _ops.ForeignTensor, DeviceOpError):
+        except (_ops.HostProduct, _ops.NoProducts, _ops.ForeignTensor, DeviceOpError,
+                _quantized.OperandError):
             self._call = None
             raise
         except (RuntimeError, ValueError) as error:  # the device's errors, its refusals
@@ -267,6 +290,11 @@ class DeviceMode(TorchDispatchMode):
 
     def gemm_batch(self, products):
         return self._runner.gemm_batch(products)
+
+    # The integer mode's GEMM (quantized ops): int8 tensors in; int8 out with scales, else int32.
+    def gemm_int8(self, a, b, bias=None, scales=None, zero_point=0, relu=False):
+        return self._runner.gemm_int8(a, b, bias=bias, scales=scales, zero_point=zero_point,
+                                      relu=relu)
 
     # mm's call: in a backward pass, the first of a linear layer's two gradient products brings
     # the second with it, as one program; the second then finds its result waiting.
@@ -290,11 +318,11 @@ class DeviceMode(TorchDispatchMode):
         add_program(self._call, shapes, counters)
         self._report.device_seconds = self._runner.device_seconds
 
-    def _host_product(self, op, why, args):
+    def _host_product(self, op, why, args, dtype="bf16"):
         if self.strict:
             raise HostProductError(f"mxu.torch: {why} {_describe(args)}: it would run on the "
                                    "host (strict=True)")
-        self._report.add(op, self._module(), self._phase, calls=1, host_products=1)
+        self._report.add(op, self._module(), self._phase, dtype=dtype, calls=1, host_products=1)
 
     # ---- backward ----
     def _hook_new_nodes(self):

@@ -19,7 +19,8 @@ class HostProduct(Exception):
 
 
 class NoProducts(Exception):
-    """The op has no multiplications to run (a zero-size convolution): PyTorch's own result."""
+    """PyTorch's own result: the op has no multiplications to run (a zero-size convolution), or
+    PyTorch refuses the call (its own error)."""
 
 
 class ForeignTensor(ValueError):
@@ -303,4 +304,9 @@ HIDDEN_PRODUCTS = frozenset({
     "_thnn_fused_gru_cell", "mkldnn_rnn_layer", "_scaled_dot_product_attention",
     "_scaled_dot_product_flash_attention", "_sparse_mm", "_sparse_addmm", "sspaddmm",
     "_sparse_sparse_matmul",
+    # A dynamic quantized LSTM or GRU runs its whole recurrence as one op, over packed weights
+    # the mode cannot open (nn.quantized.dynamic.Linear's products do reach the device).
+    "quantized_lstm", "quantized_gru", "quantized_lstm_cell", "quantized_gru_cell",
+    "quantized_rnn_relu_cell", "quantized_rnn_tanh_cell", "fbgemm_linear_int8_weight",
+    "fbgemm_linear_int8_weight_fp32_activation",
 })

@@ -170,6 +170,35 @@ def test_bad_argument(script, args, text):
     assert_refused(run(script, *args), text)
 
 
+QUANTIZE = ["--samples", "512", "--test-samples", "200", "--calibration", "256"]
+
+
+def test_quantize_runs_the_int8_model_on_the_integer_mode(tmp_path):
+    checkpoint = tmp_path / "cnn.pt"
+    out = run_json("quantize", "--backend", "model", *QUANTIZE, "--checkpoint", str(checkpoint))
+    int8, bf16 = out["int8_device"], out["bf16_device"]
+    assert int8["host_products"] == 0 and int8["gemms"] == int8["int8_gemms"] > 0, int8
+    assert bf16["host_products"] == 0 and bf16["int8_gemms"] == 0 and bf16["gemms"] > 0, bf16
+    assert int8["macs"] == bf16["macs"]  # the same model's products
+    # Each logit within 1 of PyTorch's quantized kernels (qnnpack: where the roundings differ).
+    assert out["logits_max_difference"] <= 1, out
+    assert out["int8_device_accuracy"] > 0.2 and out["fp32_host_accuracy"] > 0.2, out
+    assert checkpoint.stat().st_size > 0
+    # The checkpoint is loaded, not trained again: the same fp32 model.
+    again = run_json("quantize", "--backend", "host", *QUANTIZE, "--checkpoint", str(checkpoint))
+    assert again["fp32_host_accuracy"] == out["fp32_host_accuracy"]
+    assert again["int8_host_accuracy"] == out["int8_host_accuracy"]
+    assert "int8_device" not in again
+
+
+def test_quantize_refuses_a_bad_checkpoint(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_text("not a checkpoint")
+    assert_refused(run("quantize", "--backend", "host", *QUANTIZE, "--checkpoint", str(bad)),
+                   "--checkpoint")
+    assert_refused(run("quantize", "--engine", "fbgemm"), "--engine")
+
+
 @pytest.mark.parametrize("args,text", [
     (["--plot"], "--plot needs --report"),
     (["--backend", "host", "--device", "16x16"], "--device needs a device backend"),

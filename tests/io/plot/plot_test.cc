@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/plot/numbers.h"
 #include "tests/png_image.h"
 
 namespace mxu::plot {
@@ -135,6 +136,82 @@ TEST(Plot, LineWithExplicitXAndTwoPanels) {
   }
   const auto mid_b = figure.PixelOf(1, 0.0, 5.0);  // where "a" and "b" cross, b drawn last
   EXPECT_TRUE(image.Near(mid_b->x, mid_b->y, ColourOf(1), 8, 1));
+}
+
+// Issue 58: numbers as the tables write them, never 1e+06 where plain digits fit.
+TEST(Plot, NumbersArePlain) {
+  EXPECT_EQ(numbers::Tick(2e6, 5e5, false), "2,000,000");
+  EXPECT_EQ(numbers::Tick(12500, 2500, false), "12,500");
+  EXPECT_EQ(numbers::Tick(0.75, 0.25, false), "0.75");
+  EXPECT_EQ(numbers::Tick(1, 0.5, false), "1");
+  EXPECT_EQ(numbers::Tick(-1e-17, 0.2, false), "0");
+  EXPECT_EQ(numbers::Tick(0.00002, 0.00001, false), "0.00002");
+  EXPECT_EQ(numbers::Tick(0.4, 0.2, true), "40%");
+  EXPECT_EQ(numbers::Value(0.9764, true), "97.6%");
+  EXPECT_EQ(numbers::Value(0.94, true), "94.0%");
+  EXPECT_EQ(numbers::Value(1234567.4, false), "1,234,567");
+  EXPECT_EQ(numbers::Value(12.345, false), "12.3");
+  EXPECT_EQ(numbers::Value(0.4567, false), "0.457");
+  EXPECT_EQ(numbers::Value(0, false), "0");
+  EXPECT_EQ(numbers::Decade(-1), "0.1");
+  EXPECT_EQ(numbers::Decade(-3), "0.001");
+  EXPECT_EQ(numbers::Decade(0), "1");
+  EXPECT_EQ(numbers::Decade(4), "10k");
+  EXPECT_EQ(numbers::Decade(9), "1G");
+}
+
+// Issue 58 (a torch report's picture): wide tick labels ("1,500,000,000") move the data area
+// right, clear of the rotated axis label; narrow ones leave it where it was (70 px).
+TEST(Plot, WideTickLabelsClearTheAxisLabel) {
+  Figure figure(640, 600, "", Arrange::kColumn);
+  BarChart wide, narrow;
+  wide.y_label = narrow.y_label = "device cycles";
+  wide.categories = narrow.categories = {"fc1", "fc2"};
+  wide.series = {{"forward", {1.5e9, 2e8}}};
+  narrow.series = {{"forward", {15, 2}}};
+  figure.Add(wide);
+  figure.Add(narrow);
+  // "1,500,000,000" in 11 px DejaVu Sans is about 80 px, the axis label's baseline at 16 px.
+  EXPECT_GT(figure.DataArea(0).left, 16 + 6 + 75);
+  EXPECT_EQ(figure.DataArea(1).left, 70);
+}
+
+// Issue 58: values written at the bars' ends (horizontal: right of the bar, in the room left
+// beside the data area; vertical: above it).
+TEST(Plot, ValuesAtTheBarsEnds) {
+  Figure figure(600, 500, "", Arrange::kColumn);
+  BarChart chart;
+  chart.categories = {"encoder.layers.0.linear1", "head"};
+  chart.series = {{"forward", {3222328, 800000}}, {"backward", {6000000, 1600000}}};
+  chart.horizontal = chart.values = true;
+  figure.Add(chart);
+  BarChart upright = chart;
+  upright.horizontal = false;
+  figure.Add(upright);
+  const std::string path = TempPng("values");
+  figure.WritePng(path);
+  const PngImage image = ReadPng(path);
+  ASSERT_TRUE(image.valid) << image.error;
+  const Rgb text{30, 30, 30};
+  for (size_t s = 0; s < 2; ++s) {
+    for (size_t i = 0; i < 2; ++i) {
+      const auto end = figure.PixelOf(0, double(i), chart.series[s].y[i], s);
+      ASSERT_TRUE(end);
+      // Dark text pixels in the 60 px right of the bar's end, none left of it inside the bar.
+      EXPECT_GT(image.Count(text, 60, uint32_t(end->x + 2), uint32_t(end->x + 62),
+                            uint32_t(end->y - 5), uint32_t(end->y + 5)),
+                5u)
+          << s << "/" << i;
+      const auto top = figure.PixelOf(1, double(i), chart.series[s].y[i], s);
+      EXPECT_GT(image.Count(text, 60, uint32_t(top->x - 20), uint32_t(top->x + 20),
+                            uint32_t(top->y - 14), uint32_t(top->y - 1)),
+                5u)
+          << s << "/" << i;
+    }
+  }
+  // The longest bar's value fits inside the figure: room was left for it.
+  const auto longest = figure.PixelOf(0, 0, 6000000, 1);
+  EXPECT_LT(longest->x + 4 + 50, 600);
 }
 
 TEST(Plot, ErrorsNameTheProblem) {
