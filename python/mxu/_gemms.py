@@ -86,9 +86,9 @@ def problem_bytes(m, k, n, accumulate, operand_bytes=2, result_bytes=4):
 
 def device_operand(array, transposed_loads):
     """(array, transposed): what Device.gemm takes for a 2-D NumPy array of float32 or of bf16
-    bits (uint16), or Device.gemm_int8 for one of int8. A C-contiguous array travels as it is; the transposed view of one as that array
-    with ta/tb when `transposed_loads`, else copied to row-major on the host; anything else is
-    copied."""
+    bits (uint16), or Device.gemm_int8 for one of int8. A C-contiguous array travels as it is;
+    the transposed view of one as that array with ta/tb when `transposed_loads`, else copied to
+    row-major on the host; anything else is copied."""
     if transposed_loads and not array.flags.c_contiguous and array.T.flags.c_contiguous:
         return array.T, True
     return np.ascontiguousarray(array), False
