@@ -411,10 +411,11 @@ KINDS = {"demo": demo_block, "torch_ops": torch_ops_table, "bench": bench_table,
 # SOURCE a source's name (#RUN: the run whose JSON file is named RUN.json, for a source of several
 # runs); PATH dot-separated keys into its JSON, `list[key=value,...]` picking the one entry of the
 # list with those values (e.g. rows[shape=256x256x256].cycles, totals[device_spec=16x16].cycles);
-# FORMAT int (67,121), pct (97.6%), pct2 (85.99%), d1 ... d5 (1,234.5 with that many decimals), or
-# text. The generator writes VALUE; --check fails where the
+# FORMAT int (67,121), pct (97.6%), pct2 (85.99%), d1 ... d5 (1,234.5 with that many decimals;
+# d2/1e6 divides by a power of ten first, d2*1e3 multiplies), or text. The generator writes VALUE; --check fails where the
 # text differs from what the JSON gives.
-FIGURE = re.compile(r"<!-- fig (\S+) (\S+) (int|pct2|pct|d1|d2|d3|d4|d5|text) -->(.*?)<!-- /fig -->")
+FIGURE = re.compile(
+    r"<!-- fig (\S+) (\S+) (int|pct2|pct|d[1-5](?:[*/]1e\d+)?|text) -->(.*?)<!-- /fig -->")
 SELECT = re.compile(r"^([A-Za-z_0-9]+)\[([^\]]+)\]$")
 PROSE_PAGES = (["README.md"] + sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")) +
                sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*/README.md")))
@@ -450,7 +451,10 @@ def format_figure(value, form):
     return pct(value)
   if form == "pct2":
     return f"{100 * value:.2f}%"
-  if form in ("d1", "d2", "d3", "d4", "d5"):
+  if form[0] == "d":  # d2, or d2/1e6 (millions: uJ as J), d2*1e3 (thousandths: s as ms)
+    scale = form[2:]
+    if scale:
+      value = value / float(scale[1:]) if scale[0] == "/" else value * float(scale[1:])
     return f"{value:,.{form[1]}f}"
   return str(value)
 

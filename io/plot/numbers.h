@@ -16,8 +16,8 @@ std::string Plain(double v, int decimals);
 // "2,000,000"); percent: a fraction as "40%" (one decimal when the step is under 1%).
 std::string Tick(double value, double step, bool percent);
 
-// A bar's value: percent with one decimal ("97.6%", "94.0%"); otherwise whole from 100 up ("1,234,567"), three significant
-// digits below ("12.3", "0.456").
+// A bar's value: percent with one decimal ("97.6%", "94.0%"); otherwise whole from 100 up
+// ("1,234,567"), three significant digits below ("12.3", "0.456").
 std::string Value(double v, bool percent);
 
 // A power of ten 10^e, short: "0.001" ... "1" ... "100", then "1k", "10k", "1M" ... "100T";
