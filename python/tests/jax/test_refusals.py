@@ -2,6 +2,9 @@
 and are counted each time they run; a product inside a primitive the interpreter does not know
 is counted too; strict=True refuses both before anything runs, naming the primitive; a bad
 argument is one line. On the exact stand-in device (no simulator)."""
+import subprocess
+import sys
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -108,3 +111,12 @@ def test_an_outer_transformation_is_refused_in_one_line():
     step = mxu.jax.on_device(lambda a: (a @ a).sum(), ExactDevice())
     with pytest.raises(TypeError, match="put the transformation inside its function$"):
         jax.grad(step)(np.ones((2, 2), np.float32))
+
+
+def test_a_jax_without_the_internals_used_fails_at_import_naming_the_version():
+    code = ("import jax.extend.core as c; del c.Literal\n"
+            "try:\n    import mxu.jax\nexcept ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120).stdout.strip()
+    assert out.startswith("mxu.jax needs jax >= 0.4.30 with jax.extend.core") and \
+        out.endswith("lacks Literal"), out
