@@ -35,7 +35,7 @@ def totals(strategy):
 
 def test_fit_evaluate_and_predict_run_their_products_on_the_device(dev, rows):
     keras.utils.set_random_seed(0)
-    strategy = mxu.keras.DeviceStrategy(dev)
+    strategy = mxu.keras.DeviceStrategy(dev, strict=True)  # a product on the host would raise
     with strategy.scope():
         model = compile_(mlp())
     x, y = data()
