@@ -147,3 +147,21 @@ def test_functional_and_subclassed_models_made_in_the_scope_are_placed_too():
         model.fit(x, np.ones((8, width), np.float32), verbose=0)
     # functional: 2 forward, 2 weight gradients, 1 input gradient; subclassed: 1 and 1
     assert totals(strategy)["device_gemms"] == 5 + 2 and totals(strategy)["host_products"] == 0
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_an_integer_product_in_a_model_is_counted_or_refused(strict):
+    from exact_device import ExactDevice  # python/tests/torch/exact_device.py
+    strategy = mxu.keras.DeviceStrategy(ExactDevice(), strict=strict)
+    with strategy.scope():
+        model = keras.Sequential([keras.Input((5,)), keras.layers.Lambda(
+            lambda x: keras.ops.matmul(keras.ops.cast(x, "int32"),
+                                       keras.ops.ones((5, 2), "int32")))])
+    x = np.ones((4, 5), np.float32)
+    if strict:
+        with pytest.raises(mxu.keras.HostProductError,
+                           match="dot_general with int32 operands .* on the host"):
+            model.predict(x, verbose=0)
+    else:
+        np.testing.assert_array_equal(model.predict(x, verbose=0), np.full((4, 2), 5))
+        assert totals(strategy)["host_products"] == 1 and totals(strategy)["device_gemms"] == 0
