@@ -169,3 +169,19 @@ def test_the_report_counts_what_ran_and_writes_json(dev, tmp_path):
     assert totals["device_cycles"] > 0 and totals["energy_uj"] > 0
     assert (tmp_path / "r.json").read_text().startswith("{")
     assert {e["phase"] for e in report["ops"]} <= {"forward", "backward"}
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_transposing_loads_and_unbatched_programs_give_the_same_bits(dev, rows, batch):
+    x, w, g = rand((6, 37), 20), rand((37, 5), 21), rand((3, 6, 5), 22)
+
+    def f(x, w, g):
+        _, vjp = jax.vjp(lambda x, w: x @ w, x, w)
+        # (a batched dot_general: one program of 3 GEMMs, or 3 programs)
+        return vjp(g[0]) + (jnp.einsum("bij,bjk->bik", g, jnp.stack([w.T] * 3)),)
+    dx, dw, batched = mxu.jax.on_device(f, dev, transposed="device", batch=batch, strict=True)(
+        x, w, g)
+    same_bits(dx, contract.gemm(g[0], w.T, rows))
+    same_bits(dw, contract.gemm(x.T, g[0], rows))
+    for i in range(3):
+        same_bits(batched[i], contract.gemm(g[i], w.T, rows))
