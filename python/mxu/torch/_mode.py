@@ -11,7 +11,6 @@ Two PyTorch modes work together:
 Module names come from global forward hooks; a backward product is given the module of the
 forward product whose autograd node it belongs to (a hook on that node fires after its products).
 """
-import numbers
 import sys
 import threading
 import time
@@ -22,12 +21,11 @@ from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mod
 
 from mxu.torch import _ops, _quantized
 from mxu.torch._pairs import Pairs
+from mxu._gemms import add_program, check_options, device_lock, new_call
 from mxu.torch._products import DeviceOpError, ProductRunner
 from mxu._report import Report
 
 _thread = threading.local()  # .mode: the DeviceMode active in this thread, if any
-_device_locks = {}  # id(device) -> the lock that serializes its GEMMs across threads
-_device_locks_lock = threading.Lock()
 
 
 class HostProductError(RuntimeError):
@@ -56,37 +54,12 @@ def _is_composite(func):
     return known
 
 
-def _add_accesses(call, counters):
-    """Adds a program's on-chip traffic (its counters' buffer_accesses) to the call's."""
-    for key, value in counters.get("buffer_accesses", {}).items():
-        call["buffer_accesses"][key] = call["buffer_accesses"].get(key, 0) + int(value)
-
-
 def _describe(args):
     shapes = []
     for a in args:
         if isinstance(a, torch.Tensor):
             shapes.append("x".join(str(s) for s in a.shape) or "scalar")
     return "(" + ", ".join(shapes) + ")"
-
-
-# The device's limit on a GEMM's watchdog (python/device_bindings.cc: 1 to UINT64_MAX >> 1).
-_MAX_WATCHDOG = (1 << 63) - 1
-
-
-def _check_options(device, strict, watchdog):
-    """device_mode's arguments, refused at once (not at the first product) with one line."""
-    if not (callable(getattr(device, "gemm", None)) and callable(getattr(device, "info", None))):
-        raise TypeError(f"mxu.torch: device must be an mxu.Device, got {device!r}")
-    if not isinstance(strict, bool):
-        raise TypeError(f"mxu.torch: strict must be True or False, got {strict!r}")
-    if watchdog is not None:
-        if isinstance(watchdog, bool) or not isinstance(watchdog, numbers.Integral):
-            raise TypeError(f"mxu.torch: watchdog must be a whole number of cycles, got "
-                            f"{watchdog!r}")
-        if not 1 <= watchdog <= _MAX_WATCHDOG:
-            raise ValueError(f"mxu.torch: watchdog must be 1 to {_MAX_WATCHDOG} cycles, got "
-                             f"{watchdog}")
 
 
 class _FunctionLevel(TorchFunctionMode):
@@ -120,13 +93,11 @@ class DeviceMode(TorchDispatchMode):
 
     def __init__(self, device, strict=False, watchdog=None, transposed="copy", batch=True):
         super().__init__()
-        _check_options(device, strict, watchdog)
+        check_options(device, strict, watchdog, "mxu.torch")
         self.device = device
         self.strict = strict
-        with _device_locks_lock:
-            lock = _device_locks.setdefault(id(device), threading.Lock())
-        self._runner = ProductRunner(device, lock, self._record_gemm, watchdog, transposed,
-                                     self._record_batch, batch)
+        self._runner = ProductRunner(device, device_lock(device), self._record_batch, watchdog,
+                                     transposed, batch)
         info = device.info()
         self._device_info = {k: info[k] for k in ("backend", "device", "array_rows",
                                                   "array_cols", "pe_stages", "subnormals",
@@ -254,10 +225,7 @@ class DeviceMode(TorchDispatchMode):
                     _ops.check_call(func, name, args, kwargs)  # PyTorch's own refusals
                 call_kwargs = dict(kwargs)
                 out = call_kwargs.pop("out", None)
-                self._call = dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0,
-                                  array_macs=0, dma_read_bytes=0, dma_write_bytes=0,
-                                  host_products=0, buffer_accesses={},
-                                  dtype="int8" if integer else "bf16")
+                self._call = new_call("int8" if integer else "bf16")
                 result = self._handle(op, handler, args, call_kwargs)
             except _ops.HostProduct as why:
                 self._call = None
@@ -347,18 +315,8 @@ class DeviceMode(TorchDispatchMode):
 
     def _record_batch(self, shapes, counters):
         """A program's counters, for the op being run; `shapes` (m, k, n) of its GEMMs."""
-        call = self._call
-        call["device_gemms"] += len(shapes)
-        call["device_macs"] += sum(m * k * n for m, k, n in shapes)
-        call["device_cycles"] += int(counters["cycles"])
-        call["array_macs"] += int(counters["macs"])
-        call["dma_read_bytes"] += int(counters["dma_read_bytes"])
-        call["dma_write_bytes"] += int(counters["dma_write_bytes"])
-        _add_accesses(call, counters)
+        add_program(self._call, shapes, counters)
         self._report.device_seconds = self._runner.device_seconds
-
-    def _record_gemm(self, m, k, n, counters):
-        self._record_batch([(m, k, n)], counters)
 
     def _host_product(self, op, why, args, dtype="bf16"):
         if self.strict:
