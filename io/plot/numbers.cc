@@ -22,7 +22,13 @@ std::string Plain(double v, int decimals) {
     grouped += whole[i];
   }
   const bool zero = whole.find_first_not_of('0') == std::string::npos && fraction.empty();
-  return (v < 0 && !zero ? "-" : "") + grouped + (fraction.empty() ? "" : "." + fraction);
+  std::string plain =
+      (v < 0 && !zero ? "-" : "") + grouped + (fraction.empty() ? "" : "." + fraction);
+  if (plain.size() <= kMaxPlainChars) return plain;
+  // Too long to read at a glance (1e308 would be 409 characters, and push the plot off the
+  // picture): three significant digits, scientific.
+  std::snprintf(text, sizeof text, "%.3g", v);
+  return text;
 }
 
 std::string Tick(double value, double step, bool percent) {

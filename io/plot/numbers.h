@@ -4,12 +4,17 @@
 #ifndef MXU_IO_PLOT_NUMBERS_H_
 #define MXU_IO_PLOT_NUMBERS_H_
 
+#include <cstddef>
 #include <string>
 
 namespace mxu::plot::numbers {
 
+// The longest plain number a chart writes: 999,999,999,999,999 (and 0.00000000000001).
+inline constexpr size_t kMaxPlainChars = 19;
+
 // v with `decimals` digits after the point, the integer part in groups of three ("1,234,567.5"),
-// trailing zeros after the point dropped ("2.50" -> "2.5", "3.0" -> "3"); no "-0".
+// trailing zeros after the point dropped ("2.50" -> "2.5", "3.0" -> "3"); no "-0". Longer than
+// kMaxPlainChars: three significant digits, scientific ("1e+308").
 std::string Plain(double v, int decimals);
 
 // An axis tick at a multiple of step: as many decimals as the step needs ("0.25", "1,500",
