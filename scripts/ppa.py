@@ -526,9 +526,13 @@ proc qnet {{inst}} {{
 # clock gate's latch is not an end: it goes on through the latch to the gate's AND, where
 # OpenSTA's clock-gating check ends it (group **clock_gating_default**).
 set eps [all_registers -edge_triggered -data_pins]
-foreach {{tag group}} {{CLK clk GATE **clock_gating_default**}} {{
+set lds [all_registers -level_sensitive -data_pins]
+foreach {{tag group}} {{CLK clk GATE **clock_gating_default** LATCH clk}} {{
   if {{$tag eq "CLK" && [llength $eps]}} {{
     report_checks -path_delay max -path_group $group -to $eps -digits 3 -format full > {rpt}
+  }} elseif {{$tag eq "LATCH"}} {{
+    if {{![llength $lds]}} {{ continue }}
+    report_checks -path_delay max -path_group $group -to $lds -digits 3 -format full > {rpt}
   }} else {{
     report_checks -path_delay max -path_group $group -digits 3 -format full > {rpt}
   }}
@@ -545,12 +549,14 @@ report_checks -path_delay max -path_group **async_default** -digits 3 -format en
 """
 
 
-def parse_path(text: str, period: float) -> dict | None:
+def parse_path(text: str, period: float, whole: bool = False) -> dict | None:
     """One OpenSTA full path report: its start, end, data arrival and the shortest clock period
     it allows. A path launched at time L and captured at C has C - L of the period to itself
     (the whole period register to register; half for a clock gate's latch, which opens on the
     falling edge), so it needs (C - L - slack) / ((C - L) / period). A latch that borrowed time
-    (OpenSTA: "time given to startpoint") passes on a path launched a whole period earlier."""
+    (OpenSTA: "time given to startpoint") passes on a path launched a whole period earlier;
+    whole: a path into a latch that ran out of time to borrow (it closes on the next rising
+    edge, a whole period after the launch)."""
     m = re.search(r"Startpoint: (\S+).*?Endpoint: (\S+)", text, re.S)
     arrival = re.search(r"^\s*([-0-9.]+)\s+data arrival time", text, re.M)
     slack = re.search(r"^\s*([-0-9.]+)\s+slack", text, re.M)
@@ -559,7 +565,7 @@ def parse_path(text: str, period: float) -> dict | None:
     edges = [float(e) for e in re.findall(
         r"^\s*[-0-9.]+\s+([-0-9.]+)\s+clock \S+ \((?:rise|fall) edge\)", text, re.M)]
     launch, capture = (edges[0], edges[1]) if len(edges) >= 2 else (0.0, period)
-    if "time given to startpoint" in text:
+    if "time given to startpoint" in text or whole:
         launch = capture - period
     span = capture - launch if capture > launch else period
     need = (span - float(slack.group(1))) * period / span
@@ -580,9 +586,11 @@ def sta_timing(netlist: str, top: str, period: float, work: str, timeout: int) -
         return {"timeout": timeout}
     chunks = {c.split("\n", 1)[0].strip(): c for c in r.stdout.split("PPA_GROUP ")[1:]}
     res: dict = {"ns": None}
-    for tag, check in (("CLK", "setup"), ("GATE", "clock gating")):
-        path = parse_path(chunks.get(tag, ""), period)
-        if not path:
+    for tag, check in (("CLK", "setup"), ("GATE", "clock gating"), ("LATCH", "clock gating")):
+        path = parse_path(chunks.get(tag, ""), period, whole=tag == "LATCH")
+        # Into a gate's latch: a path that borrows within the period goes on to the AND's check
+        # (GATE); one that needs more than the whole period ends here, short of its enable.
+        if not path or (tag == "LATCH" and path["slack_ns"] >= 0):
             continue
         for key, mark in (("start", "PPA_START"), ("end", "PPA_END")):
             n = re.search(rf"^{mark} (.*)$", chunks[tag], re.M)
@@ -611,14 +619,18 @@ set_load 0.02 [all_outputs]
 
 
 def own_netlist(modules: dict, top: str, work: str) -> str:
-    """top's module with each submodule it instantiates as an empty shell (its ports alone): so
-    that report_power counts top's own cells once, not its whole hierarchy again."""
+    """top's module with each submodule it instantiates as an empty shell (its ports alone; a
+    clock gate's a wire from clk_i to clk_o): so that report_power counts top's own cells once,
+    not its whole hierarchy again."""
     text = [re.sub(r"^  MXU_SRAM_DEPTH #\([^;]*;\n", "", modules[top]["text"], flags=re.M)]
     for sub in sorted({c for c, _ in modules[top]["insts"] if c in modules}):
         body = modules[sub]["text"]
         head = re.match(r"module .*?;\n", body, re.S).group(0)
         ports = re.findall(r"^  (?:input|output|inout) [^;]*;\n", body, re.M)
-        text.append(head + "".join(ports) + "endmodule")
+        # A clock gate's shell passes its clock on (a wire, no cell), so that the registers it
+        # clocks here are clocked in OpenSTA; device_power scales them by its duty.
+        through = "  assign clk_o = clk_i;\n" if _base(sub) == ICG else ""
+        text.append(head + "".join(ports) + through + "endmodule")
     path = os.path.join(work, f"own_{top}.v")
     open(path, "w").write("\n\n".join(text) + "\n")
     return path

@@ -4,9 +4,11 @@
 - scripts/ppa_activity.py counts each clock gate's (mxu_icg's) gated clock edges on a hand-made
   trace, and ppa.py turns them into duties by netlist path (hier=1 scopes included);
 - the clock-domain trace on a hand-made netlist: a register's clock followed through ports,
-  assigns and buffers up the hierarchy to the free clock or to a gate, nested gates too;
+  assigns and buffers up the hierarchy to the free clock or to a gate, nested gates too; a
+  gate's shell in a module's power netlist passes the clock on;
 - the gated power's arithmetic (clock share times duty, leakage always, data as measured);
-- OpenSTA paths to periods: a whole-period path, a clock gate's half-period one, a borrowed one;
+- OpenSTA paths to periods: a whole-period path, a clock gate's half-period one, a borrowed one,
+  one into a latch out of time to borrow;
 - the liberty: a latch of either enable polarity found and mapped, an integrated clock-gating
   cell found, and a library with neither refused on one line, exit 2, naming it."""
 
@@ -171,6 +173,12 @@ def clock_domains():
         path = Path(tmp) / "netlist.v"
         path.write_text(NETLIST)
         modules, _ = ppa.load_netlist(str(path))
+        # Power netlists: a clock gate's shell passes its clock on, or the registers it clocks
+        # would have none; any other submodule's shell is its ports alone.
+        own = Path(ppa.own_netlist(modules, "top", tmp)).read_text()
+        shells = {m.split("(")[0]: m for m in own.split("module ")[1:]}
+        assert "assign clk_o = clk_i;" in shells["mxu_icg"], shells["mxu_icg"]
+        assert "assign" not in shells["sub__p1"] and "DFF" not in shells["sub__p1"], shells
     groups = ppa.own_clock_groups(modules, "top", GATING)
     assert groups == {("port", "clk_i"): ["_3_"], ("gate", "u_icg"): ["_4_"]}, groups
     assert ppa.own_clock_groups(modules, "sub__p1", GATING) == {("port", "clk_i"): ["_1_"]}
@@ -225,6 +233,19 @@ BORROWED = GATE.replace("   0.170    2.170 v", "   1.000    3.000   time given t
                         "   0.170    3.170 v").replace("2.170   data", "3.170   data").replace(
                             "1.830   slack", "0.830   slack")
 
+# Into a gate's latch, out of time to borrow: the latch closes on the next rising edge.
+LATE = """Startpoint: _489_ (rising edge-triggered flip-flop clocked by clk)
+Endpoint: u_icg/_3_ (positive level-sensitive latch clocked by clk')
+   0.000    0.000   clock clk (rise edge)
+   0.000    4.337 ^ u_icg/_3_/D (LATCH)
+            4.337   data arrival time
+
+   2.000    2.000   clock clk' (rise edge)
+   1.837    3.837   time borrowed from endpoint
+            3.837   data required time
+           -0.500   slack (VIOLATED)
+"""
+
 
 def sta_paths():
     full = ppa.parse_path(FULL, 4.0)
@@ -233,6 +254,8 @@ def sta_paths():
     assert gate["ns"] == 0.34, gate  # half the period: twice the latch's 0.17 ns
     borrowed = ppa.parse_path(BORROWED, 4.0)
     assert borrowed["ns"] == 3.17, borrowed  # launched a period before: arrival + setup
+    late = ppa.parse_path(LATE, 4.0, whole=True)
+    assert late["ns"] == 4.5, late  # the arrival and the latch's setup, 0.163 ns
     assert ppa.parse_path("No paths found.", 4.0) is None
 
 
