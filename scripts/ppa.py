@@ -772,8 +772,8 @@ def measure_activity(d: dict, work: str, timeout: int, log) -> dict:
             if r.returncode:
                 die(f"mxu gemm ({w}) failed: {r.stderr.strip()[-500:]}", 1)
             start = max(0, json.loads(r.stdout)["cycles"] // 2 - WINDOW // 2)
-        log(f"activity: {w} GEMM {' '.join(workload_gemm(w, d)[1::2])}, cycles "
-            f"{start}-{start + WINDOW} traced")
+        m, k, n, dtype = workload_gemm(w, d)[1::2]
+        log(f"activity: {w}, {dtype} GEMM {m} x {k} x {n}, cycles {start}-{start + WINDOW} traced")
         fst = os.path.join(work, f"{w}.fst")
         r = run(base + ["--trace", fst, "--trace-scope", "all", "--trace-start", str(start),
                         "--trace-cycles", str(WINDOW)], timeout)
