@@ -234,7 +234,8 @@ def parse_spec(spec: str | None, work: str) -> dict:
     line = run([tool, "1", spec], 60).stdout.strip().splitlines()[-1].split("\t")
     if line[0] == "error":
         die(f"--device '{spec}': {line[2]}")
-    keys = ["name", "rows", "cols", "flush", "ub", "acc", "wfifo", "pe", "bus", "hier", "threads"]
+    keys = ["name", "rows", "cols", "flush", "ub", "acc", "wfifo", "pe", "bus", "hier", "threads",
+            "gate"]
     d = dict(zip(keys, line))
     d["spec"] = spec
     return d
@@ -244,7 +245,8 @@ def defines(d: dict) -> list[str]:
     return [f"-DMXU_ARRAY_ROWS={d['rows']}", f"-DMXU_ARRAY_COLS={d['cols']}",
             f"-DMXU_UB_DEPTH={d['ub']}", f"-DMXU_ACC_DEPTH={d['acc']}",
             f"-DMXU_WEIGHT_FIFO_DEPTH={d['wfifo']}", f"-DMXU_FLUSH_SUBNORMALS={d['flush']}",
-            f"-DMXU_PE_STAGES={d['pe']}", f"-DMXU_BUS_BYTES={d['bus']}"]
+            f"-DMXU_PE_STAGES={d['pe']}", f"-DMXU_BUS_BYTES={d['bus']}",
+            f"-DMXU_CLOCK_GATING={d['gate']}"]
 
 
 def latch_map(latch: dict) -> str:
