@@ -230,6 +230,8 @@ module mxu_activation_unit #(
 `endif
   end else begin : g_no_gate
     assign clk_unit = clk_i;
+    logic unused_active;
+    assign unused_active = active;
   end
 
   assign valid_o = valid_q;

@@ -136,6 +136,8 @@ module mxu_systolic_array #(
     assign col_en    = '1;
     assign array_en  = 1'b1;
     assign clk_array = clk_i;
+    logic unused_array_en;
+    assign unused_array_en = array_en;
   end
 
   // Input skew: lane r is delayed r x Add cycles.
