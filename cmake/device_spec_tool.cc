@@ -1,6 +1,6 @@
 // Configure-time helper of cmake/devices.cmake: parses each MXU_DEVICES entry with the project's
 // one parser (common/device_spec.cc, compiled in here) and prints one line of tab-separated
-// fields per entry, "name rows cols flush ub acc wfifo pe bus hier threads", or "error ENTRY
+// fields per entry, "name rows cols flush ub acc wfifo pe bus hier threads gate", or "error ENTRY
 // RULE" for the first bad entry (exit status 1), after a first line "defaults PE_STAGES" (the
 // default PE depth, kDefaultPeStages). Usage: device_spec_tool HIER_MIN_PES ENTRY...
 #include <cstdio>
@@ -23,9 +23,9 @@ int main(int argc, char** argv) {
             argv[i], d.bus_bytes, mxu::kMaxRtlBusBytes);
         return 1;
       }
-      std::printf("%s\t%u\t%u\t%d\t%u\t%u\t%u\t%u\t%u\t%d\t%u\n", d.name.c_str(), d.rows, d.cols,
+      std::printf("%s\t%u\t%u\t%d\t%u\t%u\t%u\t%u\t%u\t%d\t%u\t%d\n", d.name.c_str(), d.rows, d.cols,
                   d.flush_subnormals ? 1 : 0, d.ub_depth, d.acc_depth, d.wfifo_depth, d.pe_stages,
-                  d.bus_bytes, d.hier ? 1 : 0, d.threads);
+                  d.bus_bytes, d.hier ? 1 : 0, d.threads, d.clock_gating ? 1 : 0);
     } catch (const mxu::DeviceSpecError& error) {
       std::printf("error\t%s\t%s\n", argv[i], error.what());
       return 1;

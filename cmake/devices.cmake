@@ -4,7 +4,7 @@
 # process, and a verilated class is one parameter set: one device per process). The first entry
 # is the default device: its targets keep the plain names (mxu_platform, mxu_backends, mxu).
 #
-# An entry: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N]
+# An entry: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N][:gate=0|1]
 #   ROWSxCOLS   the systolic array, 1 to 255 each (FEATURES.UB_LANES is 8 bits)
 #   -flush      subnormals flushed to zero (FlushSubnormals=1); IEEE subnormals otherwise
 #   ub=N        unified-buffer rows (power of two, 16 to 65536); default 8192
@@ -16,6 +16,8 @@
 #               the model alike); default 32
 #   hier=0|1    verilate the array column once (hierarchically) rather than every PE apart;
 #               default 1 from MXU_HIER_MIN_PES PEs up (docs/architecture.md, "Devices")
+#   gate=0|1    clock gating in the RTL (docs/architecture.md, "Clock gating"); default 1. Cycles
+#               and results are the same either way; power and energy are not
 #   threads=N   simulate the RTL on N threads (Verilator --threads; flat devices only, 1 to 64);
 #               default 1. Simulation speed only: every result and cycle count is the same
 # The device's name is the entry up to its first ':' ("8x4-flush"); names must differ.
@@ -31,7 +33,7 @@
 # or driver that assumes a square array, a buffer size, IEEE mode, one pipeline or one bus width
 # fails its tests there, and it is verilated hierarchically, the default's flat.
 set(MXU_DEVICES "16x16;8x4-flush:ub=1024:acc=256:pe=3:bus=64:hier=1" CACHE STRING
-    "Devices to build: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N] entries, the first the default")
+    "Devices to build: ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N][:gate=0|1] entries, the first the default")
 
 set(MXU_HIER_MIN_PES 1024 CACHE STRING
     "Devices with at least this many PEs verilate the array column once (hier=1 unless given)")
@@ -42,7 +44,7 @@ endfunction()
 
 # Every entry parsed by the project's one device-spec parser (common/device_spec.cc, the same the
 # tools use for --device), compiled and run here: one line of tab-separated fields "name rows cols
-# flush ub acc wfifo pe bus hier threads" per entry, or "error ENTRY RULE".
+# flush ub acc wfifo pe bus hier threads gate" per entry, or "error ENTRY RULE".
 if(NOT MXU_DEVICES)
   message(FATAL_ERROR "MXU_DEVICES is empty: name at least one device, e.g. 16x16")
 endif()
@@ -84,6 +86,7 @@ foreach(record IN LISTS spec_records)
   list(GET fields 8 bus)
   list(GET fields 9 hier)
   list(GET fields 10 threads)
+  list(GET fields 11 gate)
   list(GET MXU_DEVICES ${index} spec)
   string(REGEX REPLACE "[^A-Za-z0-9_]" "_" id "${name}")
   if(id IN_LIST MXU_DEVICE_IDS)
@@ -97,7 +100,7 @@ foreach(record IN LISTS spec_records)
     set(suffix _${id})
     set(binary mxu-${name})
   endif()
-  foreach(field name rows cols ub acc wfifo pe bus flush suffix binary index threads)
+  foreach(field name rows cols ub acc wfifo pe bus flush suffix binary index threads gate)
     set(MXU_DEVICE_${id}_${field} "${${field}}")
   endforeach()
   # The device's values reach rtl/mxu_pkg.sv as defines (see there why not as -G of mxu_top).
@@ -105,7 +108,7 @@ foreach(record IN LISTS spec_records)
       +define+MXU_ARRAY_ROWS=${rows} +define+MXU_ARRAY_COLS=${cols} +define+MXU_UB_DEPTH=${ub}
       +define+MXU_ACC_DEPTH=${acc} +define+MXU_WEIGHT_FIFO_DEPTH=${wfifo}
       +define+MXU_FLUSH_SUBNORMALS=${flush} +define+MXU_PE_STAGES=${pe}
-      +define+MXU_BUS_BYTES=${bus})
+      +define+MXU_BUS_BYTES=${bus} +define+MXU_CLOCK_GATING=${gate})
   # hier=1: the array column verilated once (rtl/mxu_hier.vlt). -Wall's file-name check stops on
   # the column's own verilation, which renames its module (mxu_pe_col_N) in a file read before
   # any .vlt (so no .vlt can waive it); the lint over rtl/ (scripts/lint_rtl.sh) still checks

@@ -91,8 +91,11 @@ DeviceSpec ParseDeviceSpec(const std::string& entry, uint32_t hier_min_pes) {
         fail(given + " must be 1 to " + std::to_string(kMaxSimThreads));
       }
       spec.threads = static_cast<uint32_t>(value);
+    } else if (key == "gate") {
+      if (value != 0 && value != 1) fail(given + " must be 0 or 1");
+      spec.clock_gating = value == 1;
     } else {
-      fail("unknown option '" + key + "' (ub, acc, wfifo, pe, bus, hier, threads)");
+      fail("unknown option '" + key + "' (ub, acc, wfifo, pe, bus, hier, threads, gate)");
     }
   }
   if (spec.threads > 1 && spec.hier) {

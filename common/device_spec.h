@@ -1,5 +1,5 @@
 // A device as MXU_DEVICES names it:
-// ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N].
+// ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N][:gate=0|1].
 // The one parser of that syntax: cmake/devices.cmake runs it at configure time (tools/
 // device_spec_cmake.cc) to make each built device's Verilator defines and targets, and the tools
 // run it for `--device SPEC` (the model backend simulates any spec, built or not).
@@ -32,6 +32,9 @@ struct DeviceSpec {
   // The RTL build's simulation threads (Verilator --threads; flat devices only). Simulation
   // only: the hardware, the model and every result are the same at any setting.
   uint32_t threads = 1;
+  // gate=0|1: the RTL's clock gating (rtl/mxu_pkg.sv ClockGating; docs/architecture.md, "Clock
+  // gating"). Cycles and results are the same either way; power and energy are not.
+  bool clock_gating = true;
 };
 
 // Thrown with the rule the entry breaks ("pe=0 must be 1 to 7 (the PE's pipeline stages)").
@@ -43,7 +46,7 @@ DeviceSpec ParseDeviceSpec(const std::string& entry, uint32_t hier_min_pes = kHi
 
 // The entry's syntax, for messages and help.
 inline constexpr const char* kDeviceSpecSyntax =
-    "ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N]";
+    "ROWSxCOLS[-flush][:ub=N][:acc=N][:wfifo=N][:pe=N][:bus=B][:hier=0|1][:threads=N][:gate=0|1]";
 
 // The widest memory port the RTL takes (a device spec with a wider one is refused at configure
 // time); the model takes up to kMaxBusBytes, the same.

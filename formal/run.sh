@@ -6,7 +6,9 @@
 #        formal/run.sh --list
 # Method per proof: "induction K B": a bounded check of B >= K steps from reset (the base case,
 # deep enough for the mutants' counterexamples), then K-step induction (unbounded proof);
-# "bmc B": a bounded check of B steps from reset only.
+# "bmc B": a bounded check of B steps from reset only; "pdr": ABC's property-directed reachability
+# (IC3) on the model as an AIGER circuit, an unbounded proof with no depth to choose (the
+# equivalence miters: a relation between two copies' states that induction would need spelled out).
 # Exit status: 0 proved (bmc: no failure within B steps); 1 a counterexample from reset (an
 # assertion fails on a trace that starts with a reset); 3 inconclusive (the base case holds but
 # the induction step does not: the proof needs a stronger invariant); 2 usage or tool error.
@@ -68,11 +70,17 @@ proof_config() {
       probes="$probes probe_pk_left=dut.pk_left_q probe_pending=dut.pending_q"
       probes="$probes probe_pending_data=dut.pending_data_q probe_seg_buf=dut.seg_buf_q"
       defines="-DMXU_BUS_BYTES=16";;
+    clock_gating)
+      # The arithmetic units are the harness's stand-ins (formal/clock_gating.sv).
+      modules="mxu_icg mxu_pipe_reg mxu_delay_line mxu_valid_pipe mxu_pe mxu_pe_col"
+      modules="$modules mxu_systolic_array"; mutated=mxu_systolic_array
+      method="pdr"; params=("Rows=2,Cols=2,Stages=1")
+      extra="techmap -map $here/clock_gating_mul.v; clk2fflogic";;
     *) return 1;;
   esac
 }
 all_proofs="fifo_ptr_flow fifo_ptr_count fifo_ptr_order sync_fifo_count sync_fifo_data
-weight_fifo_data delay_line skew decode scoreboard_safe scoreboard_live dma_pack"
+weight_fifo_data delay_line skew decode scoreboard_safe scoreboard_live dma_pack clock_gating"
 
 if [ "${1:-}" = --list ]; then
   echo $all_proofs
@@ -136,6 +144,48 @@ for set in "${params[@]}"; do
   connects=""
   for p in $probes; do connects="$connects connect -set ${p%%=*} ${p#*=};"; done
   start=$(date +%s.%N)
+  if [ "$method" = pdr ]; then
+    # The AIGER flow of SymbiYosys's abc pdr: assumptions become constraints, which fold folds.
+    if ! yosys -q -l "$work/yosys.log" -p "
+        read_verilog -sv -DSYNTHESIS $defines -I$rtl $rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $files
+        read_verilog -formal -sv -I$here -I$work $here/$proof.sv
+        hierarchy -check -top $proof $chparams
+        proc
+        flatten
+        prep -top $proof
+        $extra
+        async2sync
+        chformal -assume -early
+        chformal -live -fair -cover -remove
+        opt_clean
+        setundef -anyseq
+        opt -keepdc -fast
+        check -assert
+        dffunmap
+        techmap
+        opt -fast
+        abc -g AND
+        write_aiger -I -B -zinit $work/model.aig" >/dev/null 2>"$work/yosys.err"; then
+      grep -h -E 'ERROR|Error|rror:' "$work/yosys.log" "$work/yosys.err" | head -5 >&2
+      echo "$label [$set]: Yosys failed" >&2
+      finish 2
+    fi
+    yosys-abc -c "read_aiger $work/model.aig; fold; strash; pdr; print_status" >"$work/pdr.log" 2>&1
+    secs=$(echo "$(date +%s.%N) - $start" | bc)
+    if grep -q 'Property proved' "$work/pdr.log"; then
+      printf '%s [%s]: PROVED by PDR (unbounded) (%.1f s)\n' "$label" "$set" "$secs"
+      continue
+    fi
+    frame=$(grep -oE 'was asserted in frame [0-9]+' "$work/pdr.log" | grep -oE '[0-9]+$')
+    if [ -n "$frame" ]; then
+      printf '%s [%s]: REJECTED, counterexample from reset in %s steps (%.1f s)\n' \
+        "$label" "$set" "$frame" "$secs"
+      finish 1
+    fi
+    tail -5 "$work/pdr.log" >&2
+    echo "$label [$set]: ABC's pdr gave no verdict" >&2
+    finish 2
+  fi
   if ! yosys -q -l "$work/yosys.log" -p "
       read_verilog -sv -DSYNTHESIS $defines -I$rtl $rtl/mxu_isa_pkg.sv $rtl/mxu_pkg.sv $files
       read_verilog -formal -sv -I$here -I$work $here/$proof.sv

@@ -13,6 +13,11 @@
 // port (DMA preload) unless a result is written into the same bank: with the driver's output
 // blocks alternating between halves, stores and preloads of one block run at full speed beside
 // the array's work on the next.
+//
+// Clock gating (ClockGating, docs/architecture.md "Clock gating"): the block runs on a gated
+// clock in the cycles with a result row, a read or a write at its ports, and for the add's
+// AddCycles after a result row; between them its registers hold (a stage takes a new row only
+// with its valid, a forwarding register only with its bank's write), which an assertion checks.
 `include "mxu_assert.svh"
 
 module mxu_accumulators #(
@@ -20,6 +25,7 @@ module mxu_accumulators #(
   parameter int unsigned Depth           = mxu_pkg::AccDepth,
   parameter int unsigned Banks           = mxu_pkg::AccBanks,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
+  parameter bit          ClockGating     = mxu_pkg::ClockGating,
   localparam int unsigned AddrWidth = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned BankBits  = (Banks > 1) ? $clog2(Banks) : 1,
   localparam int unsigned BankDepth = Depth / Banks,
@@ -71,6 +77,12 @@ module mxu_accumulators #(
   logic [Banks*Lanes*32-1:0] sram_rd_data, sram_wr_data;
   logic [Lanes*32-1:0]       old_value, old_read, fp_sum;
   logic                      res_read, s1_fwd_d, s1_fwd_q;
+  // Stage 1's fields as registered: a new row's, or the last row's again.
+  logic                      s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_fwd_next;
+  logic [AddrWidth-1:0]      s1_addr_d;
+  logic [Lanes*32-1:0]       s1_data_d;
+  logic [Banks*Lanes*32-1:0] last_wr_data_next;
+  logic                      clk_acc, unused_plain_valid;  // the control delay's valid serves
   logic [BankBits-1:0]       res_bank, rd_bank, wr_bank, s1_bank, wb_bank;
 
   function automatic logic [BankBits-1:0] bank_of(logic [AddrWidth-1:0] addr);
@@ -118,7 +130,23 @@ module mxu_accumulators #(
       last_wr_addr_d[b*AddrWidth +: AddrWidth] = (wb_valid && wb_bank == BankBits'(b)) ?
                                                  wb_addr : wr_addr_i;
       last_wr_data_d[b*Lanes*32 +: Lanes*32] = sram_wr_data[b*Lanes*32 +: Lanes*32];
+      // Kept until the bank's next write: forwarding reads it only after a write.
+      last_wr_data_next[b*Lanes*32 +: Lanes*32] =
+          sram_wr_en[b] ? last_wr_data_d[b*Lanes*32 +: Lanes*32] :
+                          last_wr_data_q[b*Lanes*32 +: Lanes*32];
     end
+  end
+
+  // Stage 1 takes a row's fields only with the row (operand isolation): nothing reads them
+  // without s1_valid_q.
+  always_comb begin
+    s1_valid_d      = res_valid_i;
+    s1_last_d       = res_valid_i && res_last_i;
+    s1_accumulate_d = res_valid_i ? res_accumulate_i : s1_accumulate_q;
+    s1_int8_d       = res_valid_i ? res_int8_i : s1_int8_q;
+    s1_addr_d       = res_valid_i ? res_addr_i : s1_addr_q;
+    s1_data_d       = res_valid_i ? res_data_i : s1_data_q;
+    s1_fwd_next     = res_valid_i ? s1_fwd_d : s1_fwd_q;
   end
 
   // Per lane: the fp32 add, cut at every step (mxu_pkg::AccAddCuts), and the int8 mode's
@@ -126,7 +154,7 @@ module mxu_accumulators #(
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
     logic unused_valid;
     mxu_fp32_add #(.FlushSubnormals(FlushSubnormals), .Cuts(mxu_pkg::AccAddCuts)) u_add (
-      .clk_i,
+      .clk_i  (clk_acc),
       .rst_ni,
       .valid_i(s1_valid_q && s1_accumulate_q && !s1_int8_q),
       .a_i    (old_value[l*32 +: 32]),
@@ -139,22 +167,26 @@ module mxu_accumulators #(
                                   s1_data_q[l*32 +: 32];
   end
 
-  // Stage 1 to the write stage: the add's cycles.
-  mxu_delay_line #(.Width(CtrlWidth), .Depth(AddCycles - 1)) u_ctrl_delay (
-    .clk_i,
+  // Stage 1 to the write stage: the add's cycles, taking each row's fields only with the row.
+  mxu_valid_pipe #(.Width(CtrlWidth - 1), .Depth(AddCycles - 1)) u_ctrl_delay (
+    .clk_i  (clk_acc),
     .rst_ni,
-    .d_i({s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q}),
-    .q_o({wb_valid, wb_accumulate, wb_last, wb_int8, wb_addr})
+    .valid_i(s1_valid_q),
+    .data_i ({s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q}),
+    .valid_o(wb_valid),
+    .data_o ({wb_accumulate, wb_last, wb_int8, wb_addr})
   );
 
-  mxu_delay_line #(.Width(Lanes*32), .Depth(AddCycles - 1)) u_plain_delay (
-    .clk_i,
+  mxu_valid_pipe #(.Width(Lanes*32), .Depth(AddCycles - 1)) u_plain_delay (
+    .clk_i  (clk_acc),
     .rst_ni,
-    .d_i(s1_plain),
-    .q_o(wb_plain)
+    .valid_i(s1_valid_q),
+    .data_i (s1_plain),
+    .valid_o(unused_plain_valid),
+    .data_o (wb_plain)
   );
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_acc or negedge rst_ni) begin
     if (!rst_ni) begin
       s1_valid_q      <= 1'b0;
       s1_accumulate_q <= 1'b0;
@@ -168,21 +200,21 @@ module mxu_accumulators #(
       end
       rd_bank_q       <= '0;
     end else begin
-      s1_valid_q      <= res_valid_i;
-      s1_accumulate_q <= res_accumulate_i;
-      s1_last_q       <= res_valid_i && res_last_i;
-      s1_int8_q       <= res_int8_i;
-      s1_addr_q       <= res_addr_i;
-      s1_data_q       <= res_data_i;
-      s1_fwd_q        <= s1_fwd_d;
-      last_wr_data_q  <= last_wr_data_d;
+      s1_valid_q      <= s1_valid_d;
+      s1_accumulate_q <= s1_accumulate_d;
+      s1_last_q       <= s1_last_d;
+      s1_int8_q       <= s1_int8_d;
+      s1_addr_q       <= s1_addr_d;
+      s1_data_q       <= s1_data_d;
+      s1_fwd_q        <= s1_fwd_next;
+      last_wr_data_q  <= last_wr_data_next;
       rd_bank_q       <= rd_bank_d;
     end
   end
 
   for (genvar b = 0; b < Banks; b++) begin : g_bank
     mxu_sram_1r1w #(.Width(Lanes*32), .Depth(BankDepth)) u_sram (
-      .clk_i,
+      .clk_i    (clk_acc),
       .rd_en_i  (sram_rd_en[b]),
       .rd_addr_i(sram_rd_addr[b*BankAw +: BankAw]),
       .rd_data_o(sram_rd_data[b*Lanes*32 +: Lanes*32]),
@@ -194,6 +226,53 @@ module mxu_accumulators #(
 
   assign rd_data_o  = sram_rd_data[rd_bank_q*Lanes*32 +: Lanes*32];
   assign res_done_o = wb_valid && wb_last;
+
+  // The clock: on with a row, a read or a write at the ports, and the add's cycles after a row.
+  if (ClockGating) begin : g_gate
+    localparam int unsigned SpanWidth = $clog2(AddCycles + 1);
+    logic [SpanWidth-1:0] span_d, span_q;
+    logic                 active;
+
+    always_comb begin
+      active = res_valid_i || rd_en_i || wr_en_i || span_q != '0;
+      span_d = res_valid_i ? SpanWidth'(AddCycles) : (span_q != '0) ? span_q - 1'b1 : span_q;
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        span_q <= '0;
+      end else begin
+        span_q <= span_d;
+      end
+    end
+
+    mxu_icg u_icg (
+      .clk_i,
+      .en_i (active),
+      .clk_o(clk_acc)
+    );
+
+`ifndef SYNTHESIS
+    logic [Lanes-1:0] add_changes;
+    logic [Banks-1:0] sram_changes;
+    for (genvar l = 0; l < Lanes; l++) begin : g_add_changes
+      assign add_changes[l] = g_lane[l].u_add.would_change;
+    end
+    for (genvar b = 0; b < Banks; b++) begin : g_sram_changes
+      assign sram_changes[b] = g_bank[b].u_sram.would_change;
+    end
+    `MXU_ASSERT(acc_still_while_gated,
+                active || ({s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_addr_d,
+                            s1_data_d, s1_fwd_next, last_wr_data_next, rd_bank_d} ==
+                           {s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q,
+                            s1_data_q, s1_fwd_q, last_wr_data_q, rd_bank_q} &&
+                           add_changes == '0 && sram_changes == '0 &&
+                           !u_ctrl_delay.would_change && !u_plain_delay.would_change),
+                clk_i, rst_ni)
+`endif
+  end else begin : g_no_gate
+    assign clk_acc = clk_i;
+  end
 
   `MXU_ASSERT_STATIC(gen_banks_pow2, Banks >= 1 && (Banks & (Banks - 1)) == 0 &&
                      Depth % Banks == 0 && BankDepth >= 1,

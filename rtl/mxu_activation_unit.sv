@@ -15,12 +15,19 @@
 //
 // ReLU(x) = x for x > 0, NaN for NaN, +0 otherwise (-0 included). Every NaN leaves as the
 // canonical NaN, also one preloaded into the accumulators with another payload.
+//
+// Operand isolation and clock gating (docs/architecture.md, "Clock gating"): each stage register
+// takes a new value only with a row of its mode in that stage, so the unit's registers stand still
+// between rows and the other mode's path does not toggle; under ClockGating the unit runs on a
+// gated clock only while a row enters or is inside (an assertion checks that nothing would have
+// changed while it was off).
 `include "mxu_assert.svh"
 
 module mxu_activation_unit #(
   parameter int unsigned Lanes           = mxu_pkg::ArrayCols,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
-  parameter int unsigned TagWidth        = 1
+  parameter int unsigned TagWidth        = 1,
+  parameter bit          ClockGating     = mxu_pkg::ClockGating
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -55,13 +62,24 @@ module mxu_activation_unit #(
   logic [TagWidth-1:0]        tag_q;
   logic [Lanes*32-1:0]        fp32_q;
   logic [Lanes*16-1:0]        row_q;
+  logic                       valid_d;
+  logic [TagWidth-1:0]        tag_d;
+  logic [Lanes*32-1:0]        fp32_d;
+  logic [Lanes*16-1:0]        row_d;
+  // The int8 path's stage registers as registered: a new row's value or the last one's again.
+  logic [Lanes*33-1:0]        sum_next;
+  logic [Lanes*58-1:0]        prod_next, shifted_next;
+  logic [Lanes*6-1:0]         shift_next;
+  logic                       clk_unit, active, raw_valid;
 
   // The fp path's input as it was when its bias add began, for rows without a bias.
-  mxu_delay_line #(.Width(Lanes*32), .Depth(Stages - 1)) u_raw_delay (
-    .clk_i,
+  mxu_valid_pipe #(.Width(Lanes*32), .Depth(Stages - 1)) u_raw_delay (
+    .clk_i  (clk_unit),
     .rst_ni,
-    .d_i(data_i),
-    .q_o(raw)
+    .valid_i(valid_i && !bias_en_i),
+    .data_i (data_i),
+    .valid_o(raw_valid),
+    .data_o (raw)
   );
 
   for (genvar l = 0; l < Lanes; l++) begin : g_lane
@@ -71,7 +89,7 @@ module mxu_activation_unit #(
 
     // ----- float, stages 1-3: the bias add.
     mxu_fp32_add #(.FlushSubnormals(FlushSubnormals), .Cuts(mxu_pkg::AccAddCuts)) u_bias (
-      .clk_i,
+      .clk_i  (clk_unit),
       .rst_ni,
       .valid_i(valid_i && !int8_i && bias_en_i),
       .a_i    (data_i[l*32 +: 32]),
@@ -137,12 +155,29 @@ module mxu_activation_unit #(
     end
   end
 
+  // Each stage takes a row's tag, and the int8 path's registers its values, only with the row.
   always_comb begin
     stage_valid_d = (Stages-1)'({stage_valid_q, valid_i});
-    stage_tag_d   = ((Stages-1)*TagWidth)'({stage_tag_q, tag_i});
+    stage_tag_d   = stage_tag_q;
+    if (valid_i) begin
+      stage_tag_d[0 +: TagWidth] = tag_i;
+    end
+    for (int unsigned st = 1; st < Stages - 1; st++) begin
+      if (stage_valid_q[st-1]) begin
+        stage_tag_d[st*TagWidth +: TagWidth] = stage_tag_q[(st-1)*TagWidth +: TagWidth];
+      end
+    end
+    valid_d      = stage_valid_q[Stages-2];
+    tag_d        = valid_d ? stage_tag_q[(Stages-2)*TagWidth +: TagWidth] : tag_q;
+    fp32_d       = valid_d ? activated : fp32_q;
+    row_d        = valid_d ? (int8_i ? requant : rounded) : row_q;
+    sum_next     = (valid_i && int8_i) ? sum_d : sum_q;
+    prod_next    = (stage_valid_q[0] && int8_i) ? prod_d : prod_q;
+    shift_next   = (stage_valid_q[0] && int8_i) ? shift_d : shift_q;
+    shifted_next = (stage_valid_q[1] && int8_i) ? shifted_d : shifted_q;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_unit or negedge rst_ni) begin
     if (!rst_ni) begin
       stage_valid_q <= '0;
       stage_tag_q   <= '0;
@@ -159,15 +194,44 @@ module mxu_activation_unit #(
     end else begin
       stage_valid_q <= stage_valid_d;
       stage_tag_q   <= stage_tag_d;
-      valid_q       <= stage_valid_q[Stages-2];
-      tag_q         <= stage_tag_q[(Stages-2)*TagWidth +: TagWidth];
-      fp32_q        <= activated;
-      row_q         <= int8_i ? requant : rounded;
-      sum_q         <= sum_d;
-      prod_q        <= prod_d;
-      shifted_q     <= shifted_d;
-      shift_q       <= shift_d;
+      valid_q       <= valid_d;
+      tag_q         <= tag_d;
+      fp32_q        <= fp32_d;
+      row_q         <= row_d;
+      sum_q         <= sum_next;
+      prod_q        <= prod_next;
+      shifted_q     <= shifted_next;
+      shift_q       <= shift_next;
     end
+  end
+
+  // The clock: on while a row enters or is inside.
+  assign active = valid_i || busy_o;
+
+  if (ClockGating) begin : g_gate
+    mxu_icg u_icg (
+      .clk_i,
+      .en_i (active),
+      .clk_o(clk_unit)
+    );
+
+`ifndef SYNTHESIS
+    logic [Lanes-1:0] bias_changes;
+    for (genvar l = 0; l < Lanes; l++) begin : g_bias_changes
+      assign bias_changes[l] = g_lane[l].u_bias.would_change;
+    end
+    `MXU_ASSERT(unit_still_while_gated,
+                active || ({stage_valid_d, stage_tag_d, valid_d, tag_d, fp32_d, row_d, sum_next,
+                            prod_next, shift_next, shifted_next} ==
+                           {stage_valid_q, stage_tag_q, valid_q, tag_q, fp32_q, row_q, sum_q,
+                            prod_q, shift_q, shifted_q} &&
+                           bias_changes == '0 && !u_raw_delay.would_change),
+                clk_i, rst_ni)
+`endif
+  end else begin : g_no_gate
+    assign clk_unit = clk_i;
+    logic unused_active;
+    assign unused_active = active;
   end
 
   assign valid_o = valid_q;
@@ -179,10 +243,11 @@ module mxu_activation_unit #(
   `MXU_ASSERT_STATIC(gen_act_stages, Stages == mxu_pkg::acc_add_cycles(),
                      "mxu_activation_unit: the int8 path's 4 stages must match the bias add's")
 
-  // Bits 7:6 of each quantization word are ignored (docs/numerics.md).
+  // Bits 7:6 of each quantization word are ignored (docs/numerics.md); the raw row's valid
+  // is the stage's own.
   logic unused_quant;
   always_comb begin
-    unused_quant = 1'b0;
+    unused_quant = raw_valid;
     for (int unsigned l = 0; l < Lanes; l++) unused_quant ^= ^quant_i[l*32+6 +: 2];
   end
 

@@ -112,4 +112,10 @@ module mxu_bf16_mul #(
 
   assign valid_o = norm_valid;
 
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge (a gated domain's assertion).
+  logic would_change;
+  assign would_change = u_cut_product.would_change || u_cut_normalize.would_change;
+`endif
+
 endmodule

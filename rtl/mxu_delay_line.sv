@@ -10,10 +10,19 @@ module mxu_delay_line #(
   output logic [Width-1:0] q_o
 );
 
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge: a gated clock domain (mxu_icg)
+  // asserts that none would while its clock is off (docs/architecture.md, "Clock gating").
+  logic would_change;
+`endif
+
   if (Depth == 0) begin : g_wire
     assign q_o = d_i;
     logic unused_clk_rst;
     assign unused_clk_rst = clk_i ^ rst_ni;
+`ifndef SYNTHESIS
+    assign would_change = 1'b0;
+`endif
   end else begin : g_regs
     logic [Depth*Width-1:0] stages_d, stages_q;
 
@@ -36,6 +45,9 @@ module mxu_delay_line #(
     end
 
     assign q_o = stages_q[Depth*Width-1 -: Width];
+`ifndef SYNTHESIS
+    assign would_change = stages_d != stages_q;
+`endif
   end
 
 endmodule

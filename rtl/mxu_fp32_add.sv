@@ -166,4 +166,11 @@ module mxu_fp32_add #(
 
   assign valid_o = norm_valid;
 
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge (a gated domain's assertion).
+  logic would_change;
+  assign would_change = u_cut_align.would_change || u_cut_sum.would_change ||
+                        u_cut_normalize.would_change;
+`endif
+
 endmodule

@@ -106,9 +106,14 @@ module mxu_pe #(
     .sum_o  (sum)
   );
 
+`ifndef SYNTHESIS
+  logic int8_changes;
+`endif
+
   if (Int8) begin : g_int8
     // The product is ready when the float product would be; the sum is formed as psum_i arrives
-    // and waits out the float adder's remaining cycles.
+    // and waits out the float adder's remaining cycles. Both are held between valid operands, so
+    // that an idle PE's registers stay still (its column's clock gate, mxu_pe_col).
     logic        prod_valid;
     logic [15:0] act_wide, weight_wide, prod_now, prod;
     logic [31:0] sum_now;
@@ -119,24 +124,34 @@ module mxu_pe #(
     assign prod_now    = act_wide * weight_wide;
 
     // The activation register is the first of the MulCycles.
-    mxu_delay_line #(.Width(17), .Depth(MulCycles - 1)) u_int_mul (
+    mxu_valid_pipe #(.Width(16), .Depth(MulCycles - 1)) u_int_mul (
       .clk_i,
       .rst_ni,
-      .d_i({act_valid_q && act_int8_q, prod_now}),
-      .q_o({prod_valid, prod})
+      .valid_i(act_valid_q && act_int8_q),
+      .data_i (prod_now),
+      .valid_o(prod_valid),
+      .data_o (prod)
     );
 
     assign sum_now = psum_i + {{16{prod[15]}}, prod};
 
-    mxu_delay_line #(.Width(33), .Depth(AddCycles - 1)) u_int_add (
+    mxu_valid_pipe #(.Width(32), .Depth(AddCycles - 1)) u_int_add (
       .clk_i,
       .rst_ni,
-      .d_i({prod_valid, sum_now}),
-      .q_o({int_valid, int_sum})
+      .valid_i(prod_valid),
+      .data_i (sum_now),
+      .valid_o(int_valid),
+      .data_o (int_sum)
     );
+`ifndef SYNTHESIS
+    assign int8_changes = u_int_mul.would_change || u_int_add.would_change;
+`endif
   end else begin : g_no_int8
     assign int_valid = 1'b0;
     assign int_sum   = '0;
+`ifndef SYNTHESIS
+    assign int8_changes = 1'b0;
+`endif
   end
 
   always_comb begin
@@ -174,5 +189,16 @@ module mxu_pe #(
   assign act_int8_o  = act_int8_q;
   assign psum_o      = psum_q;
   assign w_o         = shadow_q;
+
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge: mxu_pe_col asserts that none
+  // would while the column's clock is off (docs/architecture.md, "Clock gating").
+  logic would_change;
+  assign would_change =
+      {act_valid_i, act_i, act_bank_i, act_int8_i} != {act_valid_q, act_q, act_bank_q, act_int8_q} ||
+      psum_d != psum_q || shadow_d != shadow_q || weight0_d != weight0_q ||
+      weight1_d != weight1_q || u_mul.would_change || u_cut_product.would_change ||
+      u_add.would_change || int8_changes;
+`endif
 
 endmodule

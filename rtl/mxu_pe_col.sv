@@ -6,15 +6,25 @@
 // the array costs grows with Rows instead of Rows x Cols. Between columns only the activations
 // flow, left to right, so the columns' models form no loop. It adds no logic and no cycle.
 //
+// ClockGating: the column's PEs run on a clock of their own, gated by clk_en_i (mxu_icg), which
+// mxu_systolic_array raises while the column has anything to do: weights shifting in or being
+// committed, activations or partial sums in flight (docs/architecture.md, "Clock gating"). The
+// assertion below checks, every cycle of every simulation, that no register of the column would
+// have changed while its clock was off.
+//
 // The parameters have no defaults from mxu_pkg, unlike the other blocks': Verilator 5.006's
 // hierarchical flow reads this file before the packages. mxu_systolic_array sets them all.
+`include "mxu_assert.svh"
+
 module mxu_pe_col #(
   parameter int unsigned Rows            = 1,
   parameter int unsigned Stages          = 1,
-  parameter bit          FlushSubnormals = 1'b0
+  parameter bit          FlushSubnormals = 1'b0,
+  parameter bit          ClockGating     = 1'b0
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
+  input  logic               clk_en_i,  // the column has work this cycle (ClockGating)
   // Activations from the column to the left (lane r feeds PE(r, c)), passed on one cycle later.
   input  logic [Rows-1:0]    act_valid_i,
   input  logic [Rows*16-1:0] act_i,
@@ -42,9 +52,23 @@ module mxu_pe_col #(
   assign w_bus[Rows*16 +: 16]   = w_i;
   assign psum_o                 = psum_bus[Rows*32 +: 32];
 
+  logic clk_pe;
+
+  if (ClockGating) begin : g_gate
+    mxu_icg u_icg (
+      .clk_i,
+      .en_i (clk_en_i),
+      .clk_o(clk_pe)
+    );
+  end else begin : g_no_gate
+    assign clk_pe = clk_i;
+    logic unused_clk_en;
+    assign unused_clk_en = clk_en_i;
+  end
+
   for (genvar r = 0; r < Rows; r++) begin : g_row
     mxu_pe #(.FlushSubnormals(FlushSubnormals), .Stages(Stages)) u_pe (
-      .clk_i,
+      .clk_i          (clk_pe),
       .rst_ni,
       .act_valid_i    (act_valid_i[r]),
       .act_i          (act_i[r*16 +: 16]),
@@ -63,6 +87,17 @@ module mxu_pe_col #(
       .w_commit_bank_i
     );
   end
+
+`ifndef SYNTHESIS
+  // Every PE's registers stand still while the column's clock is off.
+  if (ClockGating) begin : g_gate_check
+    logic [Rows-1:0] pe_changes;
+    for (genvar r = 0; r < Rows; r++) begin : g_changes
+      assign pe_changes[r] = g_row[r].u_pe.would_change;
+    end
+    `MXU_ASSERT(column_still_while_gated, clk_en_i || pe_changes == '0, clk_i, rst_ni)
+  end
+`endif
 
   // The top of the weight chain goes nowhere.
   logic unused_top;

@@ -14,6 +14,12 @@ module mxu_pipe_reg #(
   output logic [Width-1:0] data_o
 );
 
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge: a gated clock domain (mxu_icg)
+  // asserts that none would while its clock is off (docs/architecture.md, "Clock gating").
+  logic would_change;
+`endif
+
   if (Enable) begin : g_reg
     logic             valid_q;
     logic [Width-1:0] data_d, data_q;
@@ -32,11 +38,17 @@ module mxu_pipe_reg #(
 
     assign valid_o = valid_q;
     assign data_o  = data_q;
+`ifndef SYNTHESIS
+    assign would_change = (valid_i != valid_q) || (data_d != data_q);
+`endif
   end else begin : g_wire
     assign valid_o = valid_i;
     assign data_o  = data_i;
     logic unused_clk_rst;
     assign unused_clk_rst = clk_i ^ rst_ni;
+`ifndef SYNTHESIS
+    assign would_change = 1'b0;
+`endif
   end
 
 endmodule

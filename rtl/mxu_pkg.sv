@@ -28,6 +28,9 @@
 `ifndef MXU_FLUSH_SUBNORMALS
 `define MXU_FLUSH_SUBNORMALS 0
 `endif
+`ifndef MXU_CLOCK_GATING
+`define MXU_CLOCK_GATING 1
+`endif
 
 package mxu_pkg;
 
@@ -332,6 +335,12 @@ package mxu_pkg;
   //   1 = flush: subnormal inputs read as signed zero, subnormal results become signed zero
   //       (host CPU with flush-to-zero and denormals-are-zero set).
   parameter bit FlushSubnormals = 1'(`MXU_FLUSH_SUBNORMALS);
+
+  // Clock gating (docs/architecture.md, "Clock gating"): 1 = every block that can rest runs on a
+  // clock of its own, gated off (mxu_icg) in the cycles it has nothing to do; 0 = one free clock
+  // (the design before gating, which the formal equivalence check compares against). Results,
+  // cycles and counters are the same either way.
+  parameter bit ClockGating = 1'(`MXU_CLOCK_GATING);
 
   // The processing element's pipeline (docs/architecture.md, "The pipelined PE"): PeStages
   // register stages from an activation entering a PE to its partial sum leaving it. The multiply

@@ -27,4 +27,10 @@ module mxu_sram_1r1w #(
     end
   end
 
+`ifndef SYNTHESIS
+  // Whether the macro would change at the next edge (a gated clock domain's assertion).
+  logic would_change;
+  assign would_change = rd_en_i || wr_en_i;
+`endif
+
 endmodule

@@ -14,12 +14,28 @@
 // presented one cycle before the first row of a new tile reaches every PE just in time. A commit
 // reaches a column's rows in the same cycle, while the old tile's last row reaches row r up to
 // (Rows-1) x Add cycles after it entered: mxu_datapath spaces commits so it has passed.
+//
+// Clock gating (ClockGating, docs/architecture.md "Clock gating"): each column runs on its own
+// gated clock (mxu_pe_col), and the skew, weight-skew and de-skew registers on one for the array.
+// Column c sees exactly what column 0 saw, c cycles later, so one enable serves them all: column
+// 0 has work in a cycle with a row, a weight shift or a commit at the edge, and for ActiveSpan
+// cycles after a row; column c's enable is column 0's delayed c cycles, and the array's
+// runs until the de-skew has passed the last column's results. Operand isolation: between rows
+// the edge holds the last row's operands, so that no register of an idle PE changes and the
+// multipliers see no new operands; nothing else moves, cycle or bit.
+`include "mxu_assert.svh"
+
 module mxu_systolic_array #(
   parameter int unsigned Rows            = mxu_pkg::ArrayRows,
   parameter int unsigned Cols            = mxu_pkg::ArrayCols,
   parameter int unsigned Stages          = mxu_pkg::PeStages,
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
-  localparam int unsigned Add     = mxu_pkg::pe_add_cycles(Stages)
+  parameter bit          ClockGating     = mxu_pkg::ClockGating,
+  localparam int unsigned Add     = mxu_pkg::pe_add_cycles(Stages),
+  // The cycles after a row's edge cycle in which column 0 may still change: its bottom lane enters
+  // (Rows-1) x Add cycles late, and its partial sum is written Mul + Add - 1 cycles later. (One
+  // cycle fewer fails the column's assertion; formal/clock_gating.sv's mutant is that.)
+  localparam int unsigned ActiveSpan = (Rows - 1) * Add + mxu_pkg::pe_mul_cycles(Stages) + Add - 1
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -48,13 +64,88 @@ module mxu_systolic_array #(
   logic [Cols*16-1:0]          w_col;
   logic [Cols-1:0]             w_shift_col, w_commit_col, w_commit_bank_col;
   logic [Cols*32-1:0]          psum_col;
+  // The operands of the last valid row (bank, int8 flag, lanes), held until the next.
+  logic [Rows*16+1:0]          edge_d, edge_q;
+  logic [Rows*16-1:0]          edge_act;
+  logic                        edge_bank, edge_int8;
+  // Clocks: the array's (skews and de-skew) and each column's, and their enables.
+  logic                        clk_array, array_en;
+  logic [Cols-1:0]             col_en;
+
+  // The weight row of the last shift and the bank of the last commit, likewise.
+  logic [Cols*16:0]            w_edge_d, w_edge_q;
+  logic [Cols*16-1:0]          w_edge;
+  logic                        w_edge_bank;
+
+  assign edge_d   = act_valid_i ? {act_bank_i, act_int8_i, act_i} : edge_q;
+  assign w_edge_d = {w_commit_i ? w_commit_bank_i : w_edge_q[Cols*16],
+                     w_shift_i ? w_i : w_edge_q[Cols*16-1:0]};
+  assign {edge_bank, edge_int8, edge_act} = edge_d;
+  assign {w_edge_bank, w_edge}            = w_edge_d;
+
+  always_ff @(posedge clk_array or negedge rst_ni) begin
+    if (!rst_ni) begin
+      edge_q   <= '0;
+      w_edge_q <= '0;
+    end else begin
+      edge_q   <= edge_d;
+      w_edge_q <= w_edge_d;
+    end
+  end
+
+  if (ClockGating) begin : g_gate
+    localparam int unsigned SpanWidth = $clog2(ActiveSpan + 1);
+    logic                 col0_active;
+    logic [SpanWidth-1:0] span_d, span_q;
+    // Column 0's enable delayed c+1 cycles in bit c: column c+1's enable.
+    logic [Cols-1:0]      col_en_d, col_en_q;
+
+    always_comb begin
+      col0_active = act_valid_i || w_shift_i || w_commit_i || span_q != '0;
+      span_d      = act_valid_i ? SpanWidth'(ActiveSpan) :
+                    (span_q != '0) ? span_q - 1'b1 : span_q;
+    end
+
+    if (Cols > 1) begin : g_many
+      assign col_en_d = {col_en_q[Cols-2:0], col0_active};
+    end else begin : g_one
+      assign col_en_d = col0_active;
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        span_q   <= '0;
+        col_en_q <= '0;
+      end else begin
+        span_q   <= span_d;
+        col_en_q <= col_en_d;
+      end
+    end
+
+    // The de-skew holds column c's result Cols-1-c cycles: the array's clock runs Cols cycles
+    // past column 0's last.
+    assign col_en   = col_en_d;
+    assign array_en = col0_active || col_en_q != '0;
+
+    mxu_icg u_icg (
+      .clk_i,
+      .en_i (array_en),
+      .clk_o(clk_array)
+    );
+  end else begin : g_no_gate
+    assign col_en    = '1;
+    assign array_en  = 1'b1;
+    assign clk_array = clk_i;
+    logic unused_array_en;
+    assign unused_array_en = array_en;
+  end
 
   // Input skew: lane r is delayed r x Add cycles.
   for (genvar r = 0; r < Rows; r++) begin : g_skew
     mxu_delay_line #(.Width(19), .Depth(r * Add)) u_skew (
-      .clk_i,
+      .clk_i (clk_array),
       .rst_ni,
-      .d_i({act_valid_i, act_bank_i, act_int8_i, act_i[r*16 +: 16]}),
+      .d_i({act_valid_i, edge_bank, edge_int8, edge_act[r*16 +: 16]}),
       .q_o({act_valid_bus[r], act_bank_bus[r], act_int8_bus[r], act_bus[r*16 +: 16]})
     );
   end
@@ -62,15 +153,21 @@ module mxu_systolic_array #(
   for (genvar c = 0; c < Cols; c++) begin : g_col
     // Weight and commit skew: column c is delayed c cycles.
     mxu_delay_line #(.Width(19), .Depth(c)) u_wskew (
-      .clk_i,
+      .clk_i (clk_array),
       .rst_ni,
-      .d_i({w_shift_i, w_commit_i, w_commit_bank_i, w_i[c*16 +: 16]}),
+      .d_i({w_shift_i, w_commit_i, w_edge_bank, w_edge[c*16 +: 16]}),
       .q_o({w_shift_col[c], w_commit_col[c], w_commit_bank_col[c], w_col[c*16 +: 16]})
     );
 
-    mxu_pe_col #(.Rows(Rows), .Stages(Stages), .FlushSubnormals(FlushSubnormals)) u_col (
+    mxu_pe_col #(
+      .Rows           (Rows),
+      .Stages         (Stages),
+      .FlushSubnormals(FlushSubnormals),
+      .ClockGating    (ClockGating)
+    ) u_col (
       .clk_i,
       .rst_ni,
+      .clk_en_i       (col_en[c]),
       .act_valid_i    (act_valid_bus[c*Rows +: Rows]),
       .act_i          (act_bus[c*Rows*16 +: Rows*16]),
       .act_bank_i     (act_bank_bus[c*Rows +: Rows]),
@@ -88,12 +185,30 @@ module mxu_systolic_array #(
 
     // Output de-skew: column c is delayed Cols-1-c cycles.
     mxu_delay_line #(.Width(32), .Depth(Cols - 1 - c)) u_deskew (
-      .clk_i,
+      .clk_i (clk_array),
       .rst_ni,
       .d_i(psum_col[c*32 +: 32]),
       .q_o(psum_o[c*32 +: 32])
     );
   end
+
+`ifndef SYNTHESIS
+  // The array's own registers stand still while its clock is off (each column checks its own).
+  if (ClockGating) begin : g_gate_check
+    logic [Rows-1:0] skew_changes;
+    logic [Cols-1:0] col_changes;
+    for (genvar r = 0; r < Rows; r++) begin : g_skew_changes
+      assign skew_changes[r] = g_skew[r].u_skew.would_change;
+    end
+    for (genvar c = 0; c < Cols; c++) begin : g_col_changes
+      assign col_changes[c] = g_col[c].u_wskew.would_change || g_col[c].u_deskew.would_change;
+    end
+    `MXU_ASSERT(array_still_while_gated,
+                array_en || (edge_d == edge_q && w_edge_d == w_edge_q && skew_changes == '0 &&
+                             col_changes == '0),
+                clk_i, rst_ni)
+  end
+`endif
 
   // The right edge of the activation buses goes nowhere.
   logic unused_right_edge;

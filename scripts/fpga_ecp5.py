@@ -215,6 +215,13 @@ def main() -> int:
 
     try:
         d = ppa.parse_spec(args.device, work)
+        # An FPGA gates no clock through its logic: its clock trees are global buffers, and a
+        # register's clock enable does what a gate would. The flow builds the ungated design
+        # (the same results and cycles) and refuses a device that asks for gating.
+        if re.search(r":gate=1(:|$)", d["spec"]):
+            die(f"--device '{d['spec']}': gate=1 does not apply to an FPGA (its clocks are not "
+                "gated through logic); the ECP5 flow builds gate=0")
+        d["gate"] = "0"
         for t in (YOSYS, NEXTPNR):
             if not os.access(t, os.X_OK):
                 shown = os.path.relpath(t, ROOT) if t.startswith(ROOT + os.sep) else t

@@ -12,7 +12,8 @@
 # docs/ppa.md.
 # Usage: scripts/fpga_ecp5.sh [--device SPEC] [--json] [--keep DIR] [--timeout S] [--seed N]
 #                             [--freq MHZ]
-# --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first).
+# --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first). Built without clock
+#   gating (an FPGA does not gate clocks through logic): an entry with gate=1 is refused.
 # --json: one object (device, part, luts, ffs, dsp, bram: {used, available}, fmax_mhz, fits,
 #   seconds, ...). Otherwise a Markdown table.
 # --keep DIR: keep the work files (Yosys's script, log and netlist, nextpnr's log and report) in

@@ -17,6 +17,8 @@ verilator --lint-only --assert -F "$rtl/mxu.vc" $sources -Wno-MULTITOP -GFlushSu
 top=(verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module mxu_top "$rtl/mxu_top.sv")
 "${top[@]}" -GRows=8 -GCols=4 -GUbDepth=1024 -GAccDepth=256 -GFlushSubnormals=1\'b1
 "${top[@]}" -GRows=32 -GCols=32
+# The ungated design (gate=0), which the formal equivalence compares against.
+"${top[@]}" -GRows=8 -GCols=4 -GUbDepth=1024 -GAccDepth=256 +define+MXU_CLOCK_GATING=0
 # Every memory port width the RTL takes (bus=B: 16 to 1024 bytes a beat, common/device_spec.h).
 for bus in 16 64 128 256 512 1024; do
   "${top[@]}" -GRows=8 -GCols=4 -GUbDepth=1024 -GAccDepth=256 +define+MXU_BUS_BYTES="$bus"
@@ -35,4 +37,4 @@ for module in mxu_dma_load:UbLanes:Cols mxu_dma_store:UbLanes:Cols mxu_accumulat
   verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
     -Wno-UNUSEDPARAM "${args[@]}"
 done
-echo "lint clean: $(echo "$sources" | wc -l) files; mxu_top at 8 x 4 and 32 x 32; 255 lanes; PE depths 1-7; buses 16-1024"
+echo "lint clean: $(echo "$sources" | wc -l) files; mxu_top at 8 x 4 and 32 x 32, gated and not; 255 lanes; PE depths 1-7; buses 16-1024"

@@ -109,6 +109,7 @@ def keep_dir_problem(path: str, tool: str) -> str | None:
 
 def make_keep_dir(path: str, tool: str) -> str:
     """The --keep directory, created and marked as tool's; the caller checked it first."""
+    path = os.path.abspath(path)  # the tools run in it: a relative path would not resolve there
     os.makedirs(path, exist_ok=True)
     with open(os.path.join(path, KEEP_MARK), "w") as f:
         f.write(tool + "\n")
@@ -233,7 +234,8 @@ def parse_spec(spec: str | None, work: str) -> dict:
     line = run([tool, "1", spec], 60).stdout.strip().splitlines()[-1].split("\t")
     if line[0] == "error":
         die(f"--device '{spec}': {line[2]}")
-    keys = ["name", "rows", "cols", "flush", "ub", "acc", "wfifo", "pe", "bus", "hier", "threads"]
+    keys = ["name", "rows", "cols", "flush", "ub", "acc", "wfifo", "pe", "bus", "hier", "threads",
+            "gate"]
     d = dict(zip(keys, line))
     d["spec"] = spec
     return d
@@ -243,15 +245,54 @@ def defines(d: dict) -> list[str]:
     return [f"-DMXU_ARRAY_ROWS={d['rows']}", f"-DMXU_ARRAY_COLS={d['cols']}",
             f"-DMXU_UB_DEPTH={d['ub']}", f"-DMXU_ACC_DEPTH={d['acc']}",
             f"-DMXU_WEIGHT_FIFO_DEPTH={d['wfifo']}", f"-DMXU_FLUSH_SUBNORMALS={d['flush']}",
-            f"-DMXU_PE_STAGES={d['pe']}", f"-DMXU_BUS_BYTES={d['bus']}"]
+            f"-DMXU_PE_STAGES={d['pe']}", f"-DMXU_BUS_BYTES={d['bus']}",
+            f"-DMXU_CLOCK_GATING={d['gate']}"]
 
 
-def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int) -> str:
+def latch_map(latch: dict) -> str:
+    """Yosys techmap: its positive and negative latches onto the library's latch cell, an
+    inverter ($_NOT_, mapped by ABC) on the enable where the polarities differ."""
+    out = []
+    for kind, low in (("P", False), ("N", True)):
+        inv = low != latch["en_low"]
+        out.append(f"module \\$_DLATCH_{kind}_ (input E, input D, output Q);\n"
+                   + ("  wire e;\n  \\$_NOT_ u_not (.A(E), .Y(e));\n" if inv else "")
+                   + f"  {latch['cell']} _TECHMAP_REPLACE_ (.{latch['en']}({'e' if inv else 'E'}), "
+                   f".{latch['d']}(D), .{latch['q']}(Q));\nendmodule\n")
+    return "".join(out)
+
+
+def icg_stub(icg: dict) -> str:
+    """mxu_icg as the library's integrated clock-gating cell (its test pin tied low), with the
+    cell's blackbox for Yosys."""
+    test = f", .{icg['test']}(1'b0)" if icg["test"] else ""
+    ports = [icg["clk"], icg["en"]] + ([icg["test"]] if icg["test"] else [])
+    return (f"module mxu_icg (input logic clk_i, input logic en_i, output logic clk_o);\n"
+            f"  {icg['cell']} u_cell (.{icg['clk']}(clk_i), .{icg['en']}(en_i), "
+            f".{icg['out']}(clk_o){test});\nendmodule\n(* blackbox *)\nmodule {icg['cell']} ("
+            + ", ".join(f"input {p}" for p in ports) + f", output {icg['out']});\nendmodule\n")
+
+
+def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int,
+               gating: dict) -> str:
     """Yosys: the design kept hierarchical (each distinct module mapped once), flip-flops onto
-    the library's, logic by ABC's delay-driven mapping to target_ps with buffering and gate
+    the library's, the clock gates' latches onto its latch cell (or mxu_icg onto its integrated
+    clock-gating cell), logic by ABC's delay-driven mapping to target_ps with buffering and gate
     sizing (the -constr script: map -D; buffer; upsize; dnsize); SRAMs as port cells."""
     open(os.path.join(work, "macro.lib"), "w").write(MACRO_LIB)
     open(os.path.join(work, "sram_stub.sv"), "w").write(sram_stub())
+    srcs = sources()
+    if gating.get("icg"):
+        open(os.path.join(work, "icg_stub.sv"), "w").write(icg_stub(gating["icg"]))
+        srcs = [f for f in srcs if os.path.basename(f) != "mxu_icg.sv"]
+        srcs.append(os.path.join(work, "icg_stub.sv"))
+    # Yosys 0.23's dfflibmap maps flip-flops only: the latches go through a techmap, before
+    # ABC (which then maps the inverter a negative latch needs); none may be left unmapped.
+    latch_step = "select -assert-none t:$_DLATCH*\n"
+    if gating.get("latch"):
+        open(os.path.join(work, "latch_map.v"), "w").write(latch_map(gating["latch"]))
+        latch_step = (f"dfflegalize -cell $_DLATCH_P_ x -cell $_DLATCH_N_ x t:$_DLATCH*\n"
+                      f"techmap -map {work}/latch_map.v t:$_DLATCH*\n" + latch_step)
     # The input drive and output load ABC sizes for: a minimum inverter, 20 fF.
     open(os.path.join(work, "constr.sdc"), "w").write("set_driving_cell INVX1\nset_load 0.02\n")
     # ABC's script, as a file (Yosys's inline `-script +a;b` splits at the `;`): abc -fast
@@ -267,11 +308,11 @@ def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int) -> st
         f"dnsize -D {target_ps}\nstime -p\n")
     netlist = os.path.join(work, "netlist.v")
     script = f"""read_liberty -lib {work}/macro.lib
-read_verilog -sv {' '.join(defines(d))} {' '.join(sources())} {work}/sram_stub.sv
+read_verilog -sv {' '.join(defines(d))} {' '.join(srcs)} {work}/sram_stub.sv
 hierarchy -top {top}
 synth -top {top}
 dfflibmap -liberty {LIBERTY}
-abc -D {target_ps} -constr {work}/constr.sdc -script {work}/abc.script -liberty {LIBERTY}
+{latch_step}abc -D {target_ps} -constr {work}/constr.sdc -script {work}/abc.script -liberty {LIBERTY}
 opt_clean -purge
 write_verilog -noattr -noexpr -simple-lhs {netlist}
 """
@@ -313,6 +354,7 @@ def load_netlist(path: str) -> tuple[dict, dict]:
         name, body = m.group(1), m.group(0)
         cells: dict[str, int] = {}
         insts: list[tuple[str, str]] = []
+        conns: dict[str, dict[str, str]] = {}
         for c in re.finditer(r"^  (\S+) +(\\\S+ |\S+) ?\(", body, re.M):
             ctype, iname = c.group(1), c.group(2).strip()
             if ctype in ("input", "output", "wire", "inout", "reg", "assign"):
@@ -320,13 +362,27 @@ def load_netlist(path: str) -> tuple[dict, dict]:
             if iname.startswith("\\"):
                 iname = iname[1:]
             insts.append((ctype, iname))
+            conns[iname] = _connections(body[c.end():body.find(";", c.end())])
         for ctype, _ in insts:
             cells[ctype] = cells.get(ctype, 0) + 1
         depth = re.search(r"MXU_SRAM_DEPTH #\(\s*\.Depth\(([^)]*)\)", body)
         cells.pop("MXU_SRAM_DEPTH", None)
-        modules[name] = {"text": body, "cells": cells, "insts": insts,
+        modules[name] = {"text": body, "cells": cells, "insts": insts, "conns": conns,
+                         "inputs": set(re.findall(r"^  input (?:\[[^]]*\] )?(\S+);", body, re.M)),
+                         "assigns": {_net(a): _net(b) for a, b in re.findall(
+                             r"^  assign (\\\S+ |\S+) = (\\\S+ |\S+);", body, re.M)},
                          "depth": _verilog_int(depth.group(1)) if depth else None}
     return modules, {"text": text}
+
+
+def _net(name: str) -> str:
+    """A net's name as written in the netlist, without the escape's backslash and space."""
+    return name.strip().lstrip("\\").strip()
+
+
+def _connections(text: str) -> dict[str, str]:
+    """An instance's `.PORT(net)` connections to single nets (concatenations left out)."""
+    return {p: _net(n) for p, n in re.findall(r"\.(\w+)\(\s*(\\\S+ |[^(){},\s]+)\s*\)", text)}
 
 
 def _verilog_int(v: str) -> int:
@@ -338,6 +394,8 @@ def _verilog_int(v: str) -> int:
 
 
 def liberty_areas(path: str) -> dict[str, float]:
+    """Each cell's area; a cell the liberty gives no area (osu018's LATCH says 0) takes its
+    footprint from the LEF beside the liberty (same name, .lef), where there is one."""
     areas, cell = {}, None
     for line in open(path):
         m = re.match(r"\s*cell\s*\(\s*\"?(\w+)\"?\s*\)", line)
@@ -346,7 +404,107 @@ def liberty_areas(path: str) -> dict[str, float]:
         m = re.match(r"\s*area\s*:\s*([0-9.]+)", line)
         if m and cell and cell not in areas:
             areas[cell] = float(m.group(1))
-    return areas
+    lef = lef_areas(re.sub(r"\.lib$", ".lef", path))
+    return {c: (a if a > 0 else lef.get(c, a)) for c, a in areas.items()}
+
+
+def lef_areas(path: str) -> dict[str, float]:
+    """Each LEF macro's footprint (SIZE w BY h, um^2); none where there is no LEF."""
+    if not os.path.isfile(path):
+        return {}
+    text = open(path, errors="replace").read()
+    return {m.group(1): float(m.group(2)) * float(m.group(3)) for m in re.finditer(
+        r"^MACRO\s+(\S+).*?^\s*SIZE\s+([0-9.]+)\s+BY\s+([0-9.]+)", text, re.S | re.M)}
+
+
+def _groups(text: str, kind: str) -> dict[str, str]:
+    """The liberty groups `kind (NAME) { ... }` directly in text: name -> body."""
+    out = {}
+    for m in re.finditer(rf"\b{kind}\s*\(\s*([^)]*?)\s*\)\s*\{{", text):
+        depth, i = 1, m.end()
+        while depth and i < len(text):
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        out.setdefault(m.group(1).strip('"'), text[m.end():i - 1])
+    return out
+
+
+def _attr(body: str, name: str) -> str | None:
+    m = re.search(rf"\b{name}\s*:\s*\"?([^\";]*)\"?\s*;", body)
+    return m.group(1).strip() if m else None
+
+
+def liberty_cells(path: str) -> dict[str, dict]:
+    """Each usable cell of a liberty: its pins (name -> body) and body; dont_use cells left out."""
+    text = re.sub(r"/\*.*?\*/", "", open(path, errors="replace").read(), flags=re.S)
+    cells = {}
+    for name, body in _groups(text, "cell").items():
+        if _attr(body, "dont_use") != "true":
+            cells[name] = {"body": body, "pins": _groups(body, "pin")}
+    return cells
+
+
+def liberty_latch(cells: dict) -> dict | None:
+    """A plain latch (data in, enable, one output that is its state; no set or reset) to map
+    Yosys's $_DLATCH_P_/N_ onto: {"cell", "d", "en", "q", "en_low"}, or None."""
+    for name, c in sorted(cells.items()):
+        latch = _groups(c["body"], "latch")
+        if len(latch) != 1 or len(c["pins"]) != 3:
+            continue
+        names, body = next(iter(latch.items()))
+        state = names.split(",")[0].strip(' "')  # the latch's state variable (IQ)
+        d, en = _attr(body, "data_in"), _attr(body, "enable")
+        if not d or not en or _attr(body, "clear") or _attr(body, "preset"):
+            continue
+        en_low = en.startswith("!") or en.endswith("'")
+        en = en.strip("!'() ")
+        q = [p for p, b in c["pins"].items() if _attr(b, "function") == state]
+        if d in c["pins"] and en in c["pins"] and len(q) == 1:
+            return {"cell": name, "d": d, "en": en, "q": q[0], "en_low": en_low}
+    return None
+
+
+def liberty_icg(cells: dict) -> dict | None:
+    """An integrated clock-gating cell (clock_gating_integrated_cell latch_posedge, a test pin
+    allowed and tied off): {"cell", "clk", "en", "out", "test"}, or None."""
+    for name, c in sorted(cells.items()):
+        if _attr(c["body"], "clock_gating_integrated_cell") not in (
+                "latch_posedge", "latch_posedge_precontrol", "latch_posedge_postcontrol"):
+            continue
+        role = {}
+        for pin, b in c["pins"].items():
+            for key in ("clock", "enable", "out", "test"):
+                if _attr(b, f"clock_gate_{key}_pin") == "true":
+                    role[key] = pin
+        if {"clock", "enable", "out"} <= set(role):
+            return {"cell": name, "clk": role["clock"], "en": role["enable"],
+                    "out": role["out"], "test": role.get("test")}
+    return None
+
+
+def liberty_buffers(cells: dict) -> dict[str, tuple[str, str]]:
+    """The one-input cells (buffers, inverters): cell -> (input pin, output pin). A clock passes
+    through them unchanged in rate, so the clock-domain trace follows them."""
+    out = {}
+    for name, c in cells.items():
+        ins = [p for p, b in c["pins"].items() if _attr(b, "direction") == "input"]
+        outs = [p for p, b in c["pins"].items() if _attr(b, "direction") == "output"]
+        if len(ins) == 1 and len(outs) == 1 and not _groups(c["body"], "ff") \
+                and not _groups(c["body"], "latch"):
+            f = (_attr(c["pins"][outs[0]], "function") or "").replace(" ", "")
+            if f.strip("()!") == ins[0]:
+                out[name] = (ins[0], outs[0])
+    return out
+
+
+def liberty_clock_pins(cells: dict) -> dict[str, str]:
+    """Each sequential cell's clock pin (the pin marked `clock : true`): cell -> pin."""
+    out = {}
+    for name, c in cells.items():
+        for pin, b in c["pins"].items():
+            if _attr(b, "clock") == "true" and _attr(b, "direction") == "input":
+                out[name] = pin
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -356,25 +514,70 @@ read_verilog {netlist}
 link_design {top}
 create_clock -name clk -period {period} [get_ports clk_i]
 set_load 0.02 [all_outputs]
-report_checks -path_delay max -path_group clk -digits 3 -format full > {rpt}
-set fh [open {rpt}]
-set txt [read $fh]
-close $fh
-puts $txt
-# The registers' names: the nets their Q pins drive (the cells' own names are Yosys's numbers).
+# The registers' names: the nets their Q pins drive (the cells' own names are Yosys's numbers);
+# a clock gate's AND by the net it drives.
 proc qnet {{inst}} {{
-  if {{[catch {{set n [get_nets -of_objects [get_pins $inst/Q]]}}] == 0 && $n ne ""}} {{
-    return [get_full_name $n]
+  foreach pin {{Q Y}} {{
+    if {{[catch {{set n [get_nets -of_objects [get_pins $inst/$pin]]}}] == 0 && $n ne ""}} {{
+      return [get_full_name $n]
+    }}
   }}
   return $inst
 }}
-if {{[regexp {{Startpoint: (\S+)}} $txt -> sp]}} {{ puts "PPA_START [qnet $sp]" }}
-if {{[regexp {{Endpoint: (\S+)}} $txt -> ep]}} {{ puts "PPA_END [qnet $ep]" }}
+# Register to register: paths into the flip-flops (and the SRAMs' port cells). A path into a
+# clock gate's latch is not an end: it goes on through the latch to the gate's AND, where
+# OpenSTA's clock-gating check ends it (group **clock_gating_default**).
+set eps [all_registers -edge_triggered -data_pins]
+set lds [all_registers -level_sensitive -data_pins]
+foreach {{tag group}} {{CLK clk GATE **clock_gating_default** LATCH clk}} {{
+  if {{$tag eq "CLK" && [llength $eps]}} {{
+    report_checks -path_delay max -path_group $group -to $eps -digits 3 -format full > {rpt}
+  }} elseif {{$tag eq "LATCH"}} {{
+    if {{![llength $lds]}} {{ continue }}
+    report_checks -path_delay max -path_group $group -to $lds -digits 3 -format full > {rpt}
+  }} else {{
+    report_checks -path_delay max -path_group $group -digits 3 -format full > {rpt}
+  }}
+  set fh [open {rpt}]
+  set txt [read $fh]
+  close $fh
+  puts "PPA_GROUP $tag"
+  puts $txt
+  if {{[regexp {{Startpoint: (\S+)}} $txt -> sp]}} {{ puts "PPA_START [qnet $sp]" }}
+  if {{[regexp {{Endpoint: (\S+)}} $txt -> ep]}} {{ puts "PPA_END [qnet $ep]" }}
+}}
+puts "PPA_GROUP ASYNC"
 report_checks -path_delay max -path_group **async_default** -digits 3 -format end
 """
 
 
+def parse_path(text: str, period: float, whole: bool = False) -> dict | None:
+    """One OpenSTA full path report: its start, end, data arrival and the shortest clock period
+    it allows. A path launched at time L and captured at C has C - L of the period to itself
+    (the whole period register to register; half for a clock gate's latch, which opens on the
+    falling edge), so it needs (C - L - slack) / ((C - L) / period). A latch that borrowed time
+    (OpenSTA: "time given to startpoint") passes on a path launched a whole period earlier;
+    whole: a path into a latch that ran out of time to borrow (it closes on the next rising
+    edge, a whole period after the launch)."""
+    m = re.search(r"Startpoint: (\S+).*?Endpoint: (\S+)", text, re.S)
+    arrival = re.search(r"^\s*([-0-9.]+)\s+data arrival time", text, re.M)
+    slack = re.search(r"^\s*([-0-9.]+)\s+slack", text, re.M)
+    if not (m and arrival and slack):
+        return None
+    edges = [float(e) for e in re.findall(
+        r"^\s*[-0-9.]+\s+([-0-9.]+)\s+clock \S+ \((?:rise|fall) edge\)", text, re.M)]
+    launch, capture = (edges[0], edges[1]) if len(edges) >= 2 else (0.0, period)
+    if "time given to startpoint" in text or whole:
+        launch = capture - period
+    span = capture - launch if capture > launch else period
+    need = (span - float(slack.group(1))) * period / span
+    return {"start": m.group(1), "end": m.group(2), "arrival_ns": float(arrival.group(1)),
+            "ns": round(need, 3), "slack_ns": float(slack.group(1))}
+
+
 def sta_timing(netlist: str, top: str, period: float, work: str, timeout: int) -> dict | None:
+    """The module's worst path, register to register or into a clock gate (its clock-gating
+    setup check), as the shortest period it allows; the async reset's recovery apart."""
     tcl = os.path.join(work, f"t_{top}.tcl")
     open(tcl, "w").write(STA_TIMING.format(lib=LIBERTY, macro=os.path.join(work, "macro.lib"),
                                            netlist=netlist, top=top, period=period,
@@ -383,23 +586,25 @@ def sta_timing(netlist: str, top: str, period: float, work: str, timeout: int) -
         r = run(["sta", "-no_splash", "-exit", tcl], timeout, cwd=work)
     except subprocess.TimeoutExpired:
         return {"timeout": timeout}
-    out = r.stdout
-    res: dict = {}
-    m = re.search(r"Startpoint: (\S+).*?Endpoint: (\S+).*?\n\s*([0-9.]+)\s+data arrival time"
-                  r".*?library setup time.*?([-0-9.]+)\s+slack", out, re.S)
-    if m:
-        res["start"], res["end"] = m.group(1), m.group(2)
-        slack = float(m.group(4))
-        res["ns"] = round(period - slack, 3)  # arrival + setup: the shortest clock period
-        res["arrival_ns"] = float(m.group(3))
-        for key, tag in (("start", "PPA_START"), ("end", "PPA_END")):
-            n = re.search(rf"^{tag} (.*)$", out, re.M)
+    chunks = {c.split("\n", 1)[0].strip(): c for c in r.stdout.split("PPA_GROUP ")[1:]}
+    res: dict = {"ns": None}
+    for tag, check in (("CLK", "setup"), ("GATE", "clock gating"), ("LATCH", "clock gating")):
+        path = parse_path(chunks.get(tag, ""), period, whole=tag == "LATCH")
+        # Into a gate's latch: a path that borrows within the period goes on to the AND's check
+        # (GATE); one that needs more than the whole period ends here, short of its enable.
+        if not path or (tag == "LATCH" and path["slack_ns"] >= 0):
+            continue
+        for key, mark in (("start", "PPA_START"), ("end", "PPA_END")):
+            n = re.search(rf"^{mark} (.*)$", chunks[tag], re.M)
             if n:
-                res[key] = n.group(1).strip()
-    else:
-        res["ns"] = None
+                path[key] = n.group(1).strip()
+        path["check"] = check
+        if check == "clock gating":
+            res["gating"] = path
+        if res["ns"] is None or path["ns"] > res["ns"]:
+            res.update(path)
     a = re.search(r"group \*\*async_default\*\*.*?-{20,}\n(\S+)\s+\S+\s+([0-9.]+)\s+([-0-9.]+)",
-                  out, re.S)
+                  chunks.get("ASYNC", ""), re.S)
     if a:
         res["recovery"] = {"end": a.group(1), "arrival_ns": float(a.group(2)),
                            "slack_ns": float(a.group(3))}
@@ -416,38 +621,88 @@ set_load 0.02 [all_outputs]
 
 
 def own_netlist(modules: dict, top: str, work: str) -> str:
-    """top's module with each submodule it instantiates as an empty shell (its ports alone): so
-    that report_power counts top's own cells once, not its whole hierarchy again."""
+    """top's module with each submodule it instantiates as an empty shell (its ports alone; a
+    clock gate's a wire from clk_i to clk_o): so that report_power counts top's own cells once,
+    not its whole hierarchy again."""
     text = [re.sub(r"^  MXU_SRAM_DEPTH #\([^;]*;\n", "", modules[top]["text"], flags=re.M)]
     for sub in sorted({c for c, _ in modules[top]["insts"] if c in modules}):
         body = modules[sub]["text"]
         head = re.match(r"module .*?;\n", body, re.S).group(0)
         ports = re.findall(r"^  (?:input|output|inout) [^;]*;\n", body, re.M)
-        text.append(head + "".join(ports) + "endmodule")
+        # A clock gate's shell passes its clock on (a wire, no cell), so that the registers it
+        # clocks here are clocked in OpenSTA; device_power scales them by its duty.
+        through = "  assign clk_o = clk_i;\n" if _base(sub) == ICG else ""
+        text.append(head + "".join(ports) + through + "endmodule")
     path = os.path.join(work, f"own_{top}.v")
     open(path, "w").write("\n\n".join(text) + "\n")
     return path
 
 
-def sta_power(netlist: str, top: str, period: float, rates: dict[str, float], work: str,
-              timeout: int) -> dict[str, float]:
-    """The module's own cells (netlist from own_netlist: its submodules empty shells), at each
-    workload's toggle rate: mW."""
+def _tcl_names(names: list[str]) -> str:
+    return " ".join("{" + n.replace("[", "\\[").replace("]", "\\]") + "}" for n in names)
+
+
+def sta_power(netlist: str, top: str, period: float, rates: dict[str, float],
+              groups: dict[tuple, list[str]], work: str, timeout: int) -> dict:
+    """The module's own cells (netlist from own_netlist: its submodules empty shells), in mW:
+    "leak" (leakage), "dyn0" (dynamic power with every data net still: the clock's share),
+    "dyn" {workload: dynamic power at the workload's toggle rate}, and "clock" {group: the
+    dyn0 of the sequential cells of each clock group other than the module's clk_i's}. OpenSTA
+    gives every register its clock at full rate, gated or not; the caller scales by duty."""
     tcl = os.path.join(work, f"p_{top}.tcl")
     s = STA_POWER.format(lib=LIBERTY, macro=os.path.join(work, "macro.lib"), netlist=netlist,
                          top=top, period=period)
-    for w, rate in rates.items():
+    keyed = {k: v for k, v in groups.items() if k != ("port", "clk_i")}
+    for w, rate in [("__zero", 0.0)] + list(rates.items()):
         s += (f"set_power_activity -global -activity {rate:.6f}\n"
               f"set_power_activity -input -activity {rate:.6f}\n"
               f"puts \"PPA_WORKLOAD {w}\"\nreport_power -digits 6\n")
+    for i, names in enumerate(keyed.values()):
+        s += (f"set_power_activity -global -activity 0\nset_power_activity -input -activity 0\n"
+              f"puts \"PPA_WORKLOAD __group{i}\"\n"
+              f"report_power -instances [get_cells -quiet [list {_tcl_names(names)}]] -digits 6\n")
     open(tcl, "w").write(s)
     r = run(["sta", "-no_splash", "-exit", tcl], timeout, cwd=work)
-    res = {}
+    res = {"leak": 0.0, "dyn0": 0.0, "dyn": {}, "clock": {}}
+    keys = list(keyed)
     for chunk in r.stdout.split("PPA_WORKLOAD ")[1:]:
         w = chunk.split()[0]
-        m = re.search(r"^Total\s+\S+\s+\S+\s+\S+\s+(\S+)", chunk, re.M)
-        res[w] = float(m.group(1)) * 1e3 if m else 0.0
+        if w.startswith("__group"):
+            rows = re.findall(r"^\s*(\S+)\s+(\S+)\s+\S+\s+\S+\s+\S+\s*$", chunk, re.M)
+            res["clock"][keys[int(w[7:])]] = sum(
+                _float(a) + _float(b) for a, b in rows if _float(a) is not None) * 1e3
+            continue
+        m = re.search(r"^Total\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", chunk, re.M)
+        dyn, leak = ((float(m.group(1)) + float(m.group(2))) * 1e3, float(m.group(3)) * 1e3) \
+            if m else (0.0, 0.0)
+        if w == "__zero":
+            res["dyn0"], res["leak"] = dyn, leak
+        else:
+            res["dyn"][w] = dyn
     return res
+
+
+def _float(v: str) -> float | None:
+    try:
+        return float(v)
+    except ValueError:
+        return None
+
+
+def gated_power(p: dict, groups: list[tuple], duty_of) -> dict[str, float]:
+    """One instance's power (mW) under clock gating, from sta_power's figures: leakage always;
+    each clock group's clock share (dyn0) times its domain's duty (duty_of(group) -> {workload:
+    duty}), the rest of dyn0 times the instance's own (duty_of(("local",))); the data's share,
+    dyn - dyn0, as measured (toggles over every cycle of the window). OpenSTA's power is linear
+    in the toggle rate, so this is duty x the power at the rate while clocked (toggles / bits /
+    clocked cycles), per docs/ppa.md's model."""
+    out = {}
+    local = duty_of(("local",))
+    for w, dyn in p["dyn"].items():
+        rest = p["dyn0"] - sum(p["clock"].get(g, 0.0) for g in groups)
+        clk = rest * local[w] + sum(p["clock"].get(g, 0.0) * duty_of(g)[w] for g in groups)
+        out[w] = p["leak"] + clk + max(0.0, dyn - p["dyn0"])
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -485,9 +740,22 @@ def scale(node: int) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
+WORKLOADS = ("bf16", "int8", "quarter")  # traced; "idle" is modelled (every gate off, no data)
+WINDOW = 1000  # traced cycles; bf16 and int8 from cycle 30,000 (the 256^3 GEMM's steady state)
+
+
+def workload_gemm(w: str, d: dict) -> list[str]:
+    """mxu gemm's options for a traced workload: 256^3 bf16 and int8, and a bf16 GEMM on a
+    quarter of the array's columns (N = Cols / 4)."""
+    n = max(1, int(d["cols"]) // 4) if w == "quarter" else 256
+    return ["--m", "256", "--k", "256", "--n", str(n),
+            "--dtype", "int8" if w == "int8" else "bf16"]
+
+
 def measure_activity(d: dict, work: str, timeout: int, log) -> dict:
-    """Toggle rates from the RTL: a 256^3 bf16 GEMM and a 256^3 int8 GEMM on the built device,
-    a window of 1,000 cycles in each's steady state, every signal traced."""
+    """Toggle rates, SRAM accesses and clock gates' duties from the RTL, per workload: a window
+    of WINDOW cycles in each GEMM's steady state, every signal traced (the quarter GEMM's window
+    in its middle, after an untraced run gives its length)."""
     mxu = os.path.join(ROOT, "build", "bin", "mxu")
     if not os.access(mxu, os.X_OK):
         die(f"no build/bin/mxu: build the project first (scripts/setup.sh --target mxu)")
@@ -498,14 +766,21 @@ def measure_activity(d: dict, work: str, timeout: int, log) -> dict:
         if not shutil.which(tool):
             die(f"{tool} not found (apt-get install gtkwave)")
     act = {}
-    for dtype in ("bf16", "int8"):
-        log(f"activity: {dtype} GEMM 256^3, cycles 30000-31000 traced")
-        fst = os.path.join(work, f"{dtype}.fst")
-        r = run([mxu, "gemm", "--device", d["name"], "--m", "256", "--k", "256", "--n", "256",
-                 "--dtype", dtype, "--json", "--trace", fst, "--trace-scope", "all",
-                 "--trace-start", "30000", "--trace-cycles", "1000"], timeout)
+    for w in WORKLOADS:
+        base = [mxu, "gemm", "--device", d["name"]] + workload_gemm(w, d) + ["--json"]
+        start = 30000
+        if w == "quarter":
+            r = run(base, timeout)
+            if r.returncode:
+                die(f"mxu gemm ({w}) failed: {r.stderr.strip()[-500:]}", 1)
+            start = max(0, json.loads(r.stdout)["cycles"] // 2 - WINDOW // 2)
+        m, k, n, dtype = workload_gemm(w, d)[1::2]
+        log(f"activity: {w}, {dtype} GEMM {m} x {k} x {n}, cycles {start}-{start + WINDOW} traced")
+        fst = os.path.join(work, f"{w}.fst")
+        r = run(base + ["--trace", fst, "--trace-scope", "all", "--trace-start", str(start),
+                        "--trace-cycles", str(WINDOW)], timeout)
         if r.returncode:
-            die(f"mxu gemm --dtype {dtype} failed: {r.stderr.strip()[-500:]}", 1)
+            die(f"mxu gemm ({w}) failed: {r.stderr.strip()[-500:]}", 1)
         stats = json.loads(r.stdout)
         p1 = subprocess.Popen(["fst2vcd", fst], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         p2 = run([sys.executable, os.path.join(ROOT, "scripts", "ppa_activity.py")], timeout,
@@ -514,8 +789,9 @@ def measure_activity(d: dict, work: str, timeout: int, log) -> dict:
         os.remove(fst)
         a = json.loads(p2.stdout)
         a["gemm"] = stats
-        act[dtype] = a
-        with open(os.path.join(work, f"activity_{dtype}.json"), "w") as f:
+        a["window"] = [start, start + WINDOW]
+        act[w] = a
+        with open(os.path.join(work, f"activity_{w}.json"), "w") as f:
             json.dump(a, f)
     return act
 
@@ -534,6 +810,143 @@ def instance_tree(modules: dict, top: str) -> list[tuple[str, str]]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Clock domains (docs/ppa.md, "Clock gating"): every register's clock traced through the
+# netlist's hierarchy to the free clock ("", the top's clk_i) or to a clock gate (mxu_icg's
+# instance path), whose duty the trace measures.
+ICG = "mxu_icg"
+
+
+def _base(m: str) -> str:
+    return m.split("__")[0]
+
+
+def _drivers(modules: dict, mod: str, gating: dict) -> dict[str, tuple]:
+    """mod's nets that carry a clock on from something inside it: net -> ("gate", instance) for
+    a clock gate's output, ("net", input net) for a buffer's or inverter's."""
+    v = modules[mod]
+    if "drivers" not in v:
+        out = {}
+        for ctype, iname in v["insts"]:
+            c = v["conns"].get(iname, {})
+            if _base(ctype) == ICG and "clk_o" in c:
+                out[c["clk_o"]] = ("gate", iname)
+            elif ctype in gating["buffers"]:
+                pin_in, pin_out = gating["buffers"][ctype]
+                if pin_in in c and pin_out in c:
+                    out[c[pin_out]] = ("net", c[pin_in])
+        v["drivers"] = out
+    return v["drivers"]
+
+
+def local_clock(modules: dict, mod: str, net: str, gating: dict) -> tuple:
+    """Where a clock net of mod comes from, inside mod: ("port", input), ("gate", instance of
+    mxu_icg), or ("local",) (logic: taken as the module's own clk_i)."""
+    v, drivers, seen = modules[mod], _drivers(modules, mod, gating), set()
+    while net not in seen:
+        seen.add(net)
+        if net in v["assigns"]:
+            net = v["assigns"][net]
+        elif net in v["inputs"]:
+            return ("port", net)
+        elif drivers.get(net, ("",))[0] == "gate":
+            return drivers[net]
+        elif net in drivers:
+            net = drivers[net][1]
+        else:
+            break
+    return ("local",)
+
+
+def own_clock_groups(modules: dict, mod: str, gating: dict) -> dict[tuple, list[str]]:
+    """mod's own sequential cells by where their clock comes from (local_clock)."""
+    groups: dict[tuple, list[str]] = {}
+    for ctype, iname in modules[mod]["insts"]:
+        pin = gating["clock_pins"].get(ctype)
+        net = modules[mod]["conns"].get(iname, {}).get(pin) if pin else None
+        if net:
+            groups.setdefault(local_clock(modules, mod, net, gating), []).append(iname)
+    return groups
+
+
+class ClockDomains:
+    """Each instance's clock domain and its registers': "" (the free clock) or a gate's path."""
+
+    def __init__(self, modules: dict, top: str, gating: dict):
+        self.modules, self.gating = modules, gating
+        self.inst = {"": ("", None, top)}  # path -> (parent path, instance name, module)
+        stack = [""]
+        while stack:
+            path = stack.pop()
+            mod = self.inst[path][2]
+            for ctype, iname in modules[mod]["insts"]:
+                if ctype in modules:
+                    p = (path + "/" if path else "") + iname.replace(".", "/")
+                    self.inst[p] = (path, iname, ctype)
+                    stack.append(p)
+        self.memo: dict = {}
+
+    def resolve(self, path: str, key: tuple) -> str:
+        """The domain of a local_clock key at instance path."""
+        if key[0] == "port":
+            return self.port(path, key[1])
+        if key[0] == "gate":
+            return (path + "/" if path else "") + key[1].replace(".", "/")
+        return self.domain(path)
+
+    def domain(self, path: str) -> str:
+        """An instance's domain: its clk_i's; a module without one, its parent's."""
+        mod = self.inst[path][2]
+        if "clk_i" in self.modules[mod]["inputs"]:
+            return self.port(path, "clk_i")
+        return self.domain(self.inst[path][0]) if path else ""
+
+    def port(self, path: str, port: str) -> str:
+        """The domain of the clock an instance's input port receives."""
+        if not path:
+            return ""
+        if (path, port) not in self.memo:
+            parent, iname, _ = self.inst[path]
+            pmod = self.inst[parent][2]
+            net = self.modules[pmod]["conns"].get(iname, {}).get(port)
+            self.memo[(path, port)] = (
+                self.resolve(parent, local_clock(self.modules, pmod, net, self.gating))
+                if net else self.domain(parent))
+        return self.memo[(path, port)]
+
+    def gates(self) -> list[str]:
+        return sorted(p for p, (_, _, m) in self.inst.items() if _base(m) == ICG)
+
+
+def scope_path(scope: str, root: str) -> str | None:
+    """A trace scope as a netlist path below root ("" for root itself), or None outside it. A
+    module verilated apart (hier=1: the PE column) traces as "a.b.c/MODULE_N/rest": its dotted
+    instance path, then a scope named after the module; back to "a/b/c/rest"."""
+    first, _, rest = scope.partition("/")
+    if "." in first:
+        rest = rest.partition("/")[2]
+        scope = first.replace(".", "/") + ("/" + rest if rest else "")
+    if scope == root:
+        return ""
+    return scope[len(root) + 1:] if scope.startswith(root + "/") else None
+
+
+def gate_duties(act: dict, gates: list[str], root: str, log=None) -> dict[str, float]:
+    """Each clock gate's duty: rising edges of its clock / the top clock's, in the window. A gate
+    the trace lacks counts as always on (1.0: no saving claimed), and log says so."""
+    cycles = max(1, act["cycles"])
+    seen = {}
+    for scope, g in act.get("gates", {}).items():
+        p = scope_path(scope, root)
+        if p is not None:
+            seen[p] = min(1.0, g["edges"] / cycles)
+    missing = [g for g in gates if g not in seen]
+    if missing and log:
+        log(f"{len(missing)} of {len(gates)} clock gates not in the trace (e.g. {missing[0]}): "
+            "taken as always on")
+    return {g: seen.get(g, 1.0) for g in gates}
+
+
 def module_rates(act: dict, tree: list, root: str) -> dict[str, float]:
     """Toggles per bit per cycle of each netlist module's own signals, over all its instances:
     a trace scope belongs to the deepest netlist instance above it (generate blocks, unnamed
@@ -541,15 +954,9 @@ def module_rates(act: dict, tree: list, root: str) -> dict[str, float]:
     inst_paths = {p: m for p, m in tree}
     tot: dict[str, list[int]] = {}
     for scope, (bits, toggles) in act["scopes"].items():
-        # A module verilated apart (hier=1: the PE column) traces as "a.b.c/MODULE_N/rest":
-        # its dotted instance path, then a scope named after the module. Back to "a/b/c/rest".
-        first, _, rest = scope.partition("/")
-        if "." in first:
-            rest = rest.partition("/")[2]
-            scope = first.replace(".", "/") + ("/" + rest if rest else "")
-        if not (scope == root or scope.startswith(root + "/")):
+        rel = scope_path(scope, root)
+        if rel is None:
             continue
-        rel = scope[len(root) + 1:] if scope != root else ""
         parts = rel.split("/") if rel else []
         owner = ""
         for i in range(len(parts), 0, -1):
@@ -675,6 +1082,108 @@ def write_energy_tables(r: dict, out_dir: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+LOADS = WORKLOADS + ("idle",)
+
+
+def device_power(d: dict, modules: dict, top: str, tree: list, count: dict,
+                 srams: list, fmax: float, gating: dict, work: str, timeout: int, log) -> dict:
+    """The device's power at Fmax per workload (power_mw and the keys beside it): each module's
+    own cells by OpenSTA at the module's measured toggle rate, each instance's clock share
+    scaled by its clock domain's duty (gated_power); the SRAMs by the model and the trace's
+    accesses. Idle: the device powered with no command in flight, every gate's enable low
+    (duty 0) and no data moving (toggle rate 0)."""
+    act = measure_activity(d, work, timeout, log)
+    root = trace_root(act["bf16"])
+    rates = {w: module_rates(act[w], tree, root) for w in WORKLOADS}
+    dom = ClockDomains(modules, top, gating)
+    gates = dom.gates()
+    duty = {w: gate_duties(act[w], gates, root, log) for w in WORKLOADS}
+    duty["idle"] = dict.fromkeys(gates, 0.0)
+    arrays = [p for p, m in tree if _base(m) == "mxu_systolic_array"]
+    period = round(1e3 / fmax, 3)
+    log(f"power: {len(count)} modules at {period} ns (OpenSTA report_power), "
+        f"{len(gates)} clock gates")
+    power = dict.fromkeys(LOADS, 0.0)
+    array_power = dict.fromkeys(LOADS, 0.0)
+    paths: dict[str, list[str]] = {}
+    for path, (_, _, m) in dom.inst.items():
+        paths.setdefault(m, []).append(path)
+    for m in count:
+        if _base(m) == "mxu_sram_1r1w":
+            continue
+        groups = own_clock_groups(modules, m, gating)
+        keyed = [g for g in groups if g != ("port", "clk_i")]
+        mr = {w: rates[w].get(m, 0.0) for w in WORKLOADS}
+        mr["idle"] = 0.0
+        p = sta_power(own_netlist(modules, m, work), m, period, mr, groups, work, timeout)
+        for path in paths.get(m, []):
+            def duty_of(g, path=path):
+                where = dom.resolve(path, g)
+                return {w: duty[w].get(where, 1.0) if where else 1.0 for w in LOADS}
+            pw = gated_power(p, keyed, duty_of)
+            inside = any(path == a or path.startswith(a + "/") for a in arrays)
+            for w in LOADS:
+                power[w] += pw[w]
+                array_power[w] += pw[w] if inside else 0.0
+    # The SRAMs: reads and writes counted in the trace (the enables at each rising edge,
+    # scripts/ppa_activity.py) times the model's energy per access; idle: none.
+    sram_pj = dict.fromkeys(LOADS, 0.0)  # pJ per cycle
+    sram_acc = {}
+    for w in WORKLOADS:
+        cyc = max(1, act[w]["cycles"])
+        for a in act[w].get("srams", {}).values():
+            dep = next((s["depth"] for s in srams if s["width"] == a["width"] and
+                        max(1, math.ceil(math.log2(max(s["depth"], 2)))) == a["addr_bits"]),
+                       2 ** a["addr_bits"])
+            e = sram_model(a["width"], dep)
+            sram_pj[w] += (a["reads"] * e["read_pj"] + a["writes"] * e["write_pj"]) / cyc
+            sram_acc[w] = sram_acc.get(w, 0) + a["reads"] + a["writes"]
+    # MACs a cycle over the whole GEMM (M x K x N / its cycles: the quarter's useful ones).
+    macs = {w: act[w]["gemm"]["macs"] / act[w]["gemm"]["cycles"] for w in WORKLOADS}
+    f_hz = fmax * 1e6
+    sram_mw = {w: sram_pj[w] * fmax * 1e-3 for w in sram_pj}
+    q = workload_gemm("quarter", d)
+    return {
+        "power_mw": {w: round(power[w], 2) for w in LOADS},
+        "array_power_mw": {w: round(array_power[w], 2) for w in LOADS},
+        "sram_power_mw": {w: round(sram_mw[w], 2) for w in LOADS},
+        "total_power_mw": {w: round(power[w] + sram_mw[w], 2) for w in LOADS},
+        "sram_accesses_per_cycle": {w: round(sram_acc.get(w, 0) / max(1, act[w]["cycles"]), 3)
+                                    for w in WORKLOADS},
+        "macs_per_cycle": {w: round(macs[w], 3) for w in WORKLOADS},
+        "power_note": ("at Fmax; power_mw: synthesized logic, each register's clock times its "
+                       "clock gate's duty; sram_power_mw: the SRAM model times the accesses "
+                       "counted in the trace; bf16/int8: 256^3 GEMM, cycles 30000-31000; "
+                       f"quarter: bf16 {q[1]} x {q[3]} x {q[5]}, the middle {WINDOW} cycles; "
+                       "idle: no command in flight (every gate off, no data moving)"),
+        "energy_pj_per_mac": {w: round((power[w] + sram_mw[w]) * 1e-3 / f_hz / macs[w] * 1e12, 3)
+                              for w in WORKLOADS},
+        "energy_pj_per_mac_logic": {w: round(power[w] * 1e-3 / f_hz / macs[w] * 1e12, 3)
+                                    for w in WORKLOADS},
+        "idle_energy_pj_per_cycle": round(power["idle"] * 1e-3 / f_hz * 1e12, 3),
+        "toggle_rate": {w: round(sum(a[1] for a in act[w]["scopes"].values())
+                                 / max(1, sum(a[0] for a in act[w]["scopes"].values()))
+                                 / max(1, act[w]["cycles"]), 4) for w in WORKLOADS},
+        "clock_gates": {"duty": {w: {g: round(duty[w][g], 4) for g in gates} for w in WORKLOADS},
+                        "windows": {w: act[w]["window"] for w in WORKLOADS}},
+    }
+
+
+def gating_cells(liberty: str) -> dict:
+    """The cells the clock gates (rtl/mxu_icg.sv) map onto: the library's latch and, where it has
+    one, its integrated clock-gating cell; a library with neither is refused (one line, exit 2)."""
+    try:
+        cells = liberty_cells(liberty)
+    except OSError as e:
+        die(f"liberty {liberty}: {e.strerror}")
+    g = {"latch": liberty_latch(cells), "icg": liberty_icg(cells),
+         "clock_pins": liberty_clock_pins(cells), "buffers": liberty_buffers(cells)}
+    if not g["latch"] and not g["icg"]:
+        die(f"liberty {liberty} has no latch cell: the clock gates (rtl/mxu_icg.sv) need one "
+            "(or an integrated clock-gating cell)")
+    return g
+
+
 def check_args(args) -> None:
     """Every value checked before any tool runs: a bad one is one line, exit 2."""
     if args.timeout < 1:
@@ -736,11 +1245,12 @@ def main() -> int:
             for p in paths:
                 print(p)
             return 0
+    if not os.path.isfile(LIBERTY):
+        die(f"liberty {LIBERTY} not found (apt-get install qflow-tech-osu018)")
+    gating = gating_cells(LIBERTY)
     for tool, pkg in (("yosys", "yosys"), ("sta", "opensta")):
         if not shutil.which(tool):
             die(f"{tool} not found (apt-get install {pkg})")
-    if not os.path.isfile(LIBERTY):
-        die(f"liberty {LIBERTY} not found (apt-get install qflow-tech-osu018)")
     try:
         work = make_keep_dir(args.keep, "ppa.sh") if args.keep else tempfile.mkdtemp(
             prefix="mxu-ppa-")
@@ -755,7 +1265,7 @@ def main() -> int:
         d = parse_spec(args.device, work)
         top = args.module or "mxu_top"
         log(f"synthesis of {top} at {d['spec']} (Yosys, ABC -D {int(args.target_ns * 1000)} ps)")
-        netlist = synthesize(top, d, work, int(args.target_ns * 1000), args.timeout)
+        netlist = synthesize(top, d, work, int(args.target_ns * 1000), args.timeout, gating)
         modules, whole = load_netlist(netlist)
         # The netlist for OpenSTA: renamed modules, the SRAM's depth marker dropped.
         sta_net = os.path.join(work, "sta.v")
@@ -806,7 +1316,9 @@ def main() -> int:
             elif t.get("ns") is not None and (r["worst_path_ns"] is None
                                               or t["ns"] > r["worst_path_ns"]):
                 r["worst_path_ns"] = t["ns"]
-                r["worst_path"] = {"start": t["start"], "end": t["end"]}
+                r["worst_path"] = {"start": t["start"], "end": t["end"], "check": t["check"]}
+            if t.get("gating") and t["gating"]["ns"] > r.get("clock_gating_ns", 0.0):
+                r["clock_gating_ns"] = t["gating"]["ns"]  # its worst clock-gating check
             if t.get("recovery"):
                 r["recovery_slack_ns"] = t["recovery"]["slack_ns"]
         worst = max((t for t in timing.values() if t.get("ns")), key=lambda t: t["ns"],
@@ -834,10 +1346,12 @@ def main() -> int:
             "fmax_mhz": round(fmax, 1) if fmax else None,
             "fmax_note": "logic, register to register (SRAM ports ideal)",
             "worst_path": ({"start": worst["start"], "end": worst["end"], "ns": worst["ns"],
-                            "module": worst_mod} if worst else None),
+                            "module": worst_mod, "check": worst["check"]} if worst else None),
             "sram_access_ns": sram_access,
             "area_um2": {"logic": round(logic_area, 1), "sram": round(sram_area, 1),
-                         "total": round(logic_area + sram_area, 1)},
+                         "total": round(logic_area + sram_area, 1),
+                         "clock_gating": round(sum(incl(m) * n for m, n in count.items()
+                                                   if _base(m) == ICG), 1)},
             "array_area_um2": round(array_area, 1),
             "array": {k: int(d[k]) for k in ("rows", "cols", "ub", "acc", "wfifo", "bus")},
             "power_mw": None,
@@ -845,64 +1359,10 @@ def main() -> int:
             "modules": sorted(rows.values(), key=lambda r: -r["area_um2"]),
             "srams": srams,
         }
-        # Power from measured activity.
+        # Power from measured activity, the clock gates' duties with it.
         if not args.no_power and not args.module and fmax:
-            act = measure_activity(d, work, args.timeout, log)
-            root = trace_root(act["bf16"])
-            rates = {w: module_rates(act[w], tree, root) for w in ("bf16", "int8")}
-            period = round(1e3 / fmax, 3)
-            log(f"power: {len(count)} modules at {period} ns (OpenSTA report_power)")
-            power = {"bf16": 0.0, "int8": 0.0, "idle": 0.0}
-            array_power = {"bf16": 0.0, "int8": 0.0, "idle": 0.0}
-            for m in count:
-                if m.split("__")[0] == "mxu_sram_1r1w":
-                    continue
-                mr = {w: rates[w].get(m, 0.0) for w in ("bf16", "int8")}
-                mr["idle"] = 0.0
-                p = sta_power(own_netlist(modules, m, work), m, period, mr, work, args.timeout)
-                for w in power:
-                    power[w] += p.get(w, 0.0) * count[m]
-                    array_power[w] += p.get(w, 0.0) * in_array.get(m, 0)
-            # The SRAMs: reads and writes counted in the trace (the enables at each rising
-            # edge, scripts/ppa_activity.py) times the model's energy per access; idle: none.
-            sram_pj = {"bf16": 0.0, "int8": 0.0, "idle": 0.0}  # pJ per cycle
-            sram_acc = {}
-            for w in ("bf16", "int8"):
-                cyc = max(1, act[w]["cycles"])
-                for scope, a in act[w].get("srams", {}).items():
-                    dep = next((s["depth"] for s in srams if s["width"] == a["width"] and
-                                max(1, math.ceil(math.log2(max(s["depth"], 2))))
-                                == a["addr_bits"]), 2 ** a["addr_bits"])
-                    e = sram_model(a["width"], dep)
-                    sram_pj[w] += (a["reads"] * e["read_pj"] + a["writes"] * e["write_pj"]) / cyc
-                    sram_acc[w] = sram_acc.get(w, 0) + a["reads"] + a["writes"]
-            macs = {}
-            for w in ("bf16", "int8"):
-                g = act[w]["gemm"]
-                macs[w] = g["macs"] / g["cycles"]  # MACs a cycle over the whole GEMM
-            f_hz = fmax * 1e6
-            sram_mw = {w: sram_pj[w] * fmax * 1e-3 for w in sram_pj}
-            result["power_mw"] = {w: round(power[w], 2) for w in power}
-            result["array_power_mw"] = {w: round(array_power[w], 2) for w in array_power}
-            result["sram_power_mw"] = {w: round(sram_mw[w], 2) for w in sram_mw}
-            result["total_power_mw"] = {w: round(power[w] + sram_mw[w], 2) for w in power}
-            result["sram_accesses_per_cycle"] = {
-                w: round(sram_acc.get(w, 0) / max(1, act[w]["cycles"]), 3)
-                for w in ("bf16", "int8")}
-            result["macs_per_cycle"] = {w: round(macs[w], 3) for w in macs}
-            result["power_note"] = ("at Fmax; power_mw: synthesized logic, sram_power_mw: the "
-                                    "SRAM model times the accesses counted in the trace; bf16/"
-                                    "int8: 256^3 GEMM, cycles 30000-31000; idle: clock only")
-            result["energy_pj_per_mac"] = {
-                w: round((power[w] + sram_mw[w]) * 1e-3 / f_hz / macs[w] * 1e12, 3)
-                for w in ("bf16", "int8")}
-            result["energy_pj_per_mac_logic"] = {
-                w: round(power[w] * 1e-3 / f_hz / macs[w] * 1e12, 3) for w in ("bf16", "int8")}
-            result["idle_energy_pj_per_cycle"] = round(power["idle"] * 1e-3 / f_hz * 1e12, 3)
-            result["toggle_rate"] = {
-                w: round(sum(a[1] for a in act[w]["scopes"].values())
-                         / max(1, sum(a[0] for a in act[w]["scopes"].values()))
-                         / max(1, act[w]["cycles"]), 4) for w in ("bf16", "int8")}
+            result.update(device_power(d, modules, top_name, tree, count, srams, fmax,
+                                       gating, work, args.timeout, log))
         # Scaled.
         result["scaled"] = {}
         for node in SCALED_NODES:
@@ -944,8 +1404,8 @@ def print_table(r: dict) -> None:
         w = r["worst_path"]
         print(f"worst path {w['ns']} ns in {w['module']}: {w['start']} -> {w['end']}")
     a = r["area_um2"]
-    print(f"area um^2: logic {a['logic']:,.0f}, SRAM {a['sram']:,.0f} (model), "
-          f"total {a['total']:,.0f}")
+    print(f"area um^2: logic {a['logic']:,.0f} (clock gates {a['clock_gating']:,.0f}), "
+          f"SRAM {a['sram']:,.0f} (model), total {a['total']:,.0f}")
     print()
     print("| module | instances | area um^2 (one, with submodules) | worst path ns | start -> end |")
     print("|---|---|---|---|---|")
@@ -965,6 +1425,11 @@ def print_table(r: dict) -> None:
         print()
         print(f"power mW at Fmax: logic {r['power_mw']}, SRAM {r['sram_power_mw']}, total "
               f"{r['total_power_mw']}; pJ/MAC (logic + SRAM): {r['energy_pj_per_mac']}")
+        for w, duty in r["clock_gates"]["duty"].items():
+            if duty:
+                print(f"clock gates' duty, {w}: mean {sum(duty.values()) / len(duty):.3f} "
+                      f"over {len(duty)} gates, {min(duty.values()):.3f} to "
+                      f"{max(duty.values()):.3f}")
     for node, s in r["scaled"].items():
         print(f"SCALED to {node} nm ({s['method']}): Fmax {s['fmax_mhz']} MHz, area "
               f"{s['area_um2']}, pJ/MAC {s['energy_pj_per_mac']}")

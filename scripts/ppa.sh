@@ -3,10 +3,13 @@
 # qflow-tech-osu018), with open tools: Yosys 0.23 maps the design (kept hierarchical: each
 # distinct module once) onto the library with ABC's delay-driven mapping to a clock target,
 # fanout buffering and gate sizing (`abc -D PS -constr -script FILE`: map -D; cleanup; buffer;
-# upsize; dnsize);
-# OpenSTA times every module register to register and, for the device, gives its power from
-# switching activity measured on the RTL (scripts/ppa_activity.py: toggle counts of every signal
-# of a traced 256^3 bf16 and int8 GEMM, per module). The SRAMs (mxu_sram_1r1w) are kept out of
+# upsize; dnsize), the clock gates (rtl/mxu_icg.sv) onto its latch and AND cells (a library
+# without a latch cell is refused); OpenSTA times every module register to register and through
+# the gates' clock-gating checks and, for the device, gives its power from switching activity
+# measured on the RTL (scripts/ppa_activity.py: toggle counts of every signal, per module, of a
+# traced 256^3 bf16 and int8 GEMM and of a bf16 GEMM on a quarter of the columns, and each
+# gate's duty: a register's clock power times its gate's duty; idle: no command in flight, every
+# gate off). The SRAMs (mxu_sram_1r1w) are kept out of
 # the logic as ideal port cells; their area, energy and access time come from a first-order
 # model (scripts/ppa.py, SRAM). Figures at 180 nm are measured; 28 nm and 7 nm are scaled
 # (Stillmaker and Baas, 2017), and labelled so. A benchmark, not a test: the whole default device
@@ -21,8 +24,9 @@
 #   netlist, newer than rtl/, skips Yosys (timing and power again in minutes).
 # --module NAME: that module alone (rtl/NAME.sv at its default parameters, SPEC's package values),
 #   no power. --target-ns: the clock ABC maps for and OpenSTA constrains with (default 4).
-# --json: one object (node_nm, fmax_mhz, worst_path, area_um2, power_mw, energy_pj_per_mac,
-#   modules, scaled, ...).
+# --json: one object (node_nm, fmax_mhz, worst_path, area_um2 {logic, sram, total,
+#   clock_gating}, power_mw {bf16, int8, quarter, idle}, energy_pj_per_mac, clock_gates, modules,
+#   scaled, ...).
 # --calibrate: the energy model's tables (mxu bench --energy): energy/NODEnm.json for 180 nm
 #   (measured) and the scaled nodes, from the device's PPA with power (kept as energy/ppa.json),
 #   or --from a kept result (seconds); --out DIR instead of energy/. A bad option, an unknown device or module, a missing tool or liberty:

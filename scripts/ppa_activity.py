@@ -12,6 +12,9 @@ bit per clock cycle, what OpenSTA's set_power_activity -activity takes.
 rd_data_o, wr_en_i, wr_data_i) to {"width", "addr_bits", "reads", "writes"}: the clock's rising
 edges in the window at which rd_en_i / wr_en_i was 1 (its value before the edge's time step:
 what the macro samples), the accesses that its per-access energy multiplies.
+"gates": each clock gate's scope (one that declares mxu_icg's ports: clk_i, en_i, clk_o) to
+{"edges"}: the rising edges of its gated clock (clk_o) in the window; edges / cycles is the gate's
+duty, the share of the top clock's cycles in which its registers are clocked.
 Usage: ppa_activity.py [FILE.vcd]
 """
 import json
@@ -64,6 +67,9 @@ def main() -> int:
     srams = {path: v for path, v in srams.items()
              if not any(o.startswith(path + "/") for o in srams)}
     enables = sorted({v[p][0] for v in srams.values() for p in ("rd_en_i", "wr_en_i")})
+    gates = {path: v["clk_o"][0] for path, v in vars_in.items()
+             if all(p in v for p in ("clk_i", "en_i", "clk_o"))}
+    gate_edges: dict[str, int] = dict.fromkeys(gates.values(), 0)
     before: dict[str, int] = dict.fromkeys(enables, 0)  # each enable's value before this step
     high: dict[str, int] = dict.fromkeys(enables, 0)    # rising edges with the enable at 1
     last: dict[str, int] = {}
@@ -91,6 +97,8 @@ def main() -> int:
             continue
         if old != v:
             toggles[code] += bin(old ^ v).count("1")
+            if code in gate_edges and v == 1:
+                gate_edges[code] += 1
             if code == clock_id and v == 1:
                 edges += 1
                 for e in enables:
@@ -104,7 +112,9 @@ def main() -> int:
     out_srams = {path: {"width": v["wr_data_i"][1], "addr_bits": v["rd_addr_i"][1],
                         "reads": high[v["rd_en_i"][0]], "writes": high[v["wr_en_i"][0]]}
                  for path, v in srams.items()}
-    json.dump({"cycles": edges, "scopes": scopes, "srams": out_srams}, sys.stdout)
+    out_gates = {path: {"edges": gate_edges[code]} for path, code in gates.items()}
+    json.dump({"cycles": edges, "scopes": scopes, "srams": out_srams, "gates": out_gates},
+              sys.stdout)
     print()
     return 0
 

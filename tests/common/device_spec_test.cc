@@ -26,6 +26,7 @@ TEST(DeviceSpec, DefaultsOfAPlainEntry) {
   EXPECT_EQ(d.bus_bytes, 32u);
   EXPECT_FALSE(d.hier);
   EXPECT_EQ(d.threads, 1u);
+  EXPECT_TRUE(d.clock_gating);
   EXPECT_TRUE(ParseDeviceSpec("32x32").hier);
   EXPECT_FALSE(ParseDeviceSpec("32x32", 2048).hier);
 }
@@ -45,6 +46,8 @@ TEST(DeviceSpec, EveryOption) {
   EXPECT_EQ(ParseDeviceSpec("128x128:bus=1024").bus_bytes, 1024u);
   EXPECT_EQ(ParseDeviceSpec("64x64:hier=0:threads=2").threads, 2u);
   EXPECT_EQ(ParseDeviceSpec("16x16:threads=64").threads, 64u);
+  EXPECT_FALSE(ParseDeviceSpec("16x16:gate=0").clock_gating);
+  EXPECT_TRUE(ParseDeviceSpec("16x16:gate=1").clock_gating);
   for (uint32_t pe = 1; pe <= kPeMaxStages; ++pe) {
     EXPECT_EQ(ParseDeviceSpec("4x4:pe=" + std::to_string(pe)).pe_stages, pe);
   }
@@ -69,7 +72,8 @@ TEST(DeviceSpec, RefusesWithTheRule) {
       {"4x4:wfifo=3", "wfifo=3 must be 4 (one tile) to 65535"},
       {"4x4:hier=2", "hier=2 must be 0 or 1"},
       {"4x4:pe=2:pe=3", "pe given twice"},
-      {"4x4:speed=3", "unknown option 'speed' (ub, acc, wfifo, pe, bus, hier, threads)"},
+      {"4x4:speed=3", "unknown option 'speed' (ub, acc, wfifo, pe, bus, hier, threads, gate)"},
+      {"4x4:gate=2", "gate=2 must be 0 or 1"},
       {"4x4:threads=0", "threads=0 must be 1 to 64"},
       {"4x4:threads=65", "threads=65 must be 1 to 64"},
       {"4x4:hier=1:threads=2", "threads=2 needs a flat device (hier=0)"},

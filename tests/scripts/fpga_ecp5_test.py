@@ -44,6 +44,7 @@ def main():
     refused(["--frobnicate"], "--frobnicate")
     refused(["--device", "banana", "--json"], "banana")
     refused(["--device", "4x4:ub=100"], "4x4:ub=100")
+    refused(["--device", "2x2:gate=1"], "gate=1 does not apply to an FPGA")
     refused(["--timeout", "0"], "--timeout")
     refused(["--freq", "-5"], "--freq")
     refused(["--seed", "x"], "--seed")
