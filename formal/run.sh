@@ -40,7 +40,8 @@ proof_config() {
     sync_fifo_data)
       modules="mxu_fifo_ptr mxu_sync_fifo"; mutated=mxu_sync_fifo; method="induction 4 12"
       probes="probe_entries=dut.entries_q probe_rd_ptr=dut.rd_ptr probe_wr_ptr=dut.wr_ptr"
-      params=("Depth=4,Width=8" "Depth=3,Width=8");;
+      probes="$probes probe_head=dut.head_q"
+      params=("Depth=4,Width=8" "Depth=3,Width=8" "Depth=1,Width=8");;
     weight_fifo_data)
       modules="mxu_fifo_ptr mxu_sram_1r1w mxu_weight_fifo"; mutated=mxu_weight_fifo
       method="bmc 12"; params=("Depth=4,Lanes=1"); extra="memory_map";;

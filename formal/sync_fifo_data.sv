@@ -5,8 +5,8 @@
 // (track_i) carries a free value; after exactly the entries ahead of it have been popped it must
 // be the head: rdata_o shows it (first word fall-through) until it is popped. A push while full
 // and a pop while empty are refused (the entries ahead do not change, nothing is overwritten).
-// Method: k-induction; its invariants read the storage and pointers (probe_*, connected by run.sh
-// to the flattened dut's entries_q, rd_ptr, wr_ptr).
+// Method: k-induction; its invariants read the storage, the pointers and the head register
+// (probe_*, connected by run.sh to the flattened dut's entries_q, rd_ptr, wr_ptr, head_q).
 module sync_fifo_data #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4
@@ -34,6 +34,7 @@ module sync_fifo_data #(
   // Connected by run.sh (connect -set) to the dut's internals.
   logic [Depth*Width-1:0] probe_entries;
   logic [PtrWidth-1:0]    probe_rd_ptr, probe_wr_ptr;
+  logic [Width-1:0]       probe_head;
 
   `MXU_FORMAL_ADD_MOD(SumWidth, Depth)
 
@@ -77,6 +78,8 @@ module sync_fifo_data #(
       // Invariants (true of every reachable state; they make the induction go through).
       assert (32'(probe_rd_ptr) < Depth && 32'(probe_wr_ptr) < Depth && 32'(count) <= Depth);
       assert (SumWidth'(probe_wr_ptr) == add_mod(SumWidth'(probe_rd_ptr), SumWidth'(count)));
+      // rdata_o's register is a copy of the entry at the read pointer.
+      assert (probe_head == probe_entries[probe_rd_ptr*Width +: Width]);
       if (held_q) begin
         assert (ahead_q < count);
         assert (probe_entries[slot*Width +: Width] == value_q);

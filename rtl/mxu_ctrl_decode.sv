@@ -39,6 +39,19 @@ module mxu_ctrl_decode #(
   logic [15:0]                f_rows;
   assign f_rows = tr.rows;
 
+  // Whether a row range [lo, lo + rows) ends past a buffer of `depth` rows: lo + rows > depth,
+  // as the carry out of lo + rows + (2^17 - 1 - depth), the constant taken in by one carry-save
+  // step, so one carry chain (the carry alone) decides. Adding lo + rows first and comparing the
+  // sum after put two carry chains in a row at the head of the controller's dispatch decision,
+  // the device's worst path (issue 55).
+  function automatic logic ends_past(logic [15:0] lo, logic [15:0] rows, int unsigned depth);
+    logic [16:0] k, s, c;
+    k         = 17'((1 << 17) - 1 - depth);
+    s         = {1'b0, lo} ^ {1'b0, rows} ^ k;
+    c         = ({1'b0, lo} & {1'b0, rows}) | ({1'b0, lo} & k) | ({1'b0, rows} & k);
+    ends_past = 1'((18'(s) + {c, 1'b0}) >> 17);
+  endfunction
+
   always_comb begin
     tr        = ins_i;
     mm        = ins_i;
@@ -80,9 +93,11 @@ module mxu_ctrl_decode #(
           (tr_buf == mxu_isa_pkg::BufWeights && (32'(tr.rows) > Rows || tr.buffer_addr != '0)))
       begin
         check_err = mxu_isa_pkg::ErrIllegalField;
-      end else if (tr_buf == mxu_isa_pkg::BufUb && 32'(tr_hi) > UbDepth) begin
+      end else if (tr_buf == mxu_isa_pkg::BufUb && ends_past(tr.buffer_addr, tr.rows, UbDepth))
+      begin
         check_err = mxu_isa_pkg::ErrUbRange;
-      end else if (tr_buf == mxu_isa_pkg::BufAcc && 32'(tr_hi) > AccDepth) begin
+      end else if (tr_buf == mxu_isa_pkg::BufAcc && ends_past(tr.buffer_addr, tr.rows, AccDepth))
+      begin
         check_err = mxu_isa_pkg::ErrAccRange;
       end else if ((tr.host_addr[0] && !tr_bytes) ||
                    (tr_buf == mxu_isa_pkg::BufAcc && tr.host_addr[1])) begin
@@ -94,9 +109,9 @@ module mxu_ctrl_decode #(
       if (mm.rsvd_11 != '0 || mm.rsvd_80 != '0 || mm.rows == '0 || mm.k_rows == '0 ||
           32'(mm.k_rows) > Rows) begin
         check_err = mxu_isa_pkg::ErrIllegalField;
-      end else if (32'(mm_ub_hi) > UbDepth) begin
+      end else if (ends_past(mm.ub_addr, mm.rows, UbDepth)) begin
         check_err = mxu_isa_pkg::ErrUbRange;
-      end else if (32'(mm_acc_hi) > AccDepth) begin
+      end else if (ends_past(mm.acc_addr, mm.rows, AccDepth)) begin
         check_err = mxu_isa_pkg::ErrAccRange;
       end else if (mm.new_weights && tiles_i == '0) begin
         check_err = mxu_isa_pkg::ErrNoWeights;
@@ -106,9 +121,9 @@ module mxu_ctrl_decode #(
           (!ac.bias && ac.bias_addr != '0) ||
           (!ac.int8 && (ac.quant_addr != '0 || ac.zero_point != '0))) begin
         check_err = mxu_isa_pkg::ErrIllegalField;
-      end else if (32'(ac_ub_hi) > UbDepth) begin
+      end else if (ends_past(ac.ub_addr, ac.rows, UbDepth)) begin
         check_err = mxu_isa_pkg::ErrUbRange;
-      end else if (32'(ac_acc_hi) > AccDepth || 32'(ac.bias_addr) >= AccDepth ||
+      end else if (ends_past(ac.acc_addr, ac.rows, AccDepth) || 32'(ac.bias_addr) >= AccDepth ||
                    32'(ac.quant_addr) >= AccDepth) begin
         check_err = mxu_isa_pkg::ErrAccRange;
       end

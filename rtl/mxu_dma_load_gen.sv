@@ -28,7 +28,12 @@ module mxu_dma_load_gen #(
   localparam int unsigned BeatsPer4k = 4096 / BusBytes,
   localparam int unsigned ShortRows  = mxu_pkg::dma_short_rows(TransposeRows),
   localparam int unsigned BeatsWidth = mxu_pkg::dma_beats_width(UbLanes, Cols, TransposeRows),
-  localparam int unsigned QCntW      = $clog2(QueueDepth + 1)
+  localparam int unsigned QCntW      = $clog2(QueueDepth + 1),
+  // A legal row's bytes (the controller checks lanes against the buffer's width) and whole beats:
+  // the width of the rows x beats product's narrow operand.
+  localparam int unsigned RowBytesMax = mxu_pkg::dma_seg_bytes_max(UbLanes, Cols),
+  localparam int unsigned RowBeatsW   = $clog2((RowBytesMax >> BeatShift) + 1) > 0 ?
+                                        $clog2((RowBytesMax >> BeatShift) + 1) : 1
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -93,6 +98,7 @@ module mxu_dma_load_gen #(
   logic [19:0]           lin_left_d, lin_left_q, lin_left_n;  // beats still to request
   logic [AddrWidth-1:0]  burst_addr_n, burst_addr_sel;
   logic [17:0]           cmd_row_bytes;
+  logic [RowBeatsW-1:0]  cmd_row_beats;     // a linear row's whole beats, at a legal row's width
   logic                  cmd_packs;         // rows a power-of-two part of a beat
   logic [3:0]            cmd_pack_log2;
   logic [9:0]            cmd_first;         // packed: the first row's place in its beat
@@ -225,10 +231,14 @@ module mxu_dma_load_gen #(
     block_full_d    = accept ? cmd_i.rows > cmd_trows : block_full_n;
     cmd_bcast       = !cmd_i.transpose && cmd_i.stride == '0;
     bcast_d         = accept ? cmd_bcast : bcast_q;
+    // The product's beats operand at the width a legal row needs (2 bits on the default device,
+    // not the field's 13): the multiply sat at the end of the decoder's path across blocks, 52
+    // gate levels at 13 bits (issue 55).
+    cmd_row_beats   = RowBeatsW'(cmd_row_bytes >> BeatShift);
     if (!accept)        lin_left_d = lin_left_n;
     else if (cmd_packs) lin_left_d = (20'(cmd_i.rows) + 20'(cmd_first) +
                                       (20'd1 << cmd_pack_log2) - 20'd1) >> cmd_pack_log2;
-    else                lin_left_d = 20'(cmd_i.rows) * 20'(cmd_row_bytes[17:BeatShift]);
+    else                lin_left_d = 20'(cmd_i.rows) * 20'(cmd_row_beats);
     // A linear transfer's bursts start at the beat holding its first row.
     burst_addr_sel  = accept ? {cmd_i.host_addr[AddrWidth-1:BeatShift], BeatShift'(0)}
                              : burst_addr_n;
@@ -317,6 +327,8 @@ module mxu_dma_load_gen #(
   `MXU_ASSERT_STABLE(ArStable, ar_valid_o, ar_ready_i, {next_burst_addr, burst_beats},
                      clk_i, rst_ni)
   `MXU_ASSERT(BlockFull, block_full_q == (rows_left_q > trows_q), clk_i, rst_ni)
+  // A command's row fits the device's widest buffer row (cmd_row_beats' width).
+  `MXU_ASSERT(RowBytesLegal, accept |-> 32'(cmd_row_bytes) <= RowBytesMax, clk_i, rst_ni)
   `MXU_ASSERT(ArAligned, ar_valid_o |-> next_burst_addr[BeatShift-1:0] == '0, clk_i, rst_ni)
   `MXU_ASSERT(ArBeats, ar_valid_o |-> burst_beats >= 8'd1 && burst_beats <= 8'd16,
               clk_i, rst_ni)
