@@ -23,9 +23,9 @@ int main(int argc, char** argv) {
             argv[i], d.bus_bytes, mxu::kMaxRtlBusBytes);
         return 1;
       }
-      std::printf("%s\t%u\t%u\t%d\t%u\t%u\t%u\t%u\t%u\t%d\t%u\t%d\n", d.name.c_str(), d.rows, d.cols,
-                  d.flush_subnormals ? 1 : 0, d.ub_depth, d.acc_depth, d.wfifo_depth, d.pe_stages,
-                  d.bus_bytes, d.hier ? 1 : 0, d.threads, d.clock_gating ? 1 : 0);
+      std::printf("%s\t%u\t%u\t%d\t%u\t%u\t%u\t%u\t%u\t%d\t%u\t%d\n", d.name.c_str(), d.rows,
+                  d.cols, d.flush_subnormals ? 1 : 0, d.ub_depth, d.acc_depth, d.wfifo_depth,
+                  d.pe_stages, d.bus_bytes, d.hier ? 1 : 0, d.threads, d.clock_gating ? 1 : 0);
     } catch (const mxu::DeviceSpecError& error) {
       std::printf("error\t%s\t%s\n", argv[i], error.what());
       return 1;

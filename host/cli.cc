@@ -195,7 +195,7 @@ void AddTraceOptions(CLI::App* app, TraceOptions* options) {
       ->needs(trace);
   app->add_option("--trace-scope", options->scope,
                   "the signals traced: layouts (what the shipped GTKWave layouts show, and the "
-                  "other signals of their scopes), all (every signal: about 60x the bytes and 3-4x "
+                  "other signals of their scopes), all (every signal: about 45x the bytes and 3-4x "
                   "the time of the default, on a 64^3 GEMM's 2000-cycle window), or "
                   "HIER[:DEPTH],... (each scope's signals, DEPTH levels down; default "
                   "all levels), e.g. mxu_top.mxu_top.u_dma:2")

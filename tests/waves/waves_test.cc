@@ -207,9 +207,10 @@ TEST(Waves, TraceScopesChooseTheSignals) {
   EXPECT_EQ(RunMxu(kGemm + " --trace-scope all").exit_code, 2);  // needs --trace
 }
 
-// What `mxu help` says --trace-scope all costs in bytes ("about 60x the bytes ... on a 64^3
+// What `mxu help` says --trace-scope all costs in bytes ("about 45x the bytes ... on a 64^3
 // GEMM's 2000-cycle window") is what it costs, within a quarter. (The time it states is
-// machine-dependent and not checked: 3-4x, measured 2026-11-26.)
+// machine-dependent and not checked: 3-4x, measured 2026-11-26. The bytes fell from 60x to 44x
+// with clock gating, 2026-11-28: gated registers hold their values between operands.)
 TEST(Waves, HelpStatesWhatScopeAllCostsInBytes) {
   const Result help = RunMxu("help gemm");
   ASSERT_EQ(help.exit_code, 0) << help.err;
