@@ -33,7 +33,7 @@ const BuiltDevice* FindBuiltDevice(const std::string& name) {
     if (spec.rows == d.rows && spec.cols == d.cols && spec.ub_depth == d.ub_depth &&
         spec.acc_depth == d.acc_depth && spec.wfifo_depth == d.wfifo_depth &&
         spec.flush_subnormals == d.flush_subnormals && spec.pe_stages == d.pe_stages &&
-        spec.bus_bytes == d.bus_bytes) {
+        spec.bus_bytes == d.bus_bytes && spec.clock_gating == d.clock_gating) {
       return &d;
     }
   }
@@ -58,6 +58,7 @@ model::Config ModelConfig(const DeviceSpec& device, const MemoryTiming& timing) 
   config.subnormals = device.flush_subnormals ? Subnormals::kFlush : Subnormals::kIeee;
   config.pe_stages = device.pe_stages;
   config.bus_bytes = device.bus_bytes;
+  config.clock_gating = device.clock_gating;
   config.max_in_flight = DmaMaxInFlight(device.bus_bytes);
   config.timing = timing;
   return config;
@@ -74,6 +75,7 @@ model::Config ModelConfig(const BuiltDevice& device, const MemoryTiming& timing)
   spec.flush_subnormals = device.flush_subnormals;
   spec.pe_stages = device.pe_stages;
   spec.bus_bytes = device.bus_bytes;
+  spec.clock_gating = device.clock_gating;
   return ModelConfig(spec, timing);
 }
 

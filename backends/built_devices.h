@@ -21,6 +21,7 @@ struct BuiltDevice {
   bool flush_subnormals;
   uint32_t pe_stages;  // the PE's pipeline depth (pe=N)
   uint32_t bus_bytes;  // the memory port's bytes per beat (bus=B)
+  bool clock_gating;   // gated clocks (gate=1): the model counts the clocks as the RTL gates them
   const char* binary;  // the executable's file name: "mxu" for the default device, "mxu-NAME"
 };
 

@@ -357,8 +357,8 @@ inline constexpr CsrEntry kCsrTable[] = {
 inline constexpr uint32_t ArrayRows(uint32_t value) { return value & 0xFFFF; }
 inline constexpr uint32_t ArrayCols(uint32_t value) { return value >> 16; }
 
-// FEATURES: [7:0] bus_log2, [8] flush_subnormals, [9] int8, [23:16] ub_lanes, [31:24]
-// max_in_flight.
+// FEATURES: [7:0] bus_log2, [8] flush_subnormals, [9] int8, [10] clock_gating, [23:16] ub_lanes,
+// [31:24] max_in_flight.
 inline constexpr uint32_t FeaturesBusLog2(uint32_t value) { return value & 0xFF; }
 inline constexpr uint32_t kFeaturesFlushSubnormals = 1u << 8;
 inline constexpr bool FeaturesFlushSubnormals(uint32_t value) {
@@ -366,6 +366,10 @@ inline constexpr bool FeaturesFlushSubnormals(uint32_t value) {
 }
 inline constexpr uint32_t kFeaturesInt8 = 1u << 9;
 inline constexpr bool FeaturesInt8(uint32_t value) { return (value & kFeaturesInt8) != 0; }
+inline constexpr uint32_t kFeaturesClockGating = 1u << 10;
+inline constexpr bool FeaturesClockGating(uint32_t value) {
+  return (value & kFeaturesClockGating) != 0;
+}
 inline constexpr uint32_t FeaturesUbLanes(uint32_t value) { return (value >> 16) & 0xFF; }
 inline constexpr uint32_t FeaturesMaxInFlight(uint32_t value) { return value >> 24; }
 
@@ -456,8 +460,12 @@ enum class Counter : uint32_t {
   kStallWeights = 7,
   kStallFetch = 8,
   kStallMemory = 9,
+  kColumnClocks = 10,
+  kAccClocks = 11,
+  kActivateClocks = 12,
+  kDmaClocks = 13,
 };
-inline constexpr uint32_t kNumCounters = 10;
+inline constexpr uint32_t kNumCounters = 14;
 
 inline constexpr uint32_t CounterLo(uint32_t i) { return kCounterBase + kCounterStride * i; }
 inline constexpr uint32_t CounterHi(uint32_t i) { return CounterLo(i) + 4; }
@@ -487,6 +495,14 @@ inline constexpr const char* CounterName(Counter counter) {
       return "STALL_FETCH";
     case 9:
       return "STALL_MEMORY";
+    case 10:
+      return "COLUMN_CLOCKS";
+    case 11:
+      return "ACC_CLOCKS";
+    case 12:
+      return "ACTIVATE_CLOCKS";
+    case 13:
+      return "DMA_CLOCKS";
     default:
       return "UNKNOWN";
   }

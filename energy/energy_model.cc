@@ -37,6 +37,9 @@ EnergyTable ParseEnergyTable(const Json& json) {
   t.method = Key(json, "method").get<std::string>();
   t.clock_mhz = Key(json, "clock_mhz").get<double>();
   t.pe_cycle_pj = Key(json, "pe_cycle_pj").get<double>();
+  t.acc_cycle_pj = Key(json, "acc_cycle_pj").get<double>();
+  t.activate_cycle_pj = Key(json, "activate_cycle_pj").get<double>();
+  t.dma_cycle_pj = Key(json, "dma_cycle_pj").get<double>();
   const Json& mac = Key(json, "mac_pj");
   t.mac_bf16_pj = Key(mac, "bf16").get<double>();
   t.mac_int8_pj = Key(mac, "int8").get<double>();
@@ -83,7 +86,13 @@ Energy EnergyOfRow(const EnergyTable& t, const nlohmann::ordered_json& row) {
   constexpr double kMicro = 1e-6;  // pJ -> uJ
   Energy e;
   e.mac_uj = Count(row, "device_macs") * (int8 ? t.mac_int8_pj : t.mac_bf16_pj) * kMicro;
-  e.clock_uj = Count(row, "cycles") * (rows * cols * t.pe_cycle_pj + t.control_cycle_pj) * kMicro;
+  // COLUMN_CLOCKS counts a column's cycle once per column: times the rows, PE cycles.
+  e.clock_uj = (rows * Count(row, "column_clocks") * t.pe_cycle_pj +
+                Count(row, "acc_clocks") * t.acc_cycle_pj +
+                Count(row, "activate_clocks") * t.activate_cycle_pj +
+                Count(row, "dma_clocks") * t.dma_cycle_pj +
+                Count(row, "cycles") * t.control_cycle_pj) *
+               kMicro;
   e.sram_uj =
       (Count(a, "ub_reads") * ub_bits * t.ub.read + Count(a, "ub_writes") * ub_bits * t.ub.write +
        Count(a, "acc_reads") * acc_bits * t.acc.read +

@@ -21,11 +21,15 @@ struct EnergyTable {
   int node_nm = 0;
   bool measured = false;  // 180 nm: measured; others scaled (`method` says how)
   std::string method;
-  double clock_mhz = 0;         // the calibration device's Fmax at this node
-  double pe_cycle_pj = 0;       // a PE's cycle with the clock alone
-  double mac_bf16_pj = 0;       // a MAC above that, bf16
-  double mac_int8_pj = 0;       // ... int8
-  double control_cycle_pj = 0;  // the rest of the logic, a cycle
+  double clock_mhz = 0;  // the calibration device's Fmax at this node
+  // The clocks, per cycle each runs (the clock counters; docs/architecture.md "Clock gating"):
+  double pe_cycle_pj = 0;        // a PE's, its column's clock running, no data
+  double acc_cycle_pj = 0;       // the accumulators'
+  double activate_cycle_pj = 0;  // the activation unit's
+  double dma_cycle_pj = 0;       // a DMA engine's (0 while the engines are not gated)
+  double control_cycle_pj = 0;   // the rest of the logic, every cycle of a program
+  double mac_bf16_pj = 0;        // a MAC above its PE's clock, bf16
+  double mac_int8_pj = 0;        // ... int8
   SramBitEnergy ub, acc, wfifo, transpose;
   double dram_pj_per_byte = 0;  // host memory
   // Area (um^2) for ranking design points: a PE, the rest of the logic, an SRAM bit.
@@ -42,14 +46,15 @@ EnergyTable ParseEnergyTable(const nlohmann::json& json);
 // A run's energy in microjoules, by what spends it.
 struct Energy {
   double mac_uj = 0;    // MACs: the array's work above its clock
-  double clock_uj = 0;  // every cycle: the array's clock and the rest of the logic
+  double clock_uj = 0;  // the clocks as they run: the columns', the gated blocks', the rest
   double sram_uj = 0;   // unified buffer, accumulators, weight FIFO, transposer
   double dram_uj = 0;   // host-memory bytes read and written by the DMA
   double total_uj() const { return mac_uj + clock_uj + sram_uj + dram_uj; }
 };
 
 // The energy of one bench row (its counters: cycles, device_macs, dma_read_bytes,
-// dma_write_bytes, buffer_accesses; its device: array_rows, array_cols, bus_bytes; dtype).
+// dma_write_bytes, column_clocks, acc_clocks, activate_clocks, dma_clocks, buffer_accesses; its
+// device: array_rows, array_cols, bus_bytes; dtype).
 Energy EnergyOfRow(const EnergyTable& table, const nlohmann::ordered_json& row);
 
 // {"mac_uj", "clock_uj", "sram_uj", "dram_uj", "total_uj"}; with useful MACs (M x K x N), also

@@ -54,6 +54,10 @@ void AddRunCounters(const driver::GemmResult& result, nlohmann::ordered_json* js
   j["stall_weights"] = s.counter(csr::Counter::kStallWeights);
   j["stall_fetch"] = s.counter(csr::Counter::kStallFetch);
   j["stall_memory"] = s.counter(csr::Counter::kStallMemory);
+  j["column_clocks"] = s.counter(csr::Counter::kColumnClocks);
+  j["acc_clocks"] = s.counter(csr::Counter::kAccClocks);
+  j["activate_clocks"] = s.counter(csr::Counter::kActivateClocks);
+  j["dma_clocks"] = s.counter(csr::Counter::kDmaClocks);
   const driver::BufferAccesses& a = s.accesses;
   j["buffer_accesses"] = {{"ub_reads", a.ub_reads},
                           {"ub_writes", a.ub_writes},

@@ -35,6 +35,7 @@ int ListDevices(bool json) {
       j["subnormals"] = d.flush_subnormals ? "flush" : "ieee";
       j["pe_stages"] = d.pe_stages;
       j["bus_bytes"] = d.bus_bytes;
+      j["clock_gating"] = d.clock_gating;
       j["default"] = &d == &devices.front();
       j["binary"] = d.binary;
       list.push_back(j);

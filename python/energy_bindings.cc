@@ -61,6 +61,7 @@ void RegisterEnergy(py::module_& m) {
         const energy::EnergyTable table = Table(node);
         nlohmann::ordered_json row;
         for (const char* key : {"cycles", "device_macs", "dma_read_bytes", "dma_write_bytes",
+                                "column_clocks", "acc_clocks", "activate_clocks", "dma_clocks",
                                 "array_rows", "array_cols", "bus_bytes"}) {
           row[key] = Count(counts, key);
         }
@@ -82,7 +83,8 @@ void RegisterEnergy(py::module_& m) {
       py::arg("node"), py::arg("counts"),
       "A run's energy in microjoules (mac_uj, clock_uj, sram_uj, dram_uj, total_uj) from its "
       "counts, as `mxu bench --energy` prices a row: cycles, device_macs (the array's MACs), "
-      "dma_read_bytes, dma_write_bytes, buffer_accesses (a dict: ub_reads, ub_writes, "
+      "dma_read_bytes, dma_write_bytes, the clock counters (column_clocks, acc_clocks, "
+      "activate_clocks, dma_clocks), buffer_accesses (a dict: ub_reads, ub_writes, "
       "acc_reads, acc_writes, wfifo_reads, wfifo_writes, transpose_reads, transpose_writes), "
       "array_rows, array_cols, bus_bytes, and dtype ('bf16' or 'int8').");
 }

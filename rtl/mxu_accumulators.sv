@@ -50,7 +50,9 @@ module mxu_accumulators #(
   input  logic                 wr_en_i,
   input  logic [AddrWidth-1:0] wr_addr_i,
   input  logic [Lanes*32-1:0]  wr_data_i,
-  output logic                 wr_gnt_o
+  output logic                 wr_gnt_o,
+  // The clock runs this cycle (ACC_CLOCKS counts it; always with ClockGating off).
+  output logic                 clock_on_o
 );
 
   localparam int unsigned AddCycles = mxu_pkg::acc_add_cycles();
@@ -251,6 +253,7 @@ module mxu_accumulators #(
       .en_i (active),
       .clk_o(clk_acc)
     );
+    assign clock_on_o = active;
 
 `ifndef SYNTHESIS
     logic [Lanes-1:0] add_changes;
@@ -271,7 +274,8 @@ module mxu_accumulators #(
                 clk_i, rst_ni)
 `endif
   end else begin : g_no_gate
-    assign clk_acc = clk_i;
+    assign clk_acc    = clk_i;
+    assign clock_on_o = 1'b1;
   end
 
   `MXU_ASSERT_STATIC(gen_banks_pow2, Banks >= 1 && (Banks & (Banks - 1)) == 0 &&

@@ -44,7 +44,9 @@ module mxu_activation_unit #(
   output logic [TagWidth-1:0] tag_o,
   output logic [Lanes*32-1:0] fp32_o,
   output logic [Lanes*16-1:0] row_o,
-  output logic                busy_o  // a row is in the unit
+  output logic                busy_o,  // a row is in the unit
+  // The clock runs this cycle (ACTIVATE_CLOCKS counts it; always with ClockGating off).
+  output logic                clock_on_o
 );
 
   localparam int unsigned Stages = mxu_pkg::ActCycles;
@@ -206,7 +208,8 @@ module mxu_activation_unit #(
   end
 
   // The clock: on while a row enters or is inside.
-  assign active = valid_i || busy_o;
+  assign active     = valid_i || busy_o;
+  assign clock_on_o = !ClockGating || active;
 
   if (ClockGating) begin : g_gate
     mxu_icg u_icg (

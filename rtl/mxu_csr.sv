@@ -69,6 +69,7 @@ module mxu_csr #(
             8'($clog2(mxu_pkg::MemBusBytes));
         rdata[mxu_isa_pkg::CsrFeaturesFlushSubnormalsLsb] = FlushSubnormals;
         rdata[mxu_isa_pkg::CsrFeaturesInt8Lsb] = 1'b1;  // the int8 mode
+        rdata[mxu_isa_pkg::CsrFeaturesClockGatingLsb] = mxu_pkg::ClockGating;
         rdata[mxu_isa_pkg::CsrFeaturesUbLanesLsb +: mxu_isa_pkg::CsrFeaturesUbLanesWidth] =
             8'(UbLanes);
         rdata[mxu_isa_pkg::CsrFeaturesMaxInFlightLsb +: mxu_isa_pkg::CsrFeaturesMaxInFlightWidth] =

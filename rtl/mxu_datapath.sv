@@ -101,7 +101,9 @@ module mxu_datapath #(
   output logic                  mm_busy_o,
   output logic                  ac_busy_o,
   output logic                  array_row_o,      // an activation row enters the array now
-  output logic                  mm_wait_weights_o  // a MATMUL waits for its weight tile
+  output logic                  mm_wait_weights_o,  // a MATMUL waits for its weight tile
+  // Which gated clocks run this cycle (the clock counters; docs/architecture.md "Clock gating").
+  output mxu_pkg::datapath_clocks_t clocks_o
 );
 
   // WLOAD, MATMUL and ACTIVATE: a sequencer each (mxu_wload_seq, mxu_matmul_seq,
@@ -265,7 +267,8 @@ module mxu_datapath #(
     .w_i            (w_row),
     .w_commit_i     (commit),
     .w_commit_bank_i(commit_bank),
-    .psum_o         (array_out)
+    .psum_o         (array_out),
+    .col0_clock_on_o(clocks_o.column0)
   );
 
   // Where each result row goes travels beside the array, arriving with the row.
@@ -293,7 +296,8 @@ module mxu_datapath #(
     .wr_en_i         (acc_wr_en_i),
     .wr_addr_i       (acc_wr_addr_i),
     .wr_data_i       (acc_wr_data_i),
-    .wr_gnt_o        (acc_wr_gnt_o)
+    .wr_gnt_o        (acc_wr_gnt_o),
+    .clock_on_o      (clocks_o.acc)
   );
 
   mxu_activation_unit #(
@@ -316,7 +320,8 @@ module mxu_datapath #(
     .tag_o       ({au_last, au_ub}),
     .fp32_o      (au_fp32),
     .row_o       (au_lanes),
-    .busy_o      (au_busy)
+    .busy_o      (au_busy),
+    .clock_on_o  (clocks_o.activate)
   );
 
   assign ub_rd_data_o  = ub_rd_data;

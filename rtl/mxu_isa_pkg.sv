@@ -210,6 +210,8 @@ package mxu_isa_pkg;
   parameter int unsigned CsrFeaturesFlushSubnormalsWidth = 1;
   parameter int unsigned CsrFeaturesInt8Lsb              = 9;
   parameter int unsigned CsrFeaturesInt8Width            = 1;
+  parameter int unsigned CsrFeaturesClockGatingLsb       = 10;
+  parameter int unsigned CsrFeaturesClockGatingWidth     = 1;
   parameter int unsigned CsrFeaturesUbLanesLsb           = 16;
   parameter int unsigned CsrFeaturesUbLanesWidth         = 8;
   parameter int unsigned CsrFeaturesMaxInFlightLsb       = 24;
@@ -238,17 +240,21 @@ package mxu_isa_pkg;
   parameter int unsigned CsrIrqClearPendingWidth         = 1;
 
   // Performance counters: counter i at CsrCounterBase + 8 i.
-  parameter int unsigned NumCounters      = 10;
-  parameter int unsigned CntCycles        = 0;
-  parameter int unsigned CntArrayBusy     = 1;
-  parameter int unsigned CntMacs          = 2;
-  parameter int unsigned CntDmaReadBytes  = 3;
-  parameter int unsigned CntDmaWriteBytes = 4;
-  parameter int unsigned CntInstructions  = 5;
-  parameter int unsigned CntStallDep      = 6;
-  parameter int unsigned CntStallWeights  = 7;
-  parameter int unsigned CntStallFetch    = 8;
-  parameter int unsigned CntStallMemory   = 9;
+  parameter int unsigned NumCounters       = 14;
+  parameter int unsigned CntCycles         = 0;
+  parameter int unsigned CntArrayBusy      = 1;
+  parameter int unsigned CntMacs           = 2;
+  parameter int unsigned CntDmaReadBytes   = 3;
+  parameter int unsigned CntDmaWriteBytes  = 4;
+  parameter int unsigned CntInstructions   = 5;
+  parameter int unsigned CntStallDep       = 6;
+  parameter int unsigned CntStallWeights   = 7;
+  parameter int unsigned CntStallFetch     = 8;
+  parameter int unsigned CntStallMemory    = 9;
+  parameter int unsigned CntColumnClocks   = 10;
+  parameter int unsigned CntAccClocks      = 11;
+  parameter int unsigned CntActivateClocks = 12;
+  parameter int unsigned CntDmaClocks      = 13;
 
   /* verilator lint_on UNUSEDPARAM */
 

@@ -247,6 +247,14 @@ package mxu_pkg;
     logic                    released;    // STORE: every buffer row read (pulse); loads: 0
   } dma_status_t;
 
+  // Which of the datapath's gated clocks run in a cycle (the clock counters of mxu_top): column
+  // 0's (column c's runs the same cycles, c later), the accumulators', the activation unit's.
+  typedef struct packed {
+    logic column0;
+    logic acc;
+    logic activate;
+  } datapath_clocks_t;
+
   // Register port.
   typedef struct packed {
     logic        valid;

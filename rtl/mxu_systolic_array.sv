@@ -52,7 +52,10 @@ module mxu_systolic_array #(
   input  logic                 w_commit_i,
   input  logic                 w_commit_bank_i,
   // One de-skewed fp32 result row per cycle, Latency cycles after its activation row.
-  output logic [Cols*32-1:0]   psum_o
+  output logic [Cols*32-1:0]   psum_o,
+  // Column 0's clock runs this cycle; column c's runs the same cycles, c later (COLUMN_CLOCKS
+  // counts Cols for each). Always with ClockGating off.
+  output logic                 col0_clock_on_o
 );
 
   // Activation buses between columns: entry (c, r) feeds PE(r, c); c = Cols is the right edge.
@@ -124,8 +127,9 @@ module mxu_systolic_array #(
 
     // The de-skew holds column c's result Cols-1-c cycles: the array's clock runs Cols cycles
     // past column 0's last.
-    assign col_en   = col_en_d;
-    assign array_en = col0_active || col_en_q != '0;
+    assign col_en          = col_en_d;
+    assign array_en        = col0_active || col_en_q != '0;
+    assign col0_clock_on_o = col0_active;
 
     mxu_icg u_icg (
       .clk_i,
@@ -133,9 +137,10 @@ module mxu_systolic_array #(
       .clk_o(clk_array)
     );
   end else begin : g_no_gate
-    assign col_en    = '1;
-    assign array_en  = 1'b1;
-    assign clk_array = clk_i;
+    assign col_en          = '1;
+    assign array_en        = 1'b1;
+    assign clk_array       = clk_i;
+    assign col0_clock_on_o = 1'b1;
     logic unused_array_en;
     assign unused_array_en = array_en;
   end

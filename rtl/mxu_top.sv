@@ -83,6 +83,10 @@ module mxu_top #(
   logic                 stall_dep, stall_fetch, stall_mem, wait_weights, array_row;
   logic [15:0]          wr_bytes;
   logic [NumCnt*16-1:0] counter_inc;
+  // The gated clocks that run (docs/architecture.md "Clock gating"): the datapath's, and the DMA
+  // engines' (activation load, weight load, store; not gated yet: always on).
+  mxu_pkg::datapath_clocks_t dp_clocks;
+  logic [2:0]           dma_clocks;
   // Controller <-> DMA.
   mxu_pkg::mem_rd_req_t fetch_req;
   mxu_pkg::mem_rd_rsp_t fetch_rsp;
@@ -175,7 +179,16 @@ module mxu_top #(
     counter_inc[mxu_isa_pkg::CntStallWeights*16 +: 16]  = 16'(wait_weights);
     counter_inc[mxu_isa_pkg::CntStallFetch*16 +: 16]    = 16'(stall_fetch);
     counter_inc[mxu_isa_pkg::CntStallMemory*16 +: 16]   = 16'(stall_mem);
+    // The clock counters: the cycles each gated clock runs while a program does.
+    if (ctrl_csr.busy) begin
+      counter_inc[mxu_isa_pkg::CntColumnClocks*16 +: 16]   = dp_clocks.column0 ? 16'(Cols) : 16'd0;
+      counter_inc[mxu_isa_pkg::CntAccClocks*16 +: 16]      = 16'(dp_clocks.acc);
+      counter_inc[mxu_isa_pkg::CntActivateClocks*16 +: 16] = 16'(dp_clocks.activate);
+      counter_inc[mxu_isa_pkg::CntDmaClocks*16 +: 16]      =
+          16'(dma_clocks[0]) + 16'(dma_clocks[1]) + 16'(dma_clocks[2]);
+    end
   end
+  assign dma_clocks = 3'b111;
 
   mxu_controller #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_controller (
     .clk_i,
@@ -311,7 +324,8 @@ module mxu_top #(
     .mm_busy_o        (mm_busy),
     .ac_busy_o        (ac_busy),
     .array_row_o      (array_row),
-    .mm_wait_weights_o(wait_weights)
+    .mm_wait_weights_o(wait_weights),
+    .clocks_o         (dp_clocks)
   );
 
   // Drain: outside a program every response is accepted and dropped, and a write burst cut short

@@ -991,8 +991,11 @@ DRAM_PJ_PER_BYTE = 160.0
 
 def energy_tables(r: dict) -> dict[int, dict]:
     """Per-action energies (pJ) at 180 nm (measured) and at SCALED_NODES (scaled), from a PPA
-    result with power: a PE's cycle (the clock alone), a MAC above it, the rest of the logic's
-    cycle (busy, bf16), each SRAM's read and write per bit (the model), a host-memory byte."""
+    result with power: per cycle each clock runs (the clock counters), a PE's (its column's
+    gate open, the clock alone), the accumulators', the activation unit's, a DMA engine's; a MAC
+    above its PE's clock; the rest of the logic's cycle (busy, bf16); each SRAM's read and write
+    per bit (the model); a host-memory byte. On an ungated device the array's clock is its idle
+    power and the blocks' clocks are in the rest."""
     if not isinstance(r.get("array_power_mw"), dict) or not r.get("fmax_mhz"):
         die("--calibrate needs a PPA result with power (array_power_mw): run it without "
             "--no-power or --module")
@@ -1003,6 +1006,23 @@ def energy_tables(r: dict) -> dict[int, dict]:
         return mw * 1e-3 / f_hz * 1e12
 
     ap, lp, mpc = r["array_power_mw"], r["power_mw"], r["macs_per_cycle"]
+    gates = r.get("clock_gates") or {}
+    clock_mw, duty = gates.get("clock_mw", {}), gates.get("duty", {})
+    if gates.get("duty", {}).get("bf16") and not clock_mw:
+        die("--calibrate needs a PPA result with clock_gates.clock_mw: run scripts/ppa.sh again")
+
+    def domain(part: str) -> list[str]:  # the gates of one block (a path element)
+        return [g for g in clock_mw if f"/{part}/" in f"/{g}/"]
+
+    def open_mw(part: str) -> float:  # the block's clock power, its gates open
+        return sum(clock_mw[g] for g in domain(part))
+
+    def run_mw(part: str, w: str) -> float:  # ... at the workload's duties
+        return sum(clock_mw[g] * duty[w][g] for g in domain(part))
+
+    engines = 3  # the DMA's gated engines: activation load, weight load, store (DMA_CLOCKS)
+    array_gated = bool(domain("u_array"))
+    array_clock = open_mw("u_array") if array_gated else ap["idle"]
 
     def per_bit(width: int, depth: int) -> dict:
         s = sram_model(width, depth)
@@ -1016,9 +1036,15 @@ def energy_tables(r: dict) -> dict[int, dict]:
     t_depth = max((s["depth"] for s in lanes), default=a["wfifo"])
     base = {
         "clock_mhz": r["fmax_mhz"],
-        "pe_cycle_pj": pj(ap["idle"]) / (a["rows"] * a["cols"]),
-        "mac_pj": {w: (pj(ap[w]) - pj(ap["idle"])) / mpc[w] for w in ("bf16", "int8")},
-        "control_cycle_pj": pj(lp["bf16"] - ap["bf16"]),
+        "pe_cycle_pj": pj(array_clock) / (a["rows"] * a["cols"]),
+        "acc_cycle_pj": pj(open_mw("u_acc")),
+        "activate_cycle_pj": pj(open_mw("u_activation")),
+        "dma_cycle_pj": pj(open_mw("u_dma")) / engines,
+        "mac_pj": {w: (pj(ap[w]) - pj(ap["idle"]) -
+                       (pj(run_mw("u_array", w)) if array_gated else 0.0)) / mpc[w]
+                   for w in ("bf16", "int8")},
+        "control_cycle_pj": pj(lp["bf16"] - ap["bf16"] - sum(
+            run_mw(p, "bf16") for p in ("u_acc", "u_activation", "u_dma"))),
         "sram_pj_per_bit": {
             "ub": per_bit(a["rows"] * 16, a["ub"]),
             "acc": per_bit(a["cols"] * 32, a["acc"] // ACC_BANKS),
@@ -1031,9 +1057,15 @@ def energy_tables(r: dict) -> dict[int, dict]:
     }
     source = {"device": r["device"], "library": r["library"],
               "ppa": "scripts/ppa.sh --device '" + r["device"] + "' --json",
-              "pe_cycle": "the array's logic power with the clock alone, per PE and cycle",
-              "mac": "the array's logic power in a 256^3 GEMM above idle, per MAC",
-              "control_cycle": "every other module's logic power in the bf16 GEMM, per cycle",
+              "pe_cycle": "the clock power of the array's registers, its gates open, per PE and "
+                          "cycle (clock_gates.clock_mw)",
+              "acc_cycle": "the accumulators' registers' clock power, their gate open, a cycle",
+              "activate_cycle": "the activation unit's registers' clock power, its gate open",
+              "dma_cycle": "a DMA engine's registers' clock power, its gate open (0: not gated)",
+              "mac": "the array's logic power in a 256^3 GEMM above idle and its clocks at "
+                     "their duty, per MAC",
+              "control_cycle": "every other module's logic power in the bf16 GEMM, less the "
+                               "gated blocks' clocks at their duty, per cycle",
               "sram": "the SRAM model of scripts/ppa.py (docs/ppa.md), per bit of the macro's "
                       "width, at the calibration device's macro sizes",
               "area": "the array's synthesized cells per PE, every other module's together, "
@@ -1053,6 +1085,9 @@ def energy_tables(r: dict) -> dict[int, dict]:
              "vdd": f["vdd"],
              "clock_mhz": round(base["clock_mhz"] / f["delay"], 1),
              "pe_cycle_pj": sc(base["pe_cycle_pj"]),
+             "acc_cycle_pj": sc(base["acc_cycle_pj"]),
+             "activate_cycle_pj": sc(base["activate_cycle_pj"]),
+             "dma_cycle_pj": sc(base["dma_cycle_pj"]),
              "mac_pj": {w: sc(v) for w, v in base["mac_pj"].items()},
              "control_cycle_pj": sc(base["control_cycle_pj"]),
              "sram_pj_per_bit": {k: {"width": v["width"], "depth": v["depth"],
@@ -1105,6 +1140,7 @@ def device_power(d: dict, modules: dict, top: str, tree: list, count: dict,
         f"{len(gates)} clock gates")
     power = dict.fromkeys(LOADS, 0.0)
     array_power = dict.fromkeys(LOADS, 0.0)
+    gate_clock = dict.fromkeys(gates, 0.0)  # each gate's registers' clock power, the gate open
     paths: dict[str, list[str]] = {}
     for path, (_, _, m) in dom.inst.items():
         paths.setdefault(m, []).append(path)
@@ -1121,6 +1157,15 @@ def device_power(d: dict, modules: dict, top: str, tree: list, count: dict,
                 where = dom.resolve(path, g)
                 return {w: duty[w].get(where, 1.0) if where else 1.0 for w in LOADS}
             pw = gated_power(p, keyed, duty_of)
+            # The clock share (dyn0) behind each gate: the groups' own, the rest the instance's.
+            shares = {dom.resolve(path, ("local",)):
+                      p["dyn0"] - sum(p["clock"].get(g, 0.0) for g in keyed)}
+            for g in keyed:
+                where = dom.resolve(path, g)
+                shares[where] = shares.get(where, 0.0) + p["clock"].get(g, 0.0)
+            for where, mw in shares.items():
+                if where in gate_clock:
+                    gate_clock[where] += mw
             inside = any(path == a or path.startswith(a + "/") for a in arrays)
             for w in LOADS:
                 power[w] += pw[w]
@@ -1152,7 +1197,8 @@ def device_power(d: dict, modules: dict, top: str, tree: list, count: dict,
                                     for w in WORKLOADS},
         "macs_per_cycle": {w: round(macs[w], 3) for w in WORKLOADS},
         "power_note": ("at Fmax; power_mw: synthesized logic, each register's clock times its "
-                       "clock gate's duty; sram_power_mw: the SRAM model times the accesses "
+                       "clock gate's duty (clock_gates.clock_mw: each gate's registers' clock "
+                       "power with the gate open); sram_power_mw: the SRAM model times the accesses "
                        "counted in the trace; bf16/int8: 256^3 GEMM, cycles 30000-31000; "
                        f"quarter: bf16 {q[1]} x {q[3]} x {q[5]}, the middle {WINDOW} cycles; "
                        "idle: no command in flight (every gate off, no data moving)"),
@@ -1165,6 +1211,7 @@ def device_power(d: dict, modules: dict, top: str, tree: list, count: dict,
                                  / max(1, sum(a[0] for a in act[w]["scopes"].values()))
                                  / max(1, act[w]["cycles"]), 4) for w in WORKLOADS},
         "clock_gates": {"duty": {w: {g: round(duty[w][g], 4) for g in gates} for w in WORKLOADS},
+                        "clock_mw": {g: round(gate_clock[g], 3) for g in gates},
                         "windows": {w: act[w]["window"] for w in WORKLOADS}},
     }
 

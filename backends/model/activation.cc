@@ -71,6 +71,7 @@ void Core::Impl::ActivationCycle() {
   if (ac.writes_ub) ac.ub_writes.pop_front();
   ac.reads_acc = ac.busy && ac.reads_left > 0;
   if (!ac.reads_acc) return;
+  GatedClocks::Mark(clocks.acc, now, now);  // the read port asks
   const uint32_t setup = ActivationState::SetupReads(ac.d);
   const uint32_t reads_done = ac.d.rows + setup - ac.reads_left;
   const bool bias_phase = reads_done < (ac.d.bias ? 1u : 0u);
@@ -80,7 +81,10 @@ void Core::Impl::ActivationCycle() {
                                      : ac.d.acc_addr + reads_done - setup;
   if ((results.Reads(now) & BankBit(row)) != 0) return;  // an accumulating result row's bank
   const uint32_t write_at = 1 + kActivationCycles;       // cycles from the read to the UB write
-  if (reads_done >= setup) ac.ub_writes.push_back(now + write_at);
+  if (reads_done >= setup) {
+    ac.ub_writes.push_back(now + write_at);
+    GatedClocks::Mark(clocks.activate, now + 1, now + 1 + kActivationCycles);  // the row inside
+  }
   if (--ac.reads_left == 0) ac.done_at = now + write_at + 1;
 }
 

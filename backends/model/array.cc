@@ -159,9 +159,11 @@ void Core::Impl::ShiftWeights(bool commit) {
     a.wlq.pop_front();
     a.wl_slot = 0;
   }
+  if (commit) GatedClocks::Mark(clocks.column0, now, now);
   if (a.wl_active || wl_start) {
     const bool need_pop = a.wl_slot < a.wl_k;
     if (!need_pop || a.wfifo > 0) {
+      GatedClocks::Mark(clocks.column0, now, now);  // a weight row shifts in
       if (need_pop) --a.wfifo;
       a.wl_active = a.wl_slot != R - 1;
       ++a.wl_slot;
@@ -183,6 +185,9 @@ void Core::Impl::IssueMatmulRow() {
   const uint32_t bank = BankBit(row);
   if (m.accumulate) results.At(now + latency).rd |= bank;
   results.At(now + latency + kAccAddCycles).wr |= bank;
+  // Column 0 runs while the row is in it; the accumulators from its result's arrival to its write.
+  GatedClocks::Mark(clocks.column0, now, now + column_span);
+  GatedClocks::Mark(clocks.acc, now + latency, now + latency + kAccAddCycles);
   ++Ctr(csr::Counter::kArrayBusy);
   Ctr(csr::Counter::kMacs) += uint64_t{R} * C;
   a.mm_need_commit = false;

@@ -21,6 +21,9 @@ Core::Impl::Impl(Core& c)
       L(cfg.ub_lanes()),
       latency(ArrayLatency(R, C, PePipelineOf(cfg.pe_stages))),
       commit_gap(CommitGap(R, PePipelineOf(cfg.pe_stages).add_cycles)),
+      column_span((R - 1) * PePipelineOf(cfg.pe_stages).add_cycles +
+                  PePipelineOf(cfg.pe_stages).mul_cycles + PePipelineOf(cfg.pe_stages).add_cycles -
+                  1),
       beat_bytes(cfg.bus_bytes),
       slots_per_beat(cfg.bus_bytes / 16),
       ibuf_beats(std::max<uint64_t>(4, 256 / cfg.bus_bytes)) {}
@@ -29,6 +32,7 @@ RunResult Core::Impl::Run(uint64_t cmd_addr, uint32_t n) {
   golden::ScopedFpMode fp_mode(cfg.subnormals);
   Start(cmd_addr, n);
   Ctr(csr::Counter::kCycles) = RunCycles() + 1;
+  CountClocks();
   res.pc = pc;
   return res;
 }
@@ -46,6 +50,7 @@ void Core::Impl::Start(uint64_t cmd_addr, uint32_t n) {
   while (ring < latency + kAccAddCycles + 2) ring *= 2;
   array.cur_idle = array.other_idle = commit_gap;
   results.ring.assign(ring, ResultSlots::Slot{});
+  clocks.Size(ring);
   now = 0;
   if (cmd_addr % 16 != 0) {
     Error(ErrorCode::kMisaligned, 0, cmd_addr);
@@ -75,13 +80,26 @@ uint64_t Core::Impl::RunCycles() {
     }
     if (stop) {
       DrainCycle();
+      clocks.Count(now);
       if (Drained()) return now;
       continue;
     }
     Step();
+    clocks.Count(now);
     if (stop && Drained()) return now + 1;
   }
   return 0;
+}
+
+// The clock counters. Ungated (gate=0) every clock runs in every cycle of the program; gated,
+// the datapath's run when marked, the DMA engines' (not gated) always.
+void Core::Impl::CountClocks() {
+  const uint64_t cycles = Ctr(csr::Counter::kCycles);
+  const bool gated = cfg.clock_gating;
+  Ctr(csr::Counter::kColumnClocks) = uint64_t{C} * (gated ? clocks.column0_cycles : cycles);
+  Ctr(csr::Counter::kAccClocks) = gated ? clocks.acc_cycles : cycles;
+  Ctr(csr::Counter::kActivateClocks) = gated ? clocks.activate_cycles : cycles;
+  Ctr(csr::Counter::kDmaClocks) = 3 * cycles;
 }
 
 // Changes whenever an engine moves: instructions dispatched, read beats taken, rows written,

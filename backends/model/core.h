@@ -33,6 +33,7 @@ struct Config {
   uint32_t bus_bytes = 32;     // the memory port's bytes per beat (MemBusBytes), 16 to 1024
   uint32_t max_in_flight = 8;  // the DMA's bursts in flight per engine (FEATURES)
   uint32_t pe_stages = 6;      // PeStages: the PE's pipeline depth (common/pe_pipeline.h)
+  bool clock_gating = true;    // gate=1: the clock counters count the clocks the RTL gates on
   Subnormals subnormals = Subnormals::kIeee;
   MemoryTiming timing;  // the host memory behind the device (kPortWidth: as wide as bus_bytes)
   uint64_t memory_bytes = 1ull << 32;

@@ -252,6 +252,29 @@ struct ResultSlots {
   }
 };
 
+// The gated clocks (docs/architecture.md, "Clock gating"), for the clock counters: the cycles
+// each runs, marked ahead in a ring as the events that wake it become known (a result row reaches
+// the accumulators `latency` cycles after its row enters the array). Slot c % size holds c when
+// the clock runs in cycle c.
+struct GatedClocks {
+  std::vector<uint64_t> column0, acc, activate;
+  uint64_t column0_cycles = 0, acc_cycles = 0, activate_cycles = 0;
+
+  void Size(size_t n) {
+    for (std::vector<uint64_t>* ring : {&column0, &acc, &activate}) ring->assign(n, ~uint64_t{0});
+  }
+  // The clock runs in cycles from .. to (a span shorter than the ring).
+  static void Mark(std::vector<uint64_t>& ring, uint64_t from, uint64_t to) {
+    for (uint64_t c = from; c <= to; ++c) ring[c % ring.size()] = c;
+  }
+  // Counts cycle c's clocks.
+  void Count(uint64_t c) {
+    column0_cycles += column0[c % column0.size()] == c;
+    acc_cycles += acc[c % acc.size()] == c;
+    activate_cycles += activate[c % activate.size()] == c;
+  }
+};
+
 // The scoreboard's registered view at the start of a cycle: what dispatch and the completions
 // see, whatever the engines do in the cycle.
 struct Scoreboard {
@@ -272,6 +295,9 @@ struct Core::Impl {
   // The array's latency from a row entering to its result row, and the cycles a weight bank
   // needs after its last row before a commit may overwrite it (common/pe_pipeline.h).
   const uint32_t latency, commit_gap;
+  // The cycles after a row enters the array in which column 0 still runs (mxu_systolic_array's
+  // ActiveSpan).
+  const uint32_t column_span;
   // The memory bus: bytes per beat, 16-byte instruction slots per beat, and the fetch buffer's
   // beats (16 instructions, at least one 4-beat burst: mxu_ctrl_fetch's IbufBeats).
   const uint64_t beat_bytes, slots_per_beat, ibuf_beats;
@@ -294,6 +320,7 @@ struct Core::Impl {
   ArrayState array;
   ActivationState ac;
   ResultSlots results;
+  GatedClocks clocks;
 
   // MXU_MODEL_TRACE=1: each instruction's dispatch and done cycle on stderr (for comparing
   // with the RTL's --timeline).
@@ -313,6 +340,7 @@ struct Core::Impl {
   uint64_t RunCycles();
   uint64_t ProgressSignature() const;
   void Step();
+  void CountClocks();
   Scoreboard Snapshot(DmaProgress& moved);
   void DrainCycle();
   bool Drained() const { return rq.empty() && st.bq.empty(); }

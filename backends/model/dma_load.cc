@@ -191,6 +191,14 @@ bool Core::Impl::LoadReady(LoadEngine& e) const {
 
 // At most one row a cycle into the buffer (or the weight FIFO).
 void Core::Impl::LoadRows(LoadEngine& e) {
+  if (!e.weights) {  // a row owed to the accumulators: their write port asks
+    for (const LoadCmd& c : e.q) {
+      if (c.written < c.ready_rows) {
+        if (IsAcc(c.d)) GatedClocks::Mark(clocks.acc, now, now);
+        break;
+      }
+    }
+  }
   if (!TargetReady(e)) return;
   for (LoadCmd& c : e.q) {
     if (c.written < c.ready_rows) {

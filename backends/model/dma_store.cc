@@ -194,6 +194,7 @@ void Core::Impl::StoreReadRows(bool row_done) {
     rd_en = rd_en && !array.reads_ub;
   }
   s.rd_pending = rd_en;
+  if (rd_en && IsAcc(s.d)) GatedClocks::Mark(clocks.acc, now, now);
   if (rd_en) s.pending_row = s.rd_row++;
   if (was_pending) {
     if (!s.cur.valid) {

@@ -56,7 +56,8 @@ def new_call(dtype="bf16"):
     """The counts of one op (or equation) of a mode, before its products ran (mxu/_report.py
     adds them up per op, module, pass and dtype: "bf16", or "int8" for the integer mode's)."""
     return dict(calls=1, device_gemms=0, device_macs=0, device_cycles=0, array_macs=0,
-                dma_read_bytes=0, dma_write_bytes=0, host_products=0, buffer_accesses={},
+                dma_read_bytes=0, dma_write_bytes=0, column_clocks=0, acc_clocks=0,
+                activate_clocks=0, dma_clocks=0, host_products=0, buffer_accesses={},
                 dtype=dtype)
 
 
@@ -69,6 +70,8 @@ def add_program(call, shapes, counters):
     call["array_macs"] += int(counters["macs"])
     call["dma_read_bytes"] += int(counters["dma_read_bytes"])
     call["dma_write_bytes"] += int(counters["dma_write_bytes"])
+    for key in ("column_clocks", "acc_clocks", "activate_clocks", "dma_clocks"):
+        call[key] += int(counters[key])
     for key, value in counters.get("buffer_accesses", {}).items():
         call["buffer_accesses"][key] = call["buffer_accesses"].get(key, 0) + int(value)
 

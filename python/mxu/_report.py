@@ -7,8 +7,10 @@ import threading
 
 from mxu._output import check_outputs, write_whole
 
+# The clock counters: the cycles each gated clock ran (docs/architecture.md, "Clock gating").
+CLOCKS = ("column_clocks", "acc_clocks", "activate_clocks", "dma_clocks")
 _COUNTED = ("calls", "device_gemms", "device_macs", "device_cycles", "array_macs",
-            "dma_read_bytes", "dma_write_bytes", "host_products")
+            "dma_read_bytes", "dma_write_bytes", *CLOCKS, "host_products")
 # The programs' on-chip traffic (Device.counters()["buffer_accesses"]), priced by the energy model.
 ACCESSES = ("ub_reads", "ub_writes", "acc_reads", "acc_writes", "wfifo_reads", "wfifo_writes",
             "transpose_reads", "transpose_writes")
@@ -22,6 +24,7 @@ def _energy_of(entry, node, device):
     counts = {"cycles": entry["device_cycles"], "device_macs": entry["array_macs"],
               "dma_read_bytes": entry["dma_read_bytes"],
               "dma_write_bytes": entry["dma_write_bytes"],
+              **{k: entry[k] for k in CLOCKS},
               "buffer_accesses": {k: entry["buffer_accesses"][k] for k in ACCESSES},
               "array_rows": device["array_rows"], "array_cols": device["array_cols"],
               "bus_bytes": device["bus_bytes"], "dtype": entry["dtype"]}

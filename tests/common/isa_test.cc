@@ -407,7 +407,7 @@ TEST(IsaTableTest, NamesAndCodes) {
   EXPECT_EQ(Halt().opcode(), static_cast<uint8_t>(Opcode::kHalt));
   EXPECT_EQ(static_cast<uint8_t>(Opcode::kHalt), 0x3F);
   EXPECT_EQ(static_cast<uint32_t>(csr::ErrorCode::kWeightsFull), 10u);
-  EXPECT_EQ(csr::kNumCounters, 10u);
+  EXPECT_EQ(csr::kNumCounters, 14u);
   EXPECT_EQ(csr::kCounterStride, 8u);
   EXPECT_EQ(csr::kDeviceVersion, 0x00010000u);
   EXPECT_EQ(csr::kCtrlIrqEnable, 4u);

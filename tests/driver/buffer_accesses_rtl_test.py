@@ -5,6 +5,11 @@ whole (every signal), the read and write enables of every mxu_sram_1r1w counted 
 edge (scripts/ppa_activity.py), summed per buffer kind, and compared exactly. Plain, transposed
 (A and B), int8 and bias + ReLU GEMMs on the default device, and two of them on every other
 built device (the CI's 8x4: an array of other proportions, a 64-byte port).
+The same traces hold the clock counters (COLUMN_CLOCKS, ACC_CLOCKS, ACTIVATE_CLOCKS) to the
+clock gates themselves: each gated clock's rising edges (scripts/ppa_activity.py's "gates"),
+summed over the PE columns, the accumulators' gate and the activation unit's, exactly; a
+device without gates (gate=0) counts every cycle of the program (ArrayCols a cycle for the
+columns).
 
 Usage: buffer_accesses_rtl_test.py BIN_DIR SOURCE_DIR BINARY [BINARY...] (the default first)"""
 
@@ -30,6 +35,34 @@ def kind(scope: str) -> str:
     raise AssertionError(f"an SRAM of no known buffer: {scope}")
 
 
+CLOCKS = {"/u_col/": "column_clocks", "/u_acc/": "acc_clocks",
+          "/u_activation/": "activate_clocks", "/u_dma/": "dma_clocks"}
+DMA_ENGINES = 3  # DMA_CLOCKS counts each engine's clock: activation load, weight load, store
+
+
+def array_cols(binary: str) -> int:
+    info = subprocess.run([os.path.join(BIN, binary), "info", "--json"], capture_output=True,
+                          text=True)
+    assert info.returncode == 0, info.stderr
+    return json.loads(info.stdout)["array_cols"]
+
+
+def check_clocks(binary: str, args: list[str], out: dict, gates: dict) -> None:
+    """Each clock counter against its gates' rising edges; a block without gates, every cycle of
+    the program (ArrayCols a cycle for the columns, one per DMA engine)."""
+    per_cycle = {"column_clocks": array_cols(binary), "acc_clocks": 1, "activate_clocks": 1,
+                 "dma_clocks": DMA_ENGINES}
+    edges: dict[str, int] = {}
+    for scope, g in gates.items():
+        for part, counter in CLOCKS.items():
+            if part in scope + "/":
+                edges[counter] = edges.get(counter, 0) + g["edges"]
+    counted = {k: out[k] for k in per_cycle}
+    rtl = {k: edges.get(k, per_cycle[k] * out["cycles"]) for k in per_cycle}
+    assert rtl == counted, (binary, args, {k: (counted[k], rtl[k]) for k in counted})
+    print(f"{binary} {' '.join(args)}: clocks {counted}")
+
+
 def check(binary: str, args: list[str], work: str) -> None:
     fst = os.path.join(work, "t.fst")
     bias = os.path.join(work, "bias.npy")
@@ -41,13 +74,16 @@ def check(binary: str, args: list[str], work: str) -> None:
                            "--trace-scope", "all", "--trace-cycles", "0"],
                           capture_output=True, text=True)
     assert gemm.returncode == 0, (args, gemm.stderr)
-    counted = json.loads(gemm.stdout)["buffer_accesses"]
+    out = json.loads(gemm.stdout)
+    counted = out["buffer_accesses"]
     vcd = subprocess.Popen(["fst2vcd", fst], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     activity = subprocess.run([sys.executable, ACTIVITY], stdin=vcd.stdout, capture_output=True,
                               text=True)
     vcd.wait()
     assert activity.returncode == 0, activity.stderr
-    srams = json.loads(activity.stdout)["srams"]
+    traced = json.loads(activity.stdout)
+    srams = traced["srams"]
+    check_clocks(binary, args, out, traced["gates"])
     rtl = {k: 0 for k in counted}
     for scope, a in srams.items():
         k = kind(scope)

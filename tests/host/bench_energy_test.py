@@ -25,7 +25,6 @@ def table(node: int) -> dict:
 
 
 def expected_uj(t: dict, r: dict) -> dict:
-    pes = r["array_rows"] * r["array_cols"]
     a = r["buffer_accesses"]
     bits = {"ub": 16 * r["array_rows"], "acc": 32 * r["array_cols"],
             "wfifo": 16 * r["array_cols"], "transpose": 8 * r["bus_bytes"]}
@@ -35,7 +34,11 @@ def expected_uj(t: dict, r: dict) -> dict:
         sram += (a[kind + "_reads"] * e["read"] + a[kind + "_writes"] * e["write"]) * width
     parts = {
         "mac_uj": r["device_macs"] * t["mac_pj"][r["dtype"]],
-        "clock_uj": r["cycles"] * (pes * t["pe_cycle_pj"] + t["control_cycle_pj"]),
+        "clock_uj": (r["array_rows"] * r["column_clocks"] * t["pe_cycle_pj"]
+                     + r["acc_clocks"] * t["acc_cycle_pj"]
+                     + r["activate_clocks"] * t["activate_cycle_pj"]
+                     + r["dma_clocks"] * t["dma_cycle_pj"]
+                     + r["cycles"] * t["control_cycle_pj"]),
         "sram_uj": sram,
         "dram_uj": (r["dma_read_bytes"] + r["dma_write_bytes"]) * t["dram_pj_per_byte"],
     }
@@ -143,6 +146,19 @@ def main() -> int:
         for key in ("rank_time", "rank_energy"):
             assert sorted(g[key] for g in groups) == [1, 2, 3], groups
         assert [g["rank_time"] for g in groups] == [3, 2, 1]  # more PEs, fewer cycles
+
+        # Energy follows the clock gates: the same GEMM on a gated device and an ungated one
+        # (gate=0) takes the same cycles; ungated, every clock counter counts every cycle, and
+        # the clocks cost more.
+        j = bench(work, "--shape", "64x256x4", "--energy", "--sweep", "16x16,16x16:gate=0")
+        gated, plain = j["rows"]
+        assert gated["cycles"] == plain["cycles"], (gated["cycles"], plain["cycles"])
+        cycles = plain["cycles"]
+        assert plain["column_clocks"] == 16 * cycles and plain["acc_clocks"] == cycles
+        assert plain["activate_clocks"] == cycles and plain["dma_clocks"] == 3 * cycles
+        assert 0 < gated["column_clocks"] < plain["column_clocks"], gated
+        assert gated["acc_clocks"] < cycles and gated["activate_clocks"] < cycles, gated
+        assert gated["energy"]["clock_uj"] < plain["energy"]["clock_uj"], (gated, plain)
 
         # A topology: one inference, inferences per joule.
         j = bench(work, "--topology", os.path.join(SRC, "topologies", "mobilenet_v1_pointwise.csv"),

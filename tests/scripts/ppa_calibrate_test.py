@@ -26,6 +26,40 @@ def refused(args, word):
     assert word in lines[0], (args, lines[0])
 
 
+def gated_calibration(ppa) -> None:
+    """Under clock gating each block's clock is priced per cycle it runs (the clock counters):
+    a PE's cycle is the array gates' clock power (clock_gates.clock_mw) per PE, each block's its
+    gates' (a DMA engine's a third of the DMA's), a MAC the array's power above idle less its
+    clocks at their duty, the rest of the logic less the gated blocks' clocks at their duty. A
+    result with duties but no clock_mw is refused."""
+    r = json.loads((ROOT / "energy" / "ppa.json").read_text())
+    a, f_hz = r["array"], r["fmax_mhz"] * 1e6
+    clock_mw = {"u_datapath/u_array/g_col[0]/u_col/g_gate/u_icg": 40.0,
+                "u_datapath/u_array/g_gate/u_icg": 10.0, "u_datapath/u_acc/g_gate/u_icg": 6.0,
+                "u_datapath/u_activation/g_gate/u_icg": 3.0, "u_dma/u_store/g_gate/u_icg": 9.0}
+    r["clock_gates"] = {"duty": {w: dict.fromkeys(clock_mw, 0.5)
+                                 for w in ("bf16", "int8", "quarter")}, "clock_mw": clock_mw}
+    t = ppa.energy_tables(r)[180]
+
+    def pj(mw):
+        return mw * 1e-3 / f_hz * 1e12
+
+    ap, lp, mpc = r["array_power_mw"], r["power_mw"], r["macs_per_cycle"]
+    want = {"pe_cycle_pj": pj(50.0) / (a["rows"] * a["cols"]), "acc_cycle_pj": pj(6.0),
+            "activate_cycle_pj": pj(3.0), "dma_cycle_pj": pj(9.0) / 3,
+            "control_cycle_pj": pj(lp["bf16"] - ap["bf16"] - 0.5 * (6.0 + 3.0 + 9.0))}
+    for key, value in want.items():
+        assert abs(t[key] - value) < 1e-5, (key, t[key], value)
+    mac = (pj(ap["bf16"]) - pj(ap["idle"]) - pj(0.5 * 50.0)) / mpc["bf16"]
+    assert abs(t["mac_pj"]["bf16"] - mac) < 1e-5, (t["mac_pj"], mac)
+    del r["clock_gates"]["clock_mw"]
+    try:
+        ppa.energy_tables(r)
+        raise AssertionError("a result with duties and no clock_mw was taken")
+    except SystemExit as e:
+        assert e.code == 2, e.code
+
+
 def main() -> int:
     tables = sorted((ROOT / "energy").glob("*nm.json"))
     assert [t.name for t in tables] == ["180nm.json", "28nm.json", "7nm.json"], tables
@@ -71,6 +105,7 @@ def main() -> int:
     # between 32 and 20 nm; a node outside 180..7 nm refused.
     sys.path.insert(0, str(ROOT / "scripts"))
     import ppa  # noqa: E402
+    gated_calibration(ppa)
     assert ppa.scale(180) == {"area": 1.0, "delay": 1.0, "energy": 1.0, "vdd": 1.8}
     assert ppa.scale(7)["area"] == 0.0032
     for key in ("area", "energy"):

@@ -207,6 +207,8 @@ def test_report_prices_int8_with_its_table(dev):
     counts = {"cycles": int8["device_cycles"], "device_macs": int8["array_macs"],
               "dma_read_bytes": int8["dma_read_bytes"], "dma_write_bytes": int8["dma_write_bytes"],
               "buffer_accesses": int8["buffer_accesses"], "array_rows": info["array_rows"],
+              **{k: int8[k] for k in ("column_clocks", "acc_clocks", "activate_clocks",
+                                      "dma_clocks")},
               "array_cols": info["array_cols"], "bus_bytes": info["bus_bytes"]}
     assert int8["energy_uj"] == pytest.approx(mxu.energy(180, dict(counts, dtype="int8"))[
         "total_uj"])
