@@ -42,4 +42,5 @@ class ExactDevice:
                           None if accumulate is None else accumulate[i]) for i in range(len(a))]
 
     def counters(self):
-        return {"cycles": 1, "macs": 1, "dma_read_bytes": 0, "dma_write_bytes": 0}
+        return {"cycles": 1, "macs": 1, "dma_read_bytes": 0, "dma_write_bytes": 0,
+                "column_clocks": 0, "acc_clocks": 0, "activate_clocks": 0, "dma_clocks": 0}
