@@ -82,6 +82,7 @@ module mxu_top #(
   logic [2:0]           retired;
   logic                 stall_dep, stall_fetch, stall_mem, wait_weights, array_row;
   logic [15:0]          wr_bytes;
+  logic [2:0]           dma_clock_on;  // each DMA engine's clock runs (mxu_dma's clock_on_o)
   logic [NumCnt*16-1:0] counter_inc;
   // Controller <-> DMA.
   mxu_pkg::mem_rd_req_t fetch_req;
@@ -254,7 +255,8 @@ module mxu_top #(
     .mem_req_o    (dma_mem_req),
     .mem_rsp_i    (mem_rsp),
     .wr_bytes_o   (wr_bytes),
-    .stall_o      (stall_mem)
+    .stall_o      (stall_mem),
+    .clock_on_o   (dma_clock_on)
   );
 
   mxu_datapath #(
@@ -341,6 +343,6 @@ module mxu_top #(
   logic unused_signals;
   assign unused_signals = ^{mm_busy, ac_busy, mm_cmd.ub_addr, mm_cmd.acc_addr, mm_cmd.k_rows,
                             ac_cmd.acc_addr, ac_cmd.ub_addr, ac_cmd.bias_addr,
-                            ac_cmd.quant_addr};
+                            ac_cmd.quant_addr, dma_clock_on};
 
 endmodule
