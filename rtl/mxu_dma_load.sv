@@ -14,9 +14,9 @@
 //
 // Clock gating (ClockGating, docs/architecture.md "Clock gating"): the whole engine (generator,
 // queues, consumer and transpose buffer) runs on a gated clock in the cycles a command is offered
-// or in flight (accepted, not yet done: busy_o); between commands every register holds (no read
-// data, no row, no command can move one), which an assertion checks. cmd_ready_o and status_o
-// are combinational from held registers, right while the clock is off.
+// or in flight (accepted, not yet done: busy_o), and in reset; between commands every register
+// holds (no read data, no row, no command can move one), which an assertion checks. cmd_ready_o
+// and status_o are combinational from held registers, right while the clock is off.
 `include "mxu_assert.svh"
 
 module mxu_dma_load #(
@@ -231,10 +231,13 @@ module mxu_dma_load #(
   // Waiting on memory: busy, nothing requested and no data arriving this cycle.
   assign stall_o      = busy && !ar_fire && !r_fire && !row_valid;
 
-  // The clock: on while a command is offered or in flight.
+  // The clock: on while a command is offered or in flight, and in reset. The registers take
+  // their reset values without it (asynchronously); the reset's edges let the clocked assertions
+  // (ArStable's next-cycle check) sample the reset state, as on a free clock, rather than keep
+  // what they saw before a reset (a soft reset may cut a burst request short).
   if (ClockGating) begin : g_gate
     logic active;
-    assign active = cmd_valid_i || busy;
+    assign active = !rst_ni || cmd_valid_i || busy;
 
     mxu_icg u_icg (
       .clk_i,
