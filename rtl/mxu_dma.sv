@@ -9,6 +9,7 @@ module mxu_dma #(
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
   parameter int unsigned AccDepth = mxu_pkg::AccDepth,
+  parameter bit          ClockGating = mxu_pkg::ClockGating,
   localparam int unsigned UbAw      = (UbDepth > 1) ? $clog2(UbDepth) : 1,
   localparam int unsigned AccAw     = (AccDepth > 1) ? $clog2(AccDepth) : 1
 ) (
@@ -54,7 +55,10 @@ module mxu_dma #(
   input  mxu_pkg::mem_rsp_t     mem_rsp_i,
   // Statistics.
   output logic [15:0]           wr_bytes_o,
-  output logic                  stall_o
+  output logic                  stall_o,
+  // Clock gating: each engine's gate enable this cycle (activation loads, weights, store; all
+  // ones without ClockGating).
+  output logic [2:0]            clock_on_o
 );
 
   localparam logic [mxu_pkg::MemIdWidth-1:0] IdFetch   = 2'd0;
@@ -109,7 +113,8 @@ module mxu_dma #(
   logic [Cols*16-1:0]    unused_ld_wf_data;
 
   mxu_dma_load #(
-    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth), .ArId(IdLoad)
+    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth), .ArId(IdLoad),
+    .ClockGating(ClockGating)
   ) u_load (
     .clk_i,
     .rst_ni,
@@ -119,6 +124,7 @@ module mxu_dma #(
     .status_o       (ld_status_o),
     .busy_o         (ld_busy),
     .stall_o        (ld_stall),
+    .clock_on_o     (clock_on_o[0]),
     .rd_req_o       (ld_rd_req),
     .rd_rsp_i       (ld_rd_rsp),
     .ub_wr_en_o,
@@ -144,7 +150,7 @@ module mxu_dma #(
   // A weight tile has at most UbLanes rows: transposed blocks that tall do.
   mxu_dma_load #(
     .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
-    .TransposeRows(UbLanes), .ArId(IdWeights)
+    .TransposeRows(UbLanes), .ArId(IdWeights), .ClockGating(ClockGating)
   ) u_weights (
     .clk_i,
     .rst_ni,
@@ -154,6 +160,7 @@ module mxu_dma #(
     .status_o       (wld_status_o),
     .busy_o         (wld_busy),
     .stall_o        (wld_stall),
+    .clock_on_o     (clock_on_o[1]),
     .rd_req_o       (wld_rd_req),
     .rd_rsp_i       (wld_rd_rsp),
     .ub_wr_en_o     (unused_wld_ub_en),
@@ -169,7 +176,10 @@ module mxu_dma #(
     .wf_full_i
   );
 
-  mxu_dma_store #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_store (
+  mxu_dma_store #(
+    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
+    .ClockGating(ClockGating)
+  ) u_store (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (st_valid_i),
@@ -178,6 +188,7 @@ module mxu_dma #(
     .status_o       (st_status_o),
     .busy_o         (st_busy),
     .stall_o        (st_stall),
+    .clock_on_o     (clock_on_o[2]),
     .wr_bytes_o,
     .ub_rd_en_o,
     .ub_rd_addr_o,

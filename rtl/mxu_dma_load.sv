@@ -11,6 +11,12 @@
 //   (mxu_dma_transpose), and writes the rows of both to the target.
 // status_o.done pulses once per command, in order. The command must be legal (the controller
 // checks it).
+//
+// Clock gating (ClockGating, docs/architecture.md "Clock gating"): the whole engine (generator,
+// queues, consumer and transpose buffer) runs on a gated clock in the cycles a command is offered
+// or in flight (accepted, not yet done: busy_o), and in reset; between commands every register
+// holds (no read data, no row, no command can move one), which an assertion checks. cmd_ready_o
+// and status_o are combinational from held registers, right while the clock is off.
 `include "mxu_assert.svh"
 
 module mxu_dma_load #(
@@ -21,6 +27,7 @@ module mxu_dma_load #(
   parameter int unsigned TransposeRows = mxu_pkg::TransposeRows,  // buffer rows of a block
   parameter int unsigned QueueDepth    = mxu_pkg::DmaQueueDepth,  // commands in flight
   parameter logic [mxu_pkg::MemIdWidth-1:0] ArId = '0,  // read ID of every burst
+  parameter bit          ClockGating   = mxu_pkg::ClockGating,
   localparam int unsigned AddrWidth   = mxu_pkg::MemAddrWidth,
   localparam int unsigned BeatShift   = $clog2(mxu_pkg::MemBusBytes),  // byte offset bits
   localparam int unsigned MaxInFlight = mxu_pkg::MemMaxInFlight,
@@ -41,6 +48,7 @@ module mxu_dma_load #(
   output mxu_pkg::dma_status_t   status_o,
   output logic                   busy_o,
   output logic                   stall_o,
+  output logic                   clock_on_o,  // the engine's clock runs this cycle
   // Read address and (routed) read data channels.
   output mxu_pkg::mem_rd_req_t   rd_req_o,
   input  mxu_pkg::mem_rd_rsp_t   rd_rsp_i,
@@ -78,12 +86,13 @@ module mxu_dma_load #(
   logic [1:0]                     t_row_target, t_cmds;
   logic [15:0]                    t_row_addr;
   logic [UbLanes*16-1:0]          t_row_data;
+  logic                           clk_eng;  // the engine's clock, gated under ClockGating
 
   mxu_dma_load_gen #(
     .UbLanes(UbLanes), .Cols(Cols), .TransposeRows(TransposeRows), .QueueDepth(QueueDepth),
     .ArId(ArId)
   ) u_gen (
-    .clk_i,
+    .clk_i  (clk_eng),
     .rst_ni,
     .cmd_valid_i,
     .cmd_ready_o,
@@ -103,7 +112,7 @@ module mxu_dma_load #(
   );
 
   mxu_sync_fifo #(.Width(QW), .Depth(QueueDepth)) u_queue (
-    .clk_i,
+    .clk_i  (clk_eng),
     .rst_ni,
     .push_i (accept),
     .wdata_i(q_in),
@@ -115,7 +124,7 @@ module mxu_dma_load #(
   );
 
   mxu_sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_bursts (
-    .clk_i,
+    .clk_i  (clk_eng),
     .rst_ni,
     .push_i (ar_fire),
     .wdata_i(ar.addr),
@@ -127,7 +136,7 @@ module mxu_dma_load #(
   );
 
   mxu_sync_fifo #(.Width(SegW), .Depth(MaxInFlight)) u_segments (
-    .clk_i,
+    .clk_i  (clk_eng),
     .rst_ni,
     .push_i (seg_push),
     .wdata_i(seg_in),
@@ -142,7 +151,7 @@ module mxu_dma_load #(
     .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
     .TransposeRows(TransposeRows)
   ) u_pack (
-    .clk_i,
+    .clk_i  (clk_eng),
     .rst_ni,
     .head_i        (head),
     .q_empty_i     (q_empty),
@@ -181,7 +190,7 @@ module mxu_dma_load #(
   mxu_dma_transpose #(
     .UbLanes(UbLanes), .Cols(Cols), .TransposeRows(TransposeRows)
   ) u_transpose (
-    .clk_i,
+    .clk_i  (clk_eng),
     .rst_ni,
     .head_i      (head),
     .fill_ready_o(t_fill_ready),
@@ -221,6 +230,33 @@ module mxu_dma_load #(
   assign busy_o       = busy;
   // Waiting on memory: busy, nothing requested and no data arriving this cycle.
   assign stall_o      = busy && !ar_fire && !r_fire && !row_valid;
+
+  // The clock: on while a command is offered or in flight, and in reset. The registers take
+  // their reset values without it (asynchronously); the reset's edges let the clocked assertions
+  // (ArStable's next-cycle check) sample the reset state, as on a free clock, rather than keep
+  // what they saw before a reset (a soft reset may cut a burst request short).
+  if (ClockGating) begin : g_gate
+    logic active;
+    assign active = !rst_ni || cmd_valid_i || busy;
+
+    mxu_icg u_icg (
+      .clk_i,
+      .en_i (active),
+      .clk_o(clk_eng)
+    );
+    assign clock_on_o = active;
+
+`ifndef SYNTHESIS
+    `MXU_ASSERT(load_still_while_gated,
+                active || !(u_gen.would_change || u_queue.would_change ||
+                            u_bursts.would_change || u_segments.would_change ||
+                            u_pack.would_change || u_transpose.would_change),
+                clk_i, rst_ni)
+`endif
+  end else begin : g_no_gate
+    assign clk_eng    = clk_i;
+    assign clock_on_o = 1'b1;
+  end
 
   `MXU_ASSERT_STATIC(gen_queue_depth, QueueDepth >= 1 && QueueDepth <= 4,
                      "mxu_dma_load: QueueDepth must be 1 to 4 (status_o.error_skip is 2 bits)")

@@ -308,6 +308,18 @@ module mxu_dma_load_gen #(
     end
   end
 
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge (the gated engine's assertion).
+  logic would_change;
+  assign would_change =
+      {transpose_d, lanes_d, stride_bytes_d, wide_d, bytes_d, trows_d, block_full_d, gen_active_d,
+       rows_left_d, gen_j_d, seg_addr_d, block_addr_d, seg_started_d, burst_addr_sel, linear_d,
+       bcast_d, lin_left_d, beats_left_d, inflight_d} !=
+      {transpose_q, lanes_q, stride_bytes_q, wide_q, bytes_q, trows_q, block_full_q, gen_active_q,
+       rows_left_q, gen_j_q, seg_addr_q, block_addr_q, seg_started_q, burst_addr_q, linear_q,
+       bcast_q, lin_left_q, beats_left_q, inflight_q};
+`endif
+
   assign busy_o     = inflight_q != '0;
   assign q_push_o   = accept;
   assign ar_o.addr  = next_burst_addr;

@@ -233,6 +233,14 @@ module mxu_dma_load_pack #(
     end
   end
 
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge (the gated engine's assertion).
+  logic would_change;
+  assign would_change = (seg_buf_d != seg_buf_q) || (pending_data_d != pending_data_q) ||
+                        {beat_d, pending_d, written_d, rcvd_d, error_d, pk_left_d, pk_sub_d} !=
+                        {beat_q, pending_q, written_q, rcvd_q, error_q, pk_left_q, pk_sub_q};
+`endif
+
   assign plain_done_o  = plain_done;
   assign seg_pop_o     = seg_done && !head_i.linear;
   assign r_ready_o     = r_ready;

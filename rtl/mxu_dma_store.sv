@@ -11,6 +11,12 @@
 //
 // Linear mode: rows of whole, aligned beats packed back to back in host memory (stride = row
 // length) go out as bursts of up to 16 beats that run across row boundaries.
+//
+// Clock gating (ClockGating, docs/architecture.md "Clock gating"): the engine runs on a gated
+// clock in the cycles a command is offered, active or waiting for its last write responses
+// (busy_o); between commands every register holds (the read's host address is taken only with a
+// granted read), which an assertion checks. cmd_ready_o and status_o are combinational from held
+// registers, right while the clock is off.
 `include "mxu_assert.svh"
 
 module mxu_dma_store #(
@@ -18,6 +24,7 @@ module mxu_dma_store #(
   parameter int unsigned Cols     = mxu_pkg::ArrayCols,
   parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
   parameter int unsigned AccDepth = mxu_pkg::AccDepth,
+  parameter bit          ClockGating = mxu_pkg::ClockGating,
   localparam int unsigned AddrWidth   = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBytes    = mxu_pkg::MemBusBytes,
   localparam int unsigned BusBits     = BusBytes * 8,
@@ -41,6 +48,7 @@ module mxu_dma_store #(
   output logic                  busy_o,
   output logic                  stall_o,
   output logic [15:0]           wr_bytes_o,  // bytes written this cycle (enabled strobes)
+  output logic                  clock_on_o,  // the engine's clock runs this cycle
   // Buffer read ports (data the cycle after a grant).
   output logic                  ub_rd_en_o,
   output logic [UbAw-1:0]       ub_rd_addr_o,
@@ -96,6 +104,7 @@ module mxu_dma_store #(
   logic [AddrWidth-1:0] lin_addr_d, lin_addr_q, lin_addr_n;
   logic [19:0]          lin_left_d, lin_left_q, lin_left_n;  // beats without a burst yet
   logic [17:0]          cmd_row_len;
+  logic                 clk_eng;  // the engine's clock, gated under ClockGating
 
   always_comb begin
     // ----- Emission: open a burst at the current beat, then send its beats.
@@ -140,7 +149,9 @@ module mxu_dma_store #(
   always_comb begin
     rd_gnt       = from_acc_q ? acc_rd_gnt_i : ub_rd_gnt_i;
     rd_pending_d = rd_en && rd_gnt;
-    pending_host_d = rd_host_q;
+    // The read's host address, taken only with the read (operand isolation): it is used only
+    // with rd_pending_q.
+    pending_host_d = (rd_en && rd_gnt) ? rd_host_q : pending_host_q;
     rd_row_d     = rd_row_q;
     rd_addr_d    = rd_addr_q;
     rd_host_d    = rd_host_q;
@@ -269,7 +280,7 @@ module mxu_dma_store #(
   end
 
   mxu_sync_fifo #(.Width(AddrWidth), .Depth(MaxInFlight)) u_responses (
-    .clk_i,
+    .clk_i  (clk_eng),
     .rst_ni,
     .push_i (aw_fire),
     .wdata_i(burst_addr),
@@ -280,7 +291,7 @@ module mxu_dma_store #(
     .count_o(bq_count)
   );
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_eng or negedge rst_ni) begin
     if (!rst_ni) begin
       active_q       <= 1'b0;
       from_acc_q     <= 1'b0;
@@ -363,6 +374,39 @@ module mxu_dma_store #(
   assign busy_o       = active_q || tail_q;
   assign stall_o      = (active_q && !w_fire && !rd_pending_q && (cur_valid_q || !bq_empty)) ||
                         (tail_q && !active_q);
+
+  // The clock: on while a command is offered, active or waiting for its write responses.
+  if (ClockGating) begin : g_gate
+    logic active;
+    assign active = cmd_valid_i || active_q || tail_q;
+
+    mxu_icg u_icg (
+      .clk_i,
+      .en_i (active),
+      .clk_o(clk_eng)
+    );
+    assign clock_on_o = active;
+
+`ifndef SYNTHESIS
+    logic regs_change;
+    assign regs_change =
+        (cur_data_d != cur_data_q) || (nxt_data_d != nxt_data_q) ||
+        (cur_strb_d != cur_strb_q) || (nxt_strb_d != nxt_strb_q) ||
+        {active_d, from_acc_d, relu_d, int8_d, rows_d, lanes_d, stride_bytes_d, rd_row_d,
+         rd_addr_d, rd_host_d, rd_pending_d, pending_host_d, cur_valid_d, cur_base_d, cur_beats_d,
+         nxt_valid_d, nxt_base_d, nxt_beats_d, beat_d, burst_left_d, rows_done_d, front_owed_d,
+         tail_owed_d, tail_d, error_d, linear_d, lin_addr_d, lin_left_d} !=
+        {active_q, from_acc_q, relu_q, int8_q, rows_q, lanes_q, stride_bytes_q, rd_row_q,
+         rd_addr_q, rd_host_q, rd_pending_q, pending_host_q, cur_valid_q, cur_base_q, cur_beats_q,
+         nxt_valid_q, nxt_base_q, nxt_beats_q, beat_q, burst_left_q, rows_done_q, front_owed_q,
+         tail_owed_q, tail_q, error_q, linear_q, lin_addr_q, lin_left_q};
+    `MXU_ASSERT(store_still_while_gated,
+                active || !(regs_change || u_responses.would_change), clk_i, rst_ni)
+`endif
+  end else begin : g_no_gate
+    assign clk_eng    = clk_i;
+    assign clock_on_o = 1'b1;
+  end
 
   `MXU_ASSERT_STATIC(gen_bus_bytes, BusBytes >= 2 && BusBytes <= 1024 &&
                      (BusBytes & (BusBytes - 1)) == 0,

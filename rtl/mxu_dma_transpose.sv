@@ -231,6 +231,24 @@ module mxu_dma_transpose #(
     end
   end
 
+`ifndef SYNTHESIS
+  // Whether a register or a lane's SRAM would change at the next edge (the gated engine's
+  // assertion).
+  logic             would_change;
+  logic [UbLanes-1:0] lane_changes;
+  for (genvar j = 0; j < UbLanes; j++) begin : g_lane_changes
+    assign lane_changes[j] = gen_tbuf[j].u_lane.would_change;
+  end
+  assign would_change =
+      lane_changes != '0 || (off_d != off_q) || (s1_elem_d != s1_elem_q) ||
+      {con_j_d, con_i_d, fb_d, full_d, blk_addr_d, blk_rows_d, blk_lanes_d, blk_target_d,
+       blk_last_d, ib_d, ir_d, s1_v_d, s1_addr_d, s1_lanes_d, s1_target_d, s1_blk_end_d,
+       s1_cmd_end_d, s1_buf_d, tdone_d, emit_cmds_d} !=
+      {con_j_q, con_i_q, fb_q, full_q, blk_addr_q, blk_rows_q, blk_lanes_q, blk_target_q,
+       blk_last_q, ib_q, ir_q, s1_v_q, s1_addr_q, s1_lanes_q, s1_target_q, s1_blk_end_q,
+       s1_cmd_end_q, s1_buf_q, tdone_q, emit_cmds_q};
+`endif
+
   assign fill_ready_o = !full_q[fb_q];
   assign row_valid_o  = s1_v_q;
   assign row_target_o = s1_target_q;

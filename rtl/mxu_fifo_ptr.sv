@@ -57,6 +57,12 @@ module mxu_fifo_ptr #(
   assign empty_o  = (count_q == '0);
   assign count_o  = count_q;
 
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge (a gated domain's assertion).
+  logic would_change;
+  assign would_change = wr_en_o || rd_en_o;
+`endif
+
   `MXU_ASSERT_STATIC(gen_depth_check, Depth >= 1, "mxu_fifo_ptr: Depth must be at least 1")
   // No push into a full FIFO (the entry would be lost), no pop from an empty one.
   `MXU_ASSERT_NEVER(Overflow, push_i && full_o, clk_i, rst_ni)

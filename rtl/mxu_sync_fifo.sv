@@ -80,6 +80,12 @@ module mxu_sync_fifo #(
   assign rdata_o = head_q;
   assign empty_o = empty;
 
+`ifndef SYNTHESIS
+  // Whether a register would take a new value at the next edge (a gated domain's assertion).
+  logic would_change;
+  assign would_change = (entries_d != entries_q) || (head_d != head_q) || u_ptr.would_change;
+`endif
+
   `MXU_ASSERT_STATIC(gen_depth_check, Depth >= 1 && Width >= 1,
                      "mxu_sync_fifo: Depth and Width must be at least 1")
   // The head register is the entry at the read pointer, always.

@@ -82,11 +82,10 @@ module mxu_top #(
   logic [2:0]           retired;
   logic                 stall_dep, stall_fetch, stall_mem, wait_weights, array_row;
   logic [15:0]          wr_bytes;
+  logic [2:0]           dma_clock_on;  // each DMA engine's clock runs (mxu_dma's clock_on_o)
   logic [NumCnt*16-1:0] counter_inc;
-  // The gated clocks that run (docs/architecture.md "Clock gating"): the datapath's, and the DMA
-  // engines' (activation load, weight load, store; not gated yet: always on).
+  // The datapath's gated clocks that run (docs/architecture.md "Clock gating").
   mxu_pkg::datapath_clocks_t dp_clocks;
-  logic [2:0]           dma_clocks;
   // Controller <-> DMA.
   mxu_pkg::mem_rd_req_t fetch_req;
   mxu_pkg::mem_rd_rsp_t fetch_rsp;
@@ -185,10 +184,9 @@ module mxu_top #(
       counter_inc[mxu_isa_pkg::CntAccClocks*16 +: 16]      = 16'(dp_clocks.acc);
       counter_inc[mxu_isa_pkg::CntActivateClocks*16 +: 16] = 16'(dp_clocks.activate);
       counter_inc[mxu_isa_pkg::CntDmaClocks*16 +: 16]      =
-          16'(dma_clocks[0]) + 16'(dma_clocks[1]) + 16'(dma_clocks[2]);
+          16'(dma_clock_on[0]) + 16'(dma_clock_on[1]) + 16'(dma_clock_on[2]);
     end
   end
-  assign dma_clocks = 3'b111;
 
   mxu_controller #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_controller (
     .clk_i,
@@ -267,7 +265,8 @@ module mxu_top #(
     .mem_req_o    (dma_mem_req),
     .mem_rsp_i    (mem_rsp),
     .wr_bytes_o   (wr_bytes),
-    .stall_o      (stall_mem)
+    .stall_o      (stall_mem),
+    .clock_on_o   (dma_clock_on)
   );
 
   mxu_datapath #(

@@ -80,26 +80,32 @@ uint64_t Core::Impl::RunCycles() {
     }
     if (stop) {
       DrainCycle();
-      clocks.Count(now);
+      CountCycleClocks();
       if (Drained()) return now;
       continue;
     }
     Step();
-    clocks.Count(now);
+    CountCycleClocks();
     if (stop && Drained()) return now + 1;
   }
   return 0;
 }
 
-// The clock counters. Ungated (gate=0) every clock runs in every cycle of the program; gated,
-// the datapath's run when marked, the DMA engines' (not gated) always.
+// This cycle's gated clocks: the datapath's as marked, each DMA engine's while it holds a command
+// (offered in this cycle, or accepted and not yet done).
+void Core::Impl::CountCycleClocks() {
+  clocks.Count(now);
+  clocks.dma_cycles += (ld.any() ? 1 : 0) + (wld.any() ? 1 : 0) + (st.busy || st_tail.valid ? 1 : 0);
+}
+
+// The clock counters. Ungated (gate=0) every clock runs in every cycle of the program.
 void Core::Impl::CountClocks() {
   const uint64_t cycles = Ctr(csr::Counter::kCycles);
   const bool gated = cfg.clock_gating;
   Ctr(csr::Counter::kColumnClocks) = uint64_t{C} * (gated ? clocks.column0_cycles : cycles);
   Ctr(csr::Counter::kAccClocks) = gated ? clocks.acc_cycles : cycles;
   Ctr(csr::Counter::kActivateClocks) = gated ? clocks.activate_cycles : cycles;
-  Ctr(csr::Counter::kDmaClocks) = 3 * cycles;
+  Ctr(csr::Counter::kDmaClocks) = gated ? clocks.dma_cycles : 3 * cycles;
 }
 
 // Changes whenever an engine moves: instructions dispatched, read beats taken, rows written,

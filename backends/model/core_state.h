@@ -259,6 +259,7 @@ struct ResultSlots {
 struct GatedClocks {
   std::vector<uint64_t> column0, acc, activate;
   uint64_t column0_cycles = 0, acc_cycles = 0, activate_cycles = 0;
+  uint64_t dma_cycles = 0;  // each engine's, added up
 
   void Size(size_t n) {
     for (std::vector<uint64_t>* ring : {&column0, &acc, &activate}) ring->assign(n, ~uint64_t{0});
@@ -340,6 +341,7 @@ struct Core::Impl {
   uint64_t RunCycles();
   uint64_t ProgressSignature() const;
   void Step();
+  void CountCycleClocks();
   void CountClocks();
   Scoreboard Snapshot(DmaProgress& moved);
   void DrainCycle();
