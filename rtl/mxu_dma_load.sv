@@ -94,6 +94,7 @@ module mxu_dma_load #(
   ) u_gen (
     .clk_i  (clk_eng),
     .rst_ni,
+    .clk_check_i(clk_i),
     .cmd_valid_i,
     .cmd_ready_o,
     .cmd_i,
@@ -231,13 +232,14 @@ module mxu_dma_load #(
   // Waiting on memory: busy, nothing requested and no data arriving this cycle.
   assign stall_o      = busy && !ar_fire && !r_fire && !row_valid;
 
-  // The clock: on while a command is offered or in flight, and in reset. The registers take
-  // their reset values without it (asynchronously); the reset's edges let the clocked assertions
-  // (ArStable's next-cycle check) sample the reset state, as on a free clock, rather than keep
-  // what they saw before a reset (a soft reset may cut a burst request short).
+  // The clock: on while a command is offered or in flight. The registers take their reset values
+  // without it (asynchronously); the address generator's assertions sample on the free clock, so
+  // that none keeps what it saw before a reset (a soft reset may cut a burst request short). The
+  // reset is not in the enable: as data into the gate it would be a timed path through the
+  // engines' whole reset tree.
   if (ClockGating) begin : g_gate
     logic active;
-    assign active = !rst_ni || cmd_valid_i || busy;
+    assign active = cmd_valid_i || busy;
 
     mxu_icg u_icg (
       .clk_i,
