@@ -250,6 +250,7 @@ module mxu_accumulators #(
 
     mxu_icg u_icg (
       .clk_i,
+      .rst_ni,
       .en_i (active),
       .clk_o(clk_acc)
     );

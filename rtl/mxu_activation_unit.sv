@@ -214,6 +214,7 @@ module mxu_activation_unit #(
   if (ClockGating) begin : g_gate
     mxu_icg u_icg (
       .clk_i,
+      .rst_ni,
       .en_i (active),
       .clk_o(clk_unit)
     );

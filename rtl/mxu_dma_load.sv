@@ -243,6 +243,7 @@ module mxu_dma_load #(
 
     mxu_icg u_icg (
       .clk_i,
+      .rst_ni,
       .en_i (active),
       .clk_o(clk_eng)
     );

@@ -382,6 +382,7 @@ module mxu_dma_store #(
 
     mxu_icg u_icg (
       .clk_i,
+      .rst_ni,
       .en_i (active),
       .clk_o(clk_eng)
     );

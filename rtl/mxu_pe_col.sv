@@ -57,6 +57,7 @@ module mxu_pe_col #(
   if (ClockGating) begin : g_gate
     mxu_icg u_icg (
       .clk_i,
+      .rst_ni,
       .en_i (clk_en_i),
       .clk_o(clk_pe)
     );

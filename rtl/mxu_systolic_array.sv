@@ -133,6 +133,7 @@ module mxu_systolic_array #(
 
     mxu_icg u_icg (
       .clk_i,
+      .rst_ni,
       .en_i (array_en),
       .clk_o(clk_array)
     );

@@ -267,7 +267,9 @@ def icg_stub(icg: dict) -> str:
     cell's blackbox for Yosys."""
     test = f", .{icg['test']}(1'b0)" if icg["test"] else ""
     ports = [icg["clk"], icg["en"]] + ([icg["test"]] if icg["test"] else [])
-    return (f"module mxu_icg (input logic clk_i, input logic en_i, output logic clk_o);\n"
+    # rst_ni opens the RTL's gate in simulation only (rtl/mxu_icg.sv): unused here.
+    return (f"module mxu_icg (input logic clk_i, input logic rst_ni, input logic en_i, "
+            f"output logic clk_o);\n"
             f"  {icg['cell']} u_cell (.{icg['clk']}(clk_i), .{icg['en']}(en_i), "
             f".{icg['out']}(clk_o){test});\nendmodule\n(* blackbox *)\nmodule {icg['cell']} ("
             + ", ".join(f"input {p}" for p in ports) + f", output {icg['out']});\nendmodule\n")

@@ -125,15 +125,21 @@ Platform::Platform(sc_core::sc_module_name name, const Config& config)
       config_.memory.clock_period.to_seconds() * std::pow(10.0, -context_->timeprecision());
   trace_ticks_per_cycle_ = std::max<uint64_t>(2, static_cast<uint64_t>(std::llround(ticks)));
 
-  // An asynchronous reset without clock edges: a defined state before the first cycle.
+  // An asynchronous reset without clock edges: a defined state before the first cycle. Twice:
+  // the engines' reset is rst_ni && !clear, and the controller's clear flop powers up at random
+  // (+verilator+rand+reset+2), so the first pulse may find that reset already low and give it no
+  // edge; the second, with clear reset, always does. Verilator applies an asynchronous reset at
+  // its edge (or at a clock edge while it is low), and a gated clock may have no edge at all.
   model_->clk_i = 0;
   model_->rst_ni = 1;
   DriveInputs();
   model_->eval();
-  model_->rst_ni = 0;
-  model_->eval();
-  model_->rst_ni = 1;
-  model_->eval();
+  for (int pulse = 0; pulse < 2; ++pulse) {
+    model_->rst_ni = 0;
+    model_->eval();
+    model_->rst_ni = 1;
+    model_->eval();
+  }
 }
 
 Platform::~Platform() {
