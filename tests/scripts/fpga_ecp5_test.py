@@ -48,6 +48,7 @@ def main():
     refused(["--timeout", "0"], "--timeout")
     refused(["--freq", "-5"], "--freq")
     refused(["--seed", "x"], "--seed")
+    refused(["--lut-map", "vpr"], "--lut-map")
     keep_refusals()
     env = dict(os.environ, MXU_FPGA_TOOLS="/nonexistent/bin")
     refused(["--device", "2x2", "--json"], "setup.sh", env=env)
