@@ -265,13 +265,17 @@ module mxu_accumulators #(
     for (genvar b = 0; b < Banks; b++) begin : g_sram_changes
       assign sram_changes[b] = g_bank[b].u_sram.would_change;
     end
-    `MXU_ASSERT(acc_still_while_gated,
-                active || ({s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_addr_d,
-                            s1_data_d, s1_fwd_next, last_wr_data_next, rd_bank_d} ==
-                           {s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q,
-                            s1_data_q, s1_fwd_q, last_wr_data_q, rd_bank_q} &&
-                           add_changes == '0 && sram_changes == '0 &&
-                           !u_ctrl_delay.would_change && !u_plain_delay.would_change),
+    // One bit for the assertion: Verilator 5.006 cannot sample vectors this wide inside one
+    // (verilator/verilator#4057: an undeclared loop variable in the generated _eval).
+    logic regs_change;
+    assign regs_change =
+        {s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_addr_d, s1_data_d, s1_fwd_next,
+         last_wr_data_next, rd_bank_d} !=
+        {s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q, s1_data_q, s1_fwd_q,
+         last_wr_data_q, rd_bank_q} ||
+        add_changes != '0 || sram_changes != '0 || u_ctrl_delay.would_change ||
+        u_plain_delay.would_change;
+    `MXU_ASSERT(acc_still_while_gated, active || !regs_change,
                 clk_i, rst_ni)
 `endif
   end else begin : g_no_gate

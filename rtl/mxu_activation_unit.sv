@@ -224,12 +224,16 @@ module mxu_activation_unit #(
     for (genvar l = 0; l < Lanes; l++) begin : g_bias_changes
       assign bias_changes[l] = g_lane[l].u_bias.would_change;
     end
-    `MXU_ASSERT(unit_still_while_gated,
-                active || ({stage_valid_d, stage_tag_d, valid_d, tag_d, fp32_d, row_d, sum_next,
-                            prod_next, shift_next, shifted_next} ==
-                           {stage_valid_q, stage_tag_q, valid_q, tag_q, fp32_q, row_q, sum_q,
-                            prod_q, shift_q, shifted_q} &&
-                           bias_changes == '0 && !u_raw_delay.would_change),
+    // One bit for the assertion: Verilator 5.006 cannot sample vectors this wide inside one
+    // (verilator/verilator#4057: an undeclared loop variable in the generated _eval).
+    logic regs_change;
+    assign regs_change =
+        {stage_valid_d, stage_tag_d, valid_d, tag_d, fp32_d, row_d, sum_next, prod_next,
+         shift_next, shifted_next} !=
+        {stage_valid_q, stage_tag_q, valid_q, tag_q, fp32_q, row_q, sum_q, prod_q, shift_q,
+         shifted_q} ||
+        bias_changes != '0 || u_raw_delay.would_change;
+    `MXU_ASSERT(unit_still_while_gated, active || !regs_change,
                 clk_i, rst_ni)
 `endif
   end else begin : g_no_gate
