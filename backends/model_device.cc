@@ -49,8 +49,8 @@ uint32_t ModelDevice::ReadCsr(uint32_t addr) {
       return Log2(c.bus_bytes) |
              (c.subnormals == Subnormals::kFlush ? csr::kFeaturesFlushSubnormals : 0u) |
              csr::kFeaturesInt8 |  // the integer mode: every device has it, as the RTL
-             (c.clock_gating ? csr::kFeaturesClockGating : 0u) |
-             (c.ub_lanes() & 0xFF) << 16 | (c.max_in_flight & 0xFF) << 24;
+             (c.clock_gating ? csr::kFeaturesClockGating : 0u) | (c.ub_lanes() & 0xFF) << 16 |
+             (c.max_in_flight & 0xFF) << 24;
     case csr::kPipeline: {
       const PePipeline pe = PePipelineOf(c.pe_stages);
       return pe.stages | pe.mul_cycles << 8 | pe.add_cycles << 16;

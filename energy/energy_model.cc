@@ -87,12 +87,12 @@ Energy EnergyOfRow(const EnergyTable& t, const nlohmann::ordered_json& row) {
   Energy e;
   e.mac_uj = Count(row, "device_macs") * (int8 ? t.mac_int8_pj : t.mac_bf16_pj) * kMicro;
   // COLUMN_CLOCKS counts a column's cycle once per column: times the rows, PE cycles.
-  e.clock_uj = (rows * Count(row, "column_clocks") * t.pe_cycle_pj +
-                Count(row, "acc_clocks") * t.acc_cycle_pj +
-                Count(row, "activate_clocks") * t.activate_cycle_pj +
-                Count(row, "dma_clocks") * t.dma_cycle_pj +
-                Count(row, "cycles") * t.control_cycle_pj) *
-               kMicro;
+  e.clock_uj =
+      (rows * Count(row, "column_clocks") * t.pe_cycle_pj +
+       Count(row, "acc_clocks") * t.acc_cycle_pj +
+       Count(row, "activate_clocks") * t.activate_cycle_pj +
+       Count(row, "dma_clocks") * t.dma_cycle_pj + Count(row, "cycles") * t.control_cycle_pj) *
+      kMicro;
   e.sram_uj =
       (Count(a, "ub_reads") * ub_bits * t.ub.read + Count(a, "ub_writes") * ub_bits * t.ub.write +
        Count(a, "acc_reads") * acc_bits * t.acc.read +

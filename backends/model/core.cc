@@ -95,7 +95,8 @@ uint64_t Core::Impl::RunCycles() {
 // (offered in this cycle, or accepted and not yet done).
 void Core::Impl::CountCycleClocks() {
   clocks.Count(now);
-  clocks.dma_cycles += (ld.any() ? 1 : 0) + (wld.any() ? 1 : 0) + (st.busy || st_tail.valid ? 1 : 0);
+  clocks.dma_cycles +=
+      (ld.any() ? 1 : 0) + (wld.any() ? 1 : 0) + (st.busy || st_tail.valid ? 1 : 0);
 }
 
 // The clock counters. Ungated (gate=0) every clock runs in every cycle of the program.

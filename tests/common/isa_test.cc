@@ -283,7 +283,7 @@ TEST(CsrMapTest, AddressesAndNames) {
   EXPECT_STREQ(csr::ErrorName(11), "UNKNOWN");
   EXPECT_STREQ(csr::CounterName(csr::Counter::kDmaReadBytes), "DMA_READ_BYTES");
   EXPECT_STREQ(csr::CounterName(csr::Counter::kStallDependency), "STALL_DEPENDENCY");
-  EXPECT_STREQ(csr::CounterName(static_cast<csr::Counter>(10)), "UNKNOWN");
+  EXPECT_STREQ(csr::CounterName(static_cast<csr::Counter>(14)), "UNKNOWN");
   EXPECT_EQ(csr::ArrayRows(0x00100020), 0x20u);
   EXPECT_EQ(csr::ArrayCols(0x00100020), 0x10u);
   EXPECT_EQ(csr::FeaturesBusLog2(0x08100105), 5u);
