@@ -13,8 +13,9 @@ rd_data_o, wr_en_i, wr_data_i) to {"width", "addr_bits", "reads", "writes"}: the
 edges in the window at which rd_en_i / wr_en_i was 1 (its value before the edge's time step:
 what the macro samples), the accesses that its per-access energy multiplies.
 "gates": each clock gate's scope (one that declares mxu_icg's ports: clk_i, en_i, clk_o) to
-{"edges"}: the rising edges of its gated clock (clk_o) in the window; edges / cycles is the gate's
-duty, the share of the top clock's cycles in which its registers are clocked.
+{"edges"}: the rising edges in the window at which its enable (en_i) was 1, as for the SRAMs: the
+edges its gated clock passes in silicon; edges / cycles is the gate's duty, the share of the top
+clock's cycles in which its registers are clocked.
 Usage: ppa_activity.py [FILE.vcd]
 """
 import json
@@ -66,10 +67,13 @@ def main() -> int:
     # A wrapper with the same port names (the accumulators) is not the macro: keep the innermost.
     srams = {path: v for path, v in srams.items()
              if not any(o.startswith(path + "/") for o in srams)}
-    enables = sorted({v[p][0] for v in srams.values() for p in ("rd_en_i", "wr_en_i")})
-    gates = {path: v["clk_o"][0] for path, v in vars_in.items()
+    # A gate's clock pulses at a rising edge when its enable was 1 before it (the latch holds
+    # it through the high phase); counted from the enable, not clk_o, whose simulation also
+    # pulses while the domain is in reset (rtl/mxu_icg.sv), which silicon's gate does not.
+    gates = {path: v["en_i"][0] for path, v in vars_in.items()
              if all(p in v for p in ("clk_i", "en_i", "clk_o"))}
-    gate_edges: dict[str, int] = dict.fromkeys(gates.values(), 0)
+    enables = sorted({v[p][0] for v in srams.values() for p in ("rd_en_i", "wr_en_i")} |
+                     set(gates.values()))
     before: dict[str, int] = dict.fromkeys(enables, 0)  # each enable's value before this step
     high: dict[str, int] = dict.fromkeys(enables, 0)    # rising edges with the enable at 1
     last: dict[str, int] = {}
@@ -97,8 +101,6 @@ def main() -> int:
             continue
         if old != v:
             toggles[code] += bin(old ^ v).count("1")
-            if code in gate_edges and v == 1:
-                gate_edges[code] += 1
             if code == clock_id and v == 1:
                 edges += 1
                 for e in enables:
@@ -112,7 +114,7 @@ def main() -> int:
     out_srams = {path: {"width": v["wr_data_i"][1], "addr_bits": v["rd_addr_i"][1],
                         "reads": high[v["rd_en_i"][0]], "writes": high[v["wr_en_i"][0]]}
                  for path, v in srams.items()}
-    out_gates = {path: {"edges": gate_edges[code]} for path, code in gates.items()}
+    out_gates = {path: {"edges": high[code]} for path, code in gates.items()}
     json.dump({"cycles": edges, "scopes": scopes, "srams": out_srams, "gates": out_gates},
               sys.stdout)
     print()
