@@ -11,11 +11,14 @@
 #include <vector>
 
 #include "driver/device.h"
-#include "host/cli.h"
-#include "host/commands.h"
-#include "host/device_options.h"
-#include "host/output_file.h"
-#include "host/rank_agreement.h"
+#include "host/bench/bench_command.h"
+#include "host/cli/cli.h"
+#include "host/cli/device_options.h"
+#include "host/cli/output_file.h"
+#include "host/cli/rank_agreement.h"
+#include "host/gemm/gemm_command.h"
+#include "host/info/commands.h"
+#include "host/train/commands.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "train/rng.h"
+#include "train/data/rng.h"
 
 namespace mxu::train {
 namespace {

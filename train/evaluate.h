@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "train/dataset.h"
+#include "train/data/dataset.h"
 #include "train/matmul_engine.h"
 #include "train/model.h"
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "train/rng.h"
+#include "train/data/rng.h"
 
 namespace mxu::train {
 

@@ -19,7 +19,7 @@
 
 #include "driver/gemm.h"
 #include "driver/matrix.h"
-#include "train/dataset.h"
+#include "train/data/dataset.h"
 #include "train/mlp.h"
 
 namespace mxu::train {

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "train/collective.h"
-#include "train/dataset.h"
+#include "train/data/dataset.h"
+#include "train/data/rng.h"
 #include "train/interconnect.h"
 #include "train/loss_scaler.h"
 #include "train/matmul_engine.h"
 #include "train/model.h"
 #include "train/optimizer.h"
-#include "train/rng.h"
 
 namespace mxu::train {
 

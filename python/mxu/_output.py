@@ -1,4 +1,4 @@
-"""The project's rule for output files (host/output_file.cc, the CLI's), for the Python package:
+"""The project's rule for output files (host/cli/output_file.cc, the CLI's), for the Python package:
 
 - an output is a regular file, written whole (a hidden temporary file beside it, renamed into
   place) or not at all; devices, FIFOs, sockets and directories are refused, and so is a

@@ -1,7 +1,7 @@
-// Nothing lost, nothing swallowed (host/output_file.h): every output is a regular file or absent,
-// checked against the inputs and the other outputs, and written whole or not at all; stdout's
-// writes are checked; a flag never becomes an option's value; an input is checked against its
-// size before it is read. Device nodes are made with mknod in a scratch directory (never the
+// Nothing lost, nothing swallowed (host/cli/output_file.h): every output is a regular file or
+// absent, checked against the inputs and the other outputs, and written whole or not at all;
+// stdout's writes are checked; a flag never becomes an option's value; an input is checked against
+// its size before it is read. Device nodes are made with mknod in a scratch directory (never the
 // system's own); the cases that need one skip where mknod is not allowed.
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "io/npz.h"
-#include "train/dataset.h"
+#include "train/data/dataset.h"
 
 namespace mxu::train {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "io/npz.h"
 #include "train/checkpoint.h"
-#include "train/dataset.h"
+#include "train/data/dataset.h"
 
 namespace mxu::train {
 namespace {

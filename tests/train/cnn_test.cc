@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "tests/train/finite_differences.h"
-#include "train/rng.h"
+#include "train/data/rng.h"
 #include "train/softmax_loss.h"
 #include "train/trainer.h"
 

@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "train/rng.h"
+#include "train/data/rng.h"
 
 namespace mxu::train {
 namespace {

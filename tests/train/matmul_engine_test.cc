@@ -13,7 +13,7 @@
 #include "golden/gemm.h"
 #include "golden/numerics.h"
 #include "tests/train/golden_operands.h"
-#include "train/rng.h"
+#include "train/data/rng.h"
 
 namespace mxu::train {
 namespace {

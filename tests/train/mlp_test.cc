@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "tests/train/finite_differences.h"
-#include "train/dataset.h"
+#include "train/data/dataset.h"
 #include "train/softmax_loss.h"
 #include "train/trainer.h"
 

@@ -16,9 +16,9 @@
 #include "golden/gemm.h"
 #include "golden/numerics.h"
 #include "tests/train/golden_operands.h"
-#include "train/dataset.h"
+#include "train/data/dataset.h"
+#include "train/data/rng.h"
 #include "train/matmul_engine.h"
-#include "train/rng.h"
 #include "train/trainer.h"
 
 namespace mxu::train {

@@ -428,7 +428,7 @@ TEST(WavesSaveFile, BuiltLayoutsNameTheFiltersByAbsolutePath) {
 
 // ---- tracing errors and interruption ----
 
-// A failed run leaves the files at the outputs' paths as they were (host/output_file.h): an
+// A failed run leaves the files at the outputs' paths as they were (host/cli/output_file.h): an
 // older trace is never removed before the run, nor replaced by a failed one.
 TEST(WavesTrace, WindowPastTheEndIsAnErrorAndKeepsTheOlderFiles) {
   const std::string fst = TempPath("late.fst"), gtkw = TempPath("late.gtkw");
