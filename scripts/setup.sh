@@ -73,9 +73,8 @@ for group in "${pip_groups[@]}"; do
   pip_missing=()
   for pin in "${pins[@]}"; do
     name="${pin%%==*}"
-    [ "$(.venv/bin/python -c 'import importlib.metadata as m, sys
-try: print(m.version(sys.argv[1]))
-except m.PackageNotFoundError: pass' "${name%%[*}")" = "${pin#*==}" ] || pip_missing+=("$pin")
+    [ "$(.venv/bin/python scripts/lib/venv_info.py version "${name%%[*}")" = "${pin#*==}" ] ||
+      pip_missing+=("$pin")
   done
   if ((${#pip_missing[@]})); then
     echo "setup: installing ${pip_missing[*]} into .venv"
@@ -89,5 +88,5 @@ cmake --build build -j"$(nproc)" ${targets[@]+"${targets[@]}"}
 # The venv's Python imports the build's `mxu` package (build/python) as Debian's does with
 # PYTHONPATH: a .pth file in its site-packages names the folder, absolute (the venv is this
 # checkout's own). The extension is built for /usr/bin/python3, which the venv runs.
-site="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+site="$(.venv/bin/python scripts/lib/venv_info.py purelib)"
 echo "$PWD/build/python" >"$site/mxu-build.pth"

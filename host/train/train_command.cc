@@ -220,6 +220,40 @@ void CheckTestHooks(const CLI::App& cli, const train::TrainConfig& config,
   }
 }
 
+// The trainer, its configuration's last checks as usage errors (e.g. a layer narrower than the
+// ranks it is split across).
+std::unique_ptr<train::Trainer> MakeTrainer(const train::TrainConfig& config,
+                                            const train::Split& data, train::MatmulEngine& engine,
+                                            train::Collective& ranks) {
+  try {
+    return std::make_unique<train::Trainer>(config, data.train, data.test, engine, &ranks);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
+}
+
+// The data set as a checkpoint records it, so that a resumed run can refuse other data.
+train::DataIdentity IdentityOf(const CLI::App& cli, const TrainArgs& args,
+                               const train::LoadedData& loaded) {
+  const train::Split& data = loaded.split;
+  return {loaded.name,
+          Given(cli, "--data") ? DataForCheckpoint(args.data) : "",
+          data.train.size(),
+          data.test.size(),
+          data.train.features,
+          data.train.classes,
+          Given(cli, "--data") ? 0 : args.samples_per_class};
+}
+
+// Opens --log's temporary with its header and a resumed run's history.
+void OpenLog(const std::string& temp, const std::string& name,
+             const std::vector<EpochRecord>& records, std::ofstream& log) {
+  log.open(temp);
+  if (!log) throw UsageError("cannot write the log " + name);
+  log << CsvHeader();
+  for (const EpochRecord& record : records) log << CsvRow(record);
+}
+
 // ready: called once the set-up is done, just before training (under mpirun every rank learns
 // there whether all got that far).
 int Train(
@@ -256,12 +290,7 @@ int Train(
   const TrainingEngine opened = OpenTrainingEngine(options);
   const std::unique_ptr<driver::Device>& device = opened.device;
   train::MatmulEngine& engine = *opened.engine;
-  std::unique_ptr<train::Trainer> trainer_owner;
-  try {
-    trainer_owner = std::make_unique<train::Trainer>(config, data.train, data.test, engine, &ranks);
-  } catch (const std::invalid_argument& error) {
-    throw UsageError(error.what());  // e.g. a layer narrower than the ranks it is split across
-  }
+  const std::unique_ptr<train::Trainer> trainer_owner = MakeTrainer(config, data, engine, ranks);
   train::Trainer& trainer = *trainer_owner;
   std::vector<EpochRecord> records;
   if (resumed) {
@@ -278,23 +307,12 @@ int Train(
   }
   trainer.on_skip = PrintSkippedStep;
   std::ofstream log;
-  if (Given(cli, "--log") && lead) {
-    log.open(files.Temp(args.log));
-    if (!log) throw UsageError("cannot write the log " + args.log);
-    log << CsvHeader();
-    for (const EpochRecord& record : records) log << CsvRow(record);  // a resumed run's history
-  }
+  if (Given(cli, "--log") && lead) OpenLog(files.Temp(args.log), args.log, records, log);
   ProgressBar bar(!quiet && isatty(STDERR_FILENO));
   std::optional<Checkpointer> checkpoints;
   if (Given(cli, "--save")) {
-    train::DataIdentity identity{loaded.name,
-                                 Given(cli, "--data") ? DataForCheckpoint(args.data) : "",
-                                 data.train.size(),
-                                 data.test.size(),
-                                 data.train.features,
-                                 data.train.classes,
-                                 Given(cli, "--data") ? 0 : args.samples_per_class};
-    checkpoints.emplace(args.save, config, identity, opened.numerics, lead, ranks, trainer);
+    checkpoints.emplace(args.save, config, IdentityOf(cli, args, loaded), opened.numerics, lead,
+                        ranks, trainer);
   }
   // The signal that stopped the run, if one did (after its checkpoint was written).
   const auto stopped = [&]() -> int {

@@ -59,11 +59,20 @@ bool Usable(const LogPoint& p) {
   return std::isfinite(p.x) && std::isfinite(p.y) && p.x > 0 && p.y > 0;
 }
 
-}  // namespace
+// The plot frame in pixels and its decades: [e_lo, e_hi] on each axis (0: x, 1: y).
+struct LogFrame {
+  int e_lo[2], e_hi[2];
+  double left, right, top, bottom;
+  double X(double x) const {
+    return left + (std::log10(x) - e_lo[0]) / (e_hi[0] - e_lo[0]) * (right - left);
+  }
+  double Y(double y) const {
+    return bottom - (std::log10(y) - e_lo[1]) / (e_hi[1] - e_lo[1]) * (bottom - top);
+  }
+};
 
-void WriteLogChartPng(const LogChart& chart, int width, int height, const std::string& path) {
-  if (width < 200 || height < 160) throw std::invalid_argument("a log chart of at least 200 x 160");
-  // The axes span whole decades around every usable point and vertex.
+// The axes span whole decades around every usable point and vertex.
+LogFrame FitFrame(const LogChart& chart, int width, int height) {
   double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
   auto extend = [&](const LogPoint& p) {
     if (!Usable(p)) return;
@@ -76,62 +85,55 @@ void WriteLogChartPng(const LogChart& chart, int width, int height, const std::s
       for (const LogPoint& p : line) extend(p);
     }
   }
-  int e_lo[2], e_hi[2];
+  LogFrame frame{{0, 0}, {0, 0}, 80, width - 20.0, 50, height - 60.0};
   for (int a = 0; a < 2; ++a) {
     if (lo[a] > hi[a]) lo[a] = 0, hi[a] = 1;
-    e_lo[a] = static_cast<int>(std::floor(lo[a]));
-    e_hi[a] = std::max(e_lo[a] + 1, static_cast<int>(std::ceil(hi[a])));
+    frame.e_lo[a] = static_cast<int>(std::floor(lo[a]));
+    frame.e_hi[a] = std::max(frame.e_lo[a] + 1, static_cast<int>(std::ceil(hi[a])));
   }
-  const double left = 80, right = width - 20.0, top = 50, bottom = height - 60.0;
-  const double legend_top = top + 8;
-  auto map_x = [&](double x) {
-    return left + (std::log10(x) - e_lo[0]) / (e_hi[0] - e_lo[0]) * (right - left);
-  };
-  auto map_y = [&](double y) {
-    return bottom - (std::log10(y) - e_lo[1]) / (e_hi[1] - e_lo[1]) * (bottom - top);
-  };
+  return frame;
+}
 
-  Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height),
-                  cairo_surface_destroy);
-  Cairo owner(cairo_create(surface.get()), cairo_destroy);
-  cairo_t* cr = owner.get();
+// Title, grid and tick labels at every decade, the frame and the axis labels.
+void DrawAxes(cairo_t* cr, const LogChart& chart, const LogFrame& f, int width, int height) {
   SetColour(cr, kBackground);
   cairo_paint(cr);
   SetColour(cr, kText);
   SetFont(cr, 15, true);
   Text(cr, chart.title, width / 2.0, 28);
-
-  // Grid and tick labels at every decade.
   SetFont(cr, 11);
   cairo_set_line_width(cr, 1);
-  for (int e = e_lo[0]; e <= e_hi[0]; ++e) {
-    const double x = map_x(std::pow(10.0, e));
+  for (int e = f.e_lo[0]; e <= f.e_hi[0]; ++e) {
+    const double x = f.X(std::pow(10.0, e));
     SetColour(cr, kGrid);
-    cairo_move_to(cr, x, top);
-    cairo_line_to(cr, x, bottom);
+    cairo_move_to(cr, x, f.top);
+    cairo_line_to(cr, x, f.bottom);
     cairo_stroke(cr);
     SetColour(cr, kText);
-    Text(cr, Decade(e), x, bottom + 16);
+    Text(cr, Decade(e), x, f.bottom + 16);
   }
-  for (int e = e_lo[1]; e <= e_hi[1]; ++e) {
-    const double y = map_y(std::pow(10.0, e));
+  for (int e = f.e_lo[1]; e <= f.e_hi[1]; ++e) {
+    const double y = f.Y(std::pow(10.0, e));
     SetColour(cr, kGrid);
-    cairo_move_to(cr, left, y);
-    cairo_line_to(cr, right, y);
+    cairo_move_to(cr, f.left, y);
+    cairo_line_to(cr, f.right, y);
     cairo_stroke(cr);
     SetColour(cr, kText);
-    Text(cr, Decade(e), left - 6, y + 4, true);
+    Text(cr, Decade(e), f.left - 6, y + 4, true);
   }
   SetColour(cr, kAxis);
-  cairo_rectangle(cr, left, top, right - left, bottom - top);
+  cairo_rectangle(cr, f.left, f.top, f.right - f.left, f.bottom - f.top);
   cairo_stroke(cr);
   SetColour(cr, kText);
   SetFont(cr, 12);
-  Text(cr, chart.x_label, (left + right) / 2, height - 20.0);
-  Text(cr, chart.y_label, 22, (top + bottom) / 2, false, -M_PI / 2);
+  Text(cr, chart.x_label, (f.left + f.right) / 2, height - 20.0);
+  Text(cr, chart.y_label, 22, (f.top + f.bottom) / 2, false, -M_PI / 2);
+}
 
+// Each group's dashed lines and its points, clipped to the frame.
+void DrawSeries(cairo_t* cr, const LogChart& chart, const LogFrame& f) {
   cairo_save(cr);
-  cairo_rectangle(cr, left, top, right - left, bottom - top);
+  cairo_rectangle(cr, f.left, f.top, f.right - f.left, f.bottom - f.top);
   cairo_clip(cr);
   for (size_t i = 0; i < chart.groups.size(); ++i) {
     const LogGroup& g = chart.groups[i];
@@ -144,9 +146,9 @@ void WriteLogChartPng(const LogChart& chart, int width, int height, const std::s
       for (const LogPoint& p : line) {
         if (!Usable(p)) continue;
         if (started) {
-          cairo_line_to(cr, map_x(p.x), map_y(p.y));
+          cairo_line_to(cr, f.X(p.x), f.Y(p.y));
         } else {
-          cairo_move_to(cr, map_x(p.x), map_y(p.y));
+          cairo_move_to(cr, f.X(p.x), f.Y(p.y));
           started = true;
         }
       }
@@ -155,59 +157,74 @@ void WriteLogChartPng(const LogChart& chart, int width, int height, const std::s
     cairo_set_dash(cr, nullptr, 0, 0);
     for (const LogPoint& p : g.points) {
       if (!Usable(p)) continue;
-      cairo_arc(cr, map_x(p.x), map_y(p.y), 3.5, 0, 2 * M_PI);
+      cairo_arc(cr, f.X(p.x), f.Y(p.y), 3.5, 0, 2 * M_PI);
       cairo_fill(cr);
     }
   }
   cairo_restore(cr);
+}
 
-  // The legend, top left inside the frame; its lines are taken before any point's label.
+// The legend, top left inside the frame; returns the places it and the points take, which no
+// point's label may cover.
+std::vector<Rect> DrawLegend(cairo_t* cr, const LogChart& chart, const LogFrame& f) {
   SetFont(cr, 11);
   std::vector<Rect> taken;
+  const double legend_top = f.top + 8;
   for (size_t i = 0; i < chart.groups.size(); ++i) {
     const double y = legend_top + 16.0 * i;
     SetColour(cr, SeriesColour(i));
-    cairo_arc(cr, left + 14, y + 6, 4, 0, 2 * M_PI);
+    cairo_arc(cr, f.left + 14, y + 6, 4, 0, 2 * M_PI);
     cairo_fill(cr);
     SetColour(cr, kText);
-    cairo_move_to(cr, left + 24, y + 10);
+    cairo_move_to(cr, f.left + 24, y + 10);
     cairo_show_text(cr, chart.groups[i].label.c_str());
-    taken.push_back({left + 8, y - 2, left + 24 + TextWidth(cr, chart.groups[i].label), y + 14});
+    taken.push_back(
+        {f.left + 8, y - 2, f.left + 24 + TextWidth(cr, chart.groups[i].label), y + 14});
   }
-
-  // Point labels: right of the point, else left, above or below, wherever no other label, legend
-  // line or point is.
   for (const LogGroup& g : chart.groups) {
     for (const LogPoint& p : g.points) {
       if (!Usable(p)) continue;
-      const double px = map_x(p.x), py = map_y(p.y);
+      const double px = f.X(p.x), py = f.Y(p.y);
       taken.push_back({px - 4, py - 4, px + 4, py + 4});
     }
   }
+  return taken;
+}
+
+// A point's label at pixel (x, y), with how many more points share that pixel.
+struct NamedPoint {
+  double x, y;
+  std::string label;
+  size_t more;
+};
+
+// Points on the same pixel (the same layer shape, repeated) share a label: "conv2_1a +3".
+std::vector<NamedPoint> NamedPoints(const LogGroup& g, const LogFrame& f) {
+  std::vector<NamedPoint> named;
+  for (size_t k = 0; k < g.points.size() && k < g.point_labels.size(); ++k) {
+    if (!Usable(g.points[k]) || g.point_labels[k].empty()) continue;
+    const double px = f.X(g.points[k].x), py = f.Y(g.points[k].y);
+    auto same = std::find_if(named.begin(), named.end(), [&](const NamedPoint& n) {
+      return std::fabs(n.x - px) < 1 && std::fabs(n.y - py) < 1;
+    });
+    if (same == named.end()) {
+      named.push_back({px, py, g.point_labels[k], 0});
+    } else {
+      ++same->more;
+    }
+  }
+  return named;
+}
+
+// Point labels: right of the point, else left, above or below, wherever no other label, legend
+// line or point is. Returns how many found no place.
+size_t DrawPointLabels(cairo_t* cr, const LogChart& chart, const LogFrame& f,
+                       std::vector<Rect> taken) {
   SetFont(cr, 10);
   size_t unlabelled = 0;
-  const Rect frame{left, top, right, bottom};
+  const Rect frame{f.left, f.top, f.right, f.bottom};
   for (const LogGroup& g : chart.groups) {
-    // Points on the same pixel (the same layer shape, repeated) share a label: "conv2_1a +3".
-    struct Named {
-      double x, y;
-      std::string label;
-      size_t more;
-    };
-    std::vector<Named> named;
-    for (size_t k = 0; k < g.points.size() && k < g.point_labels.size(); ++k) {
-      if (!Usable(g.points[k]) || g.point_labels[k].empty()) continue;
-      const double px = map_x(g.points[k].x), py = map_y(g.points[k].y);
-      auto same = std::find_if(named.begin(), named.end(), [&](const Named& n) {
-        return std::fabs(n.x - px) < 1 && std::fabs(n.y - py) < 1;
-      });
-      if (same == named.end()) {
-        named.push_back({px, py, g.point_labels[k], 0});
-      } else {
-        ++same->more;
-      }
-    }
-    for (Named& n : named) {
+    for (NamedPoint& n : NamedPoints(g, f)) {
       if (n.more) n.label += " +" + std::to_string(n.more);
       const double px = n.x, py = n.y;
       const double w = TextWidth(cr, n.label), h = 10;
@@ -234,13 +251,28 @@ void WriteLogChartPng(const LogChart& chart, int width, int height, const std::s
       cairo_show_text(cr, n.label.c_str());
     }
   }
+  return unlabelled;
+}
+
+}  // namespace
+
+void WriteLogChartPng(const LogChart& chart, int width, int height, const std::string& path) {
+  if (width < 200 || height < 160) throw std::invalid_argument("a log chart of at least 200 x 160");
+  const LogFrame frame = FitFrame(chart, width, height);
+  Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height),
+                  cairo_surface_destroy);
+  Cairo owner(cairo_create(surface.get()), cairo_destroy);
+  cairo_t* cr = owner.get();
+  DrawAxes(cr, chart, frame, width, height);
+  DrawSeries(cr, chart, frame);
+  const size_t unlabelled = DrawPointLabels(cr, chart, frame, DrawLegend(cr, chart, frame));
   if (unlabelled) {
     SetFont(cr, 10);
     SetColour(cr, kAxis);
     Text(cr,
          std::to_string(unlabelled) + " point label" + (unlabelled == 1 ? "" : "s") +
              " left out where they would overlap",
-         right, height - 6.0, true);
+         frame.right, height - 6.0, true);
   }
 
   cairo_surface_flush(surface.get());

@@ -228,6 +228,22 @@ inline void AppendIllegal(csr::ErrorCode error, const RandomProgramSpace& s, std
   }
 }
 
+// An integer ACTIVATE's quantization row: random words, loaded just before (the ACTIVATE waits
+// for that LOAD) or, sometimes, whatever a written row holds. pick(lo, hi): the program's draws.
+template <typename Pick>
+int PickQuantizationRow(const RandomProgramSpace& s, Pick& pick, std::vector<bool>& acc_written,
+                        std::vector<isa::Instruction>& p) {
+  const int quant_row = pick(0, s.acc_rows - 1);
+  if (!acc_written[quant_row] || pick(0, 2) != 0) {
+    const int lanes = pick(1, s.cols);
+    const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 4 - lanes));
+    p.push_back(
+        isa::Load(isa::Buffer::kAcc, 1, lanes, s.acc_base + quant_row, s.input + 4 * elem, lanes));
+    acc_written[quant_row] = true;
+  }
+  return quant_row;
+}
+
 inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomProgramSpace& s,
                                                    int instructions = 24,
                                                    csr::ErrorCode error = csr::ErrorCode::kNone) {
@@ -309,16 +325,7 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       if (!written(acc_written, acc, rows)) continue;
       const bool relu = pick(0, 1) == 1;
       if (s.integer && pick(0, 1) == 1) {
-        // The quantization row: random words, loaded just before (the ACTIVATE waits for that
-        // LOAD) or, sometimes, whatever a written row holds.
-        const int quant_row = pick(0, s.acc_rows - 1);
-        if (!acc_written[quant_row] || pick(0, 2) != 0) {
-          const int lanes = pick(1, s.cols);
-          const uint64_t elem = pick(0, static_cast<int>(s.input_bytes / 4 - lanes));
-          p.push_back(isa::Load(isa::Buffer::kAcc, 1, lanes, s.acc_base + quant_row,
-                                s.input + 4 * elem, lanes));
-          acc_written[quant_row] = true;
-        }
+        const int quant_row = PickQuantizationRow(s, pick, acc_written, p);
         p.push_back(isa::ActivateInteger(rows, s.acc_base + acc, s.ub_base + ub, relu, bias,
                                          bias ? s.acc_base + bias_row : 0, s.acc_base + quant_row,
                                          pick(-128, 127)));
