@@ -4,7 +4,7 @@
 #   scripts/test.sh exhaustive     only the exhaustive arithmetic checks (minutes; not in CI)
 #   scripts/test.sh -L LABEL ...   a ctest selection (-L, -LE, -R, -E, -j, -N, -V...; labels: unit
 #                                  rtl golden lint synth device sim driver train waves install
-#                                  python torch formal)
+#                                  python torch formal io second_device; docs/testing.md)
 #   scripts/test.sh --shard I/N    shard I (0-based) of N: the selection's tests number I+1, I+1+N,
 #                                  I+1+2N, ... (ctest -I), for splitting the regression across N
 #                                  machines: N shards run every selected test exactly once.
