@@ -223,6 +223,14 @@ def evaluate(model, loss_fn, x, y, batch=1024):
     return total_loss / len(x), correct / len(x)
 
 
+def add_fashion_mnist_arguments(p):
+    """--samples and --test-samples, which load_fashion_mnist reads."""
+    p.add_argument("--samples", type=positive_int,
+                   help="train on the first N of the 60,000 training images")
+    p.add_argument("--test-samples", type=positive_int,
+                   help="test on the first N of the 10,000 test images")
+
+
 def load_fashion_mnist(run):
     """Fashion-MNIST as torch tensors, capped by --samples / --test-samples."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -26,10 +26,7 @@ def main():
     p.add_argument("--epochs", type=common.positive_int, default=1)
     p.add_argument("--batch", type=common.positive_int, default=32)
     p.add_argument("--lr", type=common.positive_float, default=2e-3)
-    p.add_argument("--samples", type=common.positive_int,
-                   help="train on the first N of the 60,000 training images")
-    p.add_argument("--test-samples", type=common.positive_int,
-                   help="test on the first N of the 10,000 test images")
+    common.add_fashion_mnist_arguments(p)
     run = common.start(p)
     a = run.args
     data = common.load_fashion_mnist(run)

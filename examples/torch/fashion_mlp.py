@@ -21,10 +21,7 @@ def main():
     p.add_argument("--lr", type=common.positive_float, default=1e-3)
     p.add_argument("--hidden", type=common.positive_int, default=512)
     p.add_argument("--dropout", type=common.probability, default=0.2)
-    p.add_argument("--samples", type=common.positive_int,
-                   help="train on the first N of the 60,000 training images")
-    p.add_argument("--test-samples", type=common.positive_int,
-                   help="test on the first N of the 10,000 test images")
+    common.add_fashion_mnist_arguments(p)
     run = common.start(p)
     a = run.args
     data = common.load_fashion_mnist(run)

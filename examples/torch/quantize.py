@@ -101,10 +101,7 @@ def main():
                    help="training images the observers see (default: 1000)")
     p.add_argument("--checkpoint", metavar="FILE.pt",
                    help="load the fp32 model from FILE.pt if it exists, else train and save it")
-    p.add_argument("--samples", type=common.positive_int,
-                   help="train on the first N of the 60,000 training images")
-    p.add_argument("--test-samples", type=common.positive_int,
-                   help="test on the first N of the 10,000 test images")
+    common.add_fashion_mnist_arguments(p)
     run = common.start(p)
     loaded = load(run)
     x, y, xt, yt = data = common.load_fashion_mnist(run)

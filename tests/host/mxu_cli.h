@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace mxu::host {
 
@@ -65,6 +67,23 @@ inline nlohmann::json JsonOutput(const CliResult& r) {
 
 inline void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A tiny IDX data set in folder dir (which must exist): 40 training and 10 test images of 2x2,
+// two classes, under the four file names `--data` looks for.
+inline void WriteTinyIdxData(const std::string& dir) {
+  const auto idx = [](char dims, std::vector<uint32_t> shape, size_t count) {
+    std::string bytes = {0, 0, 8, dims};
+    for (uint32_t d : shape) {
+      for (int byte = 3; byte >= 0; --byte) bytes += static_cast<char>(d >> (8 * byte));
+    }
+    for (size_t i = 0; i < count; ++i) bytes += static_cast<char>(dims == 1 ? i % 2 : i * 37);
+    return bytes;
+  };
+  WriteBytes(dir + "/train-images-idx3-ubyte", idx(3, {40, 2, 2}, 160));
+  WriteBytes(dir + "/train-labels-idx1-ubyte", idx(1, {40}, 40));
+  WriteBytes(dir + "/t10k-images-idx3-ubyte", idx(3, {10, 2, 2}, 40));
+  WriteBytes(dir + "/t10k-labels-idx1-ubyte", idx(1, {10}, 10));
 }
 
 }  // namespace mxu::host

@@ -265,19 +265,7 @@ TEST(Outputs, PredictNeverOverwritesItsDataSet) {
   const std::string dir = ScratchDir("predict_data");
   const std::string data = dir + "/D", ck = dir + "/m.npz";
   fs::create_directories(data);
-  // 40 training and 10 test images of 2x2, two classes.
-  const auto idx = [](uint8_t dims, std::vector<uint32_t> shape, size_t count) {
-    std::string bytes = {0, 0, 8, static_cast<char>(dims)};
-    for (uint32_t d : shape) {
-      for (int byte = 3; byte >= 0; --byte) bytes += static_cast<char>(d >> (8 * byte));
-    }
-    for (size_t i = 0; i < count; ++i) bytes += static_cast<char>(dims == 1 ? i % 2 : i * 37);
-    return bytes;
-  };
-  WriteBytes(data + "/train-images-idx3-ubyte", idx(3, {40, 2, 2}, 160));
-  WriteBytes(data + "/train-labels-idx1-ubyte", idx(1, {40}, 40));
-  WriteBytes(data + "/t10k-images-idx3-ubyte", idx(3, {10, 2, 2}, 40));
-  WriteBytes(data + "/t10k-labels-idx1-ubyte", idx(1, {10}, 10));
+  WriteTinyIdxData(data);
   ASSERT_EQ(
       RunMxu("train --backend model --quiet --epochs 1 --hidden 4 --data " + data + " --save " + ck)
           .exit_code,

@@ -296,19 +296,7 @@ TEST(MxuTrainCheckpoint, AFailedRunLeavesTheLastWholeCheckpoint) {
 TEST(MxuPredict, FindsTheModelsDataFromAnyFolder) {
   const std::string dir = TempPath("relative"), data = dir + "/data", elsewhere = dir + "/other";
   ASSERT_EQ(RunShell("rm -rf " + dir + " && mkdir -p " + data + " " + elsewhere).exit_code, 0);
-  // 40 training and 10 test images of 2x2, two classes.
-  const auto idx = [](char dims, std::vector<uint32_t> shape, size_t count) {
-    std::string bytes = {0, 0, 8, dims};
-    for (uint32_t d : shape) {
-      for (int byte = 3; byte >= 0; --byte) bytes += static_cast<char>(d >> (8 * byte));
-    }
-    for (size_t i = 0; i < count; ++i) bytes += static_cast<char>(dims == 1 ? i % 2 : i * 37);
-    return bytes;
-  };
-  WriteBytes(data + "/train-images-idx3-ubyte", idx(3, {40, 2, 2}, 160));
-  WriteBytes(data + "/train-labels-idx1-ubyte", idx(1, {40}, 40));
-  WriteBytes(data + "/t10k-images-idx3-ubyte", idx(3, {10, 2, 2}, 40));
-  WriteBytes(data + "/t10k-labels-idx1-ubyte", idx(1, {10}, 10));
+  WriteTinyIdxData(data);
   const json trained = JsonOutput(
       RunShell("cd " + dir + " && " + MXU_BINARY +
                " train --backend model --quiet --json --epochs 1 --hidden 4 --data data --save "
