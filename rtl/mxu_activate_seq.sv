@@ -16,15 +16,7 @@ module mxu_activate_seq #(
   // ACTIVATE.
   input  logic                  ac_valid_i,
   output logic                  ac_ready_o,
-  input  logic [AccAw-1:0]      ac_acc_addr_i,
-  input  logic [UbAw-1:0]       ac_ub_addr_i,
-  input  logic [CountWidth-1:0] ac_rows_i,
-  input  logic                  ac_relu_i,
-  input  logic                  ac_bias_en_i,
-  input  logic [AccAw-1:0]      ac_bias_addr_i,
-  input  logic                  ac_int8_i,
-  input  logic [AccAw-1:0]      ac_quant_addr_i,
-  input  logic [7:0]            ac_zero_point_i,
+  input  mxu_pkg::activate_cmd_t ac_cmd_i,      // the low bits of its addresses
   // The accumulators' read port (shared: a grant counts only while rd_en_o), data the cycle
   // after the grant.
   output logic                  rd_en_o,
@@ -93,17 +85,17 @@ module mxu_activate_seq #(
     end
     if (ac_valid_i && ac_ready_o) begin
       ac_active_d      = 1'b1;
-      ac_bias_phase_d  = ac_bias_en_i;
-      ac_acc_d         = ac_acc_addr_i;
-      ac_ub_d          = ac_ub_addr_i;
-      ac_left_d        = ac_rows_i;
-      ac_relu_d        = ac_relu_i;
-      ac_bias_en_d     = ac_bias_en_i;
-      ac_bias_addr_d   = ac_bias_addr_i;
-      ac_quant_phase_d = ac_int8_i;
-      ac_int8_d        = ac_int8_i;
-      ac_quant_addr_d  = ac_quant_addr_i;
-      ac_zp_d          = ac_zero_point_i;
+      ac_bias_phase_d  = ac_cmd_i.bias_en;
+      ac_acc_d         = ac_cmd_i.acc_addr[AccAw-1:0];
+      ac_ub_d          = ac_cmd_i.ub_addr[UbAw-1:0];
+      ac_left_d        = ac_cmd_i.rows;
+      ac_relu_d        = ac_cmd_i.relu;
+      ac_bias_en_d     = ac_cmd_i.bias_en;
+      ac_bias_addr_d   = ac_cmd_i.bias_addr[AccAw-1:0];
+      ac_quant_phase_d = ac_cmd_i.int8;
+      ac_int8_d        = ac_cmd_i.int8;
+      ac_quant_addr_d  = ac_cmd_i.quant_addr[AccAw-1:0];
+      ac_zp_d          = ac_cmd_i.zero_point;
     end
     // What the read granted now brings the cycle after.
     s1_valid_d = ac_rd_gnt && !ac_bias_phase_q && !ac_quant_phase_q;
@@ -169,5 +161,11 @@ module mxu_activate_seq #(
   assign au_int8_o       = ac_int8_q;
   assign au_quant_o      = quant_q;
   assign au_zero_point_o = ac_zp_q;
+
+  // The command's addresses are 16 bits wide (the instruction's); this device's are narrower, and
+  // the decoder has checked the rest.
+  logic unused_cmd;
+  assign unused_cmd = ^{ac_cmd_i.acc_addr >> AccAw, ac_cmd_i.ub_addr >> UbAw,
+                        ac_cmd_i.bias_addr >> AccAw, ac_cmd_i.quant_addr >> AccAw};
 
 endmodule

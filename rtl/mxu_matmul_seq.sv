@@ -30,13 +30,7 @@ module mxu_matmul_seq #(
   // MATMUL.
   input  logic                  mm_valid_i,
   output logic                  mm_ready_o,
-  input  logic [UbAw-1:0]       mm_ub_addr_i,
-  input  logic [AccAw-1:0]      mm_acc_addr_i,
-  input  logic [CountWidth-1:0] mm_rows_i,
-  input  logic [KWidth-1:0]     mm_k_rows_i,
-  input  logic                  mm_accumulate_i,
-  input  logic                  mm_new_weights_i,
-  input  logic                  mm_int8_i,
+  input  mxu_pkg::matmul_cmd_t  mm_cmd_i,        // the low bits of its addresses and k_rows
   input  logic                  mm_done_i,       // a MATMUL's last result row is written
   // Weights.
   input  logic                  shadow_ready_i,
@@ -118,13 +112,13 @@ module mxu_matmul_seq #(
     end
     if (mm_accept) begin
       mm_active_d      = 1'b1;
-      mm_ub_d          = mm_ub_addr_i;
-      mm_acc_d         = mm_acc_addr_i;
-      mm_left_d        = mm_rows_i;
-      mm_k_d           = mm_k_rows_i;
-      mm_accum_d       = mm_accumulate_i;
-      mm_int8_d        = mm_int8_i;
-      mm_need_commit_d = mm_new_weights_i;
+      mm_ub_d          = mm_cmd_i.ub_addr[UbAw-1:0];
+      mm_acc_d         = mm_cmd_i.acc_addr[AccAw-1:0];
+      mm_left_d        = mm_cmd_i.rows;
+      mm_k_d           = mm_cmd_i.k_rows[KWidth-1:0];
+      mm_accum_d       = mm_cmd_i.accumulate;
+      mm_int8_d        = mm_cmd_i.int8;
+      mm_need_commit_d = mm_cmd_i.new_weights;
     end
     mm_inflight_d = mm_inflight_q + CountWidth'(mm_accept) - CountWidth'(mm_done_i);
     in_valid_d    = mm_issue;
@@ -222,5 +216,11 @@ module mxu_matmul_seq #(
   assign res_addr_o     = in_acc_q;
   assign busy_o         = mm_inflight_q != '0;
   assign wait_weights_o = mm_active_q && mm_need_commit_q && !commit_ok;
+
+  // The command's fields are 16 bits wide (the instruction's); this device's addresses and k_rows
+  // are narrower, and the decoder has checked the rest.
+  logic unused_cmd;
+  assign unused_cmd = ^{mm_cmd_i.ub_addr >> UbAw, mm_cmd_i.acc_addr >> AccAw,
+                        mm_cmd_i.k_rows >> KWidth};
 
 endmodule

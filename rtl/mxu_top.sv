@@ -283,25 +283,11 @@ module mxu_top #(
     .wl_k_rows_i      (wl_k_rows),
     .mm_valid_i       (mm_valid),
     .mm_ready_o       (mm_ready),
-    .mm_ub_addr_i     (mm_cmd.ub_addr[UbAw-1:0]),
-    .mm_acc_addr_i    (mm_cmd.acc_addr[AccAw-1:0]),
-    .mm_rows_i        (mm_cmd.rows),
-    .mm_k_rows_i      (mm_cmd.k_rows[KWidth-1:0]),
-    .mm_accumulate_i  (mm_cmd.accumulate),
-    .mm_new_weights_i (mm_cmd.new_weights),
-    .mm_int8_i        (mm_cmd.int8),
+    .mm_cmd_i         (mm_cmd),
     .mm_done_o        (mm_done),
     .ac_valid_i       (ac_valid),
     .ac_ready_o       (ac_ready),
-    .ac_acc_addr_i    (ac_cmd.acc_addr[AccAw-1:0]),
-    .ac_ub_addr_i     (ac_cmd.ub_addr[UbAw-1:0]),
-    .ac_rows_i        (ac_cmd.rows),
-    .ac_relu_i        (ac_cmd.relu),
-    .ac_bias_en_i     (ac_cmd.bias_en),
-    .ac_bias_addr_i   (ac_cmd.bias_addr[AccAw-1:0]),
-    .ac_int8_i        (ac_cmd.int8),
-    .ac_quant_addr_i  (ac_cmd.quant_addr[AccAw-1:0]),
-    .ac_zero_point_i  (ac_cmd.zero_point),
+    .ac_cmd_i         (ac_cmd),
     .ac_done_o        (ac_done),
     .ub_wr_en_i       (ub_wr_en),
     .ub_wr_addr_i     (ub_wr_addr),
@@ -352,8 +338,6 @@ module mxu_top #(
   assign dbg_array_row_o     = array_row;
 
   logic unused_signals;
-  assign unused_signals = ^{mm_busy, ac_busy, mm_cmd.ub_addr, mm_cmd.acc_addr, mm_cmd.k_rows,
-                            ac_cmd.acc_addr, ac_cmd.ub_addr, ac_cmd.bias_addr,
-                            ac_cmd.quant_addr};
+  assign unused_signals = ^{mm_busy, ac_busy};
 
 endmodule

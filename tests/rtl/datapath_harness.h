@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "verilated.h"
@@ -35,6 +36,17 @@ void SetLanes(Port& port, const std::vector<Lane>& lanes, int lane_bits) {
       port.m_storage[w] = w < words.size() ? words[w] : 0;
     }
   }
+}
+
+// Packs a SystemVerilog packed struct into a Verilator port: fields as {value, bits}, in the
+// struct's declaration order (the first field is the most significant).
+template <typename Port>
+void SetStruct(Port& port, const std::vector<std::pair<uint64_t, int>>& fields) {
+  std::vector<uint8_t> bits;  // least significant first
+  for (auto field = fields.rbegin(); field != fields.rend(); ++field) {
+    for (int b = 0; b < field->second; ++b) bits.push_back((field->first >> b) & 1);
+  }
+  SetLanes(port, bits, 1);
 }
 
 template <typename Lane, typename Port>
@@ -153,22 +165,28 @@ class DatapathHarness {
     if (!matmuls_.empty()) {
       const MatmulCmd& c = matmuls_.front();
       m.mm_valid_i = 1;
-      m.mm_ub_addr_i = c.ub_addr;
-      m.mm_acc_addr_i = c.acc_addr;
-      m.mm_rows_i = c.rows;
-      m.mm_k_rows_i = c.k_rows;
-      m.mm_accumulate_i = c.accumulate;
-      m.mm_new_weights_i = c.new_weights;
+      // mxu_pkg::matmul_cmd_t
+      SetStruct(m.mm_cmd_i, {{c.ub_addr, 16},
+                             {c.acc_addr, 16},
+                             {c.rows, 16},
+                             {c.k_rows, 16},
+                             {c.accumulate, 1},
+                             {c.new_weights, 1},
+                             {0, 1}});  // int8
     }
     if (!activates_.empty()) {
       const ActivateCmd& c = activates_.front();
       m.ac_valid_i = 1;
-      m.ac_acc_addr_i = c.acc_addr;
-      m.ac_ub_addr_i = c.ub_addr;
-      m.ac_rows_i = c.rows;
-      m.ac_relu_i = c.relu;
-      m.ac_bias_en_i = c.bias;
-      m.ac_bias_addr_i = c.bias_addr;
+      // mxu_pkg::activate_cmd_t
+      SetStruct(m.ac_cmd_i, {{c.acc_addr, 16},
+                             {c.ub_addr, 16},
+                             {c.rows, 16},
+                             {c.relu, 1},
+                             {c.bias, 1},
+                             {c.bias_addr, 16},
+                             {0, 1},    // int8
+                             {0, 16},   // quant_addr
+                             {0, 8}});  // zero_point
     }
     m.eval();
     if (m.wf_push_i) weights_.pop_front();
