@@ -80,6 +80,12 @@ class DeviceOpError(RuntimeError):
     """The device failed a product (watchdog, DMA fault, a refused GEMM): names the op."""
 
 
+class HostProductError(RuntimeError):
+    """A product that runs on the host (why: e.g. 'int64 operands'). A mode counts it there; with
+    strict=True it raises it to the user instead, naming the op (mxu.torch) or the primitive
+    (mxu.jax, mxu.keras)."""
+
+
 def problem_bytes(m, k, n, accumulate, operand_bytes=2, result_bytes=4):
     """What driver/gemm_limits.h counts for an m x k x n GEMM: bf16 operands (2 bytes) and a
     float32 result by default; the int8 mode's are 1 byte, its result 1 (requantized) or 4."""
@@ -240,15 +246,10 @@ class GemmRunner:
             biases.append(self._vector(bias))
             starts.append(self._vector(c0))
             shapes.append((a.shape[0], a.shape[1], b.shape[1]))
-        start = time.perf_counter()
-        with self._lock:
-            outs = self.device.gemm_batch(
-                a_arrays, b_arrays, ta=tas, tb=tbs, relu=relus,
-                bias=None if all(x is None for x in biases) else biases,
-                accumulate=None if all(x is None for x in starts) else starts, **self._options)
-            counters = self.device.counters()
-        self.device_seconds += time.perf_counter() - start
-        self._record_batch(shapes, counters)
+        outs = self._on_device(shapes, lambda: self.device.gemm_batch(
+            a_arrays, b_arrays, ta=tas, tb=tbs, relu=relus,
+            bias=None if all(x is None for x in biases) else biases,
+            accumulate=None if all(x is None for x in starts) else starts, **self._options))
         for i, c in zip(indices, outs):
             results[i] = self._result(c)
 
@@ -287,14 +288,9 @@ class GemmRunner:
         if scales is not None:
             options.update(scales=self._values(scales, np.float64), zero_point=int(zero_point))
         bias_array = self._values(bias, np.int32)
-        start = time.perf_counter()
-        with self._lock:
-            c = self.device.gemm_int8(a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array,
-                                      **options)
-            counters = self.device.counters()
-        self.device_seconds += time.perf_counter() - start
-        self._record_batch([(a.shape[0], a.shape[1], b.shape[1])], counters)
-        return c
+        shape = (a.shape[0], a.shape[1], b.shape[1])
+        return self._on_device([shape], lambda: self.device.gemm_int8(
+            a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array, **options))
 
     def _blocking(self, m, k, n, accumulate):
         tile_k = (MAX_DIMENSION // self.rows) * self.rows
@@ -316,11 +312,19 @@ class GemmRunner:
         a_array, ta = self._operand(a)
         b_array, tb = self._operand(b)
         bias_array, c0_array = self._vector(bias), self._vector(c0)
+        shape = (a.shape[0], a.shape[1], b.shape[1])
+        return self._on_device([shape], lambda: self.device.gemm(
+            a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array, accumulate=c0_array,
+            **self._options))
+
+    def _on_device(self, shapes, run):
+        """run()'s result: one device program, under the device's lock (its counters are this
+        program's only then), timed, and its counters told to record_batch with the (m, k, n)
+        `shapes` of its GEMMs."""
         start = time.perf_counter()
         with self._lock:
-            c = self.device.gemm(a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array,
-                                 accumulate=c0_array, **self._options)
+            result = run()
             counters = self.device.counters()
         self.device_seconds += time.perf_counter() - start
-        self._record_batch([(a.shape[0], a.shape[1], b.shape[1])], counters)
-        return c
+        self._record_batch(shapes, counters)
+        return result
