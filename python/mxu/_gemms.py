@@ -14,10 +14,12 @@ import time
 
 import numpy as np
 
-# One GEMM's limits, as driver/gemm_limits.h sets them for `mxu gemm` and mxu.Device.gemm (a test
-# checks that the device refuses what lies past them).
-MAX_DIMENSION = 65535
-MAX_PROBLEM_BYTES = 2 << 30
+from mxu._mxu import _GEMM_LIMITS
+
+# One GEMM's limits, the driver's own (driver/gemm_limits.h, through the extension): a product
+# past them is split into GEMMs within them.
+MAX_DIMENSION = _GEMM_LIMITS["max_dimension"]
+MAX_PROBLEM_BYTES = _GEMM_LIMITS["max_problem_bytes"]
 
 _CANONICAL_NAN = np.uint32(0x7FC00000).view(np.float32)
 
@@ -32,8 +34,8 @@ def device_lock(device):
         return _device_locks.setdefault(id(device), threading.Lock())
 
 
-# The device's limit on a GEMM's watchdog (python/device_bindings.cc: 1 to UINT64_MAX >> 1).
-MAX_WATCHDOG = (1 << 63) - 1
+# The device's limit on a GEMM's watchdog (python/arguments.h: kMaxWatchdogCycles).
+MAX_WATCHDOG = _GEMM_LIMITS["max_watchdog"]
 
 
 def check_options(device, strict, watchdog, who):
