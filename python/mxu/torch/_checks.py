@@ -8,7 +8,7 @@ the error to the user with the op's name. Below the handlers: it imports none of
 """
 import torch
 
-from mxu._gemms import HostProductError  # noqa: F401  (the handlers' and the mode's)
+from mxu._gemms import HostProductError  # the one class of mxu.torch, mxu.jax and mxu.keras
 
 # The dtypes whose products the device runs (as bf16 operands).
 FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
