@@ -300,6 +300,8 @@ void SetStats(const RunStats& stats, const GemmPlan& plan, const GemmSpec& spec,
 GemmProgram::GemmProgram(Device& device, const DeviceConfig& config)
     : device_(device), config_(config) {}
 
+GemmSpec CheckGemmRequest(const GemmRequest& request) { return CheckedSpec(request); }
+
 size_t GemmProgram::Add(const GemmRequest& request) {
   entries_.push_back({request, CheckedSpec(request)});
   return entries_.size() - 1;

@@ -53,6 +53,12 @@ struct GemmResult {
   double utilization = 0;     // MACs of the GEMM / (device cycles * rows * cols)
 };
 
+// The request's shapes and options checked as Gemm checks them before anything runs (for a
+// caller that computes without the device, such as the golden model from Python): its spec, or
+// std::invalid_argument with the one-line reason (e.g. "op(A) is 4x5 but op(B) is 6x4: inner
+// dimensions differ").
+GemmSpec CheckGemmRequest(const GemmRequest& request);
+
 // Throws std::invalid_argument for mismatched or empty shapes, DeviceError for device errors and
 // watchdog expiry.
 GemmResult Gemm(Device& device, const DeviceConfig& config, const GemmRequest& request,

@@ -68,8 +68,7 @@ std::vector<float> ToFloat32(const char* name, const py::array& array, size_t ra
 
 }  // namespace
 
-void CheckShapes(const py::array& a, const py::array& b, bool ta, bool tb, bool bf16_out,
-                 bool accumulate) {
+void CheckOperandRanks(const py::array& a, const py::array& b) {
   for (const auto& [name, array] : {std::pair<const char*, const py::array&>{"a", a}, {"b", b}}) {
     if (array.ndim() != 2) {
       throw ArgumentError(std::string(name) + ": expected a 2-D array, got rank " +
@@ -82,6 +81,11 @@ void CheckShapes(const py::array& a, const py::array& b, bool ta, bool tb, bool 
       }
     }
   }
+}
+
+void CheckShapes(const py::array& a, const py::array& b, bool ta, bool tb, bool bf16_out,
+                 bool accumulate) {
+  CheckOperandRanks(a, b);
   const uint64_t m = a.shape(ta ? 1 : 0), k = a.shape(ta ? 0 : 1), n = b.shape(tb ? 0 : 1);
   const std::string problem = driver::GemmSizeProblem(m, k, n, bf16_out, accumulate);
   if (!problem.empty()) throw ArgumentError(problem);
@@ -104,12 +108,6 @@ std::unique_ptr<GemmArgs> ParseGemm(const py::array& a, const py::array& b, bool
   args->m = ta ? args->a.cols : args->a.rows;
   args->k = ta ? args->a.rows : args->a.cols;
   args->n = tb ? args->b.rows : args->b.cols;
-  const int kb = tb ? args->b.cols : args->b.rows;
-  if (args->k != kb) {
-    throw ArgumentError("op(A) is " + std::to_string(args->m) + "x" + std::to_string(args->k) +
-                        " but op(B) is " + std::to_string(kb) + "x" + std::to_string(args->n) +
-                        ": inner dimensions differ");
-  }
   driver::GemmRequest& request = args->request;
   request.a = &args->a;
   request.b = &args->b;

@@ -41,6 +41,9 @@ class CheckError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The most cycles a GEMM's watchdog may be given (mxu.Device(watchdog=...), gemm(watchdog=...)).
+inline constexpr uint64_t kMaxWatchdogCycles = UINT64_MAX >> 1;
+
 // value in [min, max], or ArgumentError naming `name`.
 uint64_t CheckedRange(const char* name, long long value, uint64_t min, uint64_t max);
 
@@ -59,8 +62,11 @@ py::array_t<T, py::array::c_style | py::array::forcecast> Exactly(const char* na
   return py::array_t<T, py::array::c_style | py::array::forcecast>(array);
 }
 
+// A and B are 2-D, no dimension above driver::kMaxDimension: the checks both modes share.
+void CheckOperandRanks(const py::array& a, const py::array& b);
+
 // The command line's limits (driver/gemm_limits.h), from the shapes alone: before anything is
-// converted or allocated.
+// converted or allocated. K's agreement is the driver's check (driver::CheckGemmRequest).
 void CheckShapes(const py::array& a, const py::array& b, bool ta, bool tb, bool bf16_out,
                  bool accumulate);
 

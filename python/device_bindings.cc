@@ -188,7 +188,7 @@ class Device {
     }
     options.timing.max_in_flight =
         static_cast<unsigned>(CheckedRange("mem_in_flight", mem_in_flight, 1, 1024));
-    watchdog_ = CheckedRange("watchdog", watchdog, 1, UINT64_MAX >> 1);
+    watchdog_ = CheckedRange("watchdog", watchdog, 1, kMaxWatchdogCycles);
     timing_ = options.timing;
     memory_given_ = mem_bytes_per_cycle.has_value();
     if (py::get_shared_data(kDeviceOpenedKey) != nullptr) {
@@ -210,7 +210,7 @@ class Device {
                  const std::optional<py::array>& bias, const std::optional<py::array>& accumulate,
                  const std::string& out, bool check, std::optional<long long> watchdog) {
     const uint64_t watchdog_cycles =
-        watchdog ? CheckedRange("watchdog", *watchdog, 1, UINT64_MAX >> 1) : watchdog_;
+        watchdog ? CheckedRange("watchdog", *watchdog, 1, kMaxWatchdogCycles) : watchdog_;
     const auto args = ParseGemm(a, b, ta, tb, relu, bias, accumulate, out, config_.subnormals);
     const driver::GemmResult result =
         driver::Gemm(*device_, config_, args->request, watchdog_cycles);
@@ -245,7 +245,7 @@ class Device {
                        const py::object& accumulate, const std::string& out, bool check,
                        std::optional<long long> watchdog) {
     const uint64_t watchdog_cycles =
-        watchdog ? CheckedRange("watchdog", *watchdog, 1, UINT64_MAX >> 1) : watchdog_;
+        watchdog ? CheckedRange("watchdog", *watchdog, 1, kMaxWatchdogCycles) : watchdog_;
     const std::vector<py::array> as = Elements("a", a), bs = Elements("b", b);
     if (as.size() != bs.size()) {
       throw ArgumentError("a has " + std::to_string(as.size()) + " GEMMs and b " +
@@ -332,7 +332,7 @@ class Device {
                      const std::optional<py::object>& scales, long long zero_point, bool check,
                      std::optional<long long> watchdog) {
     const uint64_t watchdog_cycles =
-        watchdog ? CheckedRange("watchdog", *watchdog, 1, UINT64_MAX >> 1) : watchdog_;
+        watchdog ? CheckedRange("watchdog", *watchdog, 1, kMaxWatchdogCycles) : watchdog_;
     const auto args = ParseGemmInt8(a, b, ta, tb, relu, bias, accumulate, scales, zero_point);
     const driver::GemmResult result =
         driver::Gemm(*device_, config_, args->request, watchdog_cycles);

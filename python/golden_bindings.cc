@@ -20,6 +20,7 @@ py::array GoldenGemm(const py::array& a, const py::array& b, bool ta, bool tb, b
   const Subnormals mode = ParseSubnormals(subnormals);
   const int rows = static_cast<int>(CheckedRange("array_rows", array_rows, 1, 65535));
   const auto args = ParseGemm(a, b, ta, tb, relu, bias, accumulate, out, mode);
+  driver::CheckGemmRequest(args->request);  // the device's refusals, in its words
   return ToArray(driver::GoldenBits(args->request, rows, mode), args->m, args->n,
                  args->request.output);
 }
@@ -29,6 +30,7 @@ py::array GoldenGemmInt8(const py::array& a, const py::array& b, bool ta, bool t
                          const std::optional<py::array>& accumulate,
                          const std::optional<py::object>& scales, long long zero_point) {
   const auto args = ParseGemmInt8(a, b, ta, tb, relu, bias, accumulate, scales, zero_point);
+  driver::CheckGemmRequest(args->request);
   return ToInt8ModeArray(GoldenInt8(*args), args->m, args->n, args->request.output);
 }
 

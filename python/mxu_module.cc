@@ -42,6 +42,7 @@
 #include "backends/device_factory.h"
 #include "common/csr_map.h"
 #include "driver/device.h"
+#include "driver/gemm_limits.h"
 #include "python/arguments.h"
 
 namespace py = pybind11;
@@ -104,8 +105,14 @@ void RegisterExceptions(py::module_& m) {
   });
 }
 
-// mxu.backends(), mxu.built_devices() and mxu.CSR.
+// mxu.backends(), mxu.built_devices(), mxu.CSR, and the limits of one GEMM for the package's
+// own splitting (python/mxu/_gemms.py): the driver's (driver/gemm_limits.h), not copies.
 void RegisterDeviceTables(py::module_& m) {
+  py::dict limits;
+  limits["max_dimension"] = driver::kMaxDimension;
+  limits["max_problem_bytes"] = driver::kMaxProblemBytes;
+  limits["max_watchdog"] = kMaxWatchdogCycles;
+  m.attr("_GEMM_LIMITS") = limits;
   m.def("backends", &backends::AvailableBackends,
         "The backends this build can open, the default first.");
   m.def(

@@ -14,10 +14,12 @@ import time
 
 import numpy as np
 
-# One GEMM's limits, as driver/gemm_limits.h sets them for `mxu gemm` and mxu.Device.gemm (a test
-# checks that the device refuses what lies past them).
-MAX_DIMENSION = 65535
-MAX_PROBLEM_BYTES = 2 << 30
+from mxu._mxu import _GEMM_LIMITS
+
+# One GEMM's limits, the driver's own (driver/gemm_limits.h, through the extension): a product
+# past them is split into GEMMs within them.
+MAX_DIMENSION = _GEMM_LIMITS["max_dimension"]
+MAX_PROBLEM_BYTES = _GEMM_LIMITS["max_problem_bytes"]
 
 _CANONICAL_NAN = np.uint32(0x7FC00000).view(np.float32)
 
@@ -32,8 +34,8 @@ def device_lock(device):
         return _device_locks.setdefault(id(device), threading.Lock())
 
 
-# The device's limit on a GEMM's watchdog (python/device_bindings.cc: 1 to UINT64_MAX >> 1).
-MAX_WATCHDOG = (1 << 63) - 1
+# The device's limit on a GEMM's watchdog (python/arguments.h: kMaxWatchdogCycles).
+MAX_WATCHDOG = _GEMM_LIMITS["max_watchdog"]
 
 
 def check_options(device, strict, watchdog, who):
@@ -78,6 +80,12 @@ def add_program(call, shapes, counters):
 
 class DeviceOpError(RuntimeError):
     """The device failed a product (watchdog, DMA fault, a refused GEMM): names the op."""
+
+
+class HostProductError(RuntimeError):
+    """A product that runs on the host (why: e.g. 'int64 operands'). A mode counts it there; with
+    strict=True it raises it to the user instead, naming the op (mxu.torch) or the primitive
+    (mxu.jax, mxu.keras)."""
 
 
 def problem_bytes(m, k, n, accumulate, operand_bytes=2, result_bytes=4):
@@ -240,15 +248,10 @@ class GemmRunner:
             biases.append(self._vector(bias))
             starts.append(self._vector(c0))
             shapes.append((a.shape[0], a.shape[1], b.shape[1]))
-        start = time.perf_counter()
-        with self._lock:
-            outs = self.device.gemm_batch(
-                a_arrays, b_arrays, ta=tas, tb=tbs, relu=relus,
-                bias=None if all(x is None for x in biases) else biases,
-                accumulate=None if all(x is None for x in starts) else starts, **self._options)
-            counters = self.device.counters()
-        self.device_seconds += time.perf_counter() - start
-        self._record_batch(shapes, counters)
+        outs = self._on_device(shapes, lambda: self.device.gemm_batch(
+            a_arrays, b_arrays, ta=tas, tb=tbs, relu=relus,
+            bias=None if all(x is None for x in biases) else biases,
+            accumulate=None if all(x is None for x in starts) else starts, **self._options))
         for i, c in zip(indices, outs):
             results[i] = self._result(c)
 
@@ -287,14 +290,9 @@ class GemmRunner:
         if scales is not None:
             options.update(scales=self._values(scales, np.float64), zero_point=int(zero_point))
         bias_array = self._values(bias, np.int32)
-        start = time.perf_counter()
-        with self._lock:
-            c = self.device.gemm_int8(a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array,
-                                      **options)
-            counters = self.device.counters()
-        self.device_seconds += time.perf_counter() - start
-        self._record_batch([(a.shape[0], a.shape[1], b.shape[1])], counters)
-        return c
+        shape = (a.shape[0], a.shape[1], b.shape[1])
+        return self._on_device([shape], lambda: self.device.gemm_int8(
+            a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array, **options))
 
     def _blocking(self, m, k, n, accumulate):
         tile_k = (MAX_DIMENSION // self.rows) * self.rows
@@ -316,11 +314,19 @@ class GemmRunner:
         a_array, ta = self._operand(a)
         b_array, tb = self._operand(b)
         bias_array, c0_array = self._vector(bias), self._vector(c0)
+        shape = (a.shape[0], a.shape[1], b.shape[1])
+        return self._on_device([shape], lambda: self.device.gemm(
+            a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array, accumulate=c0_array,
+            **self._options))
+
+    def _on_device(self, shapes, run):
+        """run()'s result: one device program, under the device's lock (its counters are this
+        program's only then), timed, and its counters told to record_batch with the (m, k, n)
+        `shapes` of its GEMMs."""
         start = time.perf_counter()
         with self._lock:
-            c = self.device.gemm(a_array, b_array, ta=ta, tb=tb, relu=relu, bias=bias_array,
-                                 accumulate=c0_array, **self._options)
+            result = run()
             counters = self.device.counters()
         self.device_seconds += time.perf_counter() - start
-        self._record_batch([(a.shape[0], a.shape[1], b.shape[1])], counters)
-        return c
+        self._record_batch(shapes, counters)
+        return result

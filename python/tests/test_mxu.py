@@ -263,6 +263,25 @@ def test_size_limits_are_checked_before_anything_is_allocated(dev):
         mxu.golden_gemm(np.ones((1, 1), np.float32), np.broadcast_to(np.float32(1), (1, 65536)))
 
 
+def test_the_package_splits_by_the_drivers_limits():
+    # Python's GEMM splitting reads the limits from the driver (driver/gemm_limits.h), no copy.
+    from mxu import _gemms
+    limits = mxu._mxu._GEMM_LIMITS
+    assert (_gemms.MAX_DIMENSION, _gemms.MAX_PROBLEM_BYTES, _gemms.MAX_WATCHDOG) == (
+        limits["max_dimension"], limits["max_problem_bytes"], limits["max_watchdog"])
+    assert (_gemms.MAX_DIMENSION, _gemms.MAX_PROBLEM_BYTES) == (65535, 2 << 30)
+
+
+def test_the_golden_model_refuses_inner_dimensions_in_the_drivers_words():
+    a = np.ones((4, 5), np.float32)
+    with pytest.raises(ValueError, match=r"^op\(A\) is 4x5 but op\(B\) is 6x4: inner dimensions "
+                       r"differ$"):
+        mxu.golden_gemm(a, np.ones((6, 4), np.float32))
+    with pytest.raises(ValueError, match=r"^op\(A\) is 4x5 but op\(B\) is 3x5: inner dimensions "
+                       r"differ$"):
+        mxu.golden_gemm_int8(np.ones((4, 5), np.int8), np.ones((5, 3), np.int8), tb=True)
+
+
 def test_conversions_raise_type_error_on_other_dtypes():
     with pytest.raises(TypeError, match="^bf16_to_float: expected uint16 .* got float32$"):
         mxu.bf16_to_float(np.ones(3, np.float32))

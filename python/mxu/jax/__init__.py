@@ -38,10 +38,9 @@ def _check_jax():
 
 _check_jax()
 
-from mxu._gemms import DeviceOpError  # noqa: E402
+from mxu._gemms import DeviceOpError, HostProductError  # noqa: E402
 from mxu._report import write_report  # noqa: E402
 from mxu.jax._function import DeviceFunction, DeviceRecorder  # noqa: E402
-from mxu.jax._interpret import HostProductError  # noqa: E402
 
 __all__ = ["on_device", "DeviceFunction", "write_report", "HostProductError", "DeviceOpError"]
 

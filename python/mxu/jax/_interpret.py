@@ -18,6 +18,7 @@ import numpy as np
 from jax import lax
 from jax.extend import core as jcore
 
+from mxu._gemms import HostProductError
 from mxu.jax import _products
 
 PRODUCTS = tuple(_products.LOWERINGS)
@@ -28,10 +29,6 @@ _INLINE = {"pjit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxp
            "remat": "jaxpr", "checkpoint": "jaxpr", "custom_jvp_call": "call_jaxpr",
            "custom_vjp_call": "call_jaxpr", "custom_vjp_call_jaxpr": "fun_jaxpr",
            "remat2": "jaxpr"}
-
-
-class HostProductError(RuntimeError):
-    """strict=True: a product equation would run on the host."""
 
 
 def _sub_jaxprs(params):

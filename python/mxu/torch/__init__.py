@@ -14,9 +14,10 @@ Products follow the numeric contract (docs/numerics.md): bf16 operands, fp32 acc
 device's order, addmm's bias as the accumulators' starting value; results come back in the
 operands' dtype. Every other op runs on the host, as a TPU leaves non-matrix work to other units.
 """
-from mxu.torch._mode import (DeviceMode, ForeignTensorError, HostProductError, active_mode)
-from mxu.torch._products import DeviceOpError
+from mxu._gemms import DeviceOpError
 from mxu._report import write_report
+from mxu.torch._checks import ForeignTensorError, HostProductError
+from mxu.torch._mode import DeviceMode, active_mode
 
 __all__ = ["device_mode", "DeviceMode", "write_report", "active_mode", "DeviceOpError",
            "ForeignTensorError", "HostProductError"]

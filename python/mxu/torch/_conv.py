@@ -12,12 +12,14 @@ stride, padding, dilation, groups, transposed.
 - The input gradient of a convolution is the transposed convolution of grad_output; that of a
   transposed convolution is the convolution of grad_output. The bias gradient is a sum on the
   host (no product), as aten.sum is for nn.Linear.
-- Independent products run as one device program (ctx.gemm_batch): a grouped convolution's
-  groups, and a backward's input- and weight-gradient products together.
+- Independent products run as one device program (the mode's gemm_batch): a grouped
+  convolution's groups, and a backward's input- and weight-gradient products together.
 Only data movement (padding, strided views, copies) happens on the host.
 """
 import torch
 import torch.nn.functional as F
+
+from mxu.torch._checks import NoProducts, check_operands
 
 
 def _expand(values, dims):
@@ -38,7 +40,8 @@ def _columns(x, kernel, stride, dilation):
     """x (N, C, *S), already padded -> (N x L, C x K): one row per output position, K over
     (channel, kernel offsets row-major)."""
     n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
-    out = [(s - d * (k - 1) - 1) // st + 1 for s, k, st, d in zip(spatial, kernel, stride, dilation)]
+    out = [(s - d * (k - 1) - 1) // st + 1
+           for s, k, st, d in zip(spatial, kernel, stride, dilation)]
     if len(kernel) == 2 and x.is_floating_point():
         # PyTorch's own im2col (the same column order), 4x faster than copying the strided view.
         cols = F.unfold(x, kernel, dilation=dilation, stride=stride)  # (N, C x K, L)
@@ -127,12 +130,12 @@ def _weight_grad(x, grad, kernel, stride, padding, dilation, groups):
     return products, assemble
 
 
-def _run(ctx, *lowered):
+def _run(mode, *lowered):
     """Runs the products of each (products, assemble) as one device program (a convolution's
     groups, and a backward's input and weight gradients, are independent products) and returns
     each one's assembled result."""
     products = [p for ps, _ in lowered for p in ps]
-    results = ctx.gemm_batch(products)
+    results = mode.gemm_batch(products)
     out, at = [], 0
     for ps, assemble in lowered:
         out.append(assemble(results[at:at + len(ps)]))
@@ -146,9 +149,8 @@ def _params(weight, stride, padding, dilation, output_padding):
             _expand(output_padding, dims))
 
 
-def convolution(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding,
+def convolution(mode, input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
-    from mxu.torch._ops import NoProducts, check_operands  # (_ops imports this file)
     dtype = check_operands(input, weight, bias)
     if not (input.numel() and weight.numel()):
         raise NoProducts()  # no multiplications: PyTorch's own (empty) result
@@ -159,12 +161,11 @@ def convolution(ctx, input, weight, bias, stride, padding, dilation, transposed,
                               groups)
     else:
         lowered = convolution_products(input, weight, bias, stride, padding, dilation, groups)
-    return _run(ctx, lowered)[0].to(dtype)
+    return _run(mode, lowered)[0].to(dtype)
 
 
-def convolution_backward(ctx, grad_output, input, weight, bias_sizes, stride, padding, dilation,
+def convolution_backward(mode, grad_output, input, weight, bias_sizes, stride, padding, dilation,
                          transposed, output_padding, groups, output_mask):
-    from mxu.torch._ops import NoProducts, check_operands
     dtype = check_operands(grad_output, input, weight)
     if not (input.numel() and weight.numel() and grad_output.numel()):
         raise NoProducts()  # empty, or zero, gradients: PyTorch's own
@@ -176,7 +177,8 @@ def convolution_backward(ctx, grad_output, input, weight, bias_sizes, stride, pa
     lowered = []
     if output_mask[0]:
         if transposed:
-            lowered.append(convolution_products(grad_output, weight, None, stride, padding, dilation, groups))
+            lowered.append(convolution_products(grad_output, weight, None, stride, padding,
+                                                dilation, groups))
         else:
             # The output padding that brings the transposed convolution back to input's size.
             extra = [s - ((o - 1) * st - 2 * p + d * (k - 1) + 1)
@@ -194,7 +196,7 @@ def convolution_backward(ctx, grad_output, input, weight, bias_sizes, stride, pa
             lowered.append(_weight_grad(input, grad_output, kernel, stride, padding, dilation,
                                         groups))
     # Both gradients' products in one device program.
-    results = _run(ctx, *lowered)
+    results = _run(mode, *lowered)
     if output_mask[0]:
         grad_input = results.pop(0).to(dtype)
     if output_mask[1]:

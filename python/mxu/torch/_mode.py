@@ -19,21 +19,14 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode, _pop_mode, _push_mode
 
-from mxu.torch import _ops, _quantized
-from mxu.torch._pairs import Pairs
-from mxu._gemms import add_program, check_options, device_lock, new_call
-from mxu.torch._products import DeviceOpError, ProductRunner
+from mxu._gemms import DeviceOpError, add_program, check_options, device_lock, new_call
 from mxu._report import Report
+from mxu.torch import _ops, _quantized
+from mxu.torch._checks import ForeignTensorError, HostProductError, NoProducts, check_call
+from mxu.torch._pairs import Pairs
+from mxu.torch._products import ProductRunner
 
 _thread = threading.local()  # .mode: the DeviceMode active in this thread, if any
-
-
-class HostProductError(RuntimeError):
-    """strict=True: an op would run a matrix product on the host."""
-
-
-class ForeignTensorError(ValueError):
-    """A product's operand lies on a torch device other than the CPU."""
 
 
 def active_mode():
@@ -182,12 +175,13 @@ class DeviceMode(TorchDispatchMode):
     # ---- the ops ----
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        name = func.overloadpacket.__name__
+        packet = func.overloadpacket
+        name = packet.__name__
         if func.namespace == "quantized":
             return self._run_quantized(func, name, args, kwargs)
-        handler = _ops.HANDLERS.get(name)
+        handler = _ops.HANDLERS.get(packet)
         if handler is None:
-            if name in _ops.HIDDEN_PRODUCTS:
+            if packet in _ops.HIDDEN_PRODUCTS:
                 self._host_product(f"aten.{name}", f"aten.{name} computes a matrix product "
                                    "inside itself", args)
                 return func(*args, **kwargs)
@@ -209,7 +203,7 @@ class DeviceMode(TorchDispatchMode):
         handler = _quantized.HANDLERS.get(func.overloadpacket)
         if handler is not None:
             return self._run_product(func, name, handler, args, kwargs, namespace="quantized")
-        if func._schema.name in _quantized.HIDDEN_PRODUCTS:
+        if func.overloadpacket in _quantized.HIDDEN_PRODUCTS:
             op = f"quantized.{name}"
             self._host_product(op, f"{op} computes a matrix product the mode does not place",
                                args, dtype="int8")
@@ -222,20 +216,20 @@ class DeviceMode(TorchDispatchMode):
         try:
             try:
                 if not integer:  # a quantized op's handler checks its own operands
-                    _ops.check_call(func, name, args, kwargs)  # PyTorch's own refusals
+                    check_call(func, args, kwargs)  # PyTorch's own refusals
                 call_kwargs = dict(kwargs)
                 out = call_kwargs.pop("out", None)
                 self._call = new_call("int8" if integer else "bf16")
                 result = self._handle(op, handler, args, call_kwargs)
-            except _ops.HostProduct as why:
+            except HostProductError as why:
                 self._call = None
                 self._host_product(op, f"{op} with {why}", args,
                                    dtype="int8" if integer else "bf16")
                 return func(*args, **kwargs)
-            except _ops.NoProducts:
+            except NoProducts:
                 self._call = None
                 return func(*args, **kwargs)  # PyTorch's refusals come through as they are
-            except _ops.ForeignTensor as why:
+            except ForeignTensorError as why:
                 self._call = None
                 raise ForeignTensorError(f"mxu.torch: {op}{_describe(args)}: {why}; the "
                                          "device mode takes CPU tensors") from None
@@ -270,7 +264,7 @@ class DeviceMode(TorchDispatchMode):
         """The handler's result; the device's errors (watchdog, refusals) as DeviceOpError."""
         try:
             return handler(self, *args, **kwargs)
-        except (_ops.HostProduct, _ops.NoProducts, _ops.ForeignTensor, DeviceOpError,
+        except (HostProductError, NoProducts, ForeignTensorError, DeviceOpError,
                 _quantized.OperandError):
             self._call = None
             raise

@@ -11,10 +11,7 @@ and its results tensors again.
 import numpy as np
 import torch
 
-from mxu._gemms import (MAX_DIMENSION, MAX_PROBLEM_BYTES, DeviceOpError, GemmRunner,  # noqa: F401
-                        problem_bytes)
-
-FLOAT_DTYPES = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+from mxu._gemms import GemmRunner
 
 
 def _array(t):

@@ -21,13 +21,14 @@ quantized::linear_dynamic (nn.quantized.dynamic.Linear) quantizes its float inpu
 PyTorch's own parameters (reduce_range as the engine takes it: qnnpack ignores it), the device
 computes the int32 sums, and the host makes the float result float32(acc) x (sx sw) + b, as
 qnnpack does. Anything else (per-channel or float activations, weights with a zero point, other
-dtypes) raises HostProduct naming the scheme: the mode runs it on the host and counts it. A call
-PyTorch refuses (NoProducts) goes to PyTorch, for its own error.
+dtypes) raises HostProductError naming the scheme: the mode runs it on the host and counts it. A
+call PyTorch refuses (NoProducts) goes to PyTorch, for its own error.
 """
 import torch
 
+from mxu._gemms import MAX_DIMENSION
+from mxu.torch._checks import HostProductError, NoProducts, short_name
 from mxu.torch._conv import convolution_products
-from mxu.torch._ops import HostProduct, NoProducts
 
 _Q = torch.ops.quantized
 
@@ -44,34 +45,30 @@ def _activation(x):
     if not x.is_quantized:
         raise NoProducts()
     if x.qscheme() != torch.per_tensor_affine:
-        raise HostProduct(f"{_name(x.qscheme())} activations")
+        raise HostProductError(f"{short_name(x.qscheme())} activations")
     if x.dtype == torch.quint8:
         return (x.int_repr().to(torch.int16) - 128).to(torch.int8), x.q_zero_point() - 128
     if x.dtype == torch.qint8:
         return x.int_repr(), x.q_zero_point()
-    raise HostProduct(f"{_name(x.dtype)} activations")
-
-
-def _name(value):
-    return str(value).replace("torch.", "")
+    raise HostProductError(f"{short_name(x.dtype)} activations")
 
 
 def _weight_scales(w):
     """Each output channel's weight scale (float64): symmetric qint8 weights only."""
     if w.dtype != torch.qint8:
-        raise HostProduct(f"{_name(w.dtype)} weights")
+        raise HostProductError(f"{short_name(w.dtype)} weights")
     scheme = w.qscheme()
     if scheme in (torch.per_tensor_affine, torch.per_tensor_symmetric):
         if w.q_zero_point() != 0:
-            raise HostProduct(f"weights with zero point {w.q_zero_point()}")
+            raise HostProductError(f"weights with zero point {w.q_zero_point()}")
         return torch.full((w.shape[0],), w.q_scale(), dtype=torch.float64)
     if scheme in (torch.per_channel_affine, torch.per_channel_symmetric):
         if w.q_per_channel_axis() != 0:
-            raise HostProduct(f"weights per channel along axis {w.q_per_channel_axis()}")
+            raise HostProductError(f"weights per channel along axis {w.q_per_channel_axis()}")
         if bool((w.q_per_channel_zero_points() != 0).any()):
-            raise HostProduct("per-channel weights with nonzero zero points")
+            raise HostProductError("per-channel weights with nonzero zero points")
         return w.q_per_channel_scales().to(torch.float64)
-    raise HostProduct(f"{_name(scheme)} weights")
+    raise HostProductError(f"{short_name(scheme)} weights")
 
 
 def _bias(b, sx, sw, w_int, za):
@@ -85,7 +82,7 @@ def _bias(b, sx, sw, w_int, za):
             b.detach().to(torch.float32), sw * sx, torch.zeros(n, dtype=torch.int64), 0,
             torch.qint32).int_repr().to(torch.int64)
     if bool((total < _INT32[0]).any() or (total > _INT32[1]).any()):
-        raise HostProduct("a bias beyond int32 once the zero point is folded in")
+        raise HostProductError("a bias beyond int32 once the zero point is folded in")
     return total.to(torch.int32)
 
 
@@ -96,7 +93,7 @@ def _requantization(sx, sw, sy, zy, dtype):
         sy, dtype=torch.float32)
     if not bool(torch.isfinite(scales).all()) or bool((scales <= 0).any()) or bool(
             (scales >= 2.0**24).any()):
-        raise HostProduct("a requantization scale outside (0, 2^24)")
+        raise HostProductError("a requantization scale outside (0, 2^24)")
     zd = zy - 128 if dtype == torch.quint8 else zy
     if not -128 <= zd <= 127:
         raise NoProducts()
@@ -117,21 +114,22 @@ def _check_features(x, k):
 
 
 def _check_k(k):
-    if k > 65535:
-        raise HostProduct(f"K = {k} (one int8 GEMM sums at most 65535 products)")
+    """K within one int8 GEMM: the runner does not split an int8 product along K."""
+    if k > MAX_DIMENSION:
+        raise HostProductError(f"K = {k} (one int8 GEMM sums at most {MAX_DIMENSION} products)")
 
 
 def _unpacked(unpack, packed):
-    """(weight, bias) of packed weights; HostProduct where the engine cannot unpack them
+    """(weight, bias) of packed weights; HostProductError where the engine cannot unpack them
     (qnnpack's 3-D convolutions)."""
     try:
         return unpack(packed)
     except RuntimeError as error:
-        raise HostProduct(f"packed weights the {torch.backends.quantized.engine} engine cannot "
-                          f"unpack ({str(error).splitlines()[0]})") from None
+        raise HostProductError(f"packed weights the {torch.backends.quantized.engine} engine "
+                               f"cannot unpack ({str(error).splitlines()[0]})") from None
 
 
-def _linear(ctx, x, packed, sy, zy, relu):
+def _linear(mode, x, packed, sy, zy, relu):
     w, b = _unpacked(_Q.linear_unpack, packed)
     a, za = _activation(x)
     sw = _weight_scales(w)
@@ -142,23 +140,23 @@ def _linear(ctx, x, packed, sy, zy, relu):
     _check_k(k)
     scales, zd = _requantization(x.q_scale(), sw, sy, zy, x.dtype)
     w_int = w.int_repr()
-    y = ctx.gemm_int8(a.reshape(-1, k), w_int.t(), _bias(b, x.q_scale(), sw, w_int, za), scales,
+    y = mode.gemm_int8(a.reshape(-1, k), w_int.t(), _bias(b, x.q_scale(), sw, w_int, za), scales,
                       zd, relu)
     return _quantized_result(y.reshape(*x.shape[:-1], n), sy, zy, x.dtype)
 
 
-def linear(ctx, x, packed, scale, zero_point):
-    return _linear(ctx, x, packed, scale, zero_point, False)
+def linear(mode, x, packed, scale, zero_point):
+    return _linear(mode, x, packed, scale, zero_point, False)
 
 
-def linear_relu(ctx, x, packed, scale, zero_point):
-    return _linear(ctx, x, packed, scale, zero_point, True)
+def linear_relu(mode, x, packed, scale, zero_point):
+    return _linear(mode, x, packed, scale, zero_point, True)
 
 
-def _linear_dynamic(ctx, x, packed, reduce_range, relu):
+def _linear_dynamic(mode, x, packed, reduce_range, relu):
     w, b = _unpacked(_Q.linear_unpack, packed)
     if x.dtype != torch.float32:
-        raise HostProduct(f"{_name(x.dtype)} input to a dynamic linear")
+        raise HostProductError(f"{short_name(x.dtype)} input to a dynamic linear")
     sw = _weight_scales(w)
     n, k = w.shape
     _check_features(x, k)
@@ -170,7 +168,7 @@ def _linear_dynamic(ctx, x, packed, reduce_range, relu):
     sx, zx = torch._choose_qparams_per_tensor(x.detach(), reduce)
     a, za = _activation(torch.quantize_per_tensor(x.detach(), sx, zx, torch.quint8))
     w_int = w.int_repr()
-    acc = ctx.gemm_int8(a.reshape(-1, k), w_int.t(), _bias(None, sx, sw, w_int, za))
+    acc = mode.gemm_int8(a.reshape(-1, k), w_int.t(), _bias(None, sx, sw, w_int, za))
     y = acc.to(torch.float32) * (torch.tensor(sx, dtype=torch.float32) * sw.to(torch.float32))
     if b is not None:
         y = y + b.detach().to(torch.float32)
@@ -179,12 +177,12 @@ def _linear_dynamic(ctx, x, packed, reduce_range, relu):
     return y.reshape(*x.shape[:-1], n)
 
 
-def linear_dynamic(ctx, x, packed, reduce_range=False):
-    return _linear_dynamic(ctx, x, packed, reduce_range, False)
+def linear_dynamic(mode, x, packed, reduce_range=False):
+    return _linear_dynamic(mode, x, packed, reduce_range, False)
 
 
-def linear_relu_dynamic(ctx, x, packed, reduce_range=False):
-    return _linear_dynamic(ctx, x, packed, reduce_range, True)
+def linear_relu_dynamic(mode, x, packed, reduce_range=False):
+    return _linear_dynamic(mode, x, packed, reduce_range, True)
 
 
 # How a convolution's packed weights tell their geometry: 1-D ones are packed as 2-D (height 1).
@@ -200,13 +198,13 @@ def _geometry(packed, dims):
     get = {what: getattr(_Q, f"{prefix}_{what}")(packed)
            for what in ("stride", "padding", "dilation", "groups", "transpose")}
     if get["transpose"]:
-        raise HostProduct("transposed packed weights")
+        raise HostProductError("transposed packed weights")
     w, b = _unpacked(unpack, packed)
     lists = [list(get[what])[-dims:] for what in ("stride", "padding", "dilation")]
     return w, b, (*lists, int(get["groups"]))
 
 
-def _convolution(ctx, x, packed, sy, zy, relu, dims):
+def _convolution(mode, x, packed, sy, zy, relu, dims):
     w, b, (stride, padding, dilation, groups) = _geometry(packed, dims)
     a, za = _activation(x)
     sw = _weight_scales(w)
@@ -223,15 +221,15 @@ def _convolution(ctx, x, packed, sy, zy, relu, dims):
     products, assemble = convolution_products(a, w_int, bias, stride, padding, dilation, groups,
                                               pad_value=za)
     per_group = w.shape[0] // groups
-    parts = [ctx.gemm_int8(cols, w_group, bias_group, scales[g * per_group:(g + 1) * per_group],
+    parts = [mode.gemm_int8(cols, w_group, bias_group, scales[g * per_group:(g + 1) * per_group],
                            zd, relu)
              for g, (cols, w_group, bias_group, _, _) in enumerate(products)]
     return _quantized_result(assemble(parts), sy, zy, x.dtype)
 
 
 def _conv(dims, relu):
-    def handler(ctx, x, packed, scale, zero_point):
-        return _convolution(ctx, x, packed, scale, zero_point, relu, dims)
+    def handler(mode, x, packed, scale, zero_point):
+        return _convolution(mode, x, packed, scale, zero_point, relu, dims)
     handler.__name__ = f"conv{dims}d{'_relu' if relu else ''}"
     return handler
 
@@ -242,13 +240,13 @@ HANDLERS = {
     _Q.linear_relu: linear_relu,
     _Q.linear_dynamic: linear_dynamic,
     _Q.linear_relu_dynamic: linear_relu_dynamic,
-    **{getattr(_Q, f"conv{d}d{r}"): _conv(d, r == "_relu") for d in (1, 2, 3) for r in ("", "_relu")},
+    **{getattr(_Q, f"conv{d}d{r}"): _conv(d, r == "_relu")
+       for d in (1, 2, 3) for r in ("", "_relu")},
 }
 
 # quantized:: ops with products the mode does not place: host, counted, refused by strict=True
 # (transposed convolutions: left for later; fp16 weights: not an integer product). The
 # dynamic quantized LSTM and GRU are aten ops: mxu/torch/_ops.py's HIDDEN_PRODUCTS.
 HIDDEN_PRODUCTS = frozenset({
-    "quantized::conv_transpose1d", "quantized::conv_transpose2d", "quantized::conv_transpose3d",
-    "quantized::linear_dynamic_fp16",
+    _Q.conv_transpose1d, _Q.conv_transpose2d, _Q.conv_transpose3d, _Q.linear_dynamic_fp16,
 })

@@ -32,6 +32,15 @@ def test_integer_products_run_on_the_host_and_are_counted_each_run():
     assert totals(step)["host_products"] == 12
 
 
+def test_one_host_product_error_for_every_mode():
+    # One class per concept (issue 56): `except mxu.torch.HostProductError` catches mxu.jax's.
+    torch = pytest.importorskip("torch")  # noqa: F841
+    import mxu.keras
+    import mxu.torch
+    assert mxu.jax.HostProductError is mxu.torch.HostProductError is mxu.keras.HostProductError
+    assert issubclass(mxu.jax.HostProductError, RuntimeError)
+
+
 def test_strict_refuses_an_integer_product_naming_it():
     step = mxu.jax.on_device(lambda a: a @ a, ExactDevice(), strict=True)
     with pytest.raises(mxu.jax.HostProductError,
