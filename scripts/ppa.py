@@ -494,7 +494,8 @@ link_design {top}
 create_clock -name clk -period {period} [get_ports clk_i]
 set_load 0.02 [all_outputs]
 """
-STA_TIMING = STA_DESIGN + """# The registers' names: the nets their Q pins drive (the cells' own names are Yosys's numbers);
+STA_TIMING = STA_DESIGN + """\
+# The registers' names: the nets their Q pins drive (the cells' own names are Yosys's numbers);
 # a clock gate's AND by the net it drives.
 proc qnet {{inst}} {{
   foreach pin {{Q Y}} {{

@@ -1,6 +1,7 @@
 """The table and JSON of scripts/port_width.sh (which checks the arguments and says what it
 measures): a GEMM on the model for each array size and bus width.
-Usage: port_width.py MXU SIZE ARRAYS BUSES PE_SUFFIX JSON_FILE (ARRAYS and BUSES space-separated)."""
+Usage: port_width.py MXU SIZE ARRAYS BUSES PE_SUFFIX JSON_FILE
+(ARRAYS and BUSES each one argument, space-separated)."""
 import json
 import subprocess
 import sys
