@@ -2,7 +2,8 @@
 RTL's source list, a device's defines, the device-spec parser, a run with its log, and the
 figures read back from the log (cells, flip-flops, longest path, memory bits).
 
-Imported, not run: the scripts put scripts/lib on sys.path.
+Imported, not run: the scripts put scripts/lib on sys.path. fpga_ecp5.py runs YoWASP's Yosys
+itself (in its work directory, beside nextpnr) and takes the rest from here.
 """
 import json
 import os
@@ -97,7 +98,7 @@ def defines(d: dict, rows=None, cols=None, clock_gating: bool = True) -> list[st
 # Running it.
 
 def run(script: str, log: str, timeout: float | None = None, script_file: str | None = None,
-        stderr=subprocess.PIPE, binary: str = "yosys") -> subprocess.CompletedProcess:
+        stderr=subprocess.PIPE) -> subprocess.CompletedProcess:
     """`yosys -q -l LOG` on SCRIPT, inline (-p) or, with SCRIPT_FILE, written there (-s: a long
     script, or one kept for a later run to compare). Its stdout (quiet: nothing) is dropped;
     its stderr (the errors) captured unless STDERR says where. TimeoutExpired passes up."""
@@ -107,7 +108,7 @@ def run(script: str, log: str, timeout: float | None = None, script_file: str | 
         where = ["-s", script_file]
     else:
         where = ["-p", script]
-    return subprocess.run([binary, "-q", "-l", log, *where], timeout=timeout, text=True,
+    return subprocess.run(["yosys", "-q", "-l", log, *where], timeout=timeout, text=True,
                           stdout=subprocess.DEVNULL, stderr=stderr)
 
 
