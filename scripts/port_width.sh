@@ -44,24 +44,4 @@ cd "$(dirname "$0")/.."
 [ -n "$json_file" ] || json_file=$(mktemp -d "${TMPDIR:-/tmp}/port_width.XXXXXX")/port_width.json
 mxu=${build:-build}/bin/mxu
 [ -x "$mxu" ] || { echo "port_width.sh: $mxu is not built (bash scripts/setup.sh)" >&2; exit 2; }
-printf '%-10s' "array"
-for bus in $buses; do printf ' %12s' "bus=$bus"; done
-printf '\n'
-rows_json=()
-for array in $arrays; do
-  printf '%-10s' "$array"
-  for bus in $buses; do
-    spec="$array:bus=$bus$pe"
-    in_flight=$((bus / 32 > 8 ? 3 * bus / 32 : 24))
-    json=$("$mxu" gemm --backend model --device "$spec" --m "$size" --k "$size" --n "$size" \
-             --mem-bytes-per-cycle "$bus" --mem-in-flight "$in_flight" --json) ||
-      { echo; echo "port_width.sh: $spec: the GEMM failed" >&2; exit 1; }
-    read -r util cycles < <(python3 -c 'import json, sys; r = json.loads(sys.argv[1]);
-print(r["utilization"], r["cycles"])' "$json")
-    printf ' %11.1f%%' "$(python3 -c "print(100 * $util)")"
-    rows_json+=("{\"device\":\"$spec\",\"size\":$size,\"bus_bytes\":$bus,\"utilization\":$util,\"cycles\":$cycles}")
-  done
-  printf '\n'
-done
-(IFS=,; echo "[${rows_json[*]}]") | python3 -m json.tool >"$json_file"
-echo "wrote $json_file"
+exec python3 scripts/lib/port_width.py "$mxu" "$size" "$arrays" "$buses" "$pe" "$json_file"

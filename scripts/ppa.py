@@ -14,8 +14,11 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RTL = os.path.join(ROOT, "rtl")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import yosys  # noqa: E402 (scripts/lib, put on the path above)
+
+ROOT = yosys.ROOT
+RTL = yosys.RTL
 LIBERTY = os.environ.get("MXU_PPA_LIBERTY", "/usr/share/qflow/tech/osu018/osu018_stdcells.lib")
 NODE_NM = 180
 VDD = 1.8
@@ -210,43 +213,18 @@ endmodule
 
 def sram_stub() -> str:
     """mxu_sram_1r1w with the real module's header and the stub's body: no copy to drift."""
-    text = open(os.path.join(RTL, "mxu_sram_1r1w.sv")).read()
-    begin = text.index("module mxu_sram_1r1w")
-    return text[begin:text.index("\n);\n", begin) + 4] + SRAM_STUB_BODY
-
-
-def sources() -> list[str]:
-    files = sorted(f for f in os.listdir(RTL) if f.endswith(".sv"))
-    rest = [os.path.join(RTL, f) for f in files
-            if not f.endswith("_pkg.sv") and f != "mxu_sram_1r1w.sv"]
-    return [os.path.join(RTL, "mxu_isa_pkg.sv"), os.path.join(RTL, "mxu_pkg.sv")] + rest
+    return yosys.module_header("mxu_sram_1r1w") + SRAM_STUB_BODY
 
 
 def parse_spec(spec: str | None, work: str) -> dict:
-    tool = os.path.join(work, "spec_tool")
-    r = run(["c++", "-std=c++17", "-I" + ROOT, os.path.join(ROOT, "cmake/device_spec_tool.cc"),
-             "-o", tool], 300)
-    if r.returncode:
-        die("cmake/device_spec_tool.cc does not compile:\n" + r.stderr, 1)
-    if spec is None:
-        text = open(os.path.join(ROOT, "cmake/devices.cmake")).read()
-        spec = re.search(r'set\(MXU_DEVICES "([^";]*)', text).group(1)
-    line = run([tool, "1", spec], 60).stdout.strip().splitlines()[-1].split("\t")
-    if line[0] == "error":
-        die(f"--device '{spec}': {line[2]}")
-    keys = ["name", "rows", "cols", "flush", "ub", "acc", "wfifo", "pe", "bus", "hier", "threads",
-            "gate"]
-    d = dict(zip(keys, line))
-    d["spec"] = spec
-    return d
-
-
-def defines(d: dict) -> list[str]:
-    return [f"-DMXU_ARRAY_ROWS={d['rows']}", f"-DMXU_ARRAY_COLS={d['cols']}",
-            f"-DMXU_UB_DEPTH={d['ub']}", f"-DMXU_ACC_DEPTH={d['acc']}",
-            f"-DMXU_WEIGHT_FIFO_DEPTH={d['wfifo']}", f"-DMXU_FLUSH_SUBNORMALS={d['flush']}",
-            f"-DMXU_PE_STAGES={d['pe']}", f"-DMXU_BUS_BYTES={d['bus']}",
-            f"-DMXU_CLOCK_GATING={d['gate']}"]
+    """The device (scripts/lib/yosys.py); a spec it refuses or a parser that does not build: one
+    line through die()."""
+    try:
+        return yosys.parse_spec(spec, work)
+    except yosys.SpecToolBroken as e:
+        die("cmake/device_spec_tool.cc does not compile:\n" + str(e), 1)
+    except yosys.BadSpec as e:
+        die(str(e))
 
 
 def latch_map(latch: dict) -> str:
@@ -283,7 +261,7 @@ def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int,
     sizing (the -constr script: map -D; buffer; upsize; dnsize); SRAMs as port cells."""
     open(os.path.join(work, "macro.lib"), "w").write(MACRO_LIB)
     open(os.path.join(work, "sram_stub.sv"), "w").write(sram_stub())
-    srcs = sources()
+    srcs = yosys.sources()
     if gating.get("icg"):
         open(os.path.join(work, "icg_stub.sv"), "w").write(icg_stub(gating["icg"]))
         srcs = [f for f in srcs if os.path.basename(f) != "mxu_icg.sv"]
@@ -310,7 +288,7 @@ def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int,
         f"dnsize -D {target_ps}\nstime -p\n")
     netlist = os.path.join(work, "netlist.v")
     script = f"""read_liberty -lib {work}/macro.lib
-read_verilog -sv {' '.join(defines(d))} {' '.join(srcs)} {work}/sram_stub.sv
+read_verilog -sv {' '.join(yosys.defines(d))} {' '.join(srcs)} {work}/sram_stub.sv
 hierarchy -top {top}
 synth -top {top}
 dfflibmap -liberty {LIBERTY}
@@ -321,12 +299,10 @@ write_verilog -noattr -noexpr -simple-lhs {netlist}
     ys = os.path.join(work, "synth.ys")
     # A --keep DIR from an earlier run of the same synthesis (same script, RTL no newer than its
     # netlist): its netlist is taken again, for timing and power without the Yosys run.
-    if (os.path.isfile(netlist) and os.path.isfile(ys) and open(ys).read() == script
-            and os.path.getmtime(netlist) > max(os.path.getmtime(f) for f in sources())):
+    if yosys.reusable(ys, script, [netlist]):
         return netlist
-    open(ys, "w").write(script)
     try:
-        r = run(["yosys", "-q", "-l", os.path.join(work, "synth.log"), "-s", ys], timeout)
+        r = yosys.run(script, os.path.join(work, "synth.log"), timeout, script_file=ys)
     except subprocess.TimeoutExpired:
         die(f"Yosys ran over {timeout} s on {top}", 1)
     if r.returncode:
@@ -510,12 +486,15 @@ def liberty_clock_pins(cells: dict) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------------------------------------
-STA_TIMING = """read_liberty {lib}
+# What both OpenSTA scripts start with: the libraries, the netlist, the clock, the outputs' load.
+STA_DESIGN = """read_liberty {lib}
 read_liberty {macro}
 read_verilog {netlist}
 link_design {top}
 create_clock -name clk -period {period} [get_ports clk_i]
 set_load 0.02 [all_outputs]
+"""
+STA_TIMING = STA_DESIGN + """\
 # The registers' names: the nets their Q pins drive (the cells' own names are Yosys's numbers);
 # a clock gate's AND by the net it drives.
 proc qnet {{inst}} {{
@@ -613,13 +592,8 @@ def sta_timing(netlist: str, top: str, period: float, work: str, timeout: int) -
     return res
 
 
-STA_POWER = """read_liberty {lib}
-read_liberty {macro}
-read_verilog {netlist}
-link_design {top}
-create_clock -name clk -period {period} [get_ports clk_i]
-set_load 0.02 [all_outputs]
-"""
+# Power: the design alone; sta_power() adds the activity and the reports.
+STA_POWER = STA_DESIGN
 
 
 def own_netlist(modules: dict, top: str, work: str) -> str:
@@ -1251,7 +1225,7 @@ def check_args(args) -> None:
             die(problem)
 
 
-def main() -> int:
+def parse_args():
     class Parser(argparse.ArgumentParser):
         def error(self, message):  # one line, exit 2
             die(message)
@@ -1272,34 +1246,208 @@ def main() -> int:
         if not args.calibrate:
             die("--from and --out go with --calibrate")
     check_args(args)
-    if args.calibrate:
-        if args.module or args.no_power:
-            die("--calibrate needs the whole device's power: not with --module or --no-power")
-        if args.from_json:
-            try:
-                with open(args.from_json) as f:
-                    r = json.load(f)
-            except (OSError, ValueError) as e:
-                die(f"--from {args.from_json}: {e}")
-            if not isinstance(r, dict):
-                die(f"--from {args.from_json}: not a PPA result (a JSON object from "
-                    "scripts/ppa.sh --json)")
-            try:
-                paths = write_energy_tables(r, args.out or ENERGY_DIR)
-            except (KeyError, TypeError, ValueError, AttributeError) as e:
-                die(f"--from {args.from_json}: not a whole PPA result with power "
-                    f"({type(e).__name__}: {e})")
-            except OSError as e:
-                die(f"--out {args.out or ENERGY_DIR}: {e.strerror}")
-            for p in paths:
-                print(p)
-            return 0
+    if args.calibrate and (args.module or args.no_power):
+        die("--calibrate needs the whole device's power: not with --module or --no-power")
+    return args
+
+
+def calibrate_from(path: str, out: str | None) -> int:
+    """--calibrate --from PPA.json: the energy tables from a kept result, their paths printed."""
+    try:
+        with open(path) as f:
+            r = json.load(f)
+    except (OSError, ValueError) as e:
+        die(f"--from {path}: {e}")
+    if not isinstance(r, dict):
+        die(f"--from {path}: not a PPA result (a JSON object from scripts/ppa.sh --json)")
+    try:
+        paths = write_energy_tables(r, out or ENERGY_DIR)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        die(f"--from {path}: not a whole PPA result with power ({type(e).__name__}: {e})")
+    except OSError as e:
+        die(f"--out {out or ENERGY_DIR}: {e.strerror}")
+    for p in paths:
+        print(p)
+    return 0
+
+
+def check_tools() -> dict:
+    """The liberty and the tools, before any work; the liberty's gating cells."""
     if not os.path.isfile(LIBERTY):
         die(f"liberty {LIBERTY} not found (apt-get install qflow-tech-osu018)")
     gating = gating_cells(LIBERTY)
     for tool, pkg in (("yosys", "yosys"), ("sta", "opensta")):
         if not shutil.which(tool):
             die(f"{tool} not found (apt-get install {pkg})")
+    return gating
+
+
+def sram_instances(modules: dict, count: dict) -> list[dict]:
+    """The SRAMs: every instance of the stub, Width from its read-data cells."""
+    srams = []
+    for m, v in modules.items():
+        if m.split("__")[0] == "mxu_sram_1r1w" and m in count:
+            w = v["cells"].get("MXU_SRAM_Q", 0)
+            dep = v["depth"] or 2 ** ((v["cells"].get("MXU_SRAM_D", 0) - w - 2) // 2)
+            s = sram_model(w, dep)
+            s["instances"] = count[m]
+            s["module"] = m
+            srams.append(s)
+    return srams
+
+
+def module_rows(timing: dict, count: dict, incl, self_area: dict) -> dict:
+    """A row per module (its variants together): instances, area, worst path and checks."""
+    rows = {}
+    for m in timing:
+        base = m.split("__")[0]
+        t = timing[m]
+        r = rows.setdefault(base, {"module": base, "instances": 0, "area_um2": 0.0,
+                                   "worst_path_ns": None, "variants": 0})
+        r["instances"] += count[m]
+        r["variants"] += 1
+        r["area_um2"] = max(r["area_um2"], round(incl(m), 1))
+        r.setdefault("device_area_um2", 0.0)
+        r["device_area_um2"] = round(r["device_area_um2"] + self_area[m] * count[m], 1)
+        if t.get("timeout"):
+            r["timing"] = f"OpenSTA over {t['timeout']} s"
+        elif t.get("ns") is not None and (r["worst_path_ns"] is None
+                                          or t["ns"] > r["worst_path_ns"]):
+            r["worst_path_ns"] = t["ns"]
+            r["worst_path"] = {"start": t["start"], "end": t["end"], "check": t["check"]}
+        if t.get("gating") and t["gating"]["ns"] > r.get("clock_gating_ns", 0.0):
+            r["clock_gating_ns"] = t["gating"]["ns"]  # its worst clock-gating check
+        if t.get("recovery"):
+            r["recovery_slack_ns"] = t["recovery"]["slack_ns"]
+    return rows
+
+
+def worst_path(timing: dict) -> tuple[dict | None, str | None]:
+    """The slowest module's path, and that module's name."""
+    worst = max((t for t in timing.values() if t.get("ns")), key=lambda t: t["ns"],
+                default=None)
+    worst_mod = None
+    for m, t in timing.items():
+        if t is worst:
+            worst_mod = m.split("__")[0]
+    return worst, worst_mod
+
+
+def array_share(tree: list, self_area: dict) -> float:
+    """The array's area (every instance below the systolic array's): the energy model
+    (--calibrate) prices a PE's cycle, a MAC and a PE's area apart from the rest."""
+    arrays = [p for p, m in tree if m.split("__")[0] == "mxu_systolic_array"]
+    in_array: dict[str, int] = {}
+    for path, m in tree:
+        if any(path == a or path.startswith(a + "/") for a in arrays):
+            in_array[m] = in_array.get(m, 0) + 1
+    return sum(self_area[m] * n for m, n in in_array.items())
+
+
+def scaled(result: dict, fmax: float | None) -> dict:
+    """The result at the scaled nodes (labelled so)."""
+    out = {}
+    for node in SCALED_NODES:
+        f = scale(node)
+        s = {"node_nm": node, "measured": False, "method": SCALING_METHOD,
+             "vdd": f["vdd"],
+             "fmax_mhz": round(fmax / f["delay"], 1) if fmax else None,
+             "area_um2": {k: round(v * f["area"], 1) for k, v in result["area_um2"].items()},
+             "energy_pj_per_mac": {k: (round(v * f["energy"], 5) if v is not None else None)
+                                   for k, v in result["energy_pj_per_mac"].items()}}
+        if isinstance(result["power_mw"], dict):
+            s["power_mw"] = {k: round(v * f["energy"] / f["delay"], 3)
+                             for k, v in result["power_mw"].items()}
+        out[str(node)] = s
+    return out
+
+
+def sta_netlist(whole: dict, work: str) -> str:
+    """The netlist for OpenSTA: renamed modules, the SRAM's depth marker dropped."""
+    sta_net = os.path.join(work, "sta.v")
+    text = re.sub(r"^  MXU_SRAM_DEPTH #\([^;]*;\n", "", whole["text"], flags=re.M)
+    open(sta_net, "w").write(text)
+    return sta_net
+
+
+def measure(args, gating: dict, work: str, log) -> dict:
+    """Synthesis, timing of every module and, for the device, power: the result."""
+    d = parse_spec(args.device, work)
+    top = args.module or "mxu_top"
+    log(f"synthesis of {top} at {d['spec']} (Yosys, ABC -D {int(args.target_ns * 1000)} ps)")
+    netlist = synthesize(top, d, work, int(args.target_ns * 1000), args.timeout, gating)
+    modules, whole = load_netlist(netlist)
+    sta_net = sta_netlist(whole, work)
+    top_name = top if top in modules else next(m for m in modules if m.startswith(top + "__"))
+    tree = instance_tree(modules, top_name)
+    count: dict[str, int] = {}
+    for _, m in tree:
+        count[m] = count.get(m, 0) + 1
+    areas = liberty_areas(LIBERTY)
+    self_area = {m: sum(areas.get(c, 0.0) * n for c, n in v["cells"].items())
+                 for m, v in modules.items()}
+
+    def incl(m):
+        return self_area[m] + sum(incl(c) for c, _ in modules[m]["insts"] if c in modules)
+
+    srams = sram_instances(modules, count)
+    # Timing: each module with its submodules, register to register.
+    log(f"timing: {len([m for m in count])} modules (OpenSTA, clock {args.target_ns} ns)")
+    timing = {}
+    for m in sorted(count, key=lambda x: incl(x)):
+        if m.split("__")[0] == "mxu_sram_1r1w":
+            continue
+        timing[m] = sta_timing(sta_net, m, args.target_ns, work, args.timeout)
+    rows = module_rows(timing, count, incl, self_area)
+    worst, worst_mod = worst_path(timing)
+    logic_area = incl(top_name)
+    sram_area = sum(s["area_um2"] * s["instances"] for s in srams)
+    sram_access = max((s["access_ns"] for s in srams), default=0.0)
+    fmax = 1e3 / worst["ns"] if worst else None
+    result = {
+        "node_nm": NODE_NM, "measured": True, "device": d["spec"], "top": top,
+        "library": os.path.basename(LIBERTY),
+        "clock_constraint_ns": args.target_ns,
+        "fmax_mhz": round(fmax, 1) if fmax else None,
+        "fmax_note": "logic, register to register (SRAM ports ideal)",
+        "worst_path": ({"start": worst["start"], "end": worst["end"], "ns": worst["ns"],
+                        "module": worst_mod, "check": worst["check"]} if worst else None),
+        "sram_access_ns": sram_access,
+        "area_um2": {"logic": round(logic_area, 1), "sram": round(sram_area, 1),
+                     "total": round(logic_area + sram_area, 1),
+                     "clock_gating": round(sum(incl(m) * n for m, n in count.items()
+                                               if _base(m) == ICG), 1)},
+        "array_area_um2": round(array_share(tree, self_area), 1),
+        "array": {k: int(d[k]) for k in ("rows", "cols", "ub", "acc", "wfifo", "bus")},
+        "power_mw": None,
+        "energy_pj_per_mac": {"bf16": None, "int8": None},
+        "modules": sorted(rows.values(), key=lambda r: -r["area_um2"]),
+        "srams": srams,
+    }
+    # Power from measured activity, the clock gates' duties with it.
+    if not args.no_power and not args.module and fmax:
+        result.update(device_power(d, modules, top_name, tree, count, srams, fmax,
+                                   gating, work, args.timeout, log))
+    result["scaled"] = scaled(result, fmax)
+    return result
+
+
+def save_calibration(result: dict, out: str | None) -> None:
+    """--calibrate: the result kept as OUT/ppa.json, and the energy tables made from it."""
+    os.makedirs(out or ENERGY_DIR, exist_ok=True)
+    src = os.path.join(out or ENERGY_DIR, "ppa.json")
+    with open(src + ".tmp", "w") as f:
+        json.dump(result, f, indent=1)
+    os.replace(src + ".tmp", src)
+    for p in write_energy_tables(result, out or ENERGY_DIR):
+        print(p, file=sys.stderr)
+
+
+def main() -> int:
+    args = parse_args()
+    if args.calibrate and args.from_json:
+        return calibrate_from(args.from_json, args.out)
+    gating = check_tools()
     try:
         work = make_keep_dir(args.keep, "ppa.sh") if args.keep else tempfile.mkdtemp(
             prefix="mxu-ppa-")
@@ -1311,133 +1459,13 @@ def main() -> int:
         print(f"ppa.sh: [{time.time() - t0:6.0f} s] {msg}", file=sys.stderr)
 
     try:
-        d = parse_spec(args.device, work)
-        top = args.module or "mxu_top"
-        log(f"synthesis of {top} at {d['spec']} (Yosys, ABC -D {int(args.target_ns * 1000)} ps)")
-        netlist = synthesize(top, d, work, int(args.target_ns * 1000), args.timeout, gating)
-        modules, whole = load_netlist(netlist)
-        # The netlist for OpenSTA: renamed modules, the SRAM's depth marker dropped.
-        sta_net = os.path.join(work, "sta.v")
-        text = re.sub(r"^  MXU_SRAM_DEPTH #\([^;]*;\n", "", whole["text"], flags=re.M)
-        open(sta_net, "w").write(text)
-        top_name = top if top in modules else next(m for m in modules if m.startswith(top + "__"))
-        tree = instance_tree(modules, top_name)
-        count: dict[str, int] = {}
-        for _, m in tree:
-            count[m] = count.get(m, 0) + 1
-        areas = liberty_areas(LIBERTY)
-        self_area = {m: sum(areas.get(c, 0.0) * n for c, n in v["cells"].items())
-                     for m, v in modules.items()}
-
-        def incl(m):
-            return self_area[m] + sum(incl(c) for c, _ in modules[m]["insts"] if c in modules)
-
-        # The SRAMs: every instance of the stub, Width from its read-data cells.
-        srams = []
-        for m, v in modules.items():
-            if m.split("__")[0] == "mxu_sram_1r1w" and m in count:
-                w = v["cells"].get("MXU_SRAM_Q", 0)
-                dep = v["depth"] or 2 ** ((v["cells"].get("MXU_SRAM_D", 0) - w - 2) // 2)
-                s = sram_model(w, dep)
-                s["instances"] = count[m]
-                s["module"] = m
-                srams.append(s)
-        # Timing: each module with its submodules, register to register.
-        log(f"timing: {len([m for m in count])} modules (OpenSTA, clock {args.target_ns} ns)")
-        timing = {}
-        for m in sorted(count, key=lambda x: incl(x)):
-            if m.split("__")[0] == "mxu_sram_1r1w":
-                continue
-            timing[m] = sta_timing(sta_net, m, args.target_ns, work, args.timeout)
-        rows = {}
-        for m in timing:
-            base = m.split("__")[0]
-            t = timing[m]
-            r = rows.setdefault(base, {"module": base, "instances": 0, "area_um2": 0.0,
-                                       "worst_path_ns": None, "variants": 0})
-            r["instances"] += count[m]
-            r["variants"] += 1
-            r["area_um2"] = max(r["area_um2"], round(incl(m), 1))
-            r.setdefault("device_area_um2", 0.0)
-            r["device_area_um2"] = round(r["device_area_um2"] + self_area[m] * count[m], 1)
-            if t.get("timeout"):
-                r["timing"] = f"OpenSTA over {t['timeout']} s"
-            elif t.get("ns") is not None and (r["worst_path_ns"] is None
-                                              or t["ns"] > r["worst_path_ns"]):
-                r["worst_path_ns"] = t["ns"]
-                r["worst_path"] = {"start": t["start"], "end": t["end"], "check": t["check"]}
-            if t.get("gating") and t["gating"]["ns"] > r.get("clock_gating_ns", 0.0):
-                r["clock_gating_ns"] = t["gating"]["ns"]  # its worst clock-gating check
-            if t.get("recovery"):
-                r["recovery_slack_ns"] = t["recovery"]["slack_ns"]
-        worst = max((t for t in timing.values() if t.get("ns")), key=lambda t: t["ns"],
-                    default=None)
-        worst_mod = None
-        for m, t in timing.items():
-            if t is worst:
-                worst_mod = m.split("__")[0]
-        # The array's share (every instance below the systolic array's): the energy model
-        # (--calibrate) prices a PE's cycle, a MAC and a PE's area apart from the rest.
-        arrays = [p for p, m in tree if m.split("__")[0] == "mxu_systolic_array"]
-        in_array: dict[str, int] = {}
-        for path, m in tree:
-            if any(path == a or path.startswith(a + "/") for a in arrays):
-                in_array[m] = in_array.get(m, 0) + 1
-        array_area = sum(self_area[m] * n for m, n in in_array.items())
-        logic_area = incl(top_name)
-        sram_area = sum(s["area_um2"] * s["instances"] for s in srams)
-        sram_access = max((s["access_ns"] for s in srams), default=0.0)
-        fmax = 1e3 / worst["ns"] if worst else None
-        result = {
-            "node_nm": NODE_NM, "measured": True, "device": d["spec"], "top": top,
-            "library": os.path.basename(LIBERTY),
-            "clock_constraint_ns": args.target_ns,
-            "fmax_mhz": round(fmax, 1) if fmax else None,
-            "fmax_note": "logic, register to register (SRAM ports ideal)",
-            "worst_path": ({"start": worst["start"], "end": worst["end"], "ns": worst["ns"],
-                            "module": worst_mod, "check": worst["check"]} if worst else None),
-            "sram_access_ns": sram_access,
-            "area_um2": {"logic": round(logic_area, 1), "sram": round(sram_area, 1),
-                         "total": round(logic_area + sram_area, 1),
-                         "clock_gating": round(sum(incl(m) * n for m, n in count.items()
-                                                   if _base(m) == ICG), 1)},
-            "array_area_um2": round(array_area, 1),
-            "array": {k: int(d[k]) for k in ("rows", "cols", "ub", "acc", "wfifo", "bus")},
-            "power_mw": None,
-            "energy_pj_per_mac": {"bf16": None, "int8": None},
-            "modules": sorted(rows.values(), key=lambda r: -r["area_um2"]),
-            "srams": srams,
-        }
-        # Power from measured activity, the clock gates' duties with it.
-        if not args.no_power and not args.module and fmax:
-            result.update(device_power(d, modules, top_name, tree, count, srams, fmax,
-                                       gating, work, args.timeout, log))
-        # Scaled.
-        result["scaled"] = {}
-        for node in SCALED_NODES:
-            f = scale(node)
-            s = {"node_nm": node, "measured": False, "method": SCALING_METHOD,
-                 "vdd": f["vdd"],
-                 "fmax_mhz": round(fmax / f["delay"], 1) if fmax else None,
-                 "area_um2": {k: round(v * f["area"], 1) for k, v in result["area_um2"].items()},
-                 "energy_pj_per_mac": {k: (round(v * f["energy"], 5) if v is not None else None)
-                                       for k, v in result["energy_pj_per_mac"].items()}}
-            if isinstance(result["power_mw"], dict):
-                s["power_mw"] = {k: round(v * f["energy"] / f["delay"], 3)
-                                 for k, v in result["power_mw"].items()}
-            result["scaled"][str(node)] = s
+        result = measure(args, gating, work, log)
         log("done")
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     if args.calibrate:
-        os.makedirs(args.out or ENERGY_DIR, exist_ok=True)
-        src = os.path.join(args.out or ENERGY_DIR, "ppa.json")
-        with open(src + ".tmp", "w") as f:
-            json.dump(result, f, indent=1)
-        os.replace(src + ".tmp", src)
-        for p in write_energy_tables(result, args.out or ENERGY_DIR):
-            print(p, file=sys.stderr)
+        save_calibration(result, args.out)
     if args.json:
         print(json.dumps(result))
     else:

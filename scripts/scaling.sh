@@ -52,7 +52,7 @@ if [ "${SCALING_COLD:-0}" != 1 ] && [ ! -x "$out/warmup/bin/mxu" ]; then
     cmake --build "$out/warmup" -j"$(nproc)" --target mxu >>"$out/warmup.log" 2>&1
   echo "(the 2 x 2 device's full build from an empty cache: $(elapsed "$out/warmup.time") s)"
 fi
-rows_json=()
+row_files=()
 printf '%-18s %4s %10s %7s %7s %7s %8s %6s %9s %11s %9s %s\n' device hier verilate_s peak_MB \
   build_s peak_MB gemm util cycles/s PE-cycles/s check util@16x
 echo "(util@16x: the 16x GEMM on the model with a port and memory of 2 x cols bytes per cycle)"
@@ -91,7 +91,6 @@ for device in "${devices[@]}"; do
     "$tree/bin/mxu" gemm --m $s --k $s --n $s --check --json >"$out/$tag.gemm.json" ||
       fail "the RTL GEMM failed or mismatched" "$out/$tag.gemm.json"
   fi
-  util16=null
   bw=16
   while ((bw < 2 * cols && bw < 1024)); do bw=$((2 * bw)); done
   # The same device on the model with its port at that width (any bus= of the entry replaced).
@@ -100,26 +99,11 @@ for device in "${devices[@]}"; do
     "$tree/bin/mxu" gemm --backend model --device "$spec" --m $((16 * rows)) \
       --k $((16 * rows)) --n $((16 * cols)) --mem-bytes-per-cycle $bw --json >"$out/$tag.util.json"
   fi
-  util16=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["utilization"])' \
-    "$out/$tag.util.json")
-  read -r cps util mismatches < <(python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(r["sim_cycles_per_second"], r["utilization"], r["mismatches"])' "$out/$tag.gemm.json")
-  vs=$(elapsed "$out/$tag.configure.time")
-  vm=$(($(peak_kb "$out/$tag.configure.time") / 1024))
-  bs=$(elapsed "$out/$tag.build.time")
-  bm=$(($(peak_kb "$out/$tag.build.time") / 1024))
-  pecps=$(python3 -c "print(round($cps * $rows * $cols))")
-  check=$([ "$mismatches" = 0 ] && echo bit-exact || echo "$mismatches mismatches")
-  u16=$([ "$util16" = null ] && echo - || printf '%.1f%% @%d' "$(python3 -c "print(100*$util16)")" $bw)
-  printf '%-18s %4s %10.0f %7s %7.0f %7s %8s %5.1f%% %9.0f %11.0f %9s %s\n' "$device" $hier \
-    "$vs" $vm "$bs" $bm "${s}^3" "$(python3 -c "print(100*$util)")" "$cps" "$pecps" "$check" "$u16"
-  rows_json+=("{\"device\":\"$device\",\"rows\":$rows,\"cols\":$cols,\"hier\":$hier,\
-\"verilate_seconds\":$vs,\"verilate_peak_mb\":$vm,\"build_seconds\":$bs,\"build_peak_mb\":$bm,\
-\"gemm\":$s,\"utilization\":$util,\"cycles_per_second\":$cps,\"pe_cycles_per_second\":$pecps,\
-\"mismatches\":$mismatches,\"util16_bytes_per_cycle\":$bw,\"util16\":$util16}")
+  python3 scripts/lib/scaling_rows.py row "$out/$tag.row.json" "$device" $rows $cols $hier $s $bw \
+    "$(elapsed "$out/$tag.configure.time")" $(($(peak_kb "$out/$tag.configure.time") / 1024)) \
+    "$(elapsed "$out/$tag.build.time")" $(($(peak_kb "$out/$tag.build.time") / 1024)) \
+    "$out/$tag.gemm.json" "$out/$tag.util.json"
+  row_files+=("$out/$tag.row.json")
 done
-(IFS=,; echo "{\"nproc\":$(nproc),\"devices\":[${rows_json[*]}]}") | python3 -m json.tool \
-  >"$out/scaling.json"
+python3 scripts/lib/scaling_rows.py collect "$out/scaling.json" "$(nproc)" "${row_files[@]}"
 echo "wrote $out/scaling.json"

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """scripts/coverage_report.py on a small hand-made coverage file: per-module fractions with the
 waived points left out, bit rules, line waivers by source text, FSM states and arcs from MXU_COVER
 points, the functional bins; a stale waiver, a waiver of a covered FSM arc and a malformed line
@@ -27,7 +26,7 @@ def run(tmp, waivers, *extra):
                           capture_output=True, text=True)
 
 
-def main() -> int:
+def test_report():
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         (tmp / "src.sv").write_text("a\n      default: state_d = Idle;\nc\n")
@@ -85,8 +84,3 @@ def main() -> int:
         lines = r.stderr.strip().splitlines()
         assert r.returncode != 0 and len(lines) == 1 and "waivers.txt:1" in lines[0], r.stderr
     print("coverage_report: fractions, waivers, FSM, functional bins and refusals as expected")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

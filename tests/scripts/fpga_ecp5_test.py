@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """scripts/fpga_ecp5.sh's refusals: a bad option, an unknown device, a bad --timeout or --freq,
 and missing tools (scripts/setup.sh's .venv not there) each give one line on stderr naming the
 problem, nothing on stdout, exit status 2, never a traceback. The flow itself is not run: the
@@ -6,24 +5,35 @@ smallest device takes tens of minutes of Yosys and nextpnr on 2 cores (a benchma
 """
 
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "fpga_ecp5.sh"
+import pytest
+
+from script_runs import SCRIPTS, assert_refused
+
+SCRIPT = SCRIPTS / "fpga_ecp5.sh"
 
 
 def refused(args, word, env=None):
-    result = subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True,
-                            env=env, timeout=300)
-    assert result.returncode == 2, (args, result.returncode, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert result.stdout == "" and len(lines) == 1, (args, result.stdout, result.stderr)
-    assert lines[0].startswith("fpga_ecp5.sh: ") and word in lines[0], (args, lines[0])
+    assert_refused(SCRIPT, args, word, env=env, timeout=300, prefix="fpga_ecp5.sh: ")
 
 
-def keep_refusals():
+@pytest.mark.parametrize("args,word", [
+    (["--frobnicate"], "--frobnicate"),
+    (["--device", "banana", "--json"], "banana"),
+    (["--device", "4x4:ub=100"], "4x4:ub=100"),
+    (["--device", "2x2:gate=1"], "gate=1 does not apply to an FPGA"),
+    (["--timeout", "0"], "--timeout"),
+    (["--freq", "-5"], "--freq"),
+    (["--seed", "x"], "--seed"),
+    (["--lut-map", "vpr"], "--lut-map"),
+])
+def test_bad_arguments(args, word):
+    refused(args, word)
+
+
+def test_keep_never_takes_a_users_files():
     """Issue 58, item 5: --keep never takes a user's directory or file: a non-empty directory
     that no earlier --keep made is refused with its files untouched, a file likewise."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -40,24 +50,6 @@ def keep_refusals():
         assert afile.read_text() == "mine"
 
 
-def main():
-    refused(["--frobnicate"], "--frobnicate")
-    refused(["--device", "banana", "--json"], "banana")
-    refused(["--device", "4x4:ub=100"], "4x4:ub=100")
-    refused(["--device", "2x2:gate=1"], "gate=1 does not apply to an FPGA")
-    refused(["--timeout", "0"], "--timeout")
-    refused(["--freq", "-5"], "--freq")
-    refused(["--seed", "x"], "--seed")
-    refused(["--lut-map", "vpr"], "--lut-map")
-    keep_refusals()
+def test_missing_tools():
     env = dict(os.environ, MXU_FPGA_TOOLS="/nonexistent/bin")
     refused(["--device", "2x2", "--json"], "setup.sh", env=env)
-    print("fpga_ecp5_test: ok")
-
-
-if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as error:
-        print(f"fpga_ecp5_test: FAIL: {error}", file=sys.stderr)
-        sys.exit(1)

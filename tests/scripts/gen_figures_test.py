@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """scripts/gen_figures.py on a tree of its own (a copy of the script, one committed bench JSON, a
 page with a generated table and a figure in prose): the generator fills both; --check passes on
 what it wrote, and fails, naming the figure, when the prose or the table was edited by hand or
@@ -28,7 +27,7 @@ def gen(tree, *args):
                         capture_output=True, text=True)
 
 
-def main():
+def test_generator_on_a_tree_of_its_own():
   with tempfile.TemporaryDirectory() as tmp:
     tree = Path(tmp)
     (tree / "scripts").mkdir()
@@ -90,7 +89,3 @@ def main():
     assert "0 entries of rows with shape=3x3x3" in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
   print("gen_figures_test: passed")
-
-
-if __name__ == "__main__":
-  main()

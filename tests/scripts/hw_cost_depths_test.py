@@ -1,31 +1,20 @@
-#!/usr/bin/env python3
 """scripts/hw_cost.sh --depths --json on one small module (the weight FIFO of a 4x4 device: its
 pointers and the SRAM macro's stand-in, seconds of Yosys): one JSON object with the issue's keys,
 a positive longest stage; a bad device spec or an unknown module is refused on one line with exit
 status 2."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "hw_cost.sh"
+import pytest
 
+from script_runs import SCRIPTS, assert_refused, run_script
 
-def run(*args):
-    return subprocess.run(["bash", str(SCRIPT), "--depths", *args], capture_output=True, text=True)
+SCRIPT = SCRIPTS / "hw_cost.sh"
 
 
-def refused(args, word):
-    result = run(*args)
-    assert result.returncode == 2, (args, result.returncode, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert result.stdout == "" and len(lines) == 1, (args, result.stdout, result.stderr)
-    assert word in lines[0], (args, lines[0])
-
-
-def main():
-    result = run("--device", "4x4", "--module", "mxu_weight_fifo", "--json")
+def test_weight_fifo():
+    result = run_script(SCRIPT, "--depths", "--device", "4x4", "--module", "mxu_weight_fifo",
+                        "--json")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     # --module: the module's line only, no device line (one module does not set the device's).
@@ -40,16 +29,12 @@ def main():
     assert obj["cells"] > obj["flip_flops"] > 0, obj
     assert obj["flip_flops"] < 4 * 16, obj
 
-    refused(["--device", "4x4:pe=9", "--json"], "pe=9")
-    refused(["--device", "banana", "--json"], "banana")
-    refused(["--device", "4x4", "--module", "mxu_no_such_module", "--json"], "mxu_no_such_module")
-    refused(["--frobnicate"], "--frobnicate")
-    print("hw_cost_depths_test: ok")
 
-
-if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as error:
-        print(f"hw_cost_depths_test: {error}", file=sys.stderr)
-        sys.exit(1)
+@pytest.mark.parametrize("args,word", [
+    (["--device", "4x4:pe=9", "--json"], "pe=9"),
+    (["--device", "banana", "--json"], "banana"),
+    (["--device", "4x4", "--module", "mxu_no_such_module", "--json"], "mxu_no_such_module"),
+    (["--frobnicate"], "--frobnicate"),
+])
+def test_refusals(args, word):
+    assert_refused(SCRIPT, ["--depths", *args], word)

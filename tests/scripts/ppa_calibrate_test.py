@@ -1,32 +1,33 @@
-#!/usr/bin/env python3
 """scripts/ppa.sh --calibrate --from energy/ppa.json regenerates the committed energy tables
 (energy/NODEnm.json, built into `mxu bench --energy`) exactly; the scaling to other nodes follows
 Stillmaker and Baas's factors (the paper's area table at 7 nm; 28 nm between 32 and 20 nm); bad
 input is refused on one line with exit status 2. No synthesis: seconds."""
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "ppa.sh"
+import pytest
 
+from script_runs import ROOT, SCRIPTS, assert_refused, run_script
 
-def run(*args):
-    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True)
+SCRIPT = SCRIPTS / "ppa.sh"
 
 
 def refused(args, word):
-    r = run(*args)
-    lines = r.stderr.strip().splitlines()
-    assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, (args, r.returncode, r.stderr)
-    assert word in lines[0], (args, lines[0])
+    assert_refused(SCRIPT, args, word)
 
 
-def gated_calibration(ppa) -> None:
+@pytest.fixture(name="ppa")
+def ppa_module():
+    """scripts/ppa.py, imported."""
+    sys.path.insert(0, str(SCRIPTS))
+    import ppa  # noqa: E402
+    return ppa
+
+
+def test_gated_calibration(ppa) -> None:
     """Under clock gating each block's clock is priced per cycle it runs (the clock counters):
     a PE's cycle is the array gates' clock power (clock_gates.clock_mw) per PE, each block's its
     gates' (a DMA engine's a third of the DMA's), a MAC the array's power above idle less its
@@ -53,18 +54,16 @@ def gated_calibration(ppa) -> None:
     mac = (pj(ap["bf16"]) - pj(ap["idle"]) - pj(0.5 * 50.0)) / mpc["bf16"]
     assert abs(t["mac_pj"]["bf16"] - mac) < 1e-5, (t["mac_pj"], mac)
     del r["clock_gates"]["clock_mw"]
-    try:
+    with pytest.raises(SystemExit) as e:  # a result with duties and no clock_mw
         ppa.energy_tables(r)
-        raise AssertionError("a result with duties and no clock_mw was taken")
-    except SystemExit as e:
-        assert e.code == 2, e.code
+    assert e.value.code == 2, e.value.code
 
 
-def main() -> int:
+def test_tables_regenerate():
     tables = sorted((ROOT / "energy").glob("*nm.json"))
     assert [t.name for t in tables] == ["180nm.json", "28nm.json", "7nm.json"], tables
     with tempfile.TemporaryDirectory() as out:
-        r = run("--calibrate", "--from", str(ROOT / "energy" / "ppa.json"), "--out", out)
+        r = run_script(SCRIPT, "--calibrate", "--from", str(ROOT / "energy" / "ppa.json"), "--out", out)
         assert r.returncode == 0, r.stderr
         for t in tables:
             made = json.loads((Path(out) / t.name).read_text())
@@ -101,25 +100,15 @@ def main() -> int:
     refused(["--from", "x.json"], "--calibrate")
     refused(["--calibrate", "--module", "mxu_pe"], "--module")
 
-    # The scaling factors: the paper's area factor at 7 nm; 180 nm is the unit; 28 nm lies
-    # between 32 and 20 nm; a node outside 180..7 nm refused.
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import ppa  # noqa: E402
-    gated_calibration(ppa)
+
+def test_scaling_factors(ppa):
+    """The paper's area factor at 7 nm; 180 nm is the unit; 28 nm lies between 32 and 20 nm; a
+    node outside 180..7 nm refused."""
     assert ppa.scale(180) == {"area": 1.0, "delay": 1.0, "energy": 1.0, "vdd": 1.8}
     assert ppa.scale(7)["area"] == 0.0032
     for key in ("area", "energy"):
         assert ppa.scale(20)[key] < ppa.scale(28)[key] < ppa.scale(32)[key], key
     assert ppa.scale(7)["energy"] < ppa.scale(28)["energy"] < ppa.scale(65)["energy"] < 1
-    try:
+    with pytest.raises(SystemExit) as e:
         ppa.scale(5)
-    except SystemExit as e:
-        assert e.code == 2
-    else:
-        raise AssertionError("scale(5) accepted")
-    print("energy tables regenerate; scaling and bad input checked")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    assert e.value.code == 2

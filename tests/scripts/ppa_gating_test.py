@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """scripts/ppa.sh under clock gating (issue 55), without synthesis: seconds.
 
 - scripts/ppa_activity.py counts each clock gate's (mxu_icg's) gated clock edges on a hand-made
@@ -67,7 +66,7 @@ $enddefinitions $end
 """
 
 
-def gate_edges_and_duties():
+def test_gate_edges_and_duties():
     tool = ROOT / "scripts" / "ppa_activity.py"
     r = subprocess.run([sys.executable, str(tool)], input=VCD, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -168,7 +167,7 @@ endmodule
 GATING = {"clock_pins": {"DFFPOSX1": "CLK"}, "buffers": {"BUFX2": ("A", "Y")}}
 
 
-def clock_domains():
+def test_clock_domains():
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "netlist.v"
         path.write_text(NETLIST)
@@ -192,7 +191,7 @@ def clock_domains():
     assert dom.resolve("u_sub", ("port", "clk_i")) == "u_icg"
 
 
-def gated_power():
+def test_gated_power():
     # 1 mW leakage; 10 mW of clock at rate 0, 6 of it the flops of a gate's group; the data's
     # share 4 mW (bf16's 14 less the 10).
     p = {"leak": 1.0, "dyn0": 10.0, "dyn": {"bf16": 14.0, "idle": 10.0},
@@ -247,7 +246,7 @@ Endpoint: u_icg/_3_ (positive level-sensitive latch clocked by clk')
 """
 
 
-def sta_paths():
+def test_sta_paths():
     full = ppa.parse_path(FULL, 4.0)
     assert full["ns"] == 6.0 and full["start"] == "u_a" and full["end"] == "u_b", full
     gate = ppa.parse_path(GATE, 4.0)
@@ -286,7 +285,7 @@ ICG_CELL = """  cell (CKGATE) {
 """
 
 
-def liberty():
+def test_liberty():
     with tempfile.TemporaryDirectory() as tmp:
         lib = Path(tmp) / "tiny.lib"
         lib.write_text(LIB_HEAD + LATCH_LOW + ICG_CELL + "}\n")
@@ -312,19 +311,3 @@ def liberty():
         assert r.returncode == 2 and r.stdout == "" and len(lines) == 1, (r.returncode, r.stderr)
         assert str(lib) in lines[0] and "latch" in lines[0], lines[0]
 
-
-def main():
-    gate_edges_and_duties()
-    clock_domains()
-    gated_power()
-    sta_paths()
-    liberty()
-    print("ppa_gating_test: ok")
-
-
-if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as error:
-        print(f"ppa_gating_test: FAIL: {error}", file=sys.stderr)
-        sys.exit(1)

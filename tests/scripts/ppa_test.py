@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """scripts/ppa.sh --json on one small module (the weight FIFO of a 4x4 device: its pointers and
 the SRAM's port cells, seconds of Yosys and OpenSTA): one JSON object with the issue's keys, a
 positive worst path, the SRAM from the model, the scaled nodes labelled as not measured; a bad
@@ -10,21 +9,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "ppa.sh"
+import pytest
 
+from script_runs import SCRIPTS, assert_refused, run_script
 
-def run(*args, env=None):
-    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=env)
-
-
-def refused(args, word, env=None):
-    result = run(*args, env=env)
-    assert result.returncode == 2, (args, result.returncode, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert result.stdout == "" and len(lines) == 1, (args, result.stdout, result.stderr)
-    assert word in lines[0], (args, lines[0])
+SCRIPT = SCRIPTS / "ppa.sh"
 
 
 # A hand-made trace: a clock, an SRAM under a wrapper with the same port names (the accumulators'
@@ -77,7 +67,7 @@ b0 &
 """
 
 
-def activity_counts_sram_accesses():
+def test_activity_counts_sram_accesses():
     tool = SCRIPT.parent / "ppa_activity.py"
     r = subprocess.run([sys.executable, str(tool)], input=VCD, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -88,8 +78,8 @@ def activity_counts_sram_accesses():
     assert s == {"width": 8, "addr_bits": 2, "reads": 1, "writes": 2}, s
 
 
-def main():
-    result = run("--device", "4x4", "--module", "mxu_weight_fifo", "--json")
+def test_weight_fifo():
+    result = run_script(SCRIPT, "--device", "4x4", "--module", "mxu_weight_fifo", "--json")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 1, f"one JSON object expected, got {result.stdout!r}"
@@ -117,20 +107,17 @@ def main():
         assert s["measured"] is False and s["node_nm"] == int(node), s
         assert s["area_um2"]["logic"] < obj["area_um2"]["logic"], s
 
-    activity_counts_sram_accesses()
 
-    refused(["--frobnicate"], "--frobnicate")
-    refused(["--device", "banana", "--json"], "banana")
-    refused(["--device", "4x4", "--module", "mxu_no_such_module"], "mxu_no_such_module")
-    refused(["--target-ns", "0"], "--target-ns")
+@pytest.mark.parametrize("args,word", [
+    (["--frobnicate"], "--frobnicate"),
+    (["--device", "banana", "--json"], "banana"),
+    (["--device", "4x4", "--module", "mxu_no_such_module"], "mxu_no_such_module"),
+    (["--target-ns", "0"], "--target-ns"),
+])
+def test_refusals(args, word):
+    assert_refused(SCRIPT, args, word)
+
+
+def test_missing_liberty():
     env = dict(os.environ, MXU_PPA_LIBERTY="/nonexistent/osu018_stdcells.lib")
-    refused(["--module", "mxu_weight_fifo"], "liberty", env=env)
-    print("ppa_test: ok")
-
-
-if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as error:
-        print(f"ppa_test: FAIL: {error}", file=sys.stderr)
-        sys.exit(1)
+    assert_refused(SCRIPT, ["--module", "mxu_weight_fifo"], "liberty", env=env)
