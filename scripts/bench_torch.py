@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = "/usr/share/datasets/fashion-mnist"
@@ -40,12 +42,6 @@ def build_python(build):
         pass
     return sys.executable
 
-
-class OneLineParser(argparse.ArgumentParser):
-    """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message}\n")
 
 
 def main():

@@ -16,16 +16,12 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = (("transformer", "examples/torch/transformer.py"), ("lstm", "examples/torch/rnn.py"))
 
-
-class OneLineParser(argparse.ArgumentParser):
-    """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message}\n")
 
 
 def positive(text):

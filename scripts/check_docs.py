@@ -24,6 +24,8 @@ import os
 import re
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -119,12 +121,6 @@ def run_cpp(path, first, lines):
         return [f"{path}:{first}: the C++ block does not compile cleanly:\n{result.stdout}"]
     return []
 
-
-class OneLineParser(argparse.ArgumentParser):
-    """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message}\n")
 
 
 def main():

@@ -2,12 +2,15 @@
 """The tree's shape, checked (docs/layout.md, "Shape"): no source folder over 40 files, no
 function over 120 lines outside generated code, no Python import cycle, no `python3 -c` in
 scripts. Prints every problem, one a line, and exits 1; otherwise one line saying what it read."""
-import argparse
 import ast
+import os
 import pathlib
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from one_line_parser import OneLineParser  # noqa: E402
 
 MAX_FOLDER_FILES = 40
 MAX_FUNCTION_LINES = 120
@@ -123,7 +126,7 @@ def inline_python_problems(root, files):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent,
                         type=pathlib.Path, help="the checkout (default: this script's)")
     root = parser.parse_args().root

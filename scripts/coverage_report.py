@@ -16,8 +16,11 @@ import argparse
 import collections
 import fnmatch
 import json
+import os
 import re
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from one_line_parser import OneLineParser  # noqa: E402
 
 # The control and data-movement modules held to the closure targets (issue 41): the controller and
 # its parts, the CSRs, the DMA and its parts, the sequencers, the buffers and their primitives.
@@ -117,12 +120,6 @@ def waiver_of(point, waivers):
             return w
     return None
 
-
-class OneLineParser(argparse.ArgumentParser):
-    """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message}\n")
 
 
 def main():

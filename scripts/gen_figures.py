@@ -45,6 +45,8 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "docs" / "figures" / "sources.json"
@@ -622,12 +624,6 @@ def write_json(path, data):
   with open(path, "w", encoding="utf-8") as f:
     f.write("{\n" + ",\n".join(parts) + "\n}\n")
 
-
-class OneLineParser(argparse.ArgumentParser):
-  """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
-
-  def error(self, message):
-    self.exit(2, f"{self.prog}: {message}\n")
 
 
 def main():

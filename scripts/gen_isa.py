@@ -18,11 +18,14 @@ Standard library only (Python >= 3.11 for tomllib).
 """
 
 import argparse
+import os
 import re
 import sys
 import textwrap
 import tomllib
 from pathlib import Path
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = "common/isa.toml"
@@ -709,12 +712,6 @@ def gen_doc(t, current):
 
 # ---------------------------------------------------------------------------------------------
 
-
-class OneLineParser(argparse.ArgumentParser):
-  """A bad option or value: one line on stderr, exit 2 (usage with --help)."""
-
-  def error(self, message):
-    self.exit(2, f"{self.prog}: {message}\n")
 
 
 def main():

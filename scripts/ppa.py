@@ -524,8 +524,8 @@ foreach {{tag group}} {{CLK clk GATE **clock_gating_default** LATCH clk}} {{
   close $fh
   puts "PPA_GROUP $tag"
   puts $txt
-  if {{[regexp {{Startpoint: (\S+)}} $txt -> sp]}} {{ puts "PPA_START [qnet $sp]" }}
-  if {{[regexp {{Endpoint: (\S+)}} $txt -> ep]}} {{ puts "PPA_END [qnet $ep]" }}
+  if {{[regexp {{Startpoint: (\\S+)}} $txt -> sp]}} {{ puts "PPA_START [qnet $sp]" }}
+  if {{[regexp {{Endpoint: (\\S+)}} $txt -> ep]}} {{ puts "PPA_END [qnet $ep]" }}
 }}
 puts "PPA_GROUP ASYNC"
 report_checks -path_delay max -path_group **async_default** -digits 3 -format end

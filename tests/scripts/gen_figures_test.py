@@ -33,6 +33,8 @@ def test_generator_on_a_tree_of_its_own():
     (tree / "scripts").mkdir()
     (tree / "docs" / "figures").mkdir(parents=True)
     shutil.copy(ROOT / "scripts" / "gen_figures.py", tree / "scripts")
+    (tree / "scripts" / "lib").mkdir()
+    shutil.copy(ROOT / "scripts" / "lib" / "one_line_parser.py", tree / "scripts" / "lib")
     shutil.copy(ROOT / "docs" / "figures" / "bench_model_16x16.json", tree / "docs" / "figures")
     source = next(s for s in json.load(open(ROOT / "docs" / "figures" / "sources.json"))["sources"]
                   if s["name"] == "bench_model_16x16")
