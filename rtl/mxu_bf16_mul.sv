@@ -4,7 +4,7 @@
 // Three steps, each but the last followed by an optional pipeline register (Cuts[i]):
 //   product   classify the operands (fp_classify), multiply the significands;  Cuts[0]
 //   normalize leading zeros of a subnormal operand's product;                  Cuts[1]
-//   round     fp32_finish: fp32_round, then zeros, infinities and NaNs.
+//   round     fp32_finish: round once to binary32, then zeros, infinities and NaNs.
 // The adder (mxu_fp32_add) shares the first and the last step's modules.
 // Cuts = '0 is one combinational block (clk_i, rst_ni and valid_i unused); the result is the same
 // at every setting, only Cuts cycles later.

@@ -1,11 +1,11 @@
 // IEEE-754 binary32 addition, round to nearest even: align the smaller operand with guard, round
-// and sticky bits, add or subtract the significands, normalize, round once (fp32_round).
+// and sticky bits, add or subtract the significands, normalize, round once (fp32_finish).
 //
 // Four steps, each but the last followed by an optional pipeline register (Cuts[i]):
 //   align     classify (fp_classify), order by magnitude, shift the smaller one;  Cuts[0]
 //   sum       add or subtract the significands, count leading zeros;            Cuts[1]
 //   normalize shift the leading one to the top;                                 Cuts[2]
-//   round     fp32_finish: fp32_round, then exact zeros, infinities and NaNs.
+//   round     fp32_finish: round once, then exact zeros, infinities and NaNs.
 // The multiplier (mxu_bf16_mul) shares the first and the last step's modules.
 // Cuts = '0 is one combinational block (clk_i, rst_ni and valid_i unused); the result is the same
 // at every setting, only popcount(Cuts) cycles later.

@@ -456,7 +456,7 @@ package mxu_pkg;
 
   // Either unit's value normalized, what its last step (mxu_fp32_finish) rounds to binary32: the
   // significand's leading one at bit 27, 24 bits, a guard bit and round/sticky bits below (zeros
-  // where the product has no more), the exponent unbounded and biased (mxu_fp32_round).
+  // where the product has no more), the exponent unbounded and biased.
   typedef struct packed {
     fp_class_e         cls;
     logic              sign;
