@@ -1,10 +1,11 @@
 // bf16 x bf16 -> fp32: the product is formed exactly (8 x 8 significand bits) and rounded once to
 // binary32, round to nearest even. Only results outside the normal fp32 range round at all.
 //
-// Three steps, each followed by an optional pipeline register (Cuts[i], mxu_pipe_reg):
-//   product   classify the operands, multiply the significands;   Cuts[0]
-//   normalize leading zeros of a subnormal operand's product;      Cuts[1]
-//   round     fp32_round, then zeros, infinities and NaNs.
+// Three steps, each but the last followed by an optional pipeline register (Cuts[i]):
+//   product   classify the operands (fp_classify), multiply the significands;  Cuts[0]
+//   normalize leading zeros of a subnormal operand's product;                  Cuts[1]
+//   round     fp32_finish: round once to binary32, then zeros, infinities and NaNs.
+// The adder (mxu_fp32_add) shares the first and the last step's modules.
 // Cuts = '0 is one combinational block (clk_i, rst_ni and valid_i unused); the result is the same
 // at every setting, only Cuts cycles later.
 module mxu_bf16_mul #(
@@ -22,31 +23,28 @@ module mxu_bf16_mul #(
 
   // ---- product
 
-  logic       a_nan, a_inf, a_zero, b_nan, b_inf, b_zero;
+  logic [1:0] nan, inf, zero;  // bit 0: a_i's, bit 1: b_i's
   logic [7:0] a_sig, b_sig;
   logic [7:0] a_exp, b_exp;
   mxu_pkg::mul_product_t prod_d, prod_q;
   logic       prod_valid;
 
-  always_comb begin
-    a_nan  = (a_i[14:7] == 8'hFF) && (a_i[6:0] != '0);
-    b_nan  = (b_i[14:7] == 8'hFF) && (b_i[6:0] != '0);
-    a_inf  = (a_i[14:7] == 8'hFF) && (a_i[6:0] == '0);
-    b_inf  = (b_i[14:7] == 8'hFF) && (b_i[6:0] == '0);
-    // In flush mode a subnormal operand reads as a signed zero.
-    a_zero = (a_i[14:7] == 8'h00) && ((a_i[6:0] == '0) || FlushSubnormals);
-    b_zero = (b_i[14:7] == 8'h00) && ((b_i[6:0] == '0) || FlushSubnormals);
-    // A subnormal has no hidden bit and the exponent of 1.
-    a_sig  = {a_i[14:7] != 8'h00, a_i[6:0]};
-    b_sig  = {b_i[14:7] != 8'h00, b_i[6:0]};
-    a_exp  = (a_i[14:7] == 8'h00) ? 8'd1 : a_i[14:7];
-    b_exp  = (b_i[14:7] == 8'h00) ? 8'd1 : b_i[14:7];
+  mxu_fp_classify #(.ExpWidth(8), .FracWidth(7), .FlushSubnormals(FlushSubnormals)) u_classify (
+    .a_i    (a_i[14:0]),
+    .b_i    (b_i[14:0]),
+    .nan_o  (nan),
+    .inf_o  (inf),
+    .zero_o (zero),
+    .sig_o  ({b_sig, a_sig}),
+    .exp_o  ({b_exp, a_exp})
+  );
 
-    if (a_nan || b_nan || (a_inf && b_zero) || (b_inf && a_zero)) begin
+  always_comb begin
+    if ((|nan) || (inf[0] && zero[1]) || (inf[1] && zero[0])) begin
       prod_d.cls = mxu_pkg::FpNan;
-    end else if (a_inf || b_inf) begin
+    end else if (|inf) begin
       prod_d.cls = mxu_pkg::FpInf;
-    end else if (a_zero || b_zero) begin
+    end else if (|zero) begin
       prod_d.cls = mxu_pkg::FpZero;
     end else begin
       prod_d.cls = mxu_pkg::FpFinite;
@@ -68,8 +66,7 @@ module mxu_bf16_mul #(
   // ---- normalize (subnormal operands leave leading zeros)
 
   logic [4:0]  lead_zeros;
-  mxu_pkg::mul_norm_t norm_d, norm_q;
-  logic        norm_valid;
+  mxu_pkg::fp32_norm_t norm_d;
 
   mxu_lzc #(.Width(16)) u_lzc (
     .in_i (prod_q.sig),
@@ -79,43 +76,26 @@ module mxu_bf16_mul #(
   always_comb begin
     norm_d.cls  = prod_q.cls;
     norm_d.sign = prod_q.sign;
-    norm_d.sig  = prod_q.sig << lead_zeros;
-    // value = sig[15].[14:0] x 2^(a_exp + b_exp - 253 - lead_zeros), biased by 127.
+    // The exact 16-bit product: no guard, round or sticky bit set.
+    norm_d.sig  = {prod_q.sig << lead_zeros, 12'd0};
+    // value = sig[27].[26:0] x 2^(a_exp + b_exp - 253 - lead_zeros), biased by 127.
     norm_d.exp  = 10'(prod_q.exp_sum) - 10'sd126 - 10'(lead_zeros);
   end
 
-  mxu_pipe_reg #(.Width($bits(norm_d)), .Enable(Cuts[1])) u_cut_normalize (
+  // ---- round (after the cut Cuts[1]), then zeros, infinities and NaNs
+  mxu_fp32_finish #(.FlushSubnormals(FlushSubnormals), .Cut(Cuts[1])) u_finish (
     .clk_i,
     .rst_ni,
-    .valid_i(prod_valid),
-    .data_i (norm_d),
-    .valid_o(norm_valid),
-    .data_o (norm_q)
+    .valid_i (prod_valid),
+    .norm_i  (norm_d),
+    .valid_o,
+    .result_o(product_o)
   );
-
-  // ---- round
-  logic [31:0] rounded;
-
-  mxu_fp32_round #(.FlushSubnormals(FlushSubnormals)) u_round (
-    .sign_i  (norm_q.sign),
-    .exp_i   (norm_q.exp),
-    .sig_i   ({norm_q.sig, 12'd0}),
-    .result_o(rounded)
-  );
-
-  mxu_fp32_class_mux u_class_mux (
-    .cls_i    (norm_q.cls),
-    .sign_i   (norm_q.sign),
-    .rounded_i(rounded),
-    .result_o (product_o)
-  );
-
-  assign valid_o = norm_valid;
 
 `ifndef SYNTHESIS
   // Whether a register would take a new value at the next edge (a gated domain's assertion).
   logic would_change;
-  assign would_change = u_cut_product.would_change || u_cut_normalize.would_change;
+  assign would_change = u_cut_product.would_change || u_finish.would_change;
 `endif
 
 endmodule

@@ -1,11 +1,12 @@
 // IEEE-754 binary32 addition, round to nearest even: align the smaller operand with guard, round
-// and sticky bits, add or subtract the significands, normalize, round once (fp32_round).
+// and sticky bits, add or subtract the significands, normalize, round once (fp32_finish).
 //
-// Four steps, each but the last followed by an optional pipeline register (Cuts[i], mxu_pipe_reg):
-//   align     classify, order by magnitude, shift the smaller significand;  Cuts[0]
-//   sum       add or subtract the significands, count leading zeros;       Cuts[1]
-//   normalize shift the leading one to the top;                            Cuts[2]
-//   round     fp32_round, then exact zeros, infinities and NaNs.
+// Four steps, each but the last followed by an optional pipeline register (Cuts[i]):
+//   align     classify (fp_classify), order by magnitude, shift the smaller one;  Cuts[0]
+//   sum       add or subtract the significands, count leading zeros;            Cuts[1]
+//   normalize shift the leading one to the top;                                 Cuts[2]
+//   round     fp32_finish: round once, then exact zeros, infinities and NaNs.
+// The multiplier (mxu_bf16_mul) shares the first and the last step's modules.
 // Cuts = '0 is one combinational block (clk_i, rst_ni and valid_i unused); the result is the same
 // at every setting, only popcount(Cuts) cycles later.
 module mxu_fp32_add #(
@@ -22,7 +23,8 @@ module mxu_fp32_add #(
 );
 
   // ---- align
-  logic        a_nan, a_inf, a_zero, b_nan, b_inf, b_zero;
+  logic [1:0]  nan, inf, zero;  // bit 0: a_i's, bit 1: b_i's
+  logic [23:0] a_sig_in, b_sig_in;
   logic [23:0] a_sig, b_sig;
   logic [7:0]  a_exp, b_exp;
   logic        swap;
@@ -33,19 +35,21 @@ module mxu_fp32_add #(
   mxu_pkg::add_align_t align_d, align_q;
   logic        align_valid;
 
+  mxu_fp_classify #(.ExpWidth(8), .FracWidth(23), .FlushSubnormals(FlushSubnormals)) u_classify (
+    .a_i    (a_i[30:0]),
+    .b_i    (b_i[30:0]),
+    .nan_o  (nan),
+    .inf_o  (inf),
+    .zero_o (zero),
+    .sig_o  ({b_sig_in, a_sig_in}),
+    .exp_o  ({b_exp, a_exp})
+  );
+
   always_comb begin
-    a_nan  = (a_i[30:23] == 8'hFF) && (a_i[22:0] != '0);
-    b_nan  = (b_i[30:23] == 8'hFF) && (b_i[22:0] != '0);
-    a_inf  = (a_i[30:23] == 8'hFF) && (a_i[22:0] == '0);
-    b_inf  = (b_i[30:23] == 8'hFF) && (b_i[22:0] == '0);
-    // In flush mode a subnormal operand reads as a signed zero.
-    a_zero = (a_i[30:23] == 8'h00) && ((a_i[22:0] == '0) || FlushSubnormals);
-    b_zero = (b_i[30:23] == 8'h00) && ((b_i[22:0] == '0) || FlushSubnormals);
-    // Zeros get a zero significand so that they always lose the magnitude comparison.
-    a_sig  = a_zero ? 24'd0 : {a_i[30:23] != 8'h00, a_i[22:0]};
-    b_sig  = b_zero ? 24'd0 : {b_i[30:23] != 8'h00, b_i[22:0]};
-    a_exp  = (a_i[30:23] == 8'h00) ? 8'd1 : a_i[30:23];
-    b_exp  = (b_i[30:23] == 8'h00) ? 8'd1 : b_i[30:23];
+    // Zeros get a zero significand so that they always lose the magnitude comparison. A true
+    // zero's is zero already; a flushed subnormal (no hidden bit) has its fraction cleared.
+    a_sig = {a_sig_in[23], (FlushSubnormals && zero[0]) ? 23'd0 : a_sig_in[22:0]};
+    b_sig = {b_sig_in[23], (FlushSubnormals && zero[1]) ? 23'd0 : b_sig_in[22:0]};
 
     // Order the operands by magnitude so the difference of significands is never negative.
     swap             = {b_exp, b_sig} > {a_exp, a_sig};
@@ -64,13 +68,13 @@ module mxu_fp32_add #(
     align_d.sig_big   = {1'b0, big_sig, 3'b000};
     align_d.sig_small = small_aligned;
 
-    if (a_nan || b_nan || (a_inf && b_inf && align_d.subtract)) begin
+    if ((|nan) || (inf[0] && inf[1] && align_d.subtract)) begin
       align_d.cls  = mxu_pkg::FpNan;
       align_d.sign = 1'b0;
-    end else if (a_inf || b_inf) begin
+    end else if (|inf) begin
       align_d.cls  = mxu_pkg::FpInf;
-      align_d.sign = a_inf ? a_i[31] : b_i[31];
-    end else if (a_zero && b_zero) begin
+      align_d.sign = inf[0] ? a_i[31] : b_i[31];
+    end else if (&zero) begin
       // +0 under round to nearest, except -0 + -0 = -0.
       align_d.cls  = mxu_pkg::FpZero;
       align_d.sign = a_i[31] && b_i[31];
@@ -128,8 +132,7 @@ module mxu_fp32_add #(
   // ---- normalize: bring the leading one to bit 27. A left shift of more than one only happens
   // on near-total cancellation (exponent difference 0 or 1), where no sticky bit has been set.
 
-  mxu_pkg::add_norm_t norm_d, norm_q;
-  logic        norm_valid;
+  mxu_pkg::fp32_norm_t norm_d;
 
   always_comb begin
     norm_d.cls  = sum_q.cls;
@@ -138,39 +141,21 @@ module mxu_fp32_add #(
     norm_d.exp  = 10'(sum_q.exp) + 10'sd1 - 10'(sum_q.lead_zeros);
   end
 
-  mxu_pipe_reg #(.Width($bits(norm_d)), .Enable(Cuts[2])) u_cut_normalize (
+  // ---- round (after the cut Cuts[2]), then exact zeros, infinities and NaNs
+  mxu_fp32_finish #(.FlushSubnormals(FlushSubnormals), .Cut(Cuts[2])) u_finish (
     .clk_i,
     .rst_ni,
-    .valid_i(sum_valid),
-    .data_i (norm_d),
-    .valid_o(norm_valid),
-    .data_o (norm_q)
+    .valid_i (sum_valid),
+    .norm_i  (norm_d),
+    .valid_o,
+    .result_o(sum_o)
   );
-
-  // ---- round
-  logic [31:0] rounded;
-
-  mxu_fp32_round #(.FlushSubnormals(FlushSubnormals)) u_round (
-    .sign_i  (norm_q.sign),
-    .exp_i   (norm_q.exp),
-    .sig_i   (norm_q.sig),
-    .result_o(rounded)
-  );
-
-  mxu_fp32_class_mux u_class_mux (
-    .cls_i    (norm_q.cls),
-    .sign_i   (norm_q.sign),
-    .rounded_i(rounded),
-    .result_o (sum_o)
-  );
-
-  assign valid_o = norm_valid;
 
 `ifndef SYNTHESIS
   // Whether a register would take a new value at the next edge (a gated domain's assertion).
   logic would_change;
   assign would_change = u_cut_align.would_change || u_cut_sum.would_change ||
-                        u_cut_normalize.would_change;
+                        u_finish.would_change;
 `endif
 
 endmodule

@@ -431,13 +431,7 @@ package mxu_pkg;
     logic [15:0] sig;
   } mul_product_t;
 
-  // ... and the product normalized (leading one at bit 15), exponent unbounded and biased.
-  typedef struct packed {
-    fp_class_e         cls;
-    logic              sign;
-    logic signed [9:0] exp;
-    logic [15:0]       sig;
-  } mul_norm_t;
+  // ... then the product normalized: fp32_norm_t.
 
   // Between the adder's stages: the operands aligned ...
   typedef struct packed {
@@ -458,13 +452,17 @@ package mxu_pkg;
     logic [4:0]  lead_zeros;
   } add_sum_t;
 
-  // ... and the sum normalized (leading one at bit 27), exponent unbounded and biased.
+  // ... then the sum normalized: fp32_norm_t.
+
+  // Either unit's value normalized, what its last step (mxu_fp32_finish) rounds to binary32: the
+  // significand's leading one at bit 27, 24 bits, a guard bit and round/sticky bits below (zeros
+  // where the product has no more), the exponent unbounded and biased.
   typedef struct packed {
     fp_class_e         cls;
     logic              sign;
     logic signed [9:0] exp;
     logic [27:0]       sig;
-  } add_norm_t;
+  } fp32_norm_t;
 
   // Canonical quiet NaNs: every NaN a unit produces has exactly these bits.
   parameter logic [31:0] Fp32CanonicalNan = 32'h7FC0_0000;
