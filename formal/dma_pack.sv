@@ -47,7 +47,7 @@ module dma_pack #(
 
   mxu_pkg::dma_load_q_t head;
   mxu_pkg::mem_rd_rsp_t rsp;
-  assign head = {mxu_isa_pkg::BufUb, 1'b0, 1'b0, 1'b0, 1'b0, 1'b0, 8'd1, 4'd0, 10'd0,
+  assign head = {mxu_isa_pkg::BufUb, 1'b0, 1'b0, 1'b0, 1'b0, 1'b0, 18'd0, 10'd0,
                  16'(rows_q), 16'(UbLanes), addr_q};
   assign rsp  = {1'b0, r_valid_i, r_data_i, r_misc_i, 2'b00};
 

@@ -37,7 +37,7 @@ module mxu_dma_load #(
   localparam int unsigned SegW        = BeatShift + BeatsWidth,  // a segment: {offset, beats}
   localparam int unsigned QCntW       = $clog2(QueueDepth + 1),
   // Bits of mxu_pkg::dma_load_q_t (Yosys 0.23 takes no $bits of a type; checked below).
-  localparam int unsigned QW          = 77
+  localparam int unsigned QW          = 83
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,

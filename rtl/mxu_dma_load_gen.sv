@@ -8,11 +8,10 @@
 // (accepted, not yet done_i); each command it takes goes to the command queue as the consumer
 // sees it (q_o, mxu_pkg::dma_load_q_t).
 //
-// Linear mode: when the rows are packed back to back in host memory (stride = row length) and are
-// either whole beats from a bus-aligned address or a power-of-two part of one from any row
-// boundary (the first beat then holds fewer rows: an int8 tile often starts mid-beat), the
-// transfer is one stream of bursts of up to 16 beats that ignore row boundaries, with no
-// segments. Broadcast: a plain LOAD with stride 0 (every row the same host row, e.g. a bias)
+// Linear mode: when the rows are packed back to back in host memory (stride = row length), of
+// any length from any address, the transfer is one stream of bursts of up to 16 beats, from the
+// beat holding its first byte to the beat holding its last, that ignore row boundaries, with no
+// segments (the consumer cuts the rows out of the beats). Broadcast: a plain LOAD with stride 0 (every row the same host row, e.g. a bias)
 // reads that row once.
 `include "mxu_assert.svh"
 
@@ -29,11 +28,10 @@ module mxu_dma_load_gen #(
   localparam int unsigned ShortRows  = mxu_pkg::dma_short_rows(TransposeRows),
   localparam int unsigned BeatsWidth = mxu_pkg::dma_beats_width(UbLanes, Cols, TransposeRows),
   localparam int unsigned QCntW      = $clog2(QueueDepth + 1),
-  // A legal row's bytes (the controller checks lanes against the buffer's width) and whole beats:
-  // the width of the rows x beats product's narrow operand.
+  // A legal row's bytes (the controller checks lanes against the buffer's width): the width of
+  // the rows x bytes product's narrow operand.
   localparam int unsigned RowBytesMax = mxu_pkg::dma_seg_bytes_max(UbLanes, Cols),
-  localparam int unsigned RowBeatsW   = $clog2((RowBytesMax >> BeatShift) + 1) > 0 ?
-                                        $clog2((RowBytesMax >> BeatShift) + 1) : 1
+  localparam int unsigned RowBytesW   = $clog2(RowBytesMax + 1)
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -101,11 +99,8 @@ module mxu_dma_load_gen #(
   logic [19:0]           lin_left_d, lin_left_q, lin_left_n;  // beats still to request
   logic [AddrWidth-1:0]  burst_addr_n, burst_addr_sel;
   logic [17:0]           cmd_row_bytes;
-  logic [RowBeatsW-1:0]  cmd_row_beats;     // a linear row's whole beats, at a legal row's width
-  logic                  cmd_packs;         // rows a power-of-two part of a beat
-  logic [3:0]            cmd_pack_log2;
-  logic [9:0]            cmd_first;         // packed: the first row's place in its beat
-  logic                  cmd_on_row;        // packed: the address is on a row boundary
+  logic [RowBytesW-1:0]  cmd_row_len;       // a linear row's bytes, at a legal row's width
+  logic [RowBytesW+16:0] cmd_lin_bytes;     // a linear transfer's bytes from its first beat
   logic [19:0]           cmd_stride_bytes;
   logic                  cmd_linear, cmd_bcast;
   // Generator state as it would advance without a new command.
@@ -210,20 +205,10 @@ module mxu_dma_load_gen #(
     cmd_stride_bytes = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00} :
                        cmd_bytes ? {4'b0000, cmd_i.stride} : {3'b000, cmd_i.stride, 1'b0};
     stride_bytes_d = accept ? cmd_stride_bytes : stride_bytes_q;
-    // Linear mode: plain rows of whole aligned beats, packed back to back.
+    // Linear mode: plain rows packed back to back, any length, from any address.
     cmd_row_bytes   = (cmd_i.target == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00} :
                       cmd_bytes ? {2'b00, cmd_i.lanes} : {1'b0, cmd_i.lanes, 1'b0};
-    cmd_pack_log2   = '0;
-    for (int unsigned s = 1; s <= BeatShift; s++) begin
-      if (cmd_row_bytes == 18'(BusBytes >> s)) cmd_pack_log2 = 4'(s);
-    end
-    cmd_packs       = cmd_pack_log2 != '0;
-    cmd_first       = 10'(cmd_i.host_addr[BeatShift-1:0]) >> (4'(BeatShift) - cmd_pack_log2);
-    cmd_on_row      = (cmd_i.host_addr[BeatShift-1:0] &
-                       BeatShift'((BusBytes >> cmd_pack_log2) - 1)) == '0;
-    cmd_linear      = !cmd_i.transpose &&
-                      ((cmd_i.host_addr[BeatShift-1:0] == '0 &&
-                        cmd_row_bytes[BeatShift-1:0] == '0) || (cmd_packs && cmd_on_row)) &&
+    cmd_linear      = !cmd_i.transpose && cmd_i.stride != '0 &&
                       20'(cmd_row_bytes) == cmd_stride_bytes;
     linear_d        = accept ? cmd_linear : linear_q;
     // Transposed: host rows not all bus aligned take blocks of ShortRows.
@@ -234,14 +219,13 @@ module mxu_dma_load_gen #(
     block_full_d    = accept ? cmd_i.rows > cmd_trows : block_full_n;
     cmd_bcast       = !cmd_i.transpose && cmd_i.stride == '0;
     bcast_d         = accept ? cmd_bcast : bcast_q;
-    // The product's beats operand at the width a legal row needs (2 bits on the default device,
-    // not the field's 13): the multiply sat at the end of the decoder's path across blocks, 52
-    // gate levels at 13 bits (issue 55).
-    cmd_row_beats   = RowBeatsW'(cmd_row_bytes >> BeatShift);
-    if (!accept)        lin_left_d = lin_left_n;
-    else if (cmd_packs) lin_left_d = (20'(cmd_i.rows) + 20'(cmd_first) +
-                                      (20'd1 << cmd_pack_log2) - 20'd1) >> cmd_pack_log2;
-    else                lin_left_d = 20'(cmd_i.rows) * 20'(cmd_row_beats);
+    // The product's bytes operand at the width a legal row needs (7 bits on the default device,
+    // not the field's 18): the multiply sits at the end of the decoder's path across blocks
+    // (issue 55 measured 52 gate levels with a 13-bit operand).
+    cmd_row_len     = RowBytesW'(cmd_row_bytes);
+    cmd_lin_bytes   = (RowBytesW+17)'(cmd_i.rows) * (RowBytesW+17)'(cmd_row_len) +
+                      (RowBytesW+17)'(cmd_i.host_addr[BeatShift-1:0]) + (RowBytesW+17)'(BusBytes - 1);
+    lin_left_d      = accept ? 20'(cmd_lin_bytes >> BeatShift) : lin_left_n;
     // A linear transfer's bursts start at the beat holding its first row.
     burst_addr_sel  = accept ? {cmd_i.host_addr[AddrWidth-1:BeatShift], BeatShift'(0)}
                              : burst_addr_n;
@@ -259,9 +243,8 @@ module mxu_dma_load_gen #(
     q_o.linear     = cmd_linear;
     q_o.short_blk  = cmd_short;
     q_o.broadcast  = cmd_bcast;
-    q_o.row_beats  = cmd_packs ? 8'd1 : 8'(cmd_row_bytes[17:BeatShift]);
-    q_o.pack_log2  = (cmd_linear && cmd_packs) ? cmd_pack_log2 : '0;  // one row a beat otherwise
-    q_o.pack_first = (cmd_linear && cmd_packs) ? cmd_first : '0;
+    q_o.row_bytes  = cmd_row_bytes;
+    q_o.first_off  = 10'(cmd_i.host_addr[BeatShift-1:0]);
     q_o.rows       = cmd_i.rows;
     q_o.lanes      = cmd_i.lanes;
     q_o.buf_addr   = cmd_i.buf_addr;
@@ -342,7 +325,7 @@ module mxu_dma_load_gen #(
   `MXU_ASSERT_STABLE(ArStable, ar_valid_o, ar_ready_i, {next_burst_addr, burst_beats},
                      clk_check_i, rst_ni)
   `MXU_ASSERT(BlockFull, block_full_q == (rows_left_q > trows_q), clk_check_i, rst_ni)
-  // A command's row fits the device's widest buffer row (cmd_row_beats' width).
+  // A command's row fits the device's widest buffer row (cmd_row_len's width).
   `MXU_ASSERT(RowBytesLegal, accept |-> 32'(cmd_row_bytes) <= RowBytesMax, clk_check_i, rst_ni)
   `MXU_ASSERT(ArAligned, ar_valid_o |-> next_burst_addr[BeatShift-1:0] == '0, clk_check_i, rst_ni)
   `MXU_ASSERT(ArBeats, ar_valid_o |-> burst_beats >= 8'd1 && burst_beats <= 8'd16,

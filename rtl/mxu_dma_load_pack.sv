@@ -2,9 +2,11 @@
 // the queue, in order, and writes buffer rows.
 // - Plain: the beats of a segment are collected, shifted by the segment's byte offset in its
 //   first beat and held in the row register as a buffer row.
-// - Linear (packed rows): a beat of several rows is held while its rows go to the row register one
-//   per cycle (the buffer's write port takes one row a cycle); the command's first beat may begin
-//   with rows before its first.
+// - Linear (rows back to back, any length, any alignment): the beats collect in the segment
+//   buffer; a row is cut out (at its byte offset in the buffer's first beat) as soon as the beats
+//   that hold it are in, and the beats wholly before the next row leave the buffer. A beat of
+//   several rows is held while its rows go to the row register one per cycle (the buffer's write
+//   port takes one row a cycle), and a beat that ends one row and starts the next serves both.
 // - Transposed: the beats go to mxu_dma_transpose (t_*: the beat's index in its segment, the
 //   segment's element offset), which hands back whole rows; this block writes them first, and a
 //   plain row only once the transpose buffer is idle (its blocks belong to earlier commands).
@@ -77,10 +79,14 @@ module mxu_dma_load_pack #(
   logic [15:0]           rcvd_d, rcvd_q;           // plain: rows of the head command received
   logic                  plain_done, row_fire_plain;
   logic                  error_d, error_q;
-  logic [15:0]           pk_left_d, pk_left_q;     // packed: rows of the held beat still to move
-  logic [15:0]           pk_sub_d, pk_sub_q;       // packed: the next of them
-  logic [15:0]           beat_rows;                // packed: rows of the beat arriving
-  logic [9:0]            first_sub;                // the place of the row taken from a new beat
+  // Linear: the next row's byte offset in the buffer's first beat (beat_q counts the beats in the
+  // buffer), the beats that hold it, whether they are all in, and what cutting it out leaves.
+  logic [BeatShift-1:0]  lin_off_d, lin_off_q, lin_off;
+  logic [18:0]           lin_end;                  // the row's end, in bytes from the first beat
+  logic [BeatsWidth-1:0] lin_need, lin_have, lin_used;
+  logic                  lin_row_in;              // a whole row waits in the buffer
+  logic                  lin_cut;                  // a row is cut out this cycle
+  logic [SegBeatsMax*BusBits-1:0] seg_buf_in;      // the buffer with this cycle's beat
   logic                  can_move;                 // the row register is free this cycle
   logic [BeatShift-1:0]  head_off;
   logic [BeatsWidth-1:0] head_beats;
@@ -141,36 +147,60 @@ module mxu_dma_load_pack #(
     end else if (head_i.transpose) begin
       r_ready = !seg_empty_i && t_fill_ready_i;
     end else begin
-      r_ready = (head_i.linear || !seg_empty_i) && rcvd_q != head_i.rows && pk_left_q == '0 &&
+      r_ready = (head_i.linear || !seg_empty_i) && rcvd_q != head_i.rows && !lin_row_in &&
                 can_move;
     end
   end
 
+  // ----- Linear: where the next row lies in the buffer (its first row at the command's offset).
+  always_comb begin
+    lin_off     = (rcvd_q == '0) ? BeatShift'(head_i.first_off) : lin_off_q;
+    lin_end     = 19'(lin_off) + 19'(head_i.row_bytes);
+    lin_need    = BeatsWidth'((lin_end + 19'(BusBytes - 1)) >> BeatShift);
+    lin_used    = BeatsWidth'(lin_end >> BeatShift);  // beats wholly before the next row
+    lin_row_in = head_i.linear && !q_empty_i && rcvd_q != head_i.rows && beat_q >= lin_need;
+  end
+
   // ----- Collect the beats of the segment at the head.
   always_comb begin
-    // Packed rows: the first straight from the beat, the others from the held beat.
-    // The command's first beat may begin with rows of the beat before its first row.
-    first_sub = (rcvd_q == '0) ? head_i.pack_first : '0;
     if (!head_i.linear) begin
       head_off = seg_i[BeatsWidth +: BeatShift];
-    end else if (pk_left_q == '0) begin
-      head_off = BeatShift'(first_sub << (4'(BeatShift) - head_i.pack_log2));
     end else begin
-      head_off = BeatShift'(pk_sub_q << (4'(BeatShift) - head_i.pack_log2));
+      head_off = lin_off;
     end
-    head_beats = head_i.linear ? BeatsWidth'(head_i.row_beats) : seg_i[BeatsWidth-1:0];
+    head_beats = seg_i[BeatsWidth-1:0];
     r_fire     = rd_rsp_i.r_valid && r_ready;
-    seg_done   = r_fire && (beat_q + 1'b1 == head_beats);
-    seg_buf_d  = seg_buf_q;
-    beat_d     = beat_q;
+    seg_done   = r_fire && !head_i.linear && (beat_q + 1'b1 == head_beats);
+    seg_buf_in = seg_buf_q;
     for (int unsigned b = 0; b < SegBeatsMax; b++) begin
       if (r_fire && !head_i.transpose && beat_q == BeatsWidth'(b)) begin
-        seg_buf_d[b*BusBits +: BusBits] = rd_rsp_i.r.data;
+        seg_buf_in[b*BusBits +: BusBits] = rd_rsp_i.r.data;
       end
     end
-    if (r_fire) beat_d = seg_done ? '0 : beat_q + 1'b1;
-    seg_data = SegBits'(seg_buf_d >> {head_off, 3'b000});
+    seg_data = SegBits'(seg_buf_in >> {head_off, 3'b000});
     error_d  = error_q || (r_fire && rd_rsp_i.r.resp != 2'b00);
+    // Linear: a row is cut out once its beats are in and the row register is free; the beats
+    // wholly before the next row leave the buffer.
+    lin_have = beat_q + BeatsWidth'(r_fire);
+    lin_cut  = head_i.linear && !q_empty_i && rcvd_q != head_i.rows && can_move &&
+               lin_have >= lin_need;
+    seg_buf_d = seg_buf_in;
+    if (lin_cut) begin
+      for (int unsigned b = 0; b < SegBeatsMax; b++) begin
+        seg_buf_d[b*BusBits +: BusBits] = '0;
+        for (int unsigned u = 0; u < SegBeatsMax - b; u++) begin
+          if (lin_used == BeatsWidth'(u)) seg_buf_d[b*BusBits +: BusBits] =
+              seg_buf_in[(b+u)*BusBits +: BusBits];
+        end
+      end
+    end
+    if (head_i.linear) begin
+      beat_d    = lin_cut ? lin_have - lin_used : lin_have;
+      lin_off_d = lin_cut ? BeatShift'(lin_end) : lin_off_q;  // read only once a row is cut
+    end else begin
+      beat_d    = r_fire ? (seg_done ? '0 : beat_q + 1'b1) : beat_q;
+      lin_off_d = lin_off_q;
+    end
 
     // A broadcast row stays pending until it has been written as every row of the command.
     pending_d      = pending_q && !(row_fire_plain &&
@@ -180,28 +210,15 @@ module mxu_dma_load_pack #(
     rcvd_d         = rcvd_q;
     plain_done     = !q_empty_i && !head_i.transpose && written_q == head_i.rows;
     if (row_fire_plain) written_d = written_q + 1'b1;
-    pk_left_d      = pk_left_q;
-    pk_sub_d       = pk_sub_q;
-    beat_rows      = head_i.rows - rcvd_q;
-    if (beat_rows > (16'd1 << head_i.pack_log2) - 16'(first_sub)) begin
-      beat_rows = (16'd1 << head_i.pack_log2) - 16'(first_sub);
-    end
-    if (seg_done && !head_i.transpose) begin
+    if ((seg_done && !head_i.transpose) || lin_cut) begin
       pending_d      = 1'b1;
       pending_data_d = seg_data;
       rcvd_d         = head_i.broadcast ? head_i.rows : rcvd_q + 1'b1;
-      pk_left_d      = beat_rows - 16'd1;
-      pk_sub_d       = 16'(first_sub) + 16'd1;
-    end else if (pk_left_q != '0 && can_move) begin
-      pending_d      = 1'b1;
-      pending_data_d = seg_data;
-      rcvd_d         = rcvd_q + 1'b1;
-      pk_left_d      = pk_left_q - 16'd1;
-      pk_sub_d       = pk_sub_q + 16'd1;
     end
     if (plain_done) begin
       written_d = '0;
       rcvd_d    = '0;
+      beat_d    = '0;  // a linear command's last beat may end past its last row
     end
   end
 
@@ -218,8 +235,7 @@ module mxu_dma_load_pack #(
       written_q      <= '0;
       rcvd_q         <= '0;
       error_q        <= 1'b0;
-      pk_left_q      <= '0;
-      pk_sub_q       <= '0;
+      lin_off_q      <= '0;
     end else begin
       seg_buf_q      <= seg_buf_d;
       beat_q         <= beat_d;
@@ -228,8 +244,7 @@ module mxu_dma_load_pack #(
       written_q      <= written_d;
       rcvd_q         <= rcvd_d;
       error_q        <= error_d;
-      pk_left_q      <= pk_left_d;
-      pk_sub_q       <= pk_sub_d;
+      lin_off_q      <= lin_off_d;
     end
   end
 
@@ -237,8 +252,8 @@ module mxu_dma_load_pack #(
   // Whether a register would take a new value at the next edge (the gated engine's assertion).
   logic would_change;
   assign would_change = (seg_buf_d != seg_buf_q) || (pending_data_d != pending_data_q) ||
-                        {beat_d, pending_d, written_d, rcvd_d, error_d, pk_left_d, pk_sub_d} !=
-                        {beat_q, pending_q, written_q, rcvd_q, error_q, pk_left_q, pk_sub_q};
+                        {beat_d, pending_d, written_d, rcvd_d, error_d, lin_off_d} !=
+                        {beat_q, pending_q, written_q, rcvd_q, error_q, lin_off_q};
 `endif
 
   assign plain_done_o  = plain_done;

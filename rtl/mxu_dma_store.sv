@@ -9,8 +9,11 @@
 // The int8 mode: from the unified buffer, each lane's low byte (one byte per element); from the
 // accumulators, int32 words, whose ReLU zeroes negatives with no NaN rule.
 //
-// Linear mode: rows of whole, aligned beats packed back to back in host memory (stride = row
-// length) go out as bursts of up to 16 beats that run across row boundaries.
+// Linear mode: rows packed back to back in host memory (stride = row length, any length, any
+// alignment) go out as bursts of up to 16 beats that run across row boundaries. A beat that holds
+// the end of one row and the start of the next goes out once: a row whose end is not on a beat
+// boundary keeps its last beat (the carry) and the next row's first beat takes it in, data and
+// strobes; a row inside one such beat sends no beat of its own.
 //
 // Clock gating (ClockGating, docs/architecture.md "Clock gating"): the engine runs on a gated
 // clock in the cycles a command is offered, active or waiting for its last write responses
@@ -36,7 +39,8 @@ module mxu_dma_store #(
   localparam int unsigned RowBytesMax = (UbLanes * 2 > Cols * 4) ? UbLanes * 2 : Cols * 4,
   localparam int unsigned RowBeatsMax = (RowBytesMax + 2 * BusBytes - 2) / BusBytes,
   localparam int unsigned WinBytes    = RowBeatsMax * BusBytes,
-  localparam int unsigned BeatsWidth  = $clog2(RowBeatsMax + 1)
+  localparam int unsigned BeatsWidth  = $clog2(RowBeatsMax + 1),
+  localparam int unsigned LinWidth    = 34 - BeatShift + 1  // beats of a linear command
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -80,7 +84,15 @@ module mxu_dma_store #(
   logic [WinBytes*8-1:0] cur_data_d, cur_data_q, nxt_data_d, nxt_data_q, win_data;
   logic [WinBytes-1:0]  cur_strb_d, cur_strb_q, nxt_strb_d, nxt_strb_q, win_strb;
   logic [AddrWidth-1:0] cur_base_d, cur_base_q, nxt_base_d, nxt_base_q;  // bus-aligned
-  logic [BeatsWidth-1:0] cur_beats_d, cur_beats_q, nxt_beats_d, nxt_beats_q, win_beats;
+  logic [BeatsWidth-1:0] win_beats;
+  // Linear mode: the beats a row sends (its window's, less a kept last beat), and whether it
+  // keeps its last beat for the next row (the carry).
+  logic [BeatsWidth-1:0] cur_emit_d, cur_emit_q, nxt_emit_d, nxt_emit_q, win_emit;
+  logic                 cur_keep_d, cur_keep_q, nxt_keep_d, nxt_keep_q, win_keep;
+  logic [BeatsWidth-1:0] kept_beat;
+  logic [BusBits-1:0]   carry_data_d, carry_data_q, beat_data, kept_data;
+  logic [BusBytes-1:0]  carry_strb_d, carry_strb_q, beat_strb, kept_strb;
+  logic [BeatShift-1:0] row_end;  // a row's end, in its last beat
   logic [RowBytesMax*8-1:0] row_bytes;
   logic [17:0]          row_len;
   // Emission of the current row.
@@ -102,37 +114,69 @@ module mxu_dma_store #(
   logic                 error_d, error_q;
   logic                 linear_d, linear_q;
   logic [AddrWidth-1:0] lin_addr_d, lin_addr_q, lin_addr_n;
-  logic [19:0]          lin_left_d, lin_left_q, lin_left_n;  // beats without a burst yet
+  logic [LinWidth-1:0] lin_left_d, lin_left_q, lin_left_n;  // beats without a burst yet
   logic [17:0]          cmd_row_len;
+  logic [35:0]          lin_bytes;
   logic                 clk_eng;  // the engine's clock, gated under ClockGating
 
   always_comb begin
     // ----- Emission: open a burst at the current beat, then send its beats.
     burst_addr  = linear_q ? lin_addr_q : cur_base_q + (AddrWidth'(beat_q) << BeatShift);
     beats_to_4k = 13'(BeatsPer4k) - 13'(burst_addr[11:BeatShift]);
-    burst_beats = linear_q ? ((lin_left_q > 20'd16) ? 5'd16 : 5'(lin_left_q))
-                           : 5'(cur_beats_q) - 5'(beat_q);
+    burst_beats = linear_q ? ((lin_left_q > LinWidth'(16)) ? 5'd16 : 5'(lin_left_q))
+                           : 5'(cur_emit_q) - 5'(beat_q);
     if (13'(burst_beats) > beats_to_4k) burst_beats = 5'(beats_to_4k);
     if (burst_beats > 5'd16) burst_beats = 5'd16;
-    wr_req_o.aw_valid = cur_valid_q && burst_left_q == '0 && !bq_full;
+    wr_req_o.aw_valid = cur_valid_q && cur_emit_q != '0 && burst_left_q == '0 && !bq_full;
     wr_req_o.aw.addr  = burst_addr;
     wr_req_o.aw.len   = 8'(burst_beats) - 8'd1;
     aw_fire    = wr_req_o.aw_valid && wr_rsp_i.aw_ready;
-    wr_req_o.w_valid  = cur_valid_q && (burst_left_q != '0 || aw_fire);
-    wr_req_o.w.data   = cur_data_q[32'(beat_q)*BusBits +: BusBits];
-    wr_req_o.w.strb   = cur_strb_q[32'(beat_q)*BusBytes +: BusBytes];
+    // A row's first beat takes in the carry (empty unless the last row kept a beat).
+    beat_data = cur_data_q[32'(beat_q)*BusBits +: BusBits];
+    beat_strb = cur_strb_q[32'(beat_q)*BusBytes +: BusBytes];
+    if (beat_q == '0) begin  // byte by byte: the row's unstrobed bytes hold other lanes' data
+      for (int unsigned i = 0; i < BusBytes; i++) begin
+        if (carry_strb_q[i]) beat_data[i*8 +: 8] = carry_data_q[i*8 +: 8];
+      end
+      beat_strb = beat_strb | carry_strb_q;
+    end
+    wr_req_o.w_valid  = cur_valid_q && cur_emit_q != '0 && (burst_left_q != '0 || aw_fire);
+    wr_req_o.w.data   = beat_data;
+    wr_req_o.w.strb   = beat_strb;
     wr_req_o.w.last   = (burst_left_q == 5'd1) || (burst_left_q == '0 && burst_beats == 5'd1);
     w_fire     = wr_req_o.w_valid && wr_rsp_i.w_ready;
-    row_done   = w_fire && (beat_q + 1'b1 == cur_beats_q);
+    row_done   = cur_valid_q && (cur_emit_q == '0 || (w_fire && beat_q + 1'b1 == cur_emit_q));
     wr_bytes_o = '0;
     for (int unsigned i = 0; i < BusBytes; i++) wr_bytes_o += 16'(w_fire && wr_req_o.w.strb[i]);
 
     burst_left_d = burst_left_q;
     if (aw_fire) burst_left_d = burst_beats;
     lin_addr_n = aw_fire ? lin_addr_q + (AddrWidth'(burst_beats) << BeatShift) : lin_addr_q;
-    lin_left_n = aw_fire ? lin_left_q - 20'(burst_beats) : lin_left_q;
+    lin_left_n = aw_fire ? lin_left_q - LinWidth'(burst_beats) : lin_left_q;
     if (w_fire) burst_left_d = burst_left_d - 1'b1;
     beat_d = row_done ? '0 : (w_fire ? beat_q + 1'b1 : beat_q);
+
+    // The carry: taken in by a row's first beat; a row that keeps its last beat leaves it there
+    // (with the carry it took in, when that beat is also its first).
+    kept_beat = cur_keep_q ? cur_emit_q : '0;  // in the window only when kept
+    kept_data = cur_data_q[32'(kept_beat)*BusBits +: BusBits];
+    kept_strb = cur_strb_q[32'(kept_beat)*BusBytes +: BusBytes];
+    if (cur_emit_q == '0) begin
+      for (int unsigned i = 0; i < BusBytes; i++) begin
+        if (carry_strb_q[i]) kept_data[i*8 +: 8] = carry_data_q[i*8 +: 8];
+      end
+      kept_strb = kept_strb | carry_strb_q;
+    end
+    carry_data_d = carry_data_q;
+    carry_strb_d = carry_strb_q;
+    if (w_fire && beat_q == '0) begin
+      carry_data_d = '0;
+      carry_strb_d = '0;
+    end
+    if (row_done && cur_keep_q) begin
+      carry_data_d = kept_data;
+      carry_strb_d = kept_strb;
+    end
   end
 
   // ----- Reader: one buffer row at a time, never more than the two row registers can take.
@@ -188,23 +232,31 @@ module mxu_dma_store #(
     end
     win_beats = BeatsWidth'((18'(pending_host_q[BeatShift-1:0]) + row_len + 18'(BusBytes - 1)) >>
                             BeatShift);
+    // Linear mode: a row that ends inside a beat, and is not the command's last (rd_row_q has
+    // counted it), keeps that beat for the next row.
+    row_end   = pending_host_q[BeatShift-1:0] + row_len[BeatShift-1:0];
+    win_keep  = linear_q && row_end != '0 && rd_row_q != rows_q;
+    win_emit  = win_beats - BeatsWidth'(win_keep);
 
     cur_valid_d = cur_valid_q && !row_done;
     cur_data_d  = cur_data_q;
     cur_strb_d  = cur_strb_q;
     cur_base_d  = cur_base_q;
-    cur_beats_d = cur_beats_q;
+    cur_emit_d  = cur_emit_q;
+    cur_keep_d  = cur_keep_q;
+    nxt_emit_d  = nxt_emit_q;
+    nxt_keep_d  = nxt_keep_q;
     nxt_valid_d = nxt_valid_q;
     nxt_data_d  = nxt_data_q;
     nxt_strb_d  = nxt_strb_q;
     nxt_base_d  = nxt_base_q;
-    nxt_beats_d = nxt_beats_q;
     if (!cur_valid_d && nxt_valid_q) begin
       cur_valid_d = 1'b1;
       cur_data_d  = nxt_data_q;
       cur_strb_d  = nxt_strb_q;
       cur_base_d  = nxt_base_q;
-      cur_beats_d = nxt_beats_q;
+      cur_emit_d  = nxt_emit_q;
+      cur_keep_d  = nxt_keep_q;
       nxt_valid_d = 1'b0;
     end
     if (rd_pending_q) begin
@@ -213,13 +265,15 @@ module mxu_dma_store #(
         cur_data_d  = win_data;
         cur_strb_d  = win_strb;
         cur_base_d  = {pending_host_q[AddrWidth-1:BeatShift], BeatShift'(0)};
-        cur_beats_d = win_beats;
+        cur_emit_d  = win_emit;
+        cur_keep_d  = win_keep;
       end else begin
         nxt_valid_d = 1'b1;
         nxt_data_d  = win_data;
         nxt_strb_d  = win_strb;
         nxt_base_d  = {pending_host_q[AddrWidth-1:BeatShift], BeatShift'(0)};
-        nxt_beats_d = win_beats;
+        nxt_emit_d  = win_emit;
+        nxt_keep_d  = win_keep;
       end
     end
 
@@ -265,17 +319,19 @@ module mxu_dma_store #(
       rd_host_d      = cmd_i.host_addr;
       rows_done_d    = '0;
     end
-    // Linear mode: whole aligned beats per row, rows packed back to back.
+    // Linear mode: rows packed back to back, from the beat that holds the first byte to the
+    // beat that holds the last.
     cmd_row_len = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {cmd_i.lanes, 2'b00} :
                   cmd_bytes ? {2'b00, cmd_i.lanes} : {1'b0, cmd_i.lanes, 1'b0};
+    lin_bytes   = 36'(cmd_i.host_addr[BeatShift-1:0]) + 36'(cmd_i.rows) * 36'(cmd_row_len) +
+                  36'(BusBytes) - 36'd1;
     linear_d    = linear_q;
     lin_addr_d  = lin_addr_n;
     lin_left_d  = lin_left_n;
     if (cmd_valid_i && cmd_ready_o) begin
-      linear_d   = cmd_i.host_addr[BeatShift-1:0] == '0 && cmd_row_len[BeatShift-1:0] == '0 &&
-                   20'(cmd_row_len) == 20'(stride_bytes_d);
-      lin_addr_d = cmd_i.host_addr;
-      lin_left_d = 20'(cmd_i.rows) * 20'(cmd_row_len[17:BeatShift]);
+      linear_d   = 20'(cmd_row_len) == 20'(stride_bytes_d);
+      lin_addr_d = {cmd_i.host_addr[AddrWidth-1:BeatShift], BeatShift'(0)};
+      lin_left_d = LinWidth'(lin_bytes >> BeatShift);
     end
   end
 
@@ -311,14 +367,18 @@ module mxu_dma_store #(
       end
       cur_strb_q     <= '0;
       cur_base_q     <= '0;
-      cur_beats_q    <= '0;
       nxt_valid_q    <= 1'b0;
       for (int unsigned i = 0; i < WinBytes; i++) begin  // bytewise: no '0 over 8k bits
         nxt_data_q[i*8 +: 8] <= '0;
       end
       nxt_strb_q     <= '0;
       nxt_base_q     <= '0;
-      nxt_beats_q    <= '0;
+      cur_emit_q     <= '0;
+      cur_keep_q     <= 1'b0;
+      nxt_emit_q     <= '0;
+      nxt_keep_q     <= 1'b0;
+      carry_data_q   <= '0;
+      carry_strb_q   <= '0;
       beat_q         <= '0;
       burst_left_q   <= '0;
       rows_done_q    <= '0;
@@ -346,12 +406,16 @@ module mxu_dma_store #(
       cur_data_q     <= cur_data_d;
       cur_strb_q     <= cur_strb_d;
       cur_base_q     <= cur_base_d;
-      cur_beats_q    <= cur_beats_d;
       nxt_valid_q    <= nxt_valid_d;
       nxt_data_q     <= nxt_data_d;
       nxt_strb_q     <= nxt_strb_d;
       nxt_base_q     <= nxt_base_d;
-      nxt_beats_q    <= nxt_beats_d;
+      cur_emit_q     <= cur_emit_d;
+      cur_keep_q     <= cur_keep_d;
+      nxt_emit_q     <= nxt_emit_d;
+      nxt_keep_q     <= nxt_keep_d;
+      carry_data_q   <= carry_data_d;
+      carry_strb_q   <= carry_strb_d;
       beat_q         <= beat_d;
       burst_left_q   <= burst_left_d;
       rows_done_q    <= rows_done_d;
@@ -372,7 +436,9 @@ module mxu_dma_store #(
   // The last buffer row is read in the cycle its read is granted (the SRAM samples the address).
   assign status_o.released   = rd_en && rd_gnt && rd_row_q + 1'b1 == rows_q;
   assign busy_o       = active_q || tail_q;
-  assign stall_o      = (active_q && !w_fire && !rd_pending_q && (cur_valid_q || !bq_empty)) ||
+  // (A row that sends no beat of its own moves on: not a stall.)
+  assign stall_o      = (active_q && !w_fire && !rd_pending_q &&
+                         !(cur_valid_q && cur_emit_q == '0) && (cur_valid_q || !bq_empty)) ||
                         (tail_q && !active_q);
 
   // The clock: on while a command is offered, active or waiting for its write responses.
@@ -394,13 +460,15 @@ module mxu_dma_store #(
         (cur_data_d != cur_data_q) || (nxt_data_d != nxt_data_q) ||
         (cur_strb_d != cur_strb_q) || (nxt_strb_d != nxt_strb_q) ||
         {active_d, from_acc_d, relu_d, int8_d, rows_d, lanes_d, stride_bytes_d, rd_row_d,
-         rd_addr_d, rd_host_d, rd_pending_d, pending_host_d, cur_valid_d, cur_base_d, cur_beats_d,
-         nxt_valid_d, nxt_base_d, nxt_beats_d, beat_d, burst_left_d, rows_done_d, front_owed_d,
-         tail_owed_d, tail_d, error_d, linear_d, lin_addr_d, lin_left_d} !=
+         rd_addr_d, rd_host_d, rd_pending_d, pending_host_d, cur_valid_d, cur_base_d,
+         nxt_valid_d, nxt_base_d, beat_d, burst_left_d, rows_done_d, front_owed_d,
+         tail_owed_d, tail_d, error_d, linear_d, lin_addr_d, lin_left_d, cur_emit_d, cur_keep_d,
+         nxt_emit_d, nxt_keep_d, carry_data_d, carry_strb_d} !=
         {active_q, from_acc_q, relu_q, int8_q, rows_q, lanes_q, stride_bytes_q, rd_row_q,
-         rd_addr_q, rd_host_q, rd_pending_q, pending_host_q, cur_valid_q, cur_base_q, cur_beats_q,
-         nxt_valid_q, nxt_base_q, nxt_beats_q, beat_q, burst_left_q, rows_done_q, front_owed_q,
-         tail_owed_q, tail_q, error_q, linear_q, lin_addr_q, lin_left_q};
+         rd_addr_q, rd_host_q, rd_pending_q, pending_host_q, cur_valid_q, cur_base_q,
+         nxt_valid_q, nxt_base_q, beat_q, burst_left_q, rows_done_q, front_owed_q,
+         tail_owed_q, tail_q, error_q, linear_q, lin_addr_q, lin_left_q, cur_emit_q, cur_keep_q,
+         nxt_emit_q, nxt_keep_q, carry_data_q, carry_strb_q};
     `MXU_ASSERT(store_still_while_gated,
                 active || !(regs_change || u_responses.would_change), clk_i, rst_ni)
 `endif
@@ -444,6 +512,12 @@ module mxu_dma_store #(
               (32'(burst_beats) << BeatShift) <= 32'd4096, clk_i, rst_ni)
   `MXU_ASSERT_NEVER(ResponseWithoutBurst, b_fire && bq_empty, clk_i, rst_ni)
   `MXU_ASSERT_NEVER(TailWithoutResponses, tail_q && tail_owed_q == '0, clk_i, rst_ni)
+  // A command's last row keeps no beat: the carry is empty between commands, and every beat a
+  // linear command opens bursts for is sent.
+  `MXU_ASSERT(CarryEmptyAtCommand, cmd_valid_i && cmd_ready_o |-> carry_strb_q == '0, clk_i,
+              rst_ni)
+  `MXU_ASSERT(LinearBeatsSent, front_written && linear_q |-> lin_left_q == '0 &&
+              burst_left_q == '0, clk_i, rst_ni)
 
   logic unused_signals;
   assign unused_signals = ^{bq_count};

@@ -265,7 +265,7 @@ module mxu_dma_transpose #(
 
   // The beat index's top bit is unused where plain segments are longer than transposed ones.
   logic unused_signals;
-  assign unused_signals = ^{beat_i, head_i.int8, head_i.linear, head_i.broadcast, head_i.row_beats,
-                            head_i.pack_log2, head_i.pack_first};
+  assign unused_signals = ^{beat_i, head_i.int8, head_i.linear, head_i.broadcast, head_i.row_bytes,
+                            head_i.first_off};
 
 endmodule

@@ -190,12 +190,11 @@ package mxu_pkg;
     logic [1:0]  target;
     logic        transpose;
     logic        int8;    // UB / WEIGHTS: one byte per element, sign-extended
-    logic        linear;      // plain rows packed back to back, whole aligned beats or a beat's part
+    logic        linear;      // plain rows back to back in host memory, any length and alignment
     logic        short_blk;   // transposed, host rows not bus aligned: blocks one beat shorter
     logic        broadcast;   // plain with stride 0: one row read, written `rows` times
-    logic [7:0]  row_beats;   // linear: beats per row (1 when a beat holds several rows)
-    logic [3:0]  pack_log2;   // linear: log2 of the rows in a beat (rows shorter than a beat)
-    logic [9:0]  pack_first;  // linear, packed: the first row's place in the first beat
+    logic [17:0] row_bytes;   // linear: a row's bytes
+    logic [9:0]  first_off;   // linear: the first row's byte offset in the first beat
     logic [15:0] rows;
     logic [15:0] lanes;
     logic [15:0] buf_addr;

@@ -159,9 +159,12 @@ struct StoreEngine {
   std::deque<WriteBurst> bq;  // in order
 
   bool Done() const { return busy && rows_done == d.rows && bq.empty(); }
-  // Whether it reads a row or sends a beat this cycle (else it waits on memory).
+  // Whether it reads a row or sends a beat this cycle, or passes a row that sends none (else it
+  // waits on memory).
   bool Moves(uint32_t max_in_flight) const {
-    return rd_pending || (cur.valid && (burst_left != 0 || bq.size() < max_in_flight));
+    return rd_pending ||
+           (cur.valid && (burst_left != 0 || bq.size() < max_in_flight ||
+                          (plan.linear && plan.row_beats[cur.row] == 0)));
   }
 };
 // A STORE whose beats are all out and whose write responses are not all back: the store engine

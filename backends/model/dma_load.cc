@@ -49,24 +49,14 @@ LoadPlan PlanLoad(const Decoded& d, uint64_t beat) {
   const HostRows host_rows = HostRowsOf(d);
   const uint64_t stride_bytes = host_rows.stride, row_bytes = host_rows.row;
   const bool transpose = d.flag != 0;
-  // Rows of a power-of-two size below a beat pack several to a beat (mxu_dma_load).
-  const bool packs = row_bytes < beat && beat % row_bytes == 0;
-  // Packed rows may start at any row boundary inside the first beat (an int8 tile's rows are
-  // often shorter than a beat and its start is not a beat's).
-  plan.linear =
-      !transpose && row_bytes == stride_bytes &&
-      ((row_bytes % beat == 0 && d.host % beat == 0) || (packs && d.host % row_bytes == 0));
-  if (plan.linear && packs) {
-    plan.row_beats = 1;
-    plan.rows_per_beat = static_cast<uint32_t>(beat / row_bytes);
-    const uint32_t start = static_cast<uint32_t>(d.host % beat / row_bytes);
-    plan.first_rows = plan.rows_per_beat - start;
-    AppendBursts(d.host - d.host % beat,
-                 (d.rows + start + plan.rows_per_beat - 1) / plan.rows_per_beat, beat, false,
-                 plan.bursts);
-  } else if (plan.linear) {
-    plan.row_beats = static_cast<uint32_t>(row_bytes / beat);
-    AppendBursts(d.host, uint64_t{d.rows} * plan.row_beats, beat, false, plan.bursts);
+  // Rows back to back stream as one run of beats, whatever their length and alignment: a row is
+  // cut out of the beats as soon as those that hold it are in.
+  plan.linear = !transpose && d.stride != 0 && row_bytes == stride_bytes;
+  if (plan.linear) {
+    plan.lin_off = d.host % beat;
+    plan.lin_row_bytes = row_bytes;
+    AppendBursts(d.host - plan.lin_off, (plan.lin_off + d.rows * row_bytes + beat - 1) / beat, beat,
+                 false, plan.bursts);
   } else if (!transpose && d.stride == 0) {  // broadcast: the one row is read once
     SplitSegment(d.host, row_bytes, beat, plan);
   } else if (!transpose) {
@@ -214,18 +204,19 @@ void Core::Impl::LoadBeat(LoadEngine& e, bool last_of_burst) {
   if (last_of_burst) --e.bursts_out;
   LoadCmd& c = *e.Consuming();
   ++c.beats_got;
-  const uint32_t seg_beats = c.plan.linear ? c.plan.row_beats : c.plan.seg_beats[c.seg];
-  if (++c.beat < seg_beats) return;
-  c.beat = 0;
-  if (!c.plan.linear) {
-    --e.segs_out;
-    ++c.seg;
+  if (c.plan.linear) {  // every row whose last byte has come in
+    const uint64_t in = c.beats_got * beat_bytes - c.plan.lin_off;
+    c.ready_rows = static_cast<uint32_t>(std::min<uint64_t>(c.d.rows, in / c.plan.lin_row_bytes));
+    return;
   }
+  if (++c.beat < c.plan.seg_beats[c.seg]) return;
+  c.beat = 0;
+  --e.segs_out;
+  ++c.seg;
   if (!c.d.flag && c.d.stride == 0) {
     c.ready_rows = c.d.rows;  // broadcast: the one row serves every row
   } else if (!c.d.flag) {
-    const uint32_t rows = c.beats_got == 1 ? c.plan.first_rows : c.plan.rows_per_beat;
-    c.ready_rows = std::min(c.d.rows, c.ready_rows + rows);
+    c.ready_rows = std::min(c.d.rows, c.ready_rows + 1);
   } else if (++c.cols_done == c.d.lanes) {
     c.cols_done = 0;
     c.ready_rows += std::min(c.plan.trows, c.d.rows - c.block_i);

@@ -17,16 +17,20 @@ StorePlan PlanStore(const Decoded& d, uint64_t beat) {
   StorePlan plan;
   const HostRows host_rows = HostRowsOf(d);
   const uint64_t stride_bytes = host_rows.stride, row_bytes = host_rows.row;
-  plan.linear = d.host % beat == 0 && row_bytes % beat == 0 && row_bytes == stride_bytes;
+  // Rows back to back stream, whatever their length and alignment: a beat that ends one row and
+  // starts the next is kept by the first (the carry) and sent with the second.
+  plan.linear = row_bytes == stride_bytes;
   plan.row_beats.resize(d.rows);
   plan.row_base.resize(d.rows);
   for (uint32_t i = 0; i < d.rows; ++i) {
     const uint64_t a = d.host + i * stride_bytes;
+    const bool keeps = plan.linear && (a + row_bytes) % beat != 0 && i + 1 < d.rows;
     plan.row_base[i] = a & ~(beat - 1);
-    plan.row_beats[i] = static_cast<uint32_t>((a % beat + row_bytes + beat - 1) / beat);
+    plan.row_beats[i] = static_cast<uint32_t>((a % beat + row_bytes + beat - 1) / beat - keeps);
   }
-  plan.lin_addr = d.host;
-  plan.lin_beats = plan.linear ? uint64_t{d.rows} * (row_bytes / beat) : 0;
+  plan.lin_addr = d.host & ~(beat - 1);
+  plan.lin_beats =
+      plan.linear ? (d.host % beat + uint64_t{d.rows} * row_bytes + beat - 1) / beat : 0;
   return plan;
 }
 
@@ -154,6 +158,10 @@ void Core::Impl::OpenWriteBurst() {
 bool Core::Impl::StoreEmitBeat() {
   StoreEngine& s = st;
   if (!s.cur.valid) return false;
+  if (s.plan.row_beats[s.cur.row] == 0) {  // inside the carry's beat: nothing of its own to send
+    ++s.rows_done;
+    return true;
+  }
   const bool opened = s.burst_left == 0 && s.bq.size() < cfg.max_in_flight;
   if (opened) OpenWriteBurst();
   if (s.burst_left == 0 && !opened) return false;

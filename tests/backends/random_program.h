@@ -17,8 +17,12 @@
 // each lane's low byte, so any mix of int8 and bf16 operands is legal and defined), requantizing
 // ACTIVATEs whose quantization row a LOAD ACC of random words brings in (m and s uniform: any
 // 32-bit word is a legal quantization word), int8 and int32 STOREs; the illegal programs get the
-// integer mode's forms of their errors too. Without it the programs are exactly those of before
-// (the same random draws), so the seeds of earlier findings still name the same programs.
+// integer mode's forms of their errors too. Without it the programs draw as before (the same
+// random draws), so the seeds of earlier findings still name the same instructions.
+//
+// A third of the STOREs lay their rows back to back (the store engine's linear mode, rows of any
+// length), the others are strided; at any element address. These draws have a stream of their
+// own: they change only the STOREs' strides and addresses of earlier seeds' programs.
 #ifndef MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
 #define MXU_TESTS_BACKENDS_RANDOM_PROGRAM_H_
 
@@ -251,6 +255,12 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
   const auto pick = [&](int lo, int hi) {  // [lo, hi]
     return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng));
   };
+  // The STOREs' layout draws come from a stream of their own, so that every other draw, and so
+  // every seed's instructions, stay what they were before these draws came in.
+  std::mt19937_64 layout_rng(seed ^ 0x9E3779B97F4A7C15ull);
+  const auto pick_layout = [&](int lo, int hi) {
+    return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(layout_rng));
+  };
   std::vector<bool> ub_written(s.ub_rows, false), acc_written(s.acc_rows, false);
   const auto written = [](const std::vector<bool>& w, int lo, int rows) {
     return std::all_of(w.begin() + lo, w.begin() + lo + rows, [](bool b) { return b; });
@@ -339,11 +349,17 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       const int rows = pick(1, 32), lanes = pick(1, from_acc ? s.cols : s.rows);
       const int buf = pick(0, (from_acc ? s.acc_rows : s.ub_rows) - rows);
       if (!written(from_acc ? acc_written : ub_written, buf, rows)) continue;
-      const uint32_t stride = pick(lanes, lanes + 20);
-      // Integer: int8 bytes from UB (at any byte address), int32 words from ACC.
+      // A third of them rows back to back (the store engine's linear mode, rows of any length),
+      // the others strided; at any element address.
+      const uint32_t strided = pick(lanes, lanes + 20);
+      const uint32_t stride = pick_layout(0, 2) == 0 ? lanes : strided;
+      // Integer: int8 bytes from UB, int32 words from ACC.
       const bool integer = s.integer && pick(0, 1) == 1;
       const uint64_t size = from_acc ? 4 : integer ? 1 : 2;
-      const uint64_t at = out_next + (integer && !from_acc ? pick(0, 63) : 0);
+      const int byte_offset = integer && !from_acc ? pick(0, 63) : 0;  // the draw of before
+      const uint64_t at = out_next + (integer && !from_acc
+                                          ? byte_offset
+                                          : size * pick_layout(0, static_cast<int>(63 / size)));
       const uint64_t bytes = (uint64_t(rows - 1) * stride + lanes) * size;
       if (at + bytes > s.output + s.output_bytes) continue;
       p.push_back(isa::Store(from_acc ? isa::Buffer::kAcc : isa::Buffer::kUb, rows, lanes,

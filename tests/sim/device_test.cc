@@ -117,6 +117,52 @@ TEST_F(DeviceTest, PackedRowsStreamAcrossBoundaries) {
   EXPECT_EQ(out.counter(csr::Counter::kDmaWriteBytes), uint64_t{rows} * lanes * 4);
 }
 
+// Rows back to back of any length stream too (the store engine's carry): each of these STOREs
+// writes exactly its rows (the canvas around them untouched), and the same rows at a stride of
+// one more lane, a burst each, take more than twice the cycles. Lengths: bf16 rows of 3 lanes
+// (several rows inside a beat, some sending no beat of their own), fp32 rows of 10 lanes (40
+// bytes: one row's end and the next's start share a beat), from addresses off the bus.
+TEST_F(DeviceTest, RowsOfAnyLengthStreamBackToBack) {
+  BitSource bits(6);
+  struct Case {
+    Buffer source;
+    uint32_t lanes, size;
+    uint64_t dst;
+  };
+  const uint32_t rows = std::min(64u, config_.acc_depth);
+  for (const Case c : {Case{Buffer::kUb, std::min(3u, config_.ub_lanes), 2, 0x40006},
+                       Case{Buffer::kAcc, std::min(10u, config_.cols), 4, 0x4100C}}) {
+    // Whole buffer rows in (a fast load), c.lanes of each out.
+    const uint32_t full = c.source == Buffer::kUb ? config_.ub_lanes : config_.cols;
+    const auto data = RandomBf16(rows * full * c.size / 2, bits);
+    WriteHost(0x20000, data.data(), data.size() * 2);
+    uint64_t cycles[2] = {0, 0};
+    for (const uint32_t stride : {c.lanes, c.lanes + 1}) {
+      const uint64_t canvas_bytes = uint64_t{rows} * stride * c.size + 64;
+      const std::vector<uint8_t> canvas(canvas_bytes, 0xA5);
+      WriteHost(c.dst - 32, canvas.data(), canvas.size());
+      const Outcome out =
+          RunProgram({isa::Load(c.source, rows, full, 0, 0x20000, full), isa::Sync(),
+                      isa::Store(c.source, rows, c.lanes, 0, c.dst, stride), isa::Halt()});
+      ExpectDone(out);
+      cycles[stride != c.lanes] = out.counter(csr::Counter::kCycles);
+      const auto got = ReadHost<uint8_t>(c.dst - 32, canvas.size());
+      const auto* want = reinterpret_cast<const uint8_t*>(data.data());
+      int mismatches = 0;
+      for (uint64_t k = 0; k < canvas_bytes; ++k) {
+        const int64_t at = int64_t(k) - 32;  // bytes from dst
+        const int64_t pitch = int64_t{stride} * c.size, row = at / pitch, in_row = at % pitch;
+        const bool ours = at >= 0 && row < rows && in_row < int64_t{c.lanes} * c.size;
+        mismatches += got[k] != (ours ? want[row * full * c.size + in_row] : 0xA5);
+      }
+      EXPECT_EQ(mismatches, 0) << "lanes " << c.lanes << ", stride " << stride;
+      EXPECT_EQ(out.counter(csr::Counter::kDmaWriteBytes), uint64_t{rows} * c.lanes * c.size);
+    }
+    EXPECT_GT(cycles[1], 2 * cycles[0]) << "lanes " << c.lanes << ": back to back " << cycles[0]
+                                        << " cycles, strided " << cycles[1];
+  }
+}
+
 TEST_F(DeviceTest, LoadStoreAccumulatorsRoundTripPartialLanes) {
   BitSource bits(2);
   const uint32_t rows = 9, lanes = config_.cols > 1 ? config_.cols - 1 : 1, stride = 40;
