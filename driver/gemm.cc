@@ -122,7 +122,7 @@ int CeilDiv(int a, int b) { return (a + b - 1) / b; }
 
 // The bytes of a GEMM's result buffer in host memory.
 uint64_t OutputBytes(const DeviceConfig& config, const GemmSpec& spec) {
-  return OutputElements(config, spec) * StoredOutputBytes(config, spec.output);
+  return OutputElements(config, spec) * driver::OutputBytes(spec.output);
 }
 
 // Buffer rows an instruction writes: {buffer, first, end}; buffer -1 when it writes none.
@@ -213,12 +213,12 @@ GemmAddresses WriteOperands(Device& device, const DeviceConfig& config, HostAren
   if (spec.int8) {  // transposed on the host, then packed as plain operands are
     if (!a_resident) {
       const Int8Matrix a = r.trans_a ? Transposed(*r.a_int8) : *r.a_int8;
-      addr.a = put(PackA(a.data, spec.m, spec.k, rows));
+      addr.a = put(PackTiles(a.data, spec.m, spec.k, rows));
     }
     const Int8Matrix b = r.trans_b ? Transposed(*r.b_int8) : *r.b_int8;
-    addr.b = put(PackB(b.data, spec.k, spec.n, cols));
+    addr.b = put(PackTiles(b.data, spec.k, spec.n, cols));
     if (r.bias_int32) addr.bias = put(*r.bias_int32);
-    if (r.c0_int32) addr.c0 = put(PackB(r.c0_int32->data, spec.m, spec.n, cols));
+    if (r.c0_int32) addr.c0 = put(PackTiles(r.c0_int32->data, spec.m, spec.n, cols));
     if (r.quant) {  // N tiles of whole rows, zero-padded
       std::vector<uint32_t> words(static_cast<size_t>(CeilDiv(spec.n, cols)) * cols, 0);
       std::copy(r.quant->begin(), r.quant->end(), words.begin());
@@ -227,13 +227,13 @@ GemmAddresses WriteOperands(Device& device, const DeviceConfig& config, HostAren
   } else {
     if (!a_resident) {
       const Bf16Matrix& a = *r.a;
-      addr.a = put(spec.trans_a ? a.data : PackA(a.data, spec.m, spec.k, rows));
+      addr.a = put(spec.trans_a ? a.data : PackTiles(a.data, spec.m, spec.k, rows));
     }
     const Bf16Matrix& b = *r.b;
-    addr.b = put(spec.trans_b ? b.data : PackB(b.data, spec.k, spec.n, cols));
+    addr.b = put(spec.trans_b ? b.data : PackTiles(b.data, spec.k, spec.n, cols));
     if (r.bias) addr.bias = put(*r.bias);
-    if (r.c0) {  // packed as B is: N tiles of M whole rows
-      addr.c0 = put(PackB(r.c0->data, spec.m, spec.n, cols));
+    if (r.c0) {  // packed as B is: N tiles of M rows
+      addr.c0 = put(PackTiles(r.c0->data, spec.m, spec.n, cols));
     }
   }
   if (allocate_c) addr.c = arena.Allocate(OutputBytes(config, spec));
@@ -245,7 +245,6 @@ GemmAddresses WriteOperands(Device& device, const DeviceConfig& config, HostAren
 void ReadResult(Device& device, const GemmPlan& plan, const GemmSpec& spec, uint64_t c_addr,
                 GemmResult& result) {
   const size_t outputs = plan.output_elements;
-  // Stored: the elements as the device wrote them (T, or 16-bit lanes of int8 results).
   const auto unpack = [&](auto& matrix, auto stored) {
     using T = decltype(stored);
     std::vector<T> packed(outputs);
@@ -269,11 +268,7 @@ void ReadResult(Device& device, const GemmPlan& plan, const GemmSpec& spec, uint
       unpack(result.c_int32, int32_t{});
       break;
     case OutputType::kInt8:
-      if (plan.output_bytes == 2) {
-        unpack(result.c_int8, int16_t{});  // the low byte of each sign-extended lane
-      } else {
-        unpack(result.c_int8, int8_t{});
-      }
+      unpack(result.c_int8, int8_t{});
       break;
     case OutputType::kFp32:
       unpack(result.c, float{});

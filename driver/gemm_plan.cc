@@ -101,7 +101,7 @@ Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmP
   g.commit_gap =
       static_cast<int>(CommitGap(static_cast<uint32_t>(g.rows), static_cast<uint32_t>(add)));
   g.in_bytes = spec.int8 ? 1 : 2;
-  g.out_bytes = StoredOutputBytes(cfg, spec.output);
+  g.out_bytes = OutputBytes(spec.output);
   g.activated = spec.output == OutputType::kBf16 || int8_out;
   return g;
 }
@@ -156,7 +156,9 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   const double b_bytes = double(g.in_bytes) * g.k_tiles * g.rows * g.n_tiles * g.cols * m_blocks;
   const double out_bytes = g.out_bytes;
   double c_bytes = g.place.store ? out_bytes * spec.m * g.n_tiles * g.cols : 0;
-  if (spec.c0 || spec.bias) c_bytes += 4.0 * spec.m * g.n_tiles * g.cols;
+  // C0 is read whole; a bias is one row per group start (a broadcast LOAD reads its row once).
+  if (spec.c0) c_bytes += 4.0 * spec.m * g.n_tiles * g.cols;
+  if (spec.bias) c_bytes += 4.0 * m_blocks * g.n_tiles * g.cols;
   const double steps = double(m_blocks) * g.n_tiles * g.k_tiles;
   const double program_bytes =
       16.0 * (2 * steps + m_blocks * g.k_tiles * 2 + 2 * m_blocks * g.n_tiles);
@@ -169,10 +171,12 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   const double head = 2.0 * kPlannerMemoryLatency + 2.0 * b.m_block * g.rows / a_rate;
   const double tail = g.latency + kAccAddCycles + kPlannerMemoryLatency +
                       out_bytes * b.n_group * b.m_block * g.cols / g.bus;
-  const double init_waits =
-      (spec.c0 || spec.bias) ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
+  // A group's C0 or bias loads go into the other accumulator half a group ahead, behind the
+  // current group's compute: no wait of their own. (Until 2026-11-28 the model charged each group
+  // start a memory latency and counted a bias as M x N words; it then chose M blocks twice as
+  // tall for the transformer example's biased linear layers, 62% busy against 94%.)
   // A store engine busy all the time stalls the in-order dispatcher now and then: keep slack.
-  return std::max({compute, memory, 1.25 * stores}) + head + tail + init_waits;
+  return std::max({compute, memory, 1.25 * stores}) + head + tail;
 }
 
 GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {
@@ -424,11 +428,12 @@ class Planner {
     if (spec.trans_a) {  // A stored K x M: UB row i, lane j <- A[k0 + j][m0 + i]
       Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
                             j.addr.a + 2ull * (uint64_t(k0) * spec.m + a.m0), spec.m, true));
-    } else if (spec.packed) {  // whole zero-padded rows: one linear stream
-      Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, j.g.rows, ub_row,
+    } else if (spec.packed) {  // the tile's rows back to back: one linear stream
+      Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
                             j.addr.a + uint64_t(j.g.in_bytes) *
-                                           ((uint64_t(a.kt) * spec.m + a.m0) * j.g.rows),
-                            j.g.rows, false, spec.int8));
+                                           (uint64_t(a.kt) * spec.m * j.g.rows +
+                                            uint64_t(a.m0) * kr),
+                            kr, false, spec.int8));
     } else {
       Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
                             j.addr.a + uint64_t(j.g.in_bytes) * (uint64_t(a.m0) * spec.k + k0),
@@ -465,10 +470,11 @@ class Planner {
       tile.n = n;
       const int acc = AccRow(tile), nc = NCols(j, n), n0 = n * j.g.cols;
       FlushReaders(acc, acc + st.rows);
-      if (spec.c0 && spec.packed) {  // N tiles of M whole rows: one linear stream
-        Push(st.job,
-             isa::Load(isa::Buffer::kAcc, st.rows, j.g.cols, acc,
-                       j.addr.c0 + 4ull * ((uint64_t(n) * spec.m + st.m0) * j.g.cols), j.g.cols));
+      if (spec.c0 && spec.packed) {  // N tiles of M rows back to back: one linear stream
+        Push(st.job, isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
+                               j.addr.c0 + 4ull * (uint64_t(n) * spec.m * j.g.cols +
+                                                   uint64_t(st.m0) * nc),
+                               nc));
       } else if (spec.c0) {
         Push(st.job, isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
                                j.addr.c0 + 4ull * (uint64_t(st.m0) * spec.n + n0), spec.n));
@@ -491,11 +497,13 @@ class Planner {
       if (spec.trans_b) {  // B stored N x K: weight row r, lane j <- B[n0 + j][k0 + r]
         Push(st.job, isa::Load(isa::Buffer::kWeights, kr, NCols(j, st.n), 0,
                                j.addr.b + 2ull * (uint64_t(n0) * spec.k + k0), spec.k, true));
-      } else if (spec.packed) {
-        Push(st.job, isa::Load(isa::Buffer::kWeights, kr, j.g.cols, 0,
+      } else if (spec.packed) {  // the tile's rows back to back
+        const int nc = NCols(j, st.n);
+        Push(st.job, isa::Load(isa::Buffer::kWeights, kr, nc, 0,
                                j.addr.b + uint64_t(j.g.in_bytes) *
-                                              ((uint64_t(st.n) * spec.k + k0) * j.g.cols),
-                               j.g.cols, false, spec.int8));
+                                              (uint64_t(st.n) * spec.k * j.g.cols +
+                                               uint64_t(k0) * nc),
+                               nc, false, spec.int8));
       } else {
         Push(st.job, isa::Load(isa::Buffer::kWeights, kr, NCols(j, st.n), 0,
                                j.addr.b + uint64_t(j.g.in_bytes) * (uint64_t(k0) * spec.n + n0),
@@ -519,13 +527,12 @@ class Planner {
     Job& j = jobs_[st.job];
     const int nc = NCols(j, st.n);
     const double due = cycles_ + kStoreLag + j.g.latency + 1;
-    const int lanes = j.spec.packed ? j.g.cols : nc;  // whole tile rows stream
     const int quant = j.g.quant_row >= 0 ? j.g.quant_row + st.n : -1;
-    Epilogue e{Epilogue::kStoreAcc, st.job, st.m0, st.rows, st.n * j.g.cols, lanes, acc, -1,
+    Epilogue e{Epilogue::kStoreAcc, st.job, st.m0, st.rows, st.n * j.g.cols, nc, acc, -1,
                j.out_offset,        due,    quant};
     if (j.g.place.store) {
-      j.plan.outputs.push_back({st.m0, st.rows, st.n * j.g.cols, nc, j.out_offset, lanes});
-      j.out_offset += uint64_t(st.rows) * lanes;
+      j.plan.outputs.push_back({st.m0, st.rows, st.n * j.g.cols, nc, j.out_offset, nc});
+      j.out_offset += uint64_t(st.rows) * nc;
       j.plan.output_elements = j.out_offset;
       j.plan.output_bytes = j.g.out_bytes;
     }
@@ -597,10 +604,9 @@ class Planner {
         return;
       }
       case Epilogue::kStoreUb:
-        // An int8 result stored as 16-bit lanes (StoredOutputBytes) is a plain lane STORE.
         Push(e.job, isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
                                j.addr.c + uint64_t(j.g.out_bytes) * e.offset, e.cols, false,
-                               j.spec.int8 && j.g.out_bytes == 1));
+                               j.spec.int8));
         break;
       case Epilogue::kStoreAcc:
         Push(e.job, isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row,
@@ -694,9 +700,8 @@ void CheckPlacement(const DeviceConfig& cfg, const GemmSpec& spec, const GemmPla
 
 }  // namespace
 
-uint64_t OutputElements(const DeviceConfig& cfg, const GemmSpec& spec) {
-  const int cols = static_cast<int>(cfg.cols);
-  return uint64_t(spec.m) * (spec.packed ? uint64_t(CeilDiv(spec.n, cols)) * cols : spec.n);
+uint64_t OutputElements(const DeviceConfig& /*config*/, const GemmSpec& spec) {
+  return uint64_t(spec.m) * spec.n;  // blocks of rows back to back, unpadded
 }
 
 namespace {

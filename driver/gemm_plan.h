@@ -13,6 +13,7 @@
 #ifndef MXU_DRIVER_GEMM_PLAN_H_
 #define MXU_DRIVER_GEMM_PLAN_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -31,20 +32,6 @@ inline int OutputBytes(OutputType t) {
   return t == OutputType::kBf16 ? 2 : t == OutputType::kInt8 ? 1 : 4;
 }
 
-// Bytes per element of a result as the device stores it in the output buffer. int8 results
-// leave the unified buffer as their whole 16-bit lanes (the int8 value sign-extended; the driver
-// keeps the low bytes) where a tile row of int8 lanes is a part of a bus beat and a row of
-// 16-bit lanes whole beats: the store engine streams whole-beat rows at the bus's rate but sends
-// each part-beat row as a burst of its own, max_in_flight of them per memory latency (on the
-// default 16 x 16 device, 32-byte bus: 5.3x the cycles of a 65000 x 9 x 16 GEMM).
-inline int StoredOutputBytes(const DeviceConfig& config, OutputType t) {
-  const uint32_t bus = config.bus_bytes;
-  if (t == OutputType::kInt8 && bus > 0 && config.cols % bus != 0 && (2 * config.cols) % bus == 0) {
-    return 2;
-  }
-  return OutputBytes(t);
-}
-
 struct GemmSpec {
   int m = 0, k = 0, n = 0;
   bool trans_a = false;  // A is stored K x M (op(A) = A^T)
@@ -61,39 +48,24 @@ struct GemmSpec {
   bool int8 = false;
   int zero_point = 0;
   // Plain (not transposed) operands are packed tile by tile in device memory, so that every
-  // load reads rows packed back to back (the DMA then streams long bursts): A as K tiles of
-  // M x rows elements, B and C0 as N tiles of K (M) x cols elements (PackA / PackB), zero-padded;
-  // the result is stored in whole-tile rows (OutputBlock::stride).
+  // load reads rows back to back (the DMA then streams long bursts): A as K tiles of M x (the
+  // tile's K width) elements, B and C0 as N tiles of K (M) x (the tile's N width) elements
+  // (PackTiles). Nothing is padded: a partial tile is as narrow as its columns.
   bool packed = false;
 };
 
-// The packed layouts of GemmSpec::packed (zero padding of partial tiles).
-// A (bf16 or int8): K tiles of m x tile_k.
+// The packed layout of GemmSpec::packed: a rows x cols row-major matrix as column tiles of
+// `tile` columns (the last one narrower), each tile's rows back to back. A is packed in K tiles
+// of `rows` (PackTiles(a, m, k, rows)); B and C0 in N tiles of `cols`. Element (r, c) lies at
+// (c / tile) x rows x tile + r x (the tile's width) + c % tile. A matrix of one tile is unchanged.
 template <typename T>
-std::vector<T> PackA(const std::vector<T>& a, int m, int k, int tile_k) {
-  const int tiles = (k + tile_k - 1) / tile_k;
-  std::vector<T> packed(static_cast<size_t>(tiles) * m * tile_k, T{});
-  for (int t = 0; t < tiles; ++t) {
-    for (int r = 0; r < m; ++r) {
-      for (int j = 0; j < tile_k && t * tile_k + j < k; ++j) {
-        packed[(static_cast<size_t>(t) * m + r) * tile_k + j] =
-            a[static_cast<size_t>(r) * k + t * tile_k + j];
-      }
-    }
-  }
-  return packed;
-}
-// B (bf16, int8) or C0 (fp32, int32): N tiles of k x tile_n.
-template <typename T>
-std::vector<T> PackB(const std::vector<T>& b, int k, int n, int tile_n) {
-  const int tiles = (n + tile_n - 1) / tile_n;
-  std::vector<T> packed(static_cast<size_t>(tiles) * k * tile_n, T{});
-  for (int t = 0; t < tiles; ++t) {
-    for (int r = 0; r < k; ++r) {
-      for (int j = 0; j < tile_n && t * tile_n + j < n; ++j) {
-        packed[(static_cast<size_t>(t) * k + r) * tile_n + j] =
-            b[static_cast<size_t>(r) * n + t * tile_n + j];
-      }
+std::vector<T> PackTiles(const std::vector<T>& x, int rows, int cols, int tile) {
+  std::vector<T> packed(x.size());
+  size_t at = 0;
+  for (int c0 = 0; c0 < cols; c0 += tile) {
+    const int width = std::min(tile, cols - c0);
+    for (int r = 0; r < rows; ++r) {
+      for (int j = 0; j < width; ++j) packed[at++] = x[static_cast<size_t>(r) * cols + c0 + j];
     }
   }
   return packed;
@@ -106,9 +78,8 @@ struct GemmAddresses {
 };
 
 // Where one output block lands: the result is stored block by block, each block's rows packed
-// back to back (so the DMA streams it), at `offset` elements into the output buffer, `stride`
-// elements per row. With packed operands every row is a whole N tile wide (the lanes beyond
-// `cols` are padding the host ignores), so that rows are whole bus beats and stream too.
+// back to back (the store engine streams rows of any length so laid out), at `offset` elements
+// into the output buffer, `stride` (= cols) elements per row.
 struct OutputBlock {
   int m0, rows, n0, cols;
   uint64_t offset;
@@ -130,7 +101,7 @@ struct GemmPlan {
   int groups = 0;                // output groups (accumulator regions used in turn)
   uint64_t matmul_rows = 0;      // rows streamed through the array in all
   uint64_t output_elements = 0;  // the output buffer's size, padding included
-  int output_bytes = 0;          // per element in the output buffer (StoredOutputBytes)
+  int output_bytes = 0;          // per element in the output buffer (OutputBytes)
 };
 
 // The output buffer's size for any plan of this shape on this device (an upper bound).

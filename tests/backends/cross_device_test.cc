@@ -102,14 +102,13 @@ TEST(CrossDevice, AgreeingDevicesRunGemmsUnchanged) {
   ASSERT_EQ(result.c.data.size(), want.size());
   EXPECT_EQ(std::memcmp(result.c.data.data(), want.data(), want.size() * 4), 0);
   EXPECT_EQ(cross->programs_compared(), 1u);
-  EXPECT_EQ(cross->bytes_compared(), 37u * 32 * 4);  // whole-tile output rows, fp32
+  EXPECT_EQ(cross->bytes_compared(), 37u * 29 * 4);  // the result's rows back to back, fp32
   EXPECT_EQ(cross->reference_cycles(), cross->candidate_cycles());
   EXPECT_NE(cross->Summary().find("1 programs compared"), std::string::npos) << cross->Summary();
   EXPECT_EQ(cross->tracing(), nullptr);  // the model records no waveforms
 }
 
-// The int8 mode: int8 results are stored as one byte each, or as their 16-bit lanes where
-// those make whole-beat rows (driver::StoredOutputBytes), int32 ones four; compared whole.
+// The int8 mode: int8 results are stored as one byte each, int32 ones four; compared whole.
 TEST(CrossDevice, AgreeingDevicesRunInt8GemmsUnchanged) {
   auto cross = TwoModels();
   const driver::DeviceConfig config = driver::ReadDeviceConfig(*cross);
@@ -128,9 +127,8 @@ TEST(CrossDevice, AgreeingDevicesRunInt8GemmsUnchanged) {
       quant, 0, false);
   EXPECT_EQ(result.c_int8.data, want);
   EXPECT_EQ(cross->programs_compared(), 1u);
-  // Whole-tile output rows, as stored.
-  EXPECT_EQ(cross->bytes_compared(),
-            37u * 32 * driver::StoredOutputBytes(config, driver::OutputType::kInt8));
+  // The result's rows back to back, a byte each.
+  EXPECT_EQ(cross->bytes_compared(), 37u * 29);
 }
 
 TEST(CrossDevice, ADifferentStoredValueNamesTheStoreRowLaneAndBothValues) {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -126,7 +127,8 @@ class Checker {
     if (error_.empty()) error_ = "instruction " + std::to_string(pc_) + ": " + what;
   }
 
-  // op(A)[m][k] at an element offset of A's stored layout (kZero for packing's padding).
+  // op(A)[m][k] at an element offset of A's stored layout (packed: K tiles of M x the tile's
+  // width, the last one narrower; kZero beyond K).
   Elem AAt(int job, uint64_t e) const {
     const GemmSpec& s_ = specs_[job];
     Elem x;
@@ -137,7 +139,8 @@ class Checker {
       x.k = int(e / s_.m), x.m = int(e % s_.m);
     } else if (s_.packed) {
       const uint64_t tile = e / (uint64_t(s_.m) * r), in = e % (uint64_t(s_.m) * r);
-      x.m = int(in / r), x.k = int(tile * r + in % r);
+      const uint64_t width = std::min<uint64_t>(r, s_.k - tile * r);
+      x.m = int(in / width), x.k = int(tile * r + in % width);
     } else {
       x.m = int(e / s_.k), x.k = int(e % s_.k);
     }
@@ -155,7 +158,8 @@ class Checker {
       x.n = int(e / s_.k), x.k = int(e % s_.k);
     } else if (s_.packed) {
       const uint64_t tile = e / (uint64_t(s_.k) * cl), in = e % (uint64_t(s_.k) * cl);
-      x.k = int(in / cl), x.n = int(tile * cl + in % cl);
+      const uint64_t width = std::min<uint64_t>(cl, s_.n - tile * cl);
+      x.k = int(in / width), x.n = int(tile * cl + in % width);
     } else {
       x.k = int(e / s_.n), x.n = int(e % s_.n);
     }
@@ -221,10 +225,11 @@ class Checker {
             x.job = int((host - kC0) / kJob);
             const GemmSpec& s_ = specs_[x.job];
             const uint64_t e = (host - kC0) % kJob / 4 + i * stride + j;
-            if (s_.packed) {  // N tiles of M x cols
+            if (s_.packed) {  // N tiles of M x the tile's width
               const uint64_t cl = c_.cols, tile = e / (uint64_t(s_.m) * cl),
-                             in = e % (uint64_t(s_.m) * cl);
-              x.m = int(in / cl), x.n = int(tile * cl + in % cl);
+                             in = e % (uint64_t(s_.m) * cl),
+                             width = std::min<uint64_t>(cl, s_.n - tile * cl);
+              x.m = int(in / width), x.n = int(tile * cl + in % width);
               if (x.n >= s_.n) x.kind = Elem::kZero;
             } else {
               x.m = int(e / s_.n), x.n = int(e % s_.n);
@@ -348,7 +353,7 @@ class Checker {
         }
         if (e >= out_of_[owner].size()) return Fail("store beyond C");
         const auto [m, n] = out_of_[owner][e];
-        if (m < 0) continue;  // padding of a whole-tile row
+        if (m < 0) return Fail("store into the output buffer outside every block");
         if (bf16 ? x.kind != Elem::kOut || x.k != specs_[owner].k : !Complete(x))
           return Fail("store of an incomplete result");
         if (x.m != m || x.n != n || x.job != owner)
