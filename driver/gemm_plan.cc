@@ -172,19 +172,22 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   const double tail = g.latency + kAccAddCycles + kPlannerMemoryLatency +
                       out_bytes * b.n_group * b.m_block * g.cols / g.bus;
   // A group's C0 or bias loads go into accumulator rows a group ahead, behind the current
-  // group's compute: no wait of their own while an accumulator half holds two groups. A group of
-  // more than a quarter of the accumulators takes rows whose last group's store must first have
-  // read them: each group start then waits for that store's transfer (measured: 10000 x 64 x 128
-  // with a bias, 500-row groups 64% busy, 250-row groups 94%). (Until 2026-11-28 the model
-  // charged every group start a memory latency and counted a bias as M x N words, and chose M
-  // blocks twice as tall for the transformer example's biased linear layers: 62% busy, not 94%.)
+  // group's compute, while an accumulator half holds two groups. A group of more than a quarter
+  // of the accumulators takes rows whose last group's store must first have read them: each
+  // group start then waits for that store's transfer (measured: 10000 x 64 x 128 with a bias,
+  // 500-row groups 64% busy, 250-row groups 94%). A bias's broadcast LOAD reads one row, but
+  // holds the load engine, which also brings A, for that row's memory latency at every group
+  // start (without this charge 64 x 784 x 128 with a bias took 2.4% more cycles). (Until
+  // 2026-11-28 a bias counted as M x N words read and the quarter rule was missing: the
+  // transformer example's biased linear layers ran 62-64% busy, now 83-94%.)
   const bool init = spec.c0 || spec.bias;
   const double init_waits = init && 2 * b.m_block * b.n_group > g.acc_half
                                 ? double(m_blocks) * groups * out_bytes * b.m_block * b.n_group *
                                       g.cols / g.bus
                                 : 0;
+  const double bias_starts = spec.bias ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
   // A store engine busy all the time stalls the in-order dispatcher now and then: keep slack.
-  return std::max({compute, memory, 1.25 * stores}) + head + tail + init_waits;
+  return std::max({compute, memory, 1.25 * stores}) + head + tail + init_waits + bias_starts;
 }
 
 GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {
