@@ -179,12 +179,12 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   // holds the load engine, which also brings A, for that row's memory latency at every group
   // start (without this charge 64 x 784 x 128 with a bias took 2.4% more cycles). (Until
   // 2026-11-28 a bias counted as M x N words read and the quarter rule was missing: the
-  // transformer example's biased linear layers ran 62-64% busy, now 83-94%.)
+  // transformer example's biased linear layers ran 62-64% busy, now 86-95%.)
   const bool init = spec.c0 || spec.bias;
-  const double init_waits = init && 2 * b.m_block * b.n_group > g.acc_half
-                                ? double(m_blocks) * groups * out_bytes * b.m_block * b.n_group *
-                                      g.cols / g.bus
-                                : 0;
+  const double init_waits =
+      init && 2 * b.m_block * b.n_group > g.acc_half
+          ? double(m_blocks) * groups * out_bytes * b.m_block * b.n_group * g.cols / g.bus
+          : 0;
   const double bias_starts = spec.bias ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
   // A store engine busy all the time stalls the in-order dispatcher now and then: keep slack.
   return std::max({compute, memory, 1.25 * stores}) + head + tail + init_waits + bias_starts;
@@ -440,11 +440,11 @@ class Planner {
       Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
                             j.addr.a + 2ull * (uint64_t(k0) * spec.m + a.m0), spec.m, true));
     } else if (spec.packed) {  // the tile's rows back to back: one linear stream
-      Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
-                            j.addr.a + uint64_t(j.g.in_bytes) *
-                                           (uint64_t(a.kt) * spec.m * j.g.rows +
-                                            uint64_t(a.m0) * kr),
-                            kr, false, spec.int8));
+      Push(a.job,
+           isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
+                     j.addr.a + uint64_t(j.g.in_bytes) *
+                                    (uint64_t(a.kt) * spec.m * j.g.rows + uint64_t(a.m0) * kr),
+                     kr, false, spec.int8));
     } else {
       Push(a.job, isa::Load(isa::Buffer::kUb, a.rows, kr, ub_row,
                             j.addr.a + uint64_t(j.g.in_bytes) * (uint64_t(a.m0) * spec.k + k0),
@@ -482,10 +482,10 @@ class Planner {
       const int acc = AccRow(tile), nc = NCols(j, n), n0 = n * j.g.cols;
       FlushReaders(acc, acc + st.rows);
       if (spec.c0 && spec.packed) {  // N tiles of M rows back to back: one linear stream
-        Push(st.job, isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
-                               j.addr.c0 + 4ull * (uint64_t(n) * spec.m * j.g.cols +
-                                                   uint64_t(st.m0) * nc),
-                               nc));
+        Push(st.job,
+             isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
+                       j.addr.c0 + 4ull * (uint64_t(n) * spec.m * j.g.cols + uint64_t(st.m0) * nc),
+                       nc));
       } else if (spec.c0) {
         Push(st.job, isa::Load(isa::Buffer::kAcc, st.rows, nc, acc,
                                j.addr.c0 + 4ull * (uint64_t(st.m0) * spec.n + n0), spec.n));
@@ -510,11 +510,11 @@ class Planner {
                                j.addr.b + 2ull * (uint64_t(n0) * spec.k + k0), spec.k, true));
       } else if (spec.packed) {  // the tile's rows back to back
         const int nc = NCols(j, st.n);
-        Push(st.job, isa::Load(isa::Buffer::kWeights, kr, nc, 0,
-                               j.addr.b + uint64_t(j.g.in_bytes) *
-                                              (uint64_t(st.n) * spec.k * j.g.cols +
-                                               uint64_t(k0) * nc),
-                               nc, false, spec.int8));
+        Push(st.job,
+             isa::Load(isa::Buffer::kWeights, kr, nc, 0,
+                       j.addr.b + uint64_t(j.g.in_bytes) *
+                                      (uint64_t(st.n) * spec.k * j.g.cols + uint64_t(k0) * nc),
+                       nc, false, spec.int8));
       } else {
         Push(st.job, isa::Load(isa::Buffer::kWeights, kr, NCols(j, st.n), 0,
                                j.addr.b + uint64_t(j.g.in_bytes) * (uint64_t(k0) * spec.n + n0),
@@ -615,9 +615,9 @@ class Planner {
         return;
       }
       case Epilogue::kStoreUb:
-        Push(e.job, isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
-                               j.addr.c + uint64_t(j.g.out_bytes) * e.offset, e.cols, false,
-                               j.spec.int8));
+        Push(e.job,
+             isa::Store(isa::Buffer::kUb, e.rows, e.cols, e.ub_row,
+                        j.addr.c + uint64_t(j.g.out_bytes) * e.offset, e.cols, false, j.spec.int8));
         break;
       case Epilogue::kStoreAcc:
         Push(e.job, isa::Store(isa::Buffer::kAcc, e.rows, e.cols, e.acc_row,

@@ -162,9 +162,8 @@ struct StoreEngine {
   // Whether it reads a row or sends a beat this cycle, or passes a row that sends none (else it
   // waits on memory).
   bool Moves(uint32_t max_in_flight) const {
-    return rd_pending ||
-           (cur.valid && (burst_left != 0 || bq.size() < max_in_flight ||
-                          (plan.linear && plan.row_beats[cur.row] == 0)));
+    return rd_pending || (cur.valid && (burst_left != 0 || bq.size() < max_in_flight ||
+                                        (plan.linear && plan.row_beats[cur.row] == 0)));
   }
 };
 // A STORE whose beats are all out and whose write responses are not all back: the store engine

@@ -46,9 +46,9 @@ struct LoadPlan {
   std::vector<Burst> bursts;
   uint32_t trows = 0;               // transposed: buffer rows of a block
   std::vector<uint32_t> seg_beats;  // non-linear: beats of each segment in order
-  bool linear = false;          // rows back to back, any length, from any address
-  uint64_t lin_off = 0;         // linear: the first row's byte offset in the first beat
-  uint64_t lin_row_bytes = 0;   // linear: a row's bytes
+  bool linear = false;              // rows back to back, any length, from any address
+  uint64_t lin_off = 0;             // linear: the first row's byte offset in the first beat
+  uint64_t lin_row_bytes = 0;       // linear: a row's bytes
 };
 LoadPlan PlanLoad(const Decoded& d, uint64_t beat);
 

@@ -258,9 +258,6 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
   // The STOREs' layout draws come from a stream of their own, so that every other draw, and so
   // every seed's instructions, stay what they were before these draws came in.
   std::mt19937_64 layout_rng(seed ^ 0x9E3779B97F4A7C15ull);
-  const auto pick_layout = [&](int lo, int hi) {
-    return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(layout_rng));
-  };
   std::vector<bool> ub_written(s.ub_rows, false), acc_written(s.acc_rows, false);
   const auto written = [](const std::vector<bool>& w, int lo, int rows) {
     return std::all_of(w.begin() + lo, w.begin() + lo + rows, [](bool b) { return b; });
@@ -352,14 +349,12 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       // A third of them rows back to back (the store engine's linear mode, rows of any length),
       // the others strided; at any element address.
       const uint32_t strided = pick(lanes, lanes + 20);
-      const uint32_t stride = pick_layout(0, 2) == 0 ? lanes : strided;
-      // Integer: int8 bytes from UB, int32 words from ACC.
-      const bool integer = s.integer && pick(0, 1) == 1;
-      const uint64_t size = from_acc ? 4 : integer ? 1 : 2;
-      const int byte_offset = integer && !from_acc ? pick(0, 63) : 0;  // the draw of before
-      const uint64_t at = out_next + (integer && !from_acc
-                                          ? byte_offset
-                                          : size * pick_layout(0, static_cast<int>(63 / size)));
+      const uint32_t stride = Pick(layout_rng, 0, 2) == 0 ? lanes : strided;
+      // Integer: int8 bytes from UB (the draw of before), int32 words from ACC.
+      const bool integer = s.integer && pick(0, 1) == 1, bytes = integer && !from_acc;
+      const uint64_t size = from_acc ? 4 : integer ? 1 : 2, offset = bytes ? pick(0, 63) : 0;
+      const uint64_t at =
+          out_next + (bytes ? offset : size * Pick(layout_rng, 0, static_cast<int>(63 / size)));
       const uint64_t bytes = (uint64_t(rows - 1) * stride + lanes) * size;
       if (at + bytes > s.output + s.output_bytes) continue;
       p.push_back(isa::Store(from_acc ? isa::Buffer::kAcc : isa::Buffer::kUb, rows, lanes,
