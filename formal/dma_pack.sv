@@ -76,7 +76,8 @@ module dma_pack #(
 
   // Connected by run.sh (connect -set) to the block's registers, for the induction's invariants.
   logic [1:0]           probe_beat;
-  logic [15:0]          probe_written, probe_rcvd, probe_pk_left;
+  logic [15:0]          probe_written, probe_rcvd;
+  logic [3:0]           probe_lin_off;  // the linear path's offset: untouched by plain commands
   logic                 probe_pending;
   logic [BusBits-1:0]   probe_pending_data;
   logic [2*BusBits-1:0] probe_seg_buf;
@@ -156,7 +157,7 @@ module dma_pack #(
       // register (the tracked one, if held); the segment's first beat is kept while the second
       // is awaited.
       assert (probe_beat == beat_q && probe_written == 16'(written_q) &&
-              probe_rcvd == 16'(rcvd_q) && probe_pk_left == '0);
+              probe_rcvd == 16'(rcvd_q) && probe_lin_off == '0);
       if (seg_valid_q) assert (beat_q < beats_q && beats_q == ((off_q == '0) ? 2'd1 : 2'd2));
       else assert (beat_q == '0);
       assert (written_q <= rcvd_q && rcvd_q <= rows_q && rcvd_q - written_q <= 2'd1);

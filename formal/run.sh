@@ -67,7 +67,7 @@ proof_config() {
     dma_pack)
       modules="mxu_dma_load_pack"; mutated=mxu_dma_load_pack; method="induction 2 5"; params=("-")
       probes="probe_beat=dut.beat_q probe_written=dut.written_q probe_rcvd=dut.rcvd_q"
-      probes="$probes probe_pk_left=dut.pk_left_q probe_pending=dut.pending_q"
+      probes="$probes probe_lin_off=dut.lin_off_q probe_pending=dut.pending_q"
       probes="$probes probe_pending_data=dut.pending_data_q probe_seg_buf=dut.seg_buf_q"
       defines="-DMXU_BUS_BYTES=16";;
     clock_gating)
