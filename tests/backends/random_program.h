@@ -351,10 +351,10 @@ inline std::vector<isa::Instruction> RandomProgram(uint64_t seed, const RandomPr
       const uint32_t strided = pick(lanes, lanes + 20);
       const uint32_t stride = Pick(layout_rng, 0, 2) == 0 ? lanes : strided;
       // Integer: int8 bytes from UB (the draw of before), int32 words from ACC.
-      const bool integer = s.integer && pick(0, 1) == 1, bytes = integer && !from_acc;
-      const uint64_t size = from_acc ? 4 : integer ? 1 : 2, offset = bytes ? pick(0, 63) : 0;
+      const bool integer = s.integer && pick(0, 1) == 1, int8 = integer && !from_acc;
+      const uint64_t size = from_acc ? 4 : integer ? 1 : 2, offset = int8 ? pick(0, 63) : 0;
       const uint64_t at =
-          out_next + (bytes ? offset : size * Pick(layout_rng, 0, static_cast<int>(63 / size)));
+          out_next + (int8 ? offset : size * Pick(layout_rng, 0, static_cast<int>(63 / size)));
       const uint64_t bytes = (uint64_t(rows - 1) * stride + lanes) * size;
       if (at + bytes > s.output + s.output_bytes) continue;
       p.push_back(isa::Store(from_acc ? isa::Buffer::kAcc : isa::Buffer::kUb, rows, lanes,
