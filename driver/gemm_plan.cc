@@ -185,7 +185,11 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
       init && 2 * b.m_block * b.n_group > g.acc_half
           ? double(m_blocks) * groups * out_bytes * b.m_block * b.n_group * g.cols / g.bus
           : 0;
-  const double bias_starts = spec.bias ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
+  // (Not in the int8 mode, which takes the fewest operand bytes within 1% of the fastest
+  // estimate: with this charge a 500 x 784 x 64 int8 layer read 0.74 of its bf16 twin's bytes,
+  // without it 0.52, at 1.5% more cycles.)
+  const double bias_starts =
+      spec.bias && !spec.int8 ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
   // A store engine busy all the time stalls the in-order dispatcher now and then: keep slack.
   return std::max({compute, memory, 1.25 * stores}) + head + tail + init_waits + bias_starts;
 }
