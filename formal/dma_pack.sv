@@ -11,10 +11,10 @@
 // buf_addr + its index, by the write after exactly the rows before it. Every write is at
 // buf_addr + (rows written so far) and of a row already received, no beat is taken beyond the
 // command's rows, and the command is done exactly when all its rows are written.
-// Method: k-induction, with invariants over the block's counts and row registers. Bus 16 bytes (MXU_BUS_BYTES), 8 UB lanes: one buffer row a beat.
-module dma_pack #(
-  parameter int unsigned UbLanes = 8
-) (
+// Method: k-induction, with invariants over the block's counts and row registers. The device
+// (mxu_pkg's defines, run.sh): bus 16 bytes, 8 x 4 array (8 UB lanes: one buffer row a beat),
+// 64-row buffers.
+module dma_pack (
   input logic         clk_i,
   input logic         rst_ni,
   input logic         new_cmd_i,   // a LOAD reaches the head of the queue
@@ -32,7 +32,8 @@ module dma_pack #(
   input logic         track_i
 );
   localparam int unsigned BusBits = mxu_pkg::MemBusBits;
-  localparam int unsigned UbAw    = 6;
+  localparam int unsigned UbLanes = mxu_pkg::UbLanes;
+  localparam int unsigned UbAw    = mxu_pkg::UbAddrWidth;
 
   `MXU_FORMAL_RESET_FIRST(clk_i, rst_ni)
 
@@ -54,24 +55,18 @@ module dma_pack #(
   logic                plain_done, seg_pop, r_ready, r_fire, error, t_seg_done, row_valid;
   logic [1:0]          t_beat;
   logic [3:0]          t_off;
-  logic                t_row_ready, ub_wr_en, acc_wr_en, wf_push;
-  logic [UbAw-1:0]     ub_wr_addr, acc_wr_addr;
-  logic [UbLanes*16-1:0] ub_wr_data;
-  logic [127:0]        acc_wr_data;
-  logic [63:0]         wf_data;
+  logic                t_row_ready;
+  mxu_pkg::buf_wr_req_t wr;
+  mxu_pkg::buf_wr_rsp_t wr_rsp;
+  assign wr_rsp = {ub_gnt_i, acc_gnt_i, wf_full_i};
 
-  mxu_dma_load_pack #(
-    .UbLanes(UbLanes), .Cols(4), .UbDepth(64), .AccDepth(64), .TransposeRows(16)
-  ) dut (
+  mxu_dma_load_pack #(.TransposeRows(16)) dut (
     .clk_i, .rst_ni, .head_i(head), .q_empty_i(!cmd_valid_q), .plain_done_o(plain_done),
     .seg_i({off_q, beats_q}), .seg_empty_i(!seg_valid_q), .seg_pop_o(seg_pop), .rd_rsp_i(rsp),
     .r_ready_o(r_ready), .r_fire_o(r_fire), .error_o(error), .t_fill_ready_i,
     .t_seg_done_o(t_seg_done), .t_beat_o(t_beat), .t_off_o(t_off), .t_idle_i(1'b1),
     .t_row_valid_i(1'b0), .t_row_target_i(2'd0), .t_row_addr_i(16'd0), .t_row_data_i('0),
-    .t_row_ready_o(t_row_ready), .row_valid_o(row_valid), .ub_wr_en_o(ub_wr_en),
-    .ub_wr_addr_o(ub_wr_addr), .ub_wr_data_o(ub_wr_data), .ub_wr_gnt_i(ub_gnt_i),
-    .acc_wr_en_o(acc_wr_en), .acc_wr_addr_o(acc_wr_addr), .acc_wr_data_o(acc_wr_data),
-    .acc_wr_gnt_i(acc_gnt_i), .wf_push_o(wf_push), .wf_data_o(wf_data), .wf_full_i
+    .t_row_ready_o(t_row_ready), .row_valid_o(row_valid), .buf_req_o(wr), .buf_rsp_i(wr_rsp)
   );
 
   // Connected by run.sh (connect -set) to the block's registers, for the induction's invariants.
@@ -83,8 +78,8 @@ module dma_pack #(
   logic [2*BusBits-1:0] probe_seg_buf;
 
   logic unused;
-  assign unused = ^{error, t_seg_done, t_beat, t_off, t_row_ready, row_valid, acc_wr_addr,
-                    acc_wr_data, wf_data};
+  assign unused = ^{error, t_seg_done, t_beat, t_off, t_row_ready, row_valid, wr.acc_addr,
+                    wr.acc_data, wr.wf_data};
 
   // The harness's view: beats of the head segment, rows received and written.
   logic [1:0]           beat_q, rcvd_q, written_q;
@@ -101,7 +96,7 @@ module dma_pack #(
     buf_d[beat_q*BusBits +: BusBits] = r_data_i;
     row     = BusBits'(buf_d >> {off_q, 3'b000});
     seg_end = r_fire && beat_q + 1'b1 == beats_q;
-    wr_fire = ub_wr_en && ub_gnt_i;
+    wr_fire = wr.ub_en && ub_gnt_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -144,13 +139,13 @@ module dma_pack #(
   always_comb begin
     assume (new_rows_i != '0);
     if (rst_ni) begin
-      assert (!acc_wr_en && !wf_push);
+      assert (!wr.acc_en && !wr.wf_valid);
       if (r_fire) assert (cmd_valid_q && rcvd_q < rows_q);  // no beat beyond the rows
       assert (seg_pop == seg_end);                          // a segment per row
       if (wr_fire) begin
         assert (written_q < rcvd_q);                        // only rows received, once each
-        assert (ub_wr_addr == UbAw'(addr_q + 16'(written_q)));  // in order
-        if (held_q && written_q == idx_q) assert (ub_wr_data == value_q);  // unchanged
+        assert (wr.ub_addr == UbAw'(addr_q + 16'(written_q)));  // in order
+        if (held_q && written_q == idx_q) assert (wr.ub_data == value_q);  // unchanged
       end
       if (plain_done) assert (written_q == rows_q && !held_q);  // every row written
       // Invariants: the block's counts are the harness's; one row at most waits in the row

@@ -69,7 +69,8 @@ proof_config() {
       probes="probe_beat=dut.beat_q probe_written=dut.written_q probe_rcvd=dut.rcvd_q"
       probes="$probes probe_lin_off=dut.lin_off_q probe_pending=dut.pending_q"
       probes="$probes probe_pending_data=dut.pending_data_q probe_seg_buf=dut.seg_buf_q"
-      defines="-DMXU_BUS_BYTES=16";;
+      defines="-DMXU_BUS_BYTES=16 -DMXU_ARRAY_ROWS=8 -DMXU_ARRAY_COLS=4 -DMXU_UB_DEPTH=64"
+      defines="$defines -DMXU_ACC_DEPTH=64";;
     clock_gating)
       # The arithmetic units are the harness's stand-ins (formal/clock_gating.sv).
       modules="mxu_icg mxu_pipe_reg mxu_delay_line mxu_valid_pipe mxu_pe mxu_pe_col"

@@ -4,11 +4,9 @@
 // quantization rows and the command's settings; the activation unit writes the unified buffer.
 // A new ACTIVATE is taken only once the previous one has left the activation unit.
 module mxu_activate_seq #(
-  parameter int unsigned Cols     = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth = mxu_pkg::AccDepth,
-  localparam int unsigned UbAw       = (UbDepth > 1) ? $clog2(UbDepth) : 1,
-  localparam int unsigned AccAw      = (AccDepth > 1) ? $clog2(AccDepth) : 1,
+  localparam int unsigned Cols       = mxu_pkg::ArrayCols,
+  localparam int unsigned UbAw       = mxu_pkg::UbAddrWidth,
+  localparam int unsigned AccAw      = mxu_pkg::AccAddrWidth,
   localparam int unsigned CountWidth = 16
 ) (
   input  logic                  clk_i,

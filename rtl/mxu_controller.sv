@@ -10,11 +10,7 @@
 //   u_scoreboard (mxu_ctrl_scoreboard) work in flight, conflicts, weight tiles, retirement
 //   u_dispatch   (mxu_ctrl_dispatch)   the program state machine: start, dispatch, drain, report
 module mxu_controller #(
-  parameter int unsigned Rows     = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols     = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth = mxu_pkg::AccDepth,
-  localparam int unsigned KWidth    = $clog2(Rows + 1)
+  localparam int unsigned KWidth = mxu_pkg::KWidth
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -86,7 +82,7 @@ module mxu_controller #(
     .fail_addr_o(fetch_fail_addr)
   );
 
-  mxu_ctrl_decode #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_decode (
+  mxu_ctrl_decode u_decode (
     .ins_i   (ins),
     .tiles_i (tiles),
     .dec_o   (dec),
@@ -125,7 +121,7 @@ module mxu_controller #(
     .retired_o
   );
 
-  mxu_ctrl_dispatch #(.Rows(Rows)) u_dispatch (
+  mxu_ctrl_dispatch u_dispatch (
     .clk_i,
     .rst_ni,
     .csr_i,

@@ -3,17 +3,10 @@
 // reporting, the command-buffer registers and the 64-bit performance counters. A request is
 // answered in the next cycle; unknown addresses and writes to read-only registers answer with an
 // error response.
+// The configuration it reports is the device descriptor's (mxu_pkg).
 module mxu_csr #(
-  parameter int unsigned Rows            = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols            = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth         = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth        = mxu_pkg::AccDepth,
-  parameter int unsigned WeightFifoDepth = mxu_pkg::WeightFifoDepth,
-  parameter int unsigned UbLanes         = (Rows > Cols) ? Rows : Cols,
-  parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
-  parameter int unsigned PeStages        = mxu_pkg::PeStages,
-  localparam int unsigned NumCounters    = mxu_isa_pkg::NumCounters,
-  localparam int unsigned AddrWidth      = mxu_pkg::MemAddrWidth
+  localparam int unsigned NumCounters = mxu_isa_pkg::NumCounters,
+  localparam int unsigned AddrWidth   = mxu_pkg::MemAddrWidth
 ) (
   input  logic                        clk_i,
   input  logic                        rst_ni,
@@ -58,30 +51,32 @@ module mxu_csr #(
       mxu_isa_pkg::CsrId:      rdata = mxu_isa_pkg::DeviceId;
       mxu_isa_pkg::CsrVersion: rdata = mxu_isa_pkg::DeviceVersion;
       mxu_isa_pkg::CsrArray: begin
-        rdata[mxu_isa_pkg::CsrArrayRowsLsb +: mxu_isa_pkg::CsrArrayRowsWidth] = 16'(Rows);
-        rdata[mxu_isa_pkg::CsrArrayColsLsb +: mxu_isa_pkg::CsrArrayColsWidth] = 16'(Cols);
+        rdata[mxu_isa_pkg::CsrArrayRowsLsb +: mxu_isa_pkg::CsrArrayRowsWidth] =
+            16'(mxu_pkg::ArrayRows);
+        rdata[mxu_isa_pkg::CsrArrayColsLsb +: mxu_isa_pkg::CsrArrayColsWidth] =
+            16'(mxu_pkg::ArrayCols);
       end
-      mxu_isa_pkg::CsrUbDepth:    rdata = 32'(UbDepth);
-      mxu_isa_pkg::CsrAccDepth:   rdata = 32'(AccDepth);
-      mxu_isa_pkg::CsrWfifoDepth: rdata = 32'(WeightFifoDepth);
+      mxu_isa_pkg::CsrUbDepth:    rdata = 32'(mxu_pkg::UbDepth);
+      mxu_isa_pkg::CsrAccDepth:   rdata = 32'(mxu_pkg::AccDepth);
+      mxu_isa_pkg::CsrWfifoDepth: rdata = 32'(mxu_pkg::WeightFifoDepth);
       mxu_isa_pkg::CsrFeatures: begin
         rdata[mxu_isa_pkg::CsrFeaturesBusLog2Lsb +: mxu_isa_pkg::CsrFeaturesBusLog2Width] =
             8'($clog2(mxu_pkg::MemBusBytes));
-        rdata[mxu_isa_pkg::CsrFeaturesFlushSubnormalsLsb] = FlushSubnormals;
+        rdata[mxu_isa_pkg::CsrFeaturesFlushSubnormalsLsb] = mxu_pkg::FlushSubnormals;
         rdata[mxu_isa_pkg::CsrFeaturesInt8Lsb] = 1'b1;  // the int8 mode
         rdata[mxu_isa_pkg::CsrFeaturesClockGatingLsb] = mxu_pkg::ClockGating;
         rdata[mxu_isa_pkg::CsrFeaturesUbLanesLsb +: mxu_isa_pkg::CsrFeaturesUbLanesWidth] =
-            8'(UbLanes);
+            8'(mxu_pkg::UbLanes);
         rdata[mxu_isa_pkg::CsrFeaturesMaxInFlightLsb +: mxu_isa_pkg::CsrFeaturesMaxInFlightWidth] =
             8'(mxu_pkg::MemMaxInFlight);
       end
       mxu_isa_pkg::CsrPipeline: begin
         rdata[mxu_isa_pkg::CsrPipelinePeStagesLsb +: mxu_isa_pkg::CsrPipelinePeStagesWidth] =
-            8'(PeStages);
+            8'(mxu_pkg::PeStages);
         rdata[mxu_isa_pkg::CsrPipelineMulCyclesLsb +: mxu_isa_pkg::CsrPipelineMulCyclesWidth] =
-            8'(mxu_pkg::pe_mul_cycles(PeStages));
+            8'(mxu_pkg::pe_mul_cycles(mxu_pkg::PeStages));
         rdata[mxu_isa_pkg::CsrPipelineAddCyclesLsb +: mxu_isa_pkg::CsrPipelineAddCyclesWidth] =
-            8'(mxu_pkg::pe_add_cycles(PeStages));
+            8'(mxu_pkg::pe_add_cycles(mxu_pkg::PeStages));
       end
       mxu_isa_pkg::CsrCtrl: begin
         rdata[mxu_isa_pkg::CsrCtrlIrqEnableLsb] = irq_en_q;

@@ -5,11 +5,11 @@
 `include "mxu_assert.svh"
 
 module mxu_ctrl_decode #(
-  parameter int unsigned Rows     = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols     = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth = mxu_pkg::AccDepth,
-  localparam int unsigned UbLanes = (Rows > Cols) ? Rows : Cols
+  localparam int unsigned Rows     = mxu_pkg::ArrayRows,
+  localparam int unsigned Cols     = mxu_pkg::ArrayCols,
+  localparam int unsigned UbDepth  = mxu_pkg::UbDepth,
+  localparam int unsigned AccDepth = mxu_pkg::AccDepth,
+  localparam int unsigned UbLanes = mxu_pkg::UbLanes
 ) (
   input  logic [127:0]           ins_i,
   input  logic [2:0]             tiles_i,   // loaded weight tiles no MATMUL has claimed yet

@@ -8,9 +8,8 @@
 `include "mxu_assert.svh"
 
 module mxu_ctrl_dispatch #(
-  parameter int unsigned Rows = mxu_pkg::ArrayRows,
   localparam int unsigned AddrWidth = mxu_pkg::MemAddrWidth,
-  localparam int unsigned KWidth    = $clog2(Rows + 1)
+  localparam int unsigned KWidth    = mxu_pkg::KWidth
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,

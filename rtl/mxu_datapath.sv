@@ -21,34 +21,23 @@
 // module wires them to the buffers, the array and the activation unit.
 // Commands must be legal (rows >= 1, 1 <= k_rows <= Rows, addresses in
 // range): the controller checks them.
+// Its sizes are the device descriptor's (mxu_pkg); the blocks it holds are passed them.
 module mxu_datapath #(
-  parameter int unsigned Rows            = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols            = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth         = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth        = mxu_pkg::AccDepth,
-  parameter int unsigned WeightFifoDepth = 2 * Rows,
-  parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
-  parameter int unsigned PeStages        = mxu_pkg::PeStages,
-  localparam int unsigned UbLanes    = (Rows > Cols) ? Rows : Cols,
-  localparam int unsigned UbAw       = (UbDepth > 1) ? $clog2(UbDepth) : 1,
-  localparam int unsigned AccAw      = (AccDepth > 1) ? $clog2(AccDepth) : 1,
-  localparam int unsigned KWidth     = $clog2(Rows + 1),
+  localparam int unsigned Rows     = mxu_pkg::ArrayRows,
+  localparam int unsigned Cols     = mxu_pkg::ArrayCols,
+  localparam int unsigned PeStages = mxu_pkg::PeStages,
+  localparam int unsigned AccAw    = mxu_pkg::AccAddrWidth,
   // The array's latency from an activation row to its result row.
-  localparam int unsigned Latency    = Rows * mxu_pkg::pe_add_cycles(PeStages) +
-                                       mxu_pkg::pe_mul_cycles(PeStages) + Cols - 1
+  localparam int unsigned Latency  = Rows * mxu_pkg::pe_add_cycles(PeStages) +
+                                     mxu_pkg::pe_mul_cycles(PeStages) + Cols - 1
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
 
-  // Weight FIFO fill.
-  input  logic                  wf_push_i,
-  input  logic [Cols*16-1:0]    wf_data_i,
-  output logic                  wf_full_o,
-
   // WLOAD.
   input  logic                  wl_valid_i,
   output logic                  wl_ready_o,
-  input  logic [KWidth-1:0]     wl_k_rows_i,
+  input  logic [mxu_pkg::KWidth-1:0] wl_k_rows_i,
 
   // MATMUL.
   input  logic                  mm_valid_i,
@@ -62,24 +51,12 @@ module mxu_datapath #(
   input  mxu_pkg::activate_cmd_t ac_cmd_i,
   output logic                  ac_done_o,
 
-  // Unified-buffer and accumulator ports for the DMA (lowest priority; data the cycle after a
-  // read grant).
-  input  logic                  ub_wr_en_i,
-  input  logic [UbAw-1:0]       ub_wr_addr_i,
-  input  logic [UbLanes*16-1:0] ub_wr_data_i,
-  output logic                  ub_wr_gnt_o,
-  input  logic                  ub_rd_en_i,
-  input  logic [UbAw-1:0]       ub_rd_addr_i,
-  output logic                  ub_rd_gnt_o,
-  output logic [UbLanes*16-1:0] ub_rd_data_o,
-  input  logic                  acc_wr_en_i,
-  input  logic [AccAw-1:0]      acc_wr_addr_i,
-  input  logic [Cols*32-1:0]    acc_wr_data_i,
-  output logic                  acc_wr_gnt_o,
-  input  logic                  acc_rd_en_i,
-  input  logic [AccAw-1:0]      acc_rd_addr_i,
-  output logic                  acc_rd_gnt_o,
-  output logic [Cols*32-1:0]    acc_rd_data_o,
+  // The buffers' DMA side: unified-buffer and accumulator ports (lowest priority; data the cycle
+  // after a read grant) and the weight FIFO's fill.
+  input  mxu_pkg::buf_wr_req_t  buf_wr_req_i,
+  output mxu_pkg::buf_wr_rsp_t  buf_wr_rsp_o,
+  input  mxu_pkg::buf_rd_req_t  buf_rd_req_i,
+  output mxu_pkg::buf_rd_rsp_t  buf_rd_rsp_o,
 
   // Status.
   output logic                  wl_busy_o,
@@ -93,42 +70,42 @@ module mxu_datapath #(
 
   // WLOAD, MATMUL and ACTIVATE: a sequencer each (mxu_wload_seq, mxu_matmul_seq,
   // mxu_activate_seq).
-  logic                  wf_empty, wf_pop, w_shift, shadow_ready, commit, commit_bank;
+  logic                  wf_empty, wf_full, wf_pop, w_shift, shadow_ready, commit, commit_bank;
   logic [Cols*16-1:0]    wf_pop_data, w_row;
-  logic [$clog2(WeightFifoDepth+1)-1:0] wf_count;
+  logic [$clog2(mxu_pkg::WeightFifoDepth+1)-1:0] wf_count;
   logic                  mm_rd_en;
-  logic [UbAw-1:0]       mm_rd_addr;
+  logic [mxu_pkg::UbAddrWidth-1:0] mm_rd_addr;
   logic                  in_valid, in_bank, in_accum, in_last, in_int8;
   logic [AccAw-1:0]      in_acc;
   logic [Rows*16-1:0]    in_act;
-  logic [UbLanes*16-1:0] ub_rd_data;
+  logic [mxu_pkg::UbLanes*16-1:0] ub_rd_data;
   logic [Cols*32-1:0]    array_out;
   logic                  res_valid, res_accum, res_last, res_int8;
   logic [AccAw-1:0]      res_addr;
   logic                  ac_rd_en;
   logic [AccAw-1:0]      ac_rd_addr;
   logic                  s1_valid, s1_last, s1_relu, s1_bias_en, s1_int8;
-  logic [UbAw-1:0]       s1_ub;
+  logic [mxu_pkg::UbAddrWidth-1:0] s1_ub;
   logic [Cols*32-1:0]    s1_bias, s1_quant;
   logic [7:0]            s1_zp;
   logic                  au_valid, au_busy, au_last;
-  logic [UbAw-1:0]       au_ub;
+  logic [mxu_pkg::UbAddrWidth-1:0] au_ub;
   logic [Cols*32-1:0]    au_fp32;
   logic [Cols*16-1:0]    au_lanes;
-  logic [UbLanes*16-1:0] au_row;
+  logic [mxu_pkg::UbLanes*16-1:0] au_row;
   logic                  acc_rd_en, acc_rd_gnt;
   logic [Cols*32-1:0]    acc_rd_data;
 
   // Accumulator read port: the activation engine first, then the DMA.
-  assign acc_rd_en    = ac_rd_en || acc_rd_en_i;
-  assign acc_rd_gnt_o = !ac_rd_en && acc_rd_gnt;
+  assign acc_rd_en            = ac_rd_en || buf_rd_req_i.acc_en;
+  assign buf_rd_rsp_o.acc_gnt = !ac_rd_en && acc_rd_gnt;
 
   always_comb begin
     au_row = '0;
     au_row[Cols*16-1:0] = au_lanes;
   end
 
-  mxu_wload_seq #(.Rows(Rows), .Cols(Cols)) u_wload (
+  mxu_wload_seq u_wload (
     .clk_i,
     .rst_ni,
     .wl_valid_i,
@@ -144,9 +121,7 @@ module mxu_datapath #(
     .busy_o        (wl_busy_o)
   );
 
-  mxu_matmul_seq #(
-    .Rows(Rows), .UbDepth(UbDepth), .AccDepth(AccDepth), .PeStages(PeStages)
-  ) u_matmul (
+  mxu_matmul_seq u_matmul (
     .clk_i,
     .rst_ni,
     .mm_valid_i,
@@ -170,7 +145,7 @@ module mxu_datapath #(
     .wait_weights_o(mm_wait_weights_o)
   );
 
-  mxu_activate_seq #(.Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_activate (
+  mxu_activate_seq u_activate (
     .clk_i,
     .rst_ni,
     .ac_valid_i,
@@ -192,41 +167,41 @@ module mxu_datapath #(
     .au_busy_i      (au_busy)
   );
 
-  mxu_weight_fifo #(.Lanes(Cols), .Depth(WeightFifoDepth)) u_weight_fifo (
+  mxu_weight_fifo #(.Lanes(Cols), .Depth(mxu_pkg::WeightFifoDepth)) u_weight_fifo (
     .clk_i,
     .rst_ni,
-    .push_i     (wf_push_i),
-    .push_data_i(wf_data_i),
-    .full_o     (wf_full_o),
+    .push_i     (buf_wr_req_i.wf_valid && !wf_full),
+    .push_data_i(buf_wr_req_i.wf_data),
+    .full_o     (wf_full),
     .pop_i      (wf_pop),
     .pop_data_o (wf_pop_data),
     .empty_o    (wf_empty),
     .count_o    (wf_count)
   );
 
-  mxu_unified_buffer #(.Lanes(UbLanes), .Depth(UbDepth)) u_unified_buffer (
+  mxu_unified_buffer #(.Lanes(mxu_pkg::UbLanes), .Depth(mxu_pkg::UbDepth)) u_unified_buffer (
     .clk_i,
     .rst_ni,
     .rd_a_en_i  (mm_rd_en),
     .rd_a_addr_i(mm_rd_addr),
-    .rd_b_en_i  (ub_rd_en_i),
-    .rd_b_addr_i(ub_rd_addr_i),
-    .rd_b_gnt_o (ub_rd_gnt_o),
+    .rd_b_en_i  (buf_rd_req_i.ub_en),
+    .rd_b_addr_i(buf_rd_req_i.ub_addr),
+    .rd_b_gnt_o (buf_rd_rsp_o.ub_gnt),
     .rd_data_o  (ub_rd_data),
     .wr_a_en_i  (au_valid),
     .wr_a_addr_i(au_ub),
     .wr_a_data_i(au_row),
-    .wr_b_en_i  (ub_wr_en_i),
-    .wr_b_addr_i(ub_wr_addr_i),
-    .wr_b_data_i(ub_wr_data_i),
-    .wr_b_gnt_o (ub_wr_gnt_o)
+    .wr_b_en_i  (buf_wr_req_i.ub_en),
+    .wr_b_addr_i(buf_wr_req_i.ub_addr),
+    .wr_b_data_i(buf_wr_req_i.ub_data),
+    .wr_b_gnt_o (buf_wr_rsp_o.ub_gnt)
   );
 
   mxu_systolic_array #(
     .Rows           (Rows),
     .Cols           (Cols),
     .Stages         (PeStages),
-    .FlushSubnormals(FlushSubnormals)
+    .FlushSubnormals(mxu_pkg::FlushSubnormals)
   ) u_array (
     .clk_i,
     .rst_ni,
@@ -250,7 +225,9 @@ module mxu_datapath #(
     .q_o({res_valid, res_accum, res_last, res_int8, res_addr})
   );
 
-  mxu_accumulators #(.Lanes(Cols), .Depth(AccDepth), .FlushSubnormals(FlushSubnormals)) u_acc (
+  mxu_accumulators #(
+    .Lanes(Cols), .Depth(mxu_pkg::AccDepth), .FlushSubnormals(mxu_pkg::FlushSubnormals)
+  ) u_acc (
     .clk_i,
     .rst_ni,
     .res_valid_i     (res_valid),
@@ -261,20 +238,20 @@ module mxu_datapath #(
     .res_data_i      (array_out),
     .res_done_o      (mm_done_o),
     .rd_en_i         (acc_rd_en),
-    .rd_addr_i       (ac_rd_en ? ac_rd_addr : acc_rd_addr_i),
+    .rd_addr_i       (ac_rd_en ? ac_rd_addr : buf_rd_req_i.acc_addr),
     .rd_gnt_o        (acc_rd_gnt),
     .rd_data_o       (acc_rd_data),
-    .wr_en_i         (acc_wr_en_i),
-    .wr_addr_i       (acc_wr_addr_i),
-    .wr_data_i       (acc_wr_data_i),
-    .wr_gnt_o        (acc_wr_gnt_o),
+    .wr_en_i         (buf_wr_req_i.acc_en),
+    .wr_addr_i       (buf_wr_req_i.acc_addr),
+    .wr_data_i       (buf_wr_req_i.acc_data),
+    .wr_gnt_o        (buf_wr_rsp_o.acc_gnt),
     .clock_on_o      (clocks_o.acc)
   );
 
   mxu_activation_unit #(
     .Lanes          (Cols),
-    .FlushSubnormals(FlushSubnormals),
-    .TagWidth       (UbAw + 1)
+    .FlushSubnormals(mxu_pkg::FlushSubnormals),
+    .TagWidth       (mxu_pkg::UbAddrWidth + 1)
   ) u_activation (
     .clk_i,
     .rst_ni,
@@ -295,11 +272,12 @@ module mxu_datapath #(
     .clock_on_o  (clocks_o.activate)
   );
 
-  assign ub_rd_data_o  = ub_rd_data;
-  assign acc_rd_data_o = acc_rd_data;
-  assign ac_done_o     = au_valid && au_last;
-  assign ac_busy_o     = !ac_ready_o;
-  assign array_row_o   = in_valid;
+  assign buf_wr_rsp_o.wf_full  = wf_full;
+  assign buf_rd_rsp_o.ub_data  = ub_rd_data;
+  assign buf_rd_rsp_o.acc_data = acc_rd_data;
+  assign ac_done_o             = au_valid && au_last;
+  assign ac_busy_o             = !ac_ready_o;
+  assign array_row_o           = in_valid;
 
   // The fp32 output of the activation unit feeds the store path of the device (mxu_top).
   logic unused_signals;

@@ -5,13 +5,7 @@
 // (ID 0, first), loads (ID 1) and weights (ID 2), the last two taking turns; read data is routed
 // back by ID.
 module mxu_dma #(
-  parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols     = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth = mxu_pkg::AccDepth,
-  parameter bit          ClockGating = mxu_pkg::ClockGating,
-  localparam int unsigned UbAw      = (UbDepth > 1) ? $clog2(UbDepth) : 1,
-  localparam int unsigned AccAw     = (AccDepth > 1) ? $clog2(AccDepth) : 1
+  parameter bit ClockGating = mxu_pkg::ClockGating
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -30,26 +24,11 @@ module mxu_dma #(
   output logic                  st_ready_o,
   input  mxu_pkg::store_cmd_t   st_cmd_i,
   output mxu_pkg::dma_status_t  st_status_o,
-  // Buffer ports of the datapath.
-  output logic                  ub_wr_en_o,
-  output logic [UbAw-1:0]       ub_wr_addr_o,
-  output logic [UbLanes*16-1:0] ub_wr_data_o,
-  input  logic                  ub_wr_gnt_i,
-  output logic                  ub_rd_en_o,
-  output logic [UbAw-1:0]       ub_rd_addr_o,
-  input  logic                  ub_rd_gnt_i,
-  input  logic [UbLanes*16-1:0] ub_rd_data_i,
-  output logic                  acc_wr_en_o,
-  output logic [AccAw-1:0]      acc_wr_addr_o,
-  output logic [Cols*32-1:0]    acc_wr_data_o,
-  input  logic                  acc_wr_gnt_i,
-  output logic                  acc_rd_en_o,
-  output logic [AccAw-1:0]      acc_rd_addr_o,
-  input  logic                  acc_rd_gnt_i,
-  input  logic [Cols*32-1:0]    acc_rd_data_i,
-  output logic                  wf_push_o,
-  output logic [Cols*16-1:0]    wf_data_o,
-  input  logic                  wf_full_i,
+  // Buffer ports of the datapath: the load engines' writes, the store engine's reads.
+  output mxu_pkg::buf_wr_req_t  buf_wr_req_o,
+  input  mxu_pkg::buf_wr_rsp_t  buf_wr_rsp_i,
+  output mxu_pkg::buf_rd_req_t  buf_rd_req_o,
+  input  mxu_pkg::buf_rd_rsp_t  buf_rd_rsp_i,
   // Memory port.
   output mxu_pkg::mem_req_t     mem_req_o,
   input  mxu_pkg::mem_rsp_t     mem_rsp_i,
@@ -108,14 +87,23 @@ module mxu_dma #(
     end
   end
 
-  // Unified buffer and accumulator loads (the controller sends weight loads to u_weights).
-  logic                  unused_ld_wf_push;
-  logic [Cols*16-1:0]    unused_ld_wf_data;
+  // The load engines' buffer writes: u_load's to the unified buffer and the accumulators (the
+  // controller sends weight loads to u_weights), u_weights' to the weight FIFO.
+  mxu_pkg::buf_wr_req_t ld_buf_req, wld_buf_req;
+  mxu_pkg::buf_wr_rsp_t ld_buf_rsp, wld_buf_rsp;
 
-  mxu_dma_load #(
-    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth), .ArId(IdLoad),
-    .ClockGating(ClockGating)
-  ) u_load (
+  always_comb begin
+    buf_wr_req_o         = ld_buf_req;
+    buf_wr_req_o.wf_valid = wld_buf_req.wf_valid;
+    buf_wr_req_o.wf_data  = wld_buf_req.wf_data;
+    ld_buf_rsp            = buf_wr_rsp_i;
+    ld_buf_rsp.wf_full    = 1'b1;
+    wld_buf_rsp           = buf_wr_rsp_i;
+    wld_buf_rsp.ub_gnt    = 1'b0;
+    wld_buf_rsp.acc_gnt   = 1'b0;
+  end
+
+  mxu_dma_load #(.ArId(IdLoad), .ClockGating(ClockGating)) u_load (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (ld_valid_i),
@@ -127,30 +115,14 @@ module mxu_dma #(
     .clock_on_o     (clock_on_o[0]),
     .rd_req_o       (ld_rd_req),
     .rd_rsp_i       (ld_rd_rsp),
-    .ub_wr_en_o,
-    .ub_wr_addr_o,
-    .ub_wr_data_o,
-    .ub_wr_gnt_i,
-    .acc_wr_en_o,
-    .acc_wr_addr_o,
-    .acc_wr_data_o,
-    .acc_wr_gnt_i,
-    .wf_push_o      (unused_ld_wf_push),
-    .wf_data_o      (unused_ld_wf_data),
-    .wf_full_i      (1'b1)
+    .buf_req_o      (ld_buf_req),
+    .buf_rsp_i      (ld_buf_rsp)
   );
 
-  // The weight fetcher: the same engine, wired to the weight FIFO only.
-  logic                  unused_wld_ub_en, unused_wld_acc_en;
-  logic [UbAw-1:0]       unused_wld_ub_addr;
-  logic [AccAw-1:0]      unused_wld_acc_addr;
-  logic [UbLanes*16-1:0] unused_wld_ub_data;
-  logic [Cols*32-1:0]    unused_wld_acc_data;
-
-  // A weight tile has at most UbLanes rows: transposed blocks that tall do.
+  // The weight fetcher: the same engine, wired to the weight FIFO only. A weight tile has at
+  // most UbLanes rows: transposed blocks that tall do.
   mxu_dma_load #(
-    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
-    .TransposeRows(UbLanes), .ArId(IdWeights), .ClockGating(ClockGating)
+    .TransposeRows(mxu_pkg::UbLanes), .ArId(IdWeights), .ClockGating(ClockGating)
   ) u_weights (
     .clk_i,
     .rst_ni,
@@ -163,23 +135,11 @@ module mxu_dma #(
     .clock_on_o     (clock_on_o[1]),
     .rd_req_o       (wld_rd_req),
     .rd_rsp_i       (wld_rd_rsp),
-    .ub_wr_en_o     (unused_wld_ub_en),
-    .ub_wr_addr_o   (unused_wld_ub_addr),
-    .ub_wr_data_o   (unused_wld_ub_data),
-    .ub_wr_gnt_i    (1'b0),
-    .acc_wr_en_o    (unused_wld_acc_en),
-    .acc_wr_addr_o  (unused_wld_acc_addr),
-    .acc_wr_data_o  (unused_wld_acc_data),
-    .acc_wr_gnt_i   (1'b0),
-    .wf_push_o,
-    .wf_data_o,
-    .wf_full_i
+    .buf_req_o      (wld_buf_req),
+    .buf_rsp_i      (wld_buf_rsp)
   );
 
-  mxu_dma_store #(
-    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
-    .ClockGating(ClockGating)
-  ) u_store (
+  mxu_dma_store #(.ClockGating(ClockGating)) u_store (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (st_valid_i),
@@ -190,14 +150,8 @@ module mxu_dma #(
     .stall_o        (st_stall),
     .clock_on_o     (clock_on_o[2]),
     .wr_bytes_o,
-    .ub_rd_en_o,
-    .ub_rd_addr_o,
-    .ub_rd_gnt_i,
-    .ub_rd_data_i,
-    .acc_rd_en_o,
-    .acc_rd_addr_o,
-    .acc_rd_gnt_i,
-    .acc_rd_data_i,
+    .buf_req_o      (buf_rd_req_o),
+    .buf_rsp_i      (buf_rd_rsp_i),
     .wr_req_o       (mem_req_o.wr),
     .wr_rsp_i       (mem_rsp_i.wr)
   );
@@ -205,6 +159,8 @@ module mxu_dma #(
   assign stall_o = ld_stall || wld_stall || st_stall;
 
   logic unused_signals;
-  assign unused_signals = ^{ld_busy, wld_busy, st_busy};
+  assign unused_signals = ^{ld_busy, wld_busy, st_busy, wld_buf_req.ub_en, wld_buf_req.ub_addr,
+                            wld_buf_req.ub_data, wld_buf_req.acc_en, wld_buf_req.acc_addr,
+                            wld_buf_req.acc_data};
 
 endmodule

@@ -20,19 +20,15 @@
 `include "mxu_assert.svh"
 
 module mxu_dma_load #(
-  parameter int unsigned UbLanes       = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols          = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth       = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth      = mxu_pkg::AccDepth,
   parameter int unsigned TransposeRows = mxu_pkg::TransposeRows,  // buffer rows of a block
   parameter int unsigned QueueDepth    = mxu_pkg::DmaQueueDepth,  // commands in flight
   parameter logic [mxu_pkg::MemIdWidth-1:0] ArId = '0,  // read ID of every burst
   parameter bit          ClockGating   = mxu_pkg::ClockGating,
+  localparam int unsigned UbLanes     = mxu_pkg::UbLanes,
+  localparam int unsigned Cols        = mxu_pkg::ArrayCols,
   localparam int unsigned AddrWidth   = mxu_pkg::MemAddrWidth,
   localparam int unsigned BeatShift   = $clog2(mxu_pkg::MemBusBytes),  // byte offset bits
   localparam int unsigned MaxInFlight = mxu_pkg::MemMaxInFlight,
-  localparam int unsigned UbAw        = (UbDepth > 1) ? $clog2(UbDepth) : 1,
-  localparam int unsigned AccAw       = (AccDepth > 1) ? $clog2(AccDepth) : 1,
   localparam int unsigned BeatsWidth  = mxu_pkg::dma_beats_width(UbLanes, Cols, TransposeRows),
   localparam int unsigned SegW        = BeatShift + BeatsWidth,  // a segment: {offset, beats}
   localparam int unsigned QCntW       = $clog2(QueueDepth + 1),
@@ -53,17 +49,8 @@ module mxu_dma_load #(
   output mxu_pkg::mem_rd_req_t   rd_req_o,
   input  mxu_pkg::mem_rd_rsp_t   rd_rsp_i,
   // Buffer write ports.
-  output logic                   ub_wr_en_o,
-  output logic [UbAw-1:0]        ub_wr_addr_o,
-  output logic [UbLanes*16-1:0]  ub_wr_data_o,
-  input  logic                   ub_wr_gnt_i,
-  output logic                   acc_wr_en_o,
-  output logic [AccAw-1:0]       acc_wr_addr_o,
-  output logic [Cols*32-1:0]     acc_wr_data_o,
-  input  logic                   acc_wr_gnt_i,
-  output logic                   wf_push_o,
-  output logic [Cols*16-1:0]     wf_data_o,
-  input  logic                   wf_full_i
+  output mxu_pkg::buf_wr_req_t   buf_req_o,
+  input  mxu_pkg::buf_wr_rsp_t   buf_rsp_i
 );
 
   mxu_pkg::dma_load_q_t           q_in, head;
@@ -89,8 +76,7 @@ module mxu_dma_load #(
   logic                           clk_eng;  // the engine's clock, gated under ClockGating
 
   mxu_dma_load_gen #(
-    .UbLanes(UbLanes), .Cols(Cols), .TransposeRows(TransposeRows), .QueueDepth(QueueDepth),
-    .ArId(ArId)
+    .TransposeRows(TransposeRows), .QueueDepth(QueueDepth), .ArId(ArId)
   ) u_gen (
     .clk_i  (clk_eng),
     .rst_ni,
@@ -148,10 +134,7 @@ module mxu_dma_load #(
     .count_o(segs_in_flight)
   );
 
-  mxu_dma_load_pack #(
-    .UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
-    .TransposeRows(TransposeRows)
-  ) u_pack (
+  mxu_dma_load_pack #(.TransposeRows(TransposeRows)) u_pack (
     .clk_i  (clk_eng),
     .rst_ni,
     .head_i        (head),
@@ -175,22 +158,11 @@ module mxu_dma_load #(
     .t_row_data_i  (t_row_data),
     .t_row_ready_o (t_row_ready),
     .row_valid_o   (row_valid),
-    .ub_wr_en_o,
-    .ub_wr_addr_o,
-    .ub_wr_data_o,
-    .ub_wr_gnt_i,
-    .acc_wr_en_o,
-    .acc_wr_addr_o,
-    .acc_wr_data_o,
-    .acc_wr_gnt_i,
-    .wf_push_o,
-    .wf_data_o,
-    .wf_full_i
+    .buf_req_o,
+    .buf_rsp_i
   );
 
-  mxu_dma_transpose #(
-    .UbLanes(UbLanes), .Cols(Cols), .TransposeRows(TransposeRows)
-  ) u_transpose (
+  mxu_dma_transpose #(.TransposeRows(TransposeRows)) u_transpose (
     .clk_i  (clk_eng),
     .rst_ni,
     .head_i      (head),

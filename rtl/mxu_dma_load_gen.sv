@@ -16,11 +16,11 @@
 `include "mxu_assert.svh"
 
 module mxu_dma_load_gen #(
-  parameter int unsigned UbLanes       = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols          = mxu_pkg::ArrayCols,
   parameter int unsigned TransposeRows = mxu_pkg::TransposeRows,  // buffer rows of a block
   parameter int unsigned QueueDepth    = mxu_pkg::DmaQueueDepth,  // commands in flight
   parameter logic [mxu_pkg::MemIdWidth-1:0] ArId = '0,  // read ID of every burst
+  localparam int unsigned UbLanes    = mxu_pkg::UbLanes,
+  localparam int unsigned Cols       = mxu_pkg::ArrayCols,
   localparam int unsigned AddrWidth  = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBytes   = mxu_pkg::MemBusBytes,
   localparam int unsigned BeatShift  = $clog2(BusBytes),     // byte offset bits in a beat

@@ -14,16 +14,14 @@
 // sign-extended into its 16-bit lane. Lanes beyond `lanes` are written as zero. A broadcast row
 // (stride 0) is held until it has been written as every row of the command.
 module mxu_dma_load_pack #(
-  parameter int unsigned UbLanes       = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols          = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth       = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth      = mxu_pkg::AccDepth,
   parameter int unsigned TransposeRows = mxu_pkg::TransposeRows,
+  localparam int unsigned UbLanes     = mxu_pkg::UbLanes,
+  localparam int unsigned Cols        = mxu_pkg::ArrayCols,
+  localparam int unsigned UbAw        = mxu_pkg::UbAddrWidth,
+  localparam int unsigned AccAw       = mxu_pkg::AccAddrWidth,
   localparam int unsigned BusBytes    = mxu_pkg::MemBusBytes,
   localparam int unsigned BusBits     = BusBytes * 8,
   localparam int unsigned BeatShift   = $clog2(BusBytes),
-  localparam int unsigned UbAw        = (UbDepth > 1) ? $clog2(UbDepth) : 1,
-  localparam int unsigned AccAw       = (AccDepth > 1) ? $clog2(AccDepth) : 1,
   localparam int unsigned SegBytesMax = mxu_pkg::dma_seg_bytes_max(UbLanes, Cols),
   localparam int unsigned SegBeatsMax = mxu_pkg::dma_seg_beats_max(UbLanes, Cols),
   localparam int unsigned SegBits     = SegBytesMax * 8,
@@ -56,17 +54,8 @@ module mxu_dma_load_pack #(
   output logic                            t_row_ready_o,
   // Buffer write ports.
   output logic                            row_valid_o,
-  output logic                            ub_wr_en_o,
-  output logic [UbAw-1:0]                 ub_wr_addr_o,
-  output logic [UbLanes*16-1:0]           ub_wr_data_o,
-  input  logic                            ub_wr_gnt_i,
-  output logic                            acc_wr_en_o,
-  output logic [AccAw-1:0]                acc_wr_addr_o,
-  output logic [Cols*32-1:0]              acc_wr_data_o,
-  input  logic                            acc_wr_gnt_i,
-  output logic                            wf_push_o,
-  output logic [Cols*16-1:0]              wf_data_o,
-  input  logic                            wf_full_i
+  output mxu_pkg::buf_wr_req_t            buf_req_o,
+  input  mxu_pkg::buf_wr_rsp_t            buf_rsp_i
 );
 
   logic [SegBeatsMax*BusBits-1:0] seg_buf_d, seg_buf_q;
@@ -120,21 +109,21 @@ module mxu_dma_load_pack #(
       out_target = head_i.target;
       out_addr   = head_i.buf_addr + written_q;
     end
-    ub_wr_en_o    = row_valid && out_target == mxu_isa_pkg::BufUb;
-    ub_wr_addr_o  = UbAw'(out_addr);
-    ub_wr_data_o  = row_bytes[UbLanes*16-1:0];
-    acc_wr_en_o   = row_valid && out_target == mxu_isa_pkg::BufAcc;
-    acc_wr_addr_o = AccAw'(out_addr);
-    acc_wr_data_o = row_bytes[Cols*32-1:0];
-    wf_push_o     = row_valid && out_target == mxu_isa_pkg::BufWeights && !wf_full_i;
-    wf_data_o     = row_bytes[Cols*16-1:0];
+    buf_req_o.ub_en    = row_valid && out_target == mxu_isa_pkg::BufUb;
+    buf_req_o.ub_addr  = UbAw'(out_addr);
+    buf_req_o.ub_data  = row_bytes[UbLanes*16-1:0];
+    buf_req_o.acc_en   = row_valid && out_target == mxu_isa_pkg::BufAcc;
+    buf_req_o.acc_addr = AccAw'(out_addr);
+    buf_req_o.acc_data = row_bytes[Cols*32-1:0];
+    buf_req_o.wf_valid = row_valid && out_target == mxu_isa_pkg::BufWeights;
+    buf_req_o.wf_data  = row_bytes[Cols*16-1:0];
   end
 
   always_comb begin
     unique case (out_target)
-      mxu_isa_pkg::BufAcc:     target_ready = acc_wr_gnt_i;
-      mxu_isa_pkg::BufWeights: target_ready = !wf_full_i;
-      default:             target_ready = ub_wr_gnt_i;
+      mxu_isa_pkg::BufAcc:     target_ready = buf_rsp_i.acc_gnt;
+      mxu_isa_pkg::BufWeights: target_ready = !buf_rsp_i.wf_full;
+      default:                 target_ready = buf_rsp_i.ub_gnt;
     endcase
     row_fire       = row_valid && target_ready;
     row_fire_plain = row_fire && !t_row_valid_i;

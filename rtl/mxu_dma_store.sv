@@ -23,19 +23,17 @@
 `include "mxu_assert.svh"
 
 module mxu_dma_store #(
-  parameter int unsigned UbLanes  = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols     = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth = mxu_pkg::AccDepth,
   parameter bit          ClockGating = mxu_pkg::ClockGating,
+  localparam int unsigned UbLanes     = mxu_pkg::UbLanes,
+  localparam int unsigned Cols        = mxu_pkg::ArrayCols,
+  localparam int unsigned UbAw        = mxu_pkg::UbAddrWidth,
+  localparam int unsigned AccAw       = mxu_pkg::AccAddrWidth,
   localparam int unsigned AddrWidth   = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBytes    = mxu_pkg::MemBusBytes,
   localparam int unsigned BusBits     = BusBytes * 8,
   localparam int unsigned BeatShift   = $clog2(BusBytes),     // byte offset bits in a beat
   localparam int unsigned BeatsPer4k  = 4096 / BusBytes,
   localparam int unsigned MaxInFlight = mxu_pkg::MemMaxInFlight,
-  localparam int unsigned UbAw        = (UbDepth > 1) ? $clog2(UbDepth) : 1,
-  localparam int unsigned AccAw       = (AccDepth > 1) ? $clog2(AccDepth) : 1,
   localparam int unsigned RowBytesMax = (UbLanes * 2 > Cols * 4) ? UbLanes * 2 : Cols * 4,
   localparam int unsigned RowBeatsMax = (RowBytesMax + 2 * BusBytes - 2) / BusBytes,
   localparam int unsigned WinBytes    = RowBeatsMax * BusBytes,
@@ -54,14 +52,8 @@ module mxu_dma_store #(
   output logic [15:0]           wr_bytes_o,  // bytes written this cycle (enabled strobes)
   output logic                  clock_on_o,  // the engine's clock runs this cycle
   // Buffer read ports (data the cycle after a grant).
-  output logic                  ub_rd_en_o,
-  output logic [UbAw-1:0]       ub_rd_addr_o,
-  input  logic                  ub_rd_gnt_i,
-  input  logic [UbLanes*16-1:0] ub_rd_data_i,
-  output logic                  acc_rd_en_o,
-  output logic [AccAw-1:0]      acc_rd_addr_o,
-  input  logic                  acc_rd_gnt_i,
-  input  logic [Cols*32-1:0]    acc_rd_data_i,
+  output mxu_pkg::buf_rd_req_t  buf_req_o,
+  input  mxu_pkg::buf_rd_rsp_t  buf_rsp_i,
   // Write address, write data and write response channels.
   output mxu_pkg::mem_wr_req_t  wr_req_o,
   input  mxu_pkg::mem_wr_rsp_t  wr_rsp_i
@@ -182,16 +174,16 @@ module mxu_dma_store #(
   // ----- Reader: one buffer row at a time, never more than the two row registers can take.
   always_comb begin
     rd_en         = active_q && rd_row_q != rows_q && !rd_pending_q && !nxt_valid_q;
-    ub_rd_en_o    = rd_en && !from_acc_q;
-    ub_rd_addr_o  = UbAw'(rd_addr_q);
-    acc_rd_en_o   = rd_en && from_acc_q;
-    acc_rd_addr_o = AccAw'(rd_addr_q);
+    buf_req_o.ub_en    = rd_en && !from_acc_q;
+    buf_req_o.ub_addr  = UbAw'(rd_addr_q);
+    buf_req_o.acc_en   = rd_en && from_acc_q;
+    buf_req_o.acc_addr = AccAw'(rd_addr_q);
   end
 
   assign cmd_ready_o = !active_q;
 
   always_comb begin
-    rd_gnt       = from_acc_q ? acc_rd_gnt_i : ub_rd_gnt_i;
+    rd_gnt       = from_acc_q ? buf_rsp_i.acc_gnt : buf_rsp_i.ub_gnt;
     rd_pending_d = rd_en && rd_gnt;
     // The read's host address, taken only with the read (operand isolation): it is used only
     // with rd_pending_q.
@@ -208,11 +200,13 @@ module mxu_dma_store #(
     // The row arriving this cycle, placed at its byte offset in a window of whole beats.
     row_bytes = '0;
     if (from_acc_q) begin
-      row_bytes[Cols*32-1:0] = acc_rd_data_i;
+      row_bytes[Cols*32-1:0] = buf_rsp_i.acc_data;
     end else if (int8_q) begin
-      for (int unsigned l = 0; l < UbLanes; l++) row_bytes[l*8 +: 8] = ub_rd_data_i[l*16 +: 8];
+      for (int unsigned l = 0; l < UbLanes; l++) begin
+        row_bytes[l*8 +: 8] = buf_rsp_i.ub_data[l*16 +: 8];
+      end
     end else begin
-      row_bytes[UbLanes*16-1:0] = ub_rd_data_i;
+      row_bytes[UbLanes*16-1:0] = buf_rsp_i.ub_data;
     end
     if (from_acc_q && relu_q) begin
       for (int unsigned l = 0; l < Cols; l++) begin

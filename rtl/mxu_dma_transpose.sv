@@ -8,9 +8,9 @@
 `include "mxu_assert.svh"
 
 module mxu_dma_transpose #(
-  parameter int unsigned UbLanes       = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols          = mxu_pkg::ArrayCols,
   parameter int unsigned TransposeRows = mxu_pkg::TransposeRows,  // buffer rows of a block
+  localparam int unsigned UbLanes      = mxu_pkg::UbLanes,
+  localparam int unsigned Cols         = mxu_pkg::ArrayCols,
   localparam int unsigned BusBytes     = mxu_pkg::MemBusBytes,
   localparam int unsigned BusBits      = BusBytes * 8,
   localparam int unsigned BeatShift    = $clog2(BusBytes),

@@ -11,13 +11,11 @@
 // (mxu_accumulators). Only tiles shorter than the add's cycles (or overlapping address ranges)
 // ever wait; a row stalled mid-MATMUL enters the array later as a bubble would.
 module mxu_matmul_seq #(
-  parameter int unsigned Rows     = mxu_pkg::ArrayRows,
-  parameter int unsigned UbDepth  = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth = mxu_pkg::AccDepth,
-  parameter int unsigned PeStages = mxu_pkg::PeStages,
-  localparam int unsigned UbAw       = (UbDepth > 1) ? $clog2(UbDepth) : 1,
-  localparam int unsigned AccAw      = (AccDepth > 1) ? $clog2(AccDepth) : 1,
-  localparam int unsigned KWidth     = $clog2(Rows + 1),
+  localparam int unsigned Rows       = mxu_pkg::ArrayRows,
+  localparam int unsigned PeStages   = mxu_pkg::PeStages,
+  localparam int unsigned UbAw       = mxu_pkg::UbAddrWidth,
+  localparam int unsigned AccAw      = mxu_pkg::AccAddrWidth,
+  localparam int unsigned KWidth     = mxu_pkg::KWidth,
   localparam int unsigned CountWidth = 16,
   // The cycles a bank needs after its last row entered before a commit may overwrite it.
   localparam int unsigned CommitGap  = mxu_pkg::pe_commit_gap(Rows, PeStages),

@@ -2,8 +2,10 @@
 // the device reports them through its CSRs and software reads them there, never from this file.
 //
 // A device's own values come as defines (+define+MXU_ARRAY_ROWS=32 ...; cmake/devices.cmake makes
-// them from the device list), not as -G overrides of mxu_top: Verilator's hierarchical flow hands
-// mxu_top's command line to the array row's own verilation, where a -G of mxu_top fails.
+// them from the device list, and the datapath tests, the lint and the dma_pack proof set their
+// own), not as -G overrides of mxu_top: Verilator's hierarchical flow hands mxu_top's command line
+// to the array row's own verilation, where a -G of mxu_top fails. mxu_top has no parameters: the
+// device descriptor below sizes it and every block of it.
 `ifndef MXU_ARRAY_ROWS
 `define MXU_ARRAY_ROWS 16
 `endif
@@ -69,6 +71,59 @@ package mxu_pkg;
   // collected in a double-buffered transpose buffer of 2 x TransposeRows x UbLanes bf16 elements.
   parameter int unsigned DmaQueueDepth = 4;
   parameter int unsigned TransposeRows = (8 * MemBusBytes > 2048) ? 2048 : 8 * MemBusBytes;
+
+  // ---- The device descriptor ----
+  // Every width of the device's ports follows from the build parameters above, here and nowhere
+  // else: the blocks that make up one device (mxu_top and everything below it but the generic
+  // primitives: FIFOs, SRAMs, the PE and the array) take their sizes from this package, not from
+  // parameters of their own, so a struct that carries a buffer row means the same on both sides
+  // of every port. A test that wants another size builds another device (its defines).
+  //   UbLanes: a unified-buffer row's bf16 lanes, enough for an activation row (ArrayRows) and a
+  //   result row (ArrayCols); KWidth: a weight tile's row count, 0 .. ArrayRows.
+  parameter int unsigned UbLanes      = (ArrayRows > ArrayCols) ? ArrayRows : ArrayCols;
+  parameter int unsigned UbAddrWidth  = (UbDepth > 1) ? $clog2(UbDepth) : 1;
+  parameter int unsigned AccAddrWidth = (AccDepth > 1) ? $clog2(AccDepth) : 1;
+  parameter int unsigned KWidth       = $clog2(ArrayRows + 1);
+
+  typedef logic [UbAddrWidth-1:0]  ub_addr_t;
+  typedef logic [AccAddrWidth-1:0] acc_addr_t;
+  typedef logic [UbLanes*16-1:0]   ub_row_t;      // bf16 lanes
+  typedef logic [ArrayCols*32-1:0] acc_row_t;     // fp32 (int32) lanes
+  typedef logic [ArrayCols*16-1:0] weight_row_t;  // bf16 lanes of one weight-tile row
+
+  // The buffers' DMA side (mxu_dma <-> mxu_datapath): what the load engines write (unified buffer,
+  // accumulators, weight FIFO) and what the store engine reads. Each buffer port is granted when
+  // the datapath's own user of it is idle; read data comes the cycle after the grant.
+  typedef struct packed {
+    logic        ub_en;
+    ub_addr_t    ub_addr;
+    ub_row_t     ub_data;
+    logic        acc_en;
+    acc_addr_t   acc_addr;
+    acc_row_t    acc_data;
+    logic        wf_valid;  // a row for the weight FIFO, taken unless wf_full
+    weight_row_t wf_data;
+  } buf_wr_req_t;
+
+  typedef struct packed {
+    logic ub_gnt;
+    logic acc_gnt;
+    logic wf_full;
+  } buf_wr_rsp_t;
+
+  typedef struct packed {
+    logic      ub_en;
+    ub_addr_t  ub_addr;
+    logic      acc_en;
+    acc_addr_t acc_addr;
+  } buf_rd_req_t;
+
+  typedef struct packed {
+    logic     ub_gnt;
+    logic     acc_gnt;
+    ub_row_t  ub_data;   // the cycle after ub_gnt
+    acc_row_t acc_data;  // the cycle after acc_gnt
+  } buf_rd_rsp_t;
 
   // ---- Typed interfaces ----
   // The host-memory port, AXI4-like, as one request and one response struct per direction of

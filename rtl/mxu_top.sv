@@ -1,13 +1,9 @@
 // The device: CSRs, controller, DMA and datapath behind a register port and a host-memory port,
 // with a done/error interrupt (docs/isa.md, docs/architecture.md).
+// Every size comes from the device descriptor in mxu_pkg (the build's defines).
 module mxu_top #(
-  parameter int unsigned Rows            = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols            = mxu_pkg::ArrayCols,
-  parameter int unsigned UbDepth         = mxu_pkg::UbDepth,
-  parameter int unsigned AccDepth        = mxu_pkg::AccDepth,
-  parameter int unsigned WeightFifoDepth = mxu_pkg::WeightFifoDepth,
-  parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
-  parameter int unsigned PeStages        = mxu_pkg::PeStages,
+  localparam int unsigned Rows      = mxu_pkg::ArrayRows,
+  localparam int unsigned Cols      = mxu_pkg::ArrayCols,
   localparam int unsigned AddrWidth = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBits   = mxu_pkg::MemBusBytes * 8,
   localparam int unsigned BusBytes  = mxu_pkg::MemBusBytes
@@ -67,11 +63,7 @@ module mxu_top #(
   output logic                 dbg_array_row_o
 );
 
-  localparam int unsigned UbLanes = (Rows > Cols) ? Rows : Cols;
-  localparam int unsigned UbAw    = (UbDepth > 1) ? $clog2(UbDepth) : 1;
-  localparam int unsigned AccAw   = (AccDepth > 1) ? $clog2(AccDepth) : 1;
-  localparam int unsigned KWidth  = $clog2(Rows + 1);
-  localparam int unsigned NumCnt  = mxu_isa_pkg::NumCounters;
+  localparam int unsigned NumCnt = mxu_isa_pkg::NumCounters;
 
   // CSRs <-> controller.
   mxu_pkg::reg_req_t    reg_req;
@@ -96,17 +88,14 @@ module mxu_top #(
   // Controller <-> datapath.
   logic                 wl_valid, wl_ready, mm_valid, mm_ready, mm_done, ac_valid, ac_ready;
   logic                 ac_done;
-  logic [KWidth-1:0]    wl_k_rows;
+  logic [mxu_pkg::KWidth-1:0] wl_k_rows;
   mxu_pkg::matmul_cmd_t   mm_cmd;
   mxu_pkg::activate_cmd_t ac_cmd;
-  // DMA <-> datapath.
-  logic                 ub_wr_en, ub_wr_gnt, ub_rd_en, ub_rd_gnt, acc_wr_en, acc_wr_gnt;
-  logic                 acc_rd_en, acc_rd_gnt, wf_push, wf_full;
-  logic [UbAw-1:0]      ub_wr_addr, ub_rd_addr;
-  logic [AccAw-1:0]     acc_wr_addr, acc_rd_addr;
-  logic [UbLanes*16-1:0] ub_wr_data, ub_rd_data;
-  logic [Cols*32-1:0]   acc_wr_data, acc_rd_data;
-  logic [Cols*16-1:0]   wf_data;
+  // DMA <-> datapath: the buffers' DMA side.
+  mxu_pkg::buf_wr_req_t buf_wr_req;
+  mxu_pkg::buf_wr_rsp_t buf_wr_rsp;
+  mxu_pkg::buf_rd_req_t buf_rd_req;
+  mxu_pkg::buf_rd_rsp_t buf_rd_rsp;
   logic                 wl_busy, mm_busy, ac_busy;
   // The memory port: the engines' requests before the drain, the port's after it.
   mxu_pkg::mem_req_t    dma_mem_req, mem_req;
@@ -151,10 +140,7 @@ module mxu_top #(
   assign mem_w_last_o   = mem_req.wr.w.last;
   assign mem_b_ready_o  = mem_req.wr.b_ready;
 
-  mxu_csr #(
-    .Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
-    .WeightFifoDepth(WeightFifoDepth), .FlushSubnormals(FlushSubnormals), .PeStages(PeStages)
-  ) u_csr (
+  mxu_csr u_csr (
     .clk_i,
     .rst_ni,
     .reg_req_i    (reg_req),
@@ -188,7 +174,7 @@ module mxu_top #(
     end
   end
 
-  mxu_controller #(.Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_controller (
+  mxu_controller u_controller (
     .clk_i,
     .rst_ni,
     .csr_i         (csr_ctrl),
@@ -227,7 +213,7 @@ module mxu_top #(
     .ac_done_i     (ac_done)
   );
 
-  mxu_dma #(.UbLanes(UbLanes), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth)) u_dma (
+  mxu_dma u_dma (
     .clk_i,
     .rst_ni       (engines_rst_n),
     .fetch_req_i  (fetch_req),
@@ -243,25 +229,10 @@ module mxu_top #(
     .st_ready_o   (st_ready),
     .st_cmd_i     (st_cmd),
     .st_status_o  (st_status),
-    .ub_wr_en_o   (ub_wr_en),
-    .ub_wr_addr_o (ub_wr_addr),
-    .ub_wr_data_o (ub_wr_data),
-    .ub_wr_gnt_i  (ub_wr_gnt),
-    .ub_rd_en_o   (ub_rd_en),
-    .ub_rd_addr_o (ub_rd_addr),
-    .ub_rd_gnt_i  (ub_rd_gnt),
-    .ub_rd_data_i (ub_rd_data),
-    .acc_wr_en_o  (acc_wr_en),
-    .acc_wr_addr_o(acc_wr_addr),
-    .acc_wr_data_o(acc_wr_data),
-    .acc_wr_gnt_i (acc_wr_gnt),
-    .acc_rd_en_o  (acc_rd_en),
-    .acc_rd_addr_o(acc_rd_addr),
-    .acc_rd_gnt_i (acc_rd_gnt),
-    .acc_rd_data_i(acc_rd_data),
-    .wf_push_o    (wf_push),
-    .wf_data_o    (wf_data),
-    .wf_full_i    (wf_full),
+    .buf_wr_req_o (buf_wr_req),
+    .buf_wr_rsp_i (buf_wr_rsp),
+    .buf_rd_req_o (buf_rd_req),
+    .buf_rd_rsp_i (buf_rd_rsp),
     .mem_req_o    (dma_mem_req),
     .mem_rsp_i    (mem_rsp),
     .wr_bytes_o   (wr_bytes),
@@ -269,15 +240,9 @@ module mxu_top #(
     .clock_on_o   (dma_clock_on)
   );
 
-  mxu_datapath #(
-    .Rows(Rows), .Cols(Cols), .UbDepth(UbDepth), .AccDepth(AccDepth),
-    .WeightFifoDepth(WeightFifoDepth), .FlushSubnormals(FlushSubnormals), .PeStages(PeStages)
-  ) u_datapath (
+  mxu_datapath u_datapath (
     .clk_i,
     .rst_ni           (engines_rst_n),
-    .wf_push_i        (wf_push),
-    .wf_data_i        (wf_data),
-    .wf_full_o        (wf_full),
     .wl_valid_i       (wl_valid),
     .wl_ready_o       (wl_ready),
     .wl_k_rows_i      (wl_k_rows),
@@ -289,22 +254,10 @@ module mxu_top #(
     .ac_ready_o       (ac_ready),
     .ac_cmd_i         (ac_cmd),
     .ac_done_o        (ac_done),
-    .ub_wr_en_i       (ub_wr_en),
-    .ub_wr_addr_i     (ub_wr_addr),
-    .ub_wr_data_i     (ub_wr_data),
-    .ub_wr_gnt_o      (ub_wr_gnt),
-    .ub_rd_en_i       (ub_rd_en),
-    .ub_rd_addr_i     (ub_rd_addr),
-    .ub_rd_gnt_o      (ub_rd_gnt),
-    .ub_rd_data_o     (ub_rd_data),
-    .acc_wr_en_i      (acc_wr_en),
-    .acc_wr_addr_i    (acc_wr_addr),
-    .acc_wr_data_i    (acc_wr_data),
-    .acc_wr_gnt_o     (acc_wr_gnt),
-    .acc_rd_en_i      (acc_rd_en),
-    .acc_rd_addr_i    (acc_rd_addr),
-    .acc_rd_gnt_o     (acc_rd_gnt),
-    .acc_rd_data_o    (acc_rd_data),
+    .buf_wr_req_i     (buf_wr_req),
+    .buf_wr_rsp_o     (buf_wr_rsp),
+    .buf_rd_req_i     (buf_rd_req),
+    .buf_rd_rsp_o     (buf_rd_rsp),
     .wl_busy_o        (wl_busy),
     .mm_busy_o        (mm_busy),
     .ac_busy_o        (ac_busy),

@@ -4,9 +4,9 @@
 // (commit_i, from mxu_matmul_seq), and issues its first row in the cycle it starts: a load
 // accepted as its predecessor is committed then finishes exactly Rows cycles later.
 module mxu_wload_seq #(
-  parameter int unsigned Rows = mxu_pkg::ArrayRows,
-  parameter int unsigned Cols = mxu_pkg::ArrayCols,
-  localparam int unsigned KWidth = $clog2(Rows + 1)
+  localparam int unsigned Rows   = mxu_pkg::ArrayRows,
+  localparam int unsigned Cols   = mxu_pkg::ArrayCols,
+  localparam int unsigned KWidth = mxu_pkg::KWidth
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,

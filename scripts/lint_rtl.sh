@@ -10,31 +10,36 @@ sources=$(ls "$rtl"/*.sv | grep -v '_pkg\.sv$')
 # rtl/ holds several top-level modules (each block is synthesized on its own): lint them together.
 verilator --lint-only --assert -F "$rtl/mxu.vc" $sources -Wno-MULTITOP
 # The flush-mode build must be as clean as the default one.
-verilator --lint-only --assert -F "$rtl/mxu.vc" $sources -Wno-MULTITOP -GFlushSubnormals=1\'b1
-# Other array sizes (docs/architecture.md, "Devices"): the CI's second device, 32 x 32, and the
-# wide blocks at the largest array the CSRs describe (255 lanes, FEATURES.UB_LANES is 8 bits;
-# one block alone leaves most of mxu_pkg unused, hence -Wno-UNUSEDPARAM there).
+verilator --lint-only --assert -F "$rtl/mxu.vc" $sources -Wno-MULTITOP +define+MXU_FLUSH_SUBNORMALS=1
+# Other array sizes (docs/architecture.md, "Devices"), each a device of its own (the defines of
+# mxu_pkg's device descriptor): the CI's second device, 32 x 32, and the wide blocks at the
+# largest array the CSRs describe (255 lanes, FEATURES.UB_LANES is 8 bits; one block alone leaves
+# most of mxu_pkg unused, hence -Wno-UNUSEDPARAM there).
 top=(verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module mxu_top "$rtl/mxu_top.sv")
-"${top[@]}" -GRows=8 -GCols=4 -GUbDepth=1024 -GAccDepth=256 -GFlushSubnormals=1\'b1
-"${top[@]}" -GRows=32 -GCols=32
+small=(+define+MXU_ARRAY_ROWS=8 +define+MXU_ARRAY_COLS=4 +define+MXU_UB_DEPTH=1024
+       +define+MXU_ACC_DEPTH=256)
+"${top[@]}" "${small[@]}" +define+MXU_FLUSH_SUBNORMALS=1
+"${top[@]}" +define+MXU_ARRAY_ROWS=32 +define+MXU_ARRAY_COLS=32
 # The ungated design (gate=0), which the formal equivalence compares against.
-"${top[@]}" -GRows=8 -GCols=4 -GUbDepth=1024 -GAccDepth=256 +define+MXU_CLOCK_GATING=0
+"${top[@]}" "${small[@]}" +define+MXU_CLOCK_GATING=0
 # Every memory port width the RTL takes (bus=B: 16 to 1024 bytes a beat, common/device_spec.h).
 for bus in 16 64 128 256 512 1024; do
-  "${top[@]}" -GRows=8 -GCols=4 -GUbDepth=1024 -GAccDepth=256 +define+MXU_BUS_BYTES="$bus"
+  "${top[@]}" "${small[@]}" +define+MXU_BUS_BYTES="$bus"
 done
 # Every PE pipeline depth (mxu_pkg::PeMaxStages), in the PE and in a small device.
 for stages in 1 2 3 4 5 6 7; do
   verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module mxu_pe "$rtl/mxu_pe.sv" \
     -Wno-UNUSEDPARAM -GStages="$stages"
-  "${top[@]}" -GRows=4 -GCols=4 -GUbDepth=256 -GAccDepth=64 -GPeStages="$stages"
+  "${top[@]}" +define+MXU_ARRAY_ROWS=4 +define+MXU_ARRAY_COLS=4 +define+MXU_UB_DEPTH=256 \
+    +define+MXU_ACC_DEPTH=64 +define+MXU_PE_STAGES="$stages"
 done
-for module in mxu_dma_load:UbLanes:Cols mxu_dma_store:UbLanes:Cols mxu_accumulators:Lanes \
-              mxu_activation_unit:Lanes mxu_unified_buffer:Lanes mxu_weight_fifo:Lanes; do
-  IFS=: read -r name params <<<"${module/:/:}"
-  args=()
-  for param in ${params//:/ }; do args+=("-G$param=255"); done
+wide=(+define+MXU_ARRAY_ROWS=255 +define+MXU_ARRAY_COLS=255)
+for name in mxu_dma_load mxu_dma_store; do
   verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
-    -Wno-UNUSEDPARAM "${args[@]}"
+    -Wno-UNUSEDPARAM "${wide[@]}"
+done
+for name in mxu_accumulators mxu_activation_unit mxu_unified_buffer mxu_weight_fifo; do
+  verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
+    -Wno-UNUSEDPARAM -GLanes=255
 done
 echo "lint clean: $(echo "$sources" | wc -l) files; mxu_top at 8 x 4 and 32 x 32, gated and not; 255 lanes; PE depths 1-7; buses 16-1024"

@@ -38,19 +38,47 @@ void SetLanes(Port& port, const std::vector<Lane>& lanes, int lane_bits) {
   }
 }
 
-// Packs a SystemVerilog packed struct into a Verilator port: fields as {value, bits}, in the
-// struct's declaration order (the first field is the most significant).
+// A SystemVerilog packed struct built field by field, in the struct's declaration order (the
+// first field is the most significant), then written into a Verilator port.
+class PackedStruct {
+ public:
+  PackedStruct& Field(uint64_t value, int bits) {
+    std::vector<uint8_t> field;
+    for (int b = 0; b < bits; ++b) field.push_back((value >> b) & 1);
+    bits_.insert(bits_.begin(), field.begin(), field.end());
+    return *this;
+  }
+  // A field of lanes, lane 0 least significant; `lanes` of them, zeros past the values given.
+  template <typename Lane>
+  PackedStruct& Lanes(const std::vector<Lane>& values, int lanes, int lane_bits) {
+    std::vector<uint8_t> field;
+    for (int i = 0; i < lanes; ++i) {
+      const uint64_t value = i < static_cast<int>(values.size()) ? uint64_t{values[i]} : 0;
+      for (int b = 0; b < lane_bits; ++b) field.push_back((value >> b) & 1);
+    }
+    bits_.insert(bits_.begin(), field.begin(), field.end());
+    return *this;
+  }
+  template <typename Port>
+  void Into(Port& port) const {
+    SetLanes(port, bits_, 1);
+  }
+
+ private:
+  std::vector<uint8_t> bits_;  // least significant first
+};
+
+// Packs a packed struct of scalar fields, {value, bits} each, in declaration order.
 template <typename Port>
 void SetStruct(Port& port, const std::vector<std::pair<uint64_t, int>>& fields) {
-  std::vector<uint8_t> bits;  // least significant first
-  for (auto field = fields.rbegin(); field != fields.rend(); ++field) {
-    for (int b = 0; b < field->second; ++b) bits.push_back((field->first >> b) & 1);
-  }
-  SetLanes(port, bits, 1);
+  PackedStruct packed;
+  for (const auto& [value, bits] : fields) packed.Field(value, bits);
+  packed.Into(port);
 }
 
-template <typename Lane, typename Port>
-std::vector<Lane> GetLanes(const Port& port, int count, int lane_bits) {
+// Bits [lsb, lsb + bits) of a Verilator port, bits <= 32.
+template <typename Port>
+uint32_t GetBits(const Port& port, int lsb, int bits) {
   std::vector<uint32_t> words;
   if constexpr (std::is_integral_v<Port>) {
     words = {static_cast<uint32_t>(port), static_cast<uint32_t>(uint64_t{port} >> 32)};
@@ -58,13 +86,16 @@ std::vector<Lane> GetLanes(const Port& port, int count, int lane_bits) {
     words.assign(std::begin(port.m_storage), std::end(port.m_storage));
   }
   words.push_back(0);
+  const uint64_t pair = words[lsb / 32] | uint64_t{words[lsb / 32 + 1]} << 32;
+  return static_cast<uint32_t>((pair >> (lsb % 32)) & ((uint64_t{1} << bits) - 1));
+}
+
+// Lanes of a Verilator port from bit `lsb` on.
+template <typename Lane, typename Port>
+std::vector<Lane> GetLanesAt(const Port& port, int lsb, int count, int lane_bits) {
   std::vector<Lane> lanes(count);
-  const uint64_t mask = (uint64_t{1} << lane_bits) - 1;
-  for (int i = 0; i < count; ++i) {
-    const size_t bit = static_cast<size_t>(i) * lane_bits;
-    const uint64_t pair = words[bit / 32] | uint64_t{words[bit / 32 + 1]} << 32;
-    lanes[i] = static_cast<Lane>((pair >> (bit % 32)) & mask);
-  }
+  for (int i = 0; i < count; ++i)
+    lanes[i] = static_cast<Lane>(GetBits(port, lsb + i * lane_bits, lane_bits));
   return lanes;
 }
 
@@ -89,10 +120,12 @@ struct ActivateCmd {
 template <typename Model>
 class DatapathHarness {
  public:
-  DatapathHarness(int rows, int cols)
+  DatapathHarness(int rows, int cols, int ub_depth, int acc_depth)
       : rows_(rows),
         cols_(cols),
         ub_lanes_(rows > cols ? rows : cols),
+        ub_addr_bits_(AddrBits(ub_depth)),
+        acc_addr_bits_(AddrBits(acc_depth)),
         context_(std::make_unique<VerilatedContext>()),
         model_(std::make_unique<Model>(context_.get(), "dp")) {
     Reset();
@@ -155,8 +188,8 @@ class DatapathHarness {
     Model& m = *model_;
     ClearInputs();
     if (!weights_.empty()) {
-      m.wf_push_i = !m.wf_full_o;
-      SetLanes(m.wf_data_i, weights_.front(), 16);
+      write_.wf_valid = true;
+      write_.wf_data = weights_.front();
     }
     if (!wloads_.empty()) {
       m.wl_valid_i = 1;
@@ -188,8 +221,9 @@ class DatapathHarness {
                              {0, 16},   // quant_addr
                              {0, 8}});  // zero_point
     }
+    DriveBuffers();
     m.eval();
-    if (m.wf_push_i) weights_.pop_front();
+    if (write_.wf_valid && !WeightFifoFull()) weights_.pop_front();
     if (m.wl_valid_i && m.wl_ready_o) wloads_.pop_front();
     if (m.mm_valid_i && m.mm_ready_o) {
       matmuls_.pop_front();
@@ -207,11 +241,12 @@ class DatapathHarness {
     for (uint64_t waited = 0;; ++waited) {
       Guard(waited, "unified-buffer write");
       ClearInputs();
-      m.ub_wr_en_i = 1;
-      m.ub_wr_addr_i = addr;
-      SetLanes(m.ub_wr_data_i, lanes, 16);
+      write_.ub_en = true;
+      write_.ub_addr = addr;
+      write_.ub_data = lanes;
+      DriveBuffers();
       m.eval();
-      const bool granted = m.ub_wr_gnt_o;
+      const bool granted = GetBits(m.buf_wr_rsp_o, 2, 1);  // buf_wr_rsp_t.ub_gnt
       Edge();
       if (granted) return;
     }
@@ -222,16 +257,18 @@ class DatapathHarness {
     for (uint64_t waited = 0;; ++waited) {
       Guard(waited, "unified-buffer read");
       ClearInputs();
-      m.ub_rd_en_i = 1;
-      m.ub_rd_addr_i = addr;
+      read_.ub_en = true;
+      read_.ub_addr = addr;
+      DriveBuffers();
       m.eval();
-      const bool granted = m.ub_rd_gnt_o;
+      const bool granted = GetBits(m.buf_rd_rsp_o, ReadGrantBit() + 1, 1);  // .ub_gnt
       Edge();
       if (granted) break;
     }
     ClearInputs();
+    DriveBuffers();
     m.eval();
-    return GetLanes<uint16_t>(m.ub_rd_data_o, ub_lanes_, 16);
+    return GetLanesAt<uint16_t>(m.buf_rd_rsp_o, cols_ * 32, ub_lanes_, 16);  // .ub_data
   }
 
   void WriteAccRow(uint32_t addr, const std::vector<uint32_t>& lanes) {
@@ -239,11 +276,12 @@ class DatapathHarness {
     for (uint64_t waited = 0;; ++waited) {
       Guard(waited, "accumulator write");
       ClearInputs();
-      m.acc_wr_en_i = 1;
-      m.acc_wr_addr_i = addr;
-      SetLanes(m.acc_wr_data_i, lanes, 32);
+      write_.acc_en = true;
+      write_.acc_addr = addr;
+      write_.acc_data = lanes;
+      DriveBuffers();
       m.eval();
-      const bool granted = m.acc_wr_gnt_o;
+      const bool granted = GetBits(m.buf_wr_rsp_o, 1, 1);  // buf_wr_rsp_t.acc_gnt
       Edge();
       if (granted) return;
     }
@@ -254,16 +292,18 @@ class DatapathHarness {
     for (uint64_t waited = 0;; ++waited) {
       Guard(waited, "accumulator read");
       ClearInputs();
-      m.acc_rd_en_i = 1;
-      m.acc_rd_addr_i = addr;
+      read_.acc_en = true;
+      read_.acc_addr = addr;
+      DriveBuffers();
       m.eval();
-      const bool granted = m.acc_rd_gnt_o;
+      const bool granted = GetBits(m.buf_rd_rsp_o, ReadGrantBit(), 1);  // .acc_gnt
       Edge();
       if (granted) break;
     }
     ClearInputs();
+    DriveBuffers();
     m.eval();
-    return GetLanes<uint32_t>(m.acc_rd_data_o, cols_, 32);
+    return GetLanesAt<uint32_t>(m.buf_rd_rsp_o, 0, cols_, 32);  // .acc_data
   }
 
  private:
@@ -280,15 +320,60 @@ class DatapathHarness {
 
   void ClearInputs() {
     Model& m = *model_;
-    m.wf_push_i = 0;
     m.wl_valid_i = 0;
     m.mm_valid_i = 0;
     m.ac_valid_i = 0;
-    m.ub_wr_en_i = 0;
-    m.ub_rd_en_i = 0;
-    m.acc_wr_en_i = 0;
-    m.acc_rd_en_i = 0;
+    write_ = BufferWrite{};
+    read_ = BufferRead{};
   }
+
+  static int AddrBits(int depth) {
+    int bits = 1;
+    while ((1 << bits) < depth) ++bits;
+    return bits;
+  }
+
+  // The buffers' DMA side as the harness drives it: mxu_pkg::buf_wr_req_t and buf_rd_req_t.
+  struct BufferWrite {
+    bool ub_en = false;
+    uint32_t ub_addr = 0;
+    std::vector<uint16_t> ub_data;
+    bool acc_en = false;
+    uint32_t acc_addr = 0;
+    std::vector<uint32_t> acc_data;
+    bool wf_valid = false;
+    std::vector<uint16_t> wf_data;
+  };
+  struct BufferRead {
+    bool ub_en = false;
+    uint32_t ub_addr = 0;
+    bool acc_en = false;
+    uint32_t acc_addr = 0;
+  };
+
+  void DriveBuffers() {
+    Model& m = *model_;
+    PackedStruct()
+        .Field(write_.ub_en, 1)
+        .Field(write_.ub_addr, ub_addr_bits_)
+        .Lanes(write_.ub_data, ub_lanes_, 16)
+        .Field(write_.acc_en, 1)
+        .Field(write_.acc_addr, acc_addr_bits_)
+        .Lanes(write_.acc_data, cols_, 32)
+        .Field(write_.wf_valid, 1)
+        .Lanes(write_.wf_data, cols_, 16)
+        .Into(m.buf_wr_req_i);
+    PackedStruct()
+        .Field(read_.ub_en, 1)
+        .Field(read_.ub_addr, ub_addr_bits_)
+        .Field(read_.acc_en, 1)
+        .Field(read_.acc_addr, acc_addr_bits_)
+        .Into(m.buf_rd_req_i);
+  }
+
+  bool WeightFifoFull() const { return GetBits(model_->buf_wr_rsp_o, 0, 1); }  // .wf_full
+  // buf_rd_rsp_t: {ub_gnt, acc_gnt, ub_data, acc_data}: acc_gnt's bit.
+  int ReadGrantBit() const { return cols_ * 32 + ub_lanes_ * 16; }
 
   void Edge() {
     Model& m = *model_;
@@ -299,7 +384,9 @@ class DatapathHarness {
     ++cycle_;
   }
 
-  int rows_, cols_, ub_lanes_;
+  int rows_, cols_, ub_lanes_, ub_addr_bits_, acc_addr_bits_;
+  BufferWrite write_;
+  BufferRead read_;
   std::unique_ptr<VerilatedContext> context_;
   std::unique_ptr<Model> model_;
   uint64_t cycle_ = 0;

@@ -42,7 +42,7 @@ constexpr uint64_t kLatencyExtra = 2 + kAccAddCycles;
 using Harness = test::DatapathHarness<MXU_DP_MODEL>;
 
 Harness& Dut() {
-  static Harness harness(kRows, kCols);
+  static Harness harness(kRows, kCols, MXU_DP_UB_DEPTH, MXU_DP_ACC_DEPTH);
   return harness;
 }
 
