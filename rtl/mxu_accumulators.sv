@@ -265,8 +265,8 @@ module mxu_accumulators #(
     for (genvar b = 0; b < Banks; b++) begin : g_sram_changes
       assign sram_changes[b] = g_bank[b].u_sram.would_change;
     end
-    // One bit for the assertion: Verilator 5.006 cannot sample vectors this wide inside one
-    // (verilator/verilator#4057: an undeclared loop variable in the generated _eval).
+    // One bit for the assertion, kept a signal of its own (rtl/mxu.vlt): Verilator 5.006 cannot
+    // sample the wide vectors it compares (an undeclared loop variable in the generated _eval).
     logic regs_change;
     assign regs_change =
         {s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_addr_d, s1_data_d, s1_fwd_next,

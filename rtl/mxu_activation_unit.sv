@@ -224,8 +224,8 @@ module mxu_activation_unit #(
     for (genvar l = 0; l < Lanes; l++) begin : g_bias_changes
       assign bias_changes[l] = g_lane[l].u_bias.would_change;
     end
-    // One bit for the assertion: Verilator 5.006 cannot sample vectors this wide inside one
-    // (verilator/verilator#4057: an undeclared loop variable in the generated _eval).
+    // One bit for the assertion, kept a signal of its own (rtl/mxu.vlt): Verilator 5.006 cannot
+    // sample the wide vectors it compares (an undeclared loop variable in the generated _eval).
     logic regs_change;
     assign regs_change =
         {stage_valid_d, stage_tag_d, valid_d, tag_d, fp32_d, row_d, sum_next, prod_next,

@@ -209,8 +209,8 @@ module mxu_systolic_array #(
     for (genvar c = 0; c < Cols; c++) begin : g_col_changes
       assign col_changes[c] = g_col[c].u_wskew.would_change || g_col[c].u_deskew.would_change;
     end
-    // One bit for the assertion: Verilator 5.006 cannot sample vectors this wide inside one
-    // (verilator/verilator#4057: an undeclared loop variable in the generated _eval).
+    // One bit for the assertion, kept a signal of its own (rtl/mxu.vlt): Verilator 5.006 cannot
+    // sample the wide vectors it compares (an undeclared loop variable in the generated _eval).
     logic regs_change;
     assign regs_change = edge_d != edge_q || w_edge_d != w_edge_q || skew_changes != '0 ||
                          col_changes != '0;

@@ -33,13 +33,17 @@ for stages in 1 2 3 4 5 6 7; do
   "${top[@]}" +define+MXU_ARRAY_ROWS=4 +define+MXU_ARRAY_COLS=4 +define+MXU_UB_DEPTH=256 \
     +define+MXU_ACC_DEPTH=64 +define+MXU_PE_STAGES="$stages"
 done
-wide=(+define+MXU_ARRAY_ROWS=255 +define+MXU_ARRAY_COLS=255)
-for name in mxu_dma_load mxu_dma_store; do
-  verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
-    -Wno-UNUSEDPARAM "${wide[@]}"
+# The wide blocks at TPU size and at the largest array the CSRs describe (128 and 255 lanes;
+# scripts/wide_compile.sh also compiles what Verilator generates for them).
+for lanes in 128 255; do
+  wide=(+define+MXU_ARRAY_ROWS="$lanes" +define+MXU_ARRAY_COLS="$lanes" +define+MXU_BUS_BYTES=512)
+  for name in mxu_dma_load mxu_dma_store; do
+    verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
+      -Wno-UNUSEDPARAM "${wide[@]}"
+  done
+  for name in mxu_accumulators mxu_activation_unit mxu_unified_buffer mxu_weight_fifo; do
+    verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
+      -Wno-UNUSEDPARAM -GLanes="$lanes"
+  done
 done
-for name in mxu_accumulators mxu_activation_unit mxu_unified_buffer mxu_weight_fifo; do
-  verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
-    -Wno-UNUSEDPARAM -GLanes=255
-done
-echo "lint clean: $(echo "$sources" | wc -l) files; mxu_top at 8 x 4 and 32 x 32, gated and not; 255 lanes; PE depths 1-7; buses 16-1024"
+echo "lint clean: $(echo "$sources" | wc -l) files; mxu_top at 8 x 4 and 32 x 32, gated and not; PE depths 1-7; buses 16-1024; wide blocks at 128 and 255 lanes"
