@@ -90,3 +90,7 @@ cmake --build build -j"$(nproc)" ${targets[@]+"${targets[@]}"}
 # checkout's own). The extension is built for /usr/bin/python3, which the venv runs.
 site="$(.venv/bin/python scripts/lib/venv_info.py purelib)"
 echo "$PWD/build/python" >"$site/mxu-build.pth"
+# Keras on JAX in any import order (docs/keras_jax.md): a start-up hook that, at the first
+# `import keras`, writes Keras's keras.json naming JAX where there is none yet (Keras would write
+# one naming TensorFlow).
+.venv/bin/python python/mxu/keras/_backend.py "$site"

@@ -114,7 +114,7 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
             json.dump(report, f, indent=2)
             f.write("\n")
 
-    write_whole(path, write_json)
+    write_whole(path, write_json, "report")
     if plot is not None:
         from mxu import _mxu  # the chart code is the C++ library's (io/plot)
         # One category per module (the layers of the model in the order of the report's ops;
@@ -146,5 +146,5 @@ def write_report(mode, path, plot=None, node=DEFAULT_NODE):
                   for key, y_label in (("device_cycles", "device cycles"),
                                        ("energy_uj", f"energy (uJ, {energy['node_nm']} nm)"))]
         write_whole(plot, lambda temporary: _mxu.write_bar_panels(
-            temporary, title, panels, horizontal=True, values=True))
+            temporary, title, panels, horizontal=True, values=True), "plot")
     return report

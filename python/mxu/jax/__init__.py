@@ -49,11 +49,12 @@ def on_device(fn, device, strict=False, watchdog=None, transposed="copy", batch=
               share=None):
     """`fn` (a function of arrays and pytrees of arrays, pure as jax.jit needs it) with every
     matrix product on `device` (an mxu.Device); the returned DeviceFunction is called as `fn`
-    and has report(). fn may use jit, grad, vmap, scan, cond, while_loop and custom derivative
-    rules inside; call the DeviceFunction itself with arrays (it is not traced by an outer
-    transformation). strict=True raises HostProductError, naming the primitive, where a product
-    would run on the host (integer operands, a product inside a primitive the interpreter does
-    not know). watchdog: each device GEMM's cycle limit. transposed: "copy" (transposed operands
+    (positional and keyword arguments) and has report(). fn may use jit, grad, vmap, scan,
+    cond, while_loop and custom derivative rules inside; call the DeviceFunction itself with
+    arrays (it is not traced by an outer transformation). strict=True raises HostProductError,
+    naming the primitive, where a product would run on the host (integer operands, a product
+    inside a primitive the interpreter does not know: custom_vmap_call, pmap, shard_map).
+    watchdog: each device GEMM's cycle limit. transposed: "copy" (transposed operands
     laid out row-major on the host) or "device" (the device's transposing loads; the same bits).
     batch: a batched dot_general's or a grouped convolution's GEMMs as one device program
     (True) or one program each (False; the same bits, other cycles). share: another

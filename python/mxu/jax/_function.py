@@ -5,6 +5,7 @@ jaxpr (mxu/jax/_interpret.py) into a jitted function whose product equations cal
 and runs that. The report counts what ran: per (primitive, layer scope, pass), the device's
 GEMMs, MACs, cycles and traffic, and the products that ran on the host.
 """
+import logging
 import threading
 import time
 
@@ -16,6 +17,21 @@ from mxu._gemms import (DeviceOpError, GemmRunner, add_program, check_options, d
 from mxu._report import Report
 from mxu.jax import _products
 from mxu.jax._interpret import SCOPE, Interpreter
+
+
+class _ProductFailed(Exception):
+    """A product's failure, raised inside XLA's host callback: the DeviceFunction raises the
+    recorder's one-line DeviceOpError in place of what XLA makes of it."""
+
+
+def _not_a_product_failure(record):
+    return not (record.exc_info and isinstance(record.exc_info[1], _ProductFailed))
+
+
+# JAX logs a failing pure_callback's whole traceback (jax._src.callback, logger.exception) before
+# XLA passes the error on; for ours the one-line DeviceOpError says it all, so that log is dropped
+# (any other exception in a callback is still logged).
+logging.getLogger("jax._src.callback").addFilter(_not_a_product_failure)
 
 _DEVICE_INFO = ("backend", "device", "array_rows", "array_cols", "pe_stages", "subnormals",
                 "bus_bytes")
@@ -59,7 +75,7 @@ class DeviceRecorder:
                     shapes = "x".join(map(str, lhs.shape)) + ", " + "x".join(map(str, rhs.shape))
                     self.failure = DeviceOpError(f"mxu.jax: {primitive}({shapes}) on the device: "
                                                  f"{str(error).splitlines()[0]}")
-                    raise
+                    raise _ProductFailed(str(self.failure)) from None
                 finally:
                     call_counts, self._call = self._call, None
                     self.report_data.handler_seconds += time.perf_counter() - start
@@ -92,15 +108,15 @@ class DeviceFunction:
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
 
-    def __call__(self, *args):
-        flat, tree = jax.tree_util.tree_flatten(args)
+    def __call__(self, *args, **kwargs):
+        flat, tree = jax.tree_util.tree_flatten((args, kwargs))
         if any(isinstance(x, jax.core.Tracer) for x in flat):
             raise TypeError("mxu.jax: a device function is called with arrays, not traced by an "
                             "outer jit, grad or vmap: put the transformation inside its function")
         key = (tree, tuple((jax.numpy.shape(x), jax.numpy.result_type(x)) for x in flat))
         entry = self._compiled.get(key)
         if entry is None:
-            entry = self._compiled[key] = self._compile(args)
+            entry = self._compiled[key] = self._compile(args, kwargs)
         jitted, out_tree = entry
         self.recorder.failure = None
         try:
@@ -113,11 +129,12 @@ class DeviceFunction:
             raise failure from None
         return jax.tree_util.tree_unflatten(out_tree, out)
 
-    def _compile(self, args):
-        def scoped(*a):  # so that backward equations are marked as such (_interpret.SCOPE)
+    def _compile(self, args, kwargs):
+        def scoped(*a, **k):  # so that backward equations are marked as such (_interpret.SCOPE)
             with jax.named_scope(SCOPE):
-                return self.fn(*a)
-        closed, shapes = jax.make_jaxpr(scoped, return_shape=True)(*args)
+                return self.fn(*a, **k)
+        # The jaxpr's inputs are the leaves of (args, kwargs), in tree_flatten's order.
+        closed, shapes = jax.make_jaxpr(scoped, return_shape=True)(*args, **kwargs)
         out_tree = jax.tree_util.tree_structure(shapes)
         interpreter = Interpreter(self)
 

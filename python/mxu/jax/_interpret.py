@@ -8,10 +8,10 @@ others). The interpreter then walks the jaxpr under a new jax.jit: dot_general a
 conv_general_dilated with float operands become jax.pure_callback calls of the device; call-like
 equations (pjit, closed_call, remat, custom_jvp_call, custom_vjp_call) are walked inline; scan,
 cond and while are rebuilt (lax.scan, lax.switch, lax.while_loop) around walked bodies, so their
-products run on the device at each iteration; every other equation is bound as it was and runs
-in XLA on the host. Products that must stay on the host (integer operands, a product inside a
-primitive not known here) are counted when they run (a jax.debug.callback) or, with
-strict=True, refused before anything runs.
+products run on the device at each iteration; every other equation is bound as it was (pmap and
+shard_map whole) and runs in XLA on the host. Products that must stay on the host (integer
+operands, a product inside a primitive not known here) are counted when they run (a
+jax.debug.callback) or, with strict=True, refused before anything runs.
 """
 import jax
 import numpy as np
@@ -58,6 +58,14 @@ def _closed(value):
     if isinstance(value, jcore.ClosedJaxpr):
         return value.jaxpr, value.consts
     return value, ()
+
+
+def _bind(eqn, invals):
+    """The equation's primitive bound again, as jax.core.eval_jaxpr binds it: a call-like one
+    (xla_pmap, shard_map) takes its body as a function and other parameters than the equation
+    records, which get_bind_params makes."""
+    subfuns, params = eqn.primitive.get_bind_params(eqn.params)
+    return eqn.primitive.bind(*subfuns, *invals, **params)
 
 
 # The name scope the interpreter traces a function in: JAX records its transformations (jvp,
@@ -124,7 +132,7 @@ class Interpreter:
         if hidden:
             self._host_product(name, f"{name} holds a {hidden} that the interpreter cannot "
                                "reach", here)
-        return eqn.primitive.bind(*invals, **eqn.params)
+        return _bind(eqn, invals)
 
     # ---- products ----
     def _product(self, eqn, invals, here):
@@ -135,7 +143,7 @@ class Interpreter:
             self._host_product(name, f"{name} with {'/'.join(sorted(kinds))} operands (the "
                                "device multiplies floats; integer products stay on the host)",
                                here)
-            return eqn.primitive.bind(*invals, **eqn.params)
+            return _bind(eqn, invals)
         out = eqn.outvars[0].aval
         call = self.owner.product_call(name, eqn.params, out.dtype, *where(here))
         return jax.pure_callback(call, jax.ShapeDtypeStruct(out.shape, out.dtype), *invals)

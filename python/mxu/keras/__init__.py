@@ -11,21 +11,23 @@ with every matrix product on an mxu device, as the guides' TPUStrategy runs them
     strategy.report()["totals"]         # device_gemms, device_cycles, host_products
     mxu.keras.write_report(strategy, "r.json")
 
-Keras runs on JAX here: importing mxu.keras before keras selects the JAX backend unless
-KERAS_BACKEND says otherwise (then it fails, naming the backend). Needs keras 3.15.1 and jax
-0.4.30, as scripts/setup.sh installs them into .venv.
+Keras runs on JAX here. Where nothing chose a backend yet (no KERAS_BACKEND, no keras.json),
+importing mxu.keras before keras makes JAX Keras's default (mxu/keras/_backend.py: the keras.json
+Keras would write, naming JAX; the project's venv does the same at its first `import keras`);
+another backend chosen by KERAS_BACKEND or keras.json is refused with one ImportError naming the
+fix. Needs keras 3.15.1 and jax 0.4.30, as scripts/setup.sh installs them into .venv.
 """
-import os as _os
 import sys as _sys
 
+from mxu.keras import _backend
+
 if "keras" not in _sys.modules:
-    _os.environ.setdefault("KERAS_BACKEND", "jax")
+    _backend.write_default()
+    _backend.check()  # before Keras's own import of another backend fails less clearly
 
 import keras as _keras  # noqa: E402
 
-if _keras.backend.backend() != "jax":
-    raise ImportError(f"mxu.keras needs Keras on the JAX backend (KERAS_BACKEND=jax); this Keras "
-                      f"runs on {_keras.backend.backend()!r}")
+_backend.check(_keras.backend.backend())
 
 import mxu.jax  # noqa: E402,F401  (checks the JAX version)
 from mxu._report import write_report  # noqa: E402

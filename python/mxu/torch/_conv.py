@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from mxu.torch._checks import NoProducts, check_operands
+from mxu.torch._products import as_dtype
 
 
 def _expand(values, dims):
@@ -161,7 +162,7 @@ def convolution(mode, input, weight, bias, stride, padding, dilation, transposed
                               groups)
     else:
         lowered = convolution_products(input, weight, bias, stride, padding, dilation, groups)
-    return _run(mode, lowered)[0].to(dtype)
+    return as_dtype(_run(mode, lowered)[0], dtype)
 
 
 def convolution_backward(mode, grad_output, input, weight, bias_sizes, stride, padding, dilation,
@@ -198,9 +199,9 @@ def convolution_backward(mode, grad_output, input, weight, bias_sizes, stride, p
     # Both gradients' products in one device program.
     results = _run(mode, *lowered)
     if output_mask[0]:
-        grad_input = results.pop(0).to(dtype)
+        grad_input = as_dtype(results.pop(0), dtype)
     if output_mask[1]:
-        grad_weight = results.pop(0).to(dtype)
+        grad_weight = as_dtype(results.pop(0), dtype)
     if output_mask[2]:
         grad_bias = grad_output.sum(dim=[0, *range(2, 2 + dims)])
     return grad_input, grad_weight, grad_bias

@@ -14,6 +14,7 @@ import torch
 
 from mxu.torch._checks import check_operands
 from mxu.torch._conv import convolution, convolution_backward
+from mxu.torch._products import as_dtype
 
 _aten = torch.ops.aten
 
@@ -38,8 +39,8 @@ def _addmm(mode, self, mat1, mat2, beta, alpha, relu=False):
     m, n = mat1.shape[0], mat2.shape[1]
     if _is_one(alpha) and _is_one(beta):
         bias, c0 = _start(self, m, n)
-        return mode.gemm(mat1, mat2, bias=bias, c0=c0, relu=relu).to(dtype)
-    product = mode.gemm(mat1, mat2).to(dtype)
+        return as_dtype(mode.gemm(mat1, mat2, bias=bias, c0=c0, relu=relu), dtype)
+    product = as_dtype(mode.gemm(mat1, mat2), dtype)
     out = product if _is_one(alpha) else product * alpha
     if beta != 0:  # beta = 0 ignores self, NaN included, as PyTorch does
         out = out + (self if _is_one(beta) else self * beta)
@@ -49,7 +50,7 @@ def _addmm(mode, self, mat1, mat2, beta, alpha, relu=False):
 def mm(mode, self, mat2):
     """In a backward pass, a linear layer's two gradient products run as one program."""
     dtype = check_operands(self, mat2)
-    return mode.gemm_paired(self, mat2).to(dtype)
+    return as_dtype(mode.gemm_paired(self, mat2), dtype)
 
 
 def addmm(mode, self, mat1, mat2, *, beta=1, alpha=1):
@@ -75,7 +76,7 @@ def bmm(mode, self, mat2):
     dtype = check_operands(self, mat2)
     b, m, n = self.shape[0], self.shape[1], mat2.shape[2]
     results = mode.gemm_batch([(self[i], mat2[i], None, None, False) for i in range(b)])
-    return _stack(results, b, m, n, dtype)
+    return _stack([as_dtype(r, dtype) for r in results], b, m, n, dtype)
 
 
 def baddbmm(mode, self, batch1, batch2, *, beta=1, alpha=1):
@@ -86,11 +87,11 @@ def baddbmm(mode, self, batch1, batch2, *, beta=1, alpha=1):
     start = self.expand(b, m, n)
     if _is_one(alpha) and _is_one(beta):
         products = [(batch1[i], batch2[i], *_start(start[i], m, n), False) for i in range(b)]
-        return _stack([r.to(dtype) for r in mode.gemm_batch(products)], b, m, n, dtype)
+        return _stack([as_dtype(r, dtype) for r in mode.gemm_batch(products)], b, m, n, dtype)
     results = mode.gemm_batch([(batch1[i], batch2[i], None, None, False) for i in range(b)])
     out = []
     for i, product in enumerate(results):
-        product = product.to(dtype)
+        product = as_dtype(product, dtype)
         r = product if _is_one(alpha) else product * alpha
         if beta != 0:  # beta = 0 ignores self, NaN included, as PyTorch does
             r = r + (start[i] if _is_one(beta) else start[i] * beta)
@@ -111,7 +112,7 @@ def mv(mode, self, vec):
     """mat @ vec as the row vec^T (1 x K) times mat^T (K x M): the same sums in the same order,
     and addmv's `self` becomes the device's bias."""
     dtype = check_operands(self, vec)
-    return mode.gemm(vec.reshape(1, -1), self.t()).reshape(-1).to(dtype)
+    return as_dtype(mode.gemm(vec.reshape(1, -1), self.t()).reshape(-1), dtype)
 
 
 def addmv(mode, self, mat, vec, *, beta=1, alpha=1):
@@ -121,7 +122,7 @@ def addmv(mode, self, mat, vec, *, beta=1, alpha=1):
 
 def dot(mode, self, tensor):
     dtype = check_operands(self, tensor)
-    return mode.gemm(self.reshape(1, -1), tensor.reshape(-1, 1)).reshape(()).to(dtype)
+    return as_dtype(mode.gemm(self.reshape(1, -1), tensor.reshape(-1, 1)).reshape(()), dtype)
 
 
 def _convolution(mode, input, weight, bias, stride, padding, dilation, transposed, output_padding,

@@ -26,6 +26,22 @@ def _array(t):
     return t.numpy()
 
 
+# The canonical bf16 NaN (docs/numerics.md), as an int16 to write into a bfloat16's bits.
+_BF16_NAN = 0x7FC0
+
+
+def as_dtype(result, dtype):
+    """A device result (float32) in the operands' dtype. bfloat16 by the contract's fp32 -> bf16
+    (docs/numerics.md: round to nearest even, every NaN 0x7FC0), as mxu.jax and the CLI give it:
+    PyTorch's conversion rounds so too, but its vectorized kernels make a NaN 0xFFFF."""
+    out = result.to(dtype)
+    if dtype == torch.bfloat16 and result.dtype != torch.bfloat16:
+        nan = torch.isnan(result)
+        if nan.any():
+            out.view(torch.int16)[nan] = _BF16_NAN
+    return out
+
+
 class ProductRunner(GemmRunner):
     """GemmRunner on torch tensors: operands, bias, C0 and scales are tensors, results tensors."""
 

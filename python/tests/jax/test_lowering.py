@@ -168,6 +168,23 @@ def test_arguments_are_pytrees_and_each_shape_is_traced_once():
     assert traced == [(2, 4), (3, 4)]
 
 
+def test_keyword_arguments_are_taken_as_fn_takes_them():
+    # Issue 69: they raised TypeError, though the result is called as fn.
+    exact = ExactDevice()
+    x, p, q = integers((2, 4), 21), integers((4, 3), 22), integers((4, 3), 23)
+
+    def f(x, p, *, q, scale=None):  # p and q of one shape: swapped, the result would differ
+        y = x @ p - 2 * (x @ q)
+        return y if scale is None else y * scale["s"]
+    on = mxu.jax.on_device(f, exact, strict=True)
+    want = x @ p - 2 * (x @ q)
+    np.testing.assert_array_equal(np.asarray(on(x, q=q, p=p)), want)
+    np.testing.assert_array_equal(np.asarray(on(x, p, q=q)), want)
+    np.testing.assert_array_equal(np.asarray(on(q=q, x=x, p=p, scale={"s": np.float32(3)})),
+                                  3 * want)
+    assert exact.shapes == [(2, 4, 3)] * 6
+
+
 def test_custom_derivative_rules_called_without_a_derivative_reach_the_device():
     w, x = integers((4, 4), 11), integers((2, 4), 12)
 

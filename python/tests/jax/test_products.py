@@ -152,6 +152,15 @@ def test_other_float_dtypes_come_back_in_their_dtype(run, rows, dtype):
     np.testing.assert_array_equal(np.asarray(got).view(np.uint16), want.view(np.uint16))
 
 
+def test_a_bfloat16_nan_is_the_canonical_one(run, rows):
+    # As mxu.torch's (issue 69: it made 0xFFFF) and the CLI's: 0x7FC0 (docs/numerics.md).
+    a, b = rand((3, 18), 16).astype("bfloat16"), rand((18, 4), 17).astype("bfloat16")
+    a[0, 5], b[2, 3] = np.nan, np.inf
+    got = np.asarray(run(lambda a, b: a @ b, a, b)).view(np.uint16)
+    nan = np.isnan(contract.gemm(a.astype(np.float32), b.astype(np.float32), rows))
+    assert nan.sum() >= 4 and (got[nan] == 0x7FC0).all()
+
+
 def test_special_values(run, rows):
     a, b = rand((4, 18), 14), rand((18, 5), 15)
     a[0, 0], a[1, 1], a[2, 2], b[3, 0] = np.nan, np.inf, -np.inf, 1e-40

@@ -1,7 +1,9 @@
 """What mxu.jax does not put on the device, and bad arguments: integer products run on the host
 and are counted each time they run; a product inside a primitive the interpreter does not know
-is counted too; strict=True refuses both before anything runs, naming the primitive; a bad
-argument is one line. On the exact stand-in device (no simulator)."""
+(custom_vmap_call, pmap, shard_map) is counted too; strict=True refuses both before anything
+runs, naming the primitive; a bad argument, a failed product, is one line. On the exact stand-in
+device (no simulator)."""
+import logging
 import subprocess
 import sys
 
@@ -11,6 +13,8 @@ import numpy as np
 import pytest
 from jax import lax
 from jax.custom_batching import custom_vmap
+from jax.experimental.shard_map import shard_map
+from jax.sharding import Mesh, PartitionSpec
 
 import mxu.jax
 from exact_device import ExactDevice  # python/tests/torch/exact_device.py
@@ -71,6 +75,32 @@ def test_a_product_inside_an_unknown_primitive_is_counted_or_refused():
         strict(x, w)
 
 
+MESH = Mesh(np.array(jax.devices()[:1]), ("i",))
+MAPPED = {  # a product inside each of JAX's parallel maps, over one CPU device
+    "xla_pmap": lambda x, w: jax.pmap(lambda a: a @ w)(x),
+    "shard_map": lambda x, w: shard_map(lambda a: a @ w, MESH, in_specs=PartitionSpec("i"),
+                                        out_specs=PartitionSpec("i"))(x[0]),
+}
+
+
+@pytest.mark.parametrize("primitive", sorted(MAPPED))
+def test_a_product_inside_pmap_or_shard_map_runs_on_the_host_counted_or_refused(primitive):
+    # Issue 69: they were bound again with parameters they refuse (an AssertionError, a
+    # TypeError naming out_names).
+    fn, exact = MAPPED[primitive], ExactDevice()
+    x, w = np.arange(6, dtype=np.float32).reshape(1, 2, 3), np.ones((3, 4), np.float32)
+    step = mxu.jax.on_device(fn, exact)
+    for runs in (1, 2):
+        np.testing.assert_array_equal(np.asarray(step(x, w)), np.asarray(fn(x, w)))
+        assert totals(step)["host_products"] == runs and exact.shapes == []
+    assert [e["op"] for e in step.report()["ops"]] == [primitive]
+    strict = mxu.jax.on_device(fn, exact, strict=True)
+    with pytest.raises(mxu.jax.HostProductError,
+                       match=f"^mxu.jax: {primitive} holds a dot_general that the interpreter "
+                             r"cannot reach: it would run on the host \(strict=True\)$"):
+        strict(x, w)
+
+
 @pytest.mark.parametrize("kwargs,error,message", [
     ({"device": "16x16"}, TypeError, "device must be an mxu.Device, got '16x16'"),
     ({"strict": 1}, TypeError, "strict must be True or False, got 1"),
@@ -92,15 +122,32 @@ def test_fn_must_be_callable():
         mxu.jax.on_device(3, ExactDevice())
 
 
-def test_a_device_error_names_the_primitive():
-    class Failing(ExactDevice):
-        def gemm(self, *args, **kwargs):
-            raise RuntimeError("watchdog: GEMM did not finish in 5 cycles")
-        gemm_batch = gemm
+class Failing(ExactDevice):
+    def gemm(self, *args, **kwargs):
+        raise RuntimeError("watchdog: GEMM did not finish in 5 cycles")
+    gemm_batch = gemm
+
+
+def test_a_device_error_is_one_line_naming_the_primitive(caplog, capfd):
     step = mxu.jax.on_device(jnp.dot, Failing())
-    with pytest.raises(mxu.jax.DeviceOpError, match=r"^mxu.jax: dot_general\(2x3, 3x2\) on the "
-                       r"device: watchdog: GEMM did not finish in 5 cycles$"):
+    with caplog.at_level(logging.DEBUG):
+        with pytest.raises(mxu.jax.DeviceOpError, match=r"^mxu.jax: dot_general\(2x3, 3x2\) on "
+                           r"the device: watchdog: GEMM did not finish in 5 cycles$"):
+            step(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32))
+    # Issue 69: JAX logged the callback's 29-line traceback (jax.pure_callback failed) first.
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert capfd.readouterr().err == ""
+
+
+def test_another_exception_in_a_product_callback_is_still_logged(caplog):
+    class Broken(ExactDevice):
+        def gemm(self, *args, **kwargs):
+            raise KeyError("a bug")
+        gemm_batch = gemm
+    step = mxu.jax.on_device(jnp.dot, Broken())
+    with pytest.raises(Exception, match="a bug"):
         step(np.ones((2, 3), np.float32), np.ones((3, 2), np.float32))
+    assert "jax.pure_callback failed" in [r.getMessage() for r in caplog.records]
 
 
 def test_functions_can_share_one_report_on_one_device():

@@ -1,7 +1,9 @@
 """mxu.keras.DeviceStrategy on the session's device: a Keras model made in the scope runs fit,
 evaluate and predict with every product on the device; predict's bits are the numeric
 contract's (python/tests/torch/contract.py); models made outside are not touched; the
-mixed_bfloat16 policy works; bad arguments are one line."""
+mixed_bfloat16 policy works; bad arguments, and a device error, are one line."""
+import logging
+
 import keras
 import numpy as np
 import pytest
@@ -165,3 +167,21 @@ def test_an_integer_product_in_a_model_is_counted_or_refused(strict):
     else:
         np.testing.assert_array_equal(model.predict(x, verbose=0), np.full((4, 2), 5))
         assert totals(strategy)["host_products"] == 1 and totals(strategy)["device_gemms"] == 0
+
+
+def test_a_device_error_in_a_step_is_one_line(caplog, capfd):
+    # Issue 69: JAX logged the failed callback's traceback (29 lines) before this line.
+    from exact_device import ExactDevice  # python/tests/torch/exact_device.py
+
+    class Failing(ExactDevice):
+        def gemm(self, *args, **kwargs):
+            raise RuntimeError("watchdog: GEMM did not finish in 5 cycles")
+        gemm_batch = gemm
+    strategy = mxu.keras.DeviceStrategy(Failing())
+    with strategy.scope():
+        model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(2, use_bias=False)])
+    with pytest.raises(mxu.keras.DeviceOpError, match=r"^mxu.jax: dot_general\(4x5, 5x2\) on the "
+                       r"device: watchdog: GEMM did not finish in 5 cycles$"):
+        model.predict(np.ones((4, 5), np.float32), verbose=0)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert capfd.readouterr().err == ""

@@ -191,6 +191,37 @@ def test_other_float_dtypes_come_back_in_their_dtype(dev, rows, dtype):
             torch.int16 if dtype != torch.float64 else torch.int64).numpy())
 
 
+def bf16_bits(x):
+    """The contract's fp32 -> bf16 of float32 values, as uint16: round to nearest even, NaN the
+    canonical 0x7FC0."""
+    out = (contract.to_bf16(x).view(np.uint32) >> 16).astype(np.uint16)
+    out[np.isnan(x)] = 0x7FC0
+    return out
+
+
+def test_bfloat16_results_have_the_canonical_nan(dev, rows):
+    """Issue 69: a NaN in a bfloat16 result came back 0xFFFF (PyTorch's vectorized float ->
+    bfloat16 conversion); the contract's, mxu.jax's and the CLI's is 0x7FC0. mm (addmm's and
+    every 2-D product's conversion), bmm's batch and a convolution."""
+    a, b = rand(6, 20).to(torch.bfloat16), rand(20, 5, seed=1).to(torch.bfloat16)
+    a[0, 3], a[1, 0], a[1, 1], b[0, 2], b[1, 2] = float("nan"), float("inf"), 1.0, 1.0, \
+        float("-inf")  # row 0 all NaN; (1, 2) Inf - Inf; the rest finite
+    x = rand(1, 2, 5, 5, seed=2).to(torch.bfloat16)
+    x[0, 1, 2, 2] = float("nan")
+    w = rand(3, 2, 3, 3, seed=3).to(torch.bfloat16)
+    with mxu.torch.device_mode(dev):
+        c = a @ b
+        batched = torch.bmm(torch.stack([a, a.flip(0)]), torch.stack([b, b]))
+        conv = torch.nn.functional.conv2d(x, w, padding=1)
+    want = contract.gemm(numpy(a), numpy(b), rows)
+    assert np.isnan(want).sum() == 5 + 1
+    np.testing.assert_array_equal(c.view(torch.int16).numpy().view(np.uint16), bf16_bits(want))
+    for result in (batched, conv):
+        nan = torch.isnan(result)
+        assert result.dtype == torch.bfloat16 and nan.any()
+        assert (result.view(torch.int16)[nan] == 0x7FC0).all()
+
+
 def test_linear_forward_and_backward(dev, rows):
     """nn.Linear: addmm forward; backward grad_input = gO @ W, grad_W = (x^T @ gO)^T."""
     torch.manual_seed(0)

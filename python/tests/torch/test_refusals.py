@@ -3,6 +3,7 @@ PyTorch refuses, with PyTorch's error; bad arguments get a one-line error at onc
 device cannot take run on the host, counted; never a silently wrong number. The products run on
 test_lowering's exact stand-in device (no simulator); the report's files on the session's
 device."""
+import errno
 import os
 import stat
 
@@ -237,3 +238,47 @@ def test_write_report_follows_the_output_rule(dev, tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~umask
+
+
+def test_a_path_the_file_system_refuses_is_an_output_file_error(dev, tmp_path):
+    """Issue 69: a path under a regular file, or a name too long, raised the file system's raw
+    NotADirectoryError or OSError."""
+    with mxu.torch.device_mode(dev) as mode:
+        torch.mm(ones(4, 3), ones(3, 2))
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    long_name = "x" * 300 + ".json"
+    refusals = [(afile / "r.json", f"'{afile}' is not a directory"),
+                (afile / "sub" / "r.json", f"'{afile}' is not a directory"),
+                (tmp_path / long_name, f"the file name is too long (305 bytes; at most "
+                                       f"{os.pathconf(tmp_path, 'PC_NAME_MAX')} here)"),
+                (f"{tmp_path}/nul\0.json", "the path holds a NUL character")]
+    for path, words in refusals:
+        for kwargs in ({}, {"plot": str(path)}):
+            report = str(path) if not kwargs else str(tmp_path / "r.json")
+            with pytest.raises(mxu._output.OutputFileError) as caught:
+                mxu.torch.write_report(mode, report, **kwargs)
+            message = str(caught.value)
+            assert message.startswith(f"cannot write {'plot' if kwargs else 'report'} file "
+                                      f"'{path}': ") and message.endswith(words), message
+            assert "\n" not in message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # nothing written
+    # The longest name there is (in bytes; 2 a character here): its hidden temporary file's name
+    # is cut to fit.
+    longest = tmp_path / ("\u00e9" * ((os.pathconf(tmp_path, "PC_NAME_MAX") - 5) // 2) + ".json")
+    mxu.torch.write_report(mode, str(longest))
+    assert longest.read_text().startswith("{")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", longest.name]
+
+
+def test_a_failure_while_writing_is_an_output_file_error_and_leaves_nothing(tmp_path):
+    path = tmp_path / "r.json"
+
+    def full_disk(temporary):
+        with open(temporary, "w") as f:
+            f.write("{")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    with pytest.raises(mxu._output.OutputFileError,
+                       match=f"^cannot write report file '{path}': no space left on device$"):
+        mxu._output.write_whole(str(path), full_disk, "report")
+    assert list(tmp_path.iterdir()) == []
