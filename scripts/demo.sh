@@ -16,8 +16,9 @@ while (($#)); do
   shift 2
 done
 cd "$(dirname "$0")/.."
-# Only the tool the demo runs is built (its own device); scripts/test.sh builds the rest.
-bash scripts/setup.sh --target mxu
+# The tool the demo runs (its own device) and its Python extension, which the README's next steps
+# import (build/python, on the venv's path); scripts/test.sh builds the rest.
+bash scripts/setup.sh --target mxu --target mxu_python
 build/bin/mxu info
 echo
 build/bin/mxu gemm --m 256 --k 256 --n 256 --relu --check

@@ -18,6 +18,12 @@ prose, in README.md or docs/*.md, is written as
 (FIGURE below) and filled from the source's JSON the same way. Machine-dependent fields of the
 JSON (wall_seconds, sim_cycles_per_second) are never shown and never compared.
 
+Each source also names its "inputs", the files its figures are computed from (globs, or names of
+the file's "input_sets"); --record keeps their content hash as "inputs_sha256"
+(scripts/lib/figure_inputs.py), and --check fails when they changed after the recording, naming
+the source and the command that re-records it: a source too slow to re-run in the check cannot go
+stale unseen. A source not yet recorded against its inputs is named, and checked by its JSON only.
+
 Usage: scripts/gen_figures.py                 rewrite every generated table that differs
        scripts/gen_figures.py --check         rewrite nothing; exit 1 when a table differs from
                                               what its JSON gives, or when re-running a source's
@@ -47,6 +53,7 @@ import textwrap
 from pathlib import Path
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from one_line_parser import OneLineParser  # noqa: E402
+import figure_inputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "docs" / "figures" / "sources.json"
@@ -71,9 +78,40 @@ class FigureError(Exception):
   pass
 
 
-def load_sources():
+def load_sources_file():
+  """sources.json whole: its "sources" and the "input_sets" they name."""
   with open(SOURCES, encoding="utf-8") as f:
-    return json.load(f)["sources"]
+    return json.load(f)
+
+
+def load_sources():
+  return load_sources_file()["sources"]
+
+
+def inputs_digest(source, sets):
+  """The hash of what source's figures are computed from (scripts/lib/figure_inputs.py)."""
+  if not source.get("inputs"):
+    raise FigureError(f"source {source['name']}: no \"inputs\" (the files its figures are "
+                      f"computed from) in {SOURCES.relative_to(ROOT)}")
+  try:
+    return figure_inputs.digest(ROOT, source["inputs"], sets)
+  except figure_inputs.InputError as e:
+    raise FigureError(f"source {source['name']}: {e}")
+
+
+def inputs_problems(sources, sets):
+  """A line for each source whose inputs changed after its recording; and the names of those
+  never recorded against their inputs."""
+  problems, unrecorded = [], []
+  for source in sources:
+    now = inputs_digest(source, sets)
+    if "inputs_sha256" not in source:
+      unrecorded.append(source["name"])
+    elif source["inputs_sha256"] != now:
+      problems.append(f"source {source['name']}: its inputs ({', '.join(source['inputs'])}) "
+                      f"changed after it was recorded on {source['date']}: re-record it with "
+                      f"scripts/gen_figures.py --record {source['name']}")
+  return problems, unrecorded
 
 
 def runs(source):
@@ -638,8 +676,10 @@ def main():
   # before anything runs.
   if not args.no_rerun and (args.check or args.record) and not (ROOT / args.build).is_dir():
     parser.error(f"--build {args.build}: no such build directory (configure and build it first)")
-  sources = load_sources()
+  sources_file = load_sources_file()
+  sources, sets = sources_file["sources"], sources_file.get("input_sets", {})
   problems = []
+  unrecorded = []
   try:
     if args.record:
       chosen = [s for s in sources if s["name"] == args.record]
@@ -651,11 +691,14 @@ def main():
                                        run["command"])
         write_json(ROOT / run["json"], data)
       source["date"] = datetime.date.today().isoformat()
+      source["inputs_sha256"] = inputs_digest(source, sets)
       with open(SOURCES, "w", encoding="utf-8") as f:
-        json.dump({"sources": sources}, f, indent=2)
+        json.dump(sources_file, f, indent=2)
         f.write("\n")
       print(f"recorded {', '.join(r['json'] for r in runs(source))} ({source['date']})")
 
+    if args.check:
+      problems, unrecorded = inputs_problems(sources, sets)
     docs = {}  # page -> (text as read, text as generated)
     datas_by_name = {}  # source -> {run's JSON stem: its data}
     for source in sources:
@@ -710,6 +753,9 @@ def main():
     return 1
   for p in problems:
     print(p)
+  if args.check and unrecorded:
+    print(f"not yet recorded against their inputs (checked by their JSON only): "
+          f"{', '.join(unrecorded)}")
   if args.check:
     print(f"figures: {len(sources)} sources, {figures} figures in prose, {len(problems)} problems" +
           ("" if not problems else ": an edited table is remade by scripts/gen_figures.py; "

@@ -1,7 +1,9 @@
 """scripts/gen_figures.py on a tree of its own (a copy of the script, one committed bench JSON, a
 page with a generated table and a figure in prose): the generator fills both; --check passes on
 what it wrote, and fails, naming the figure, when the prose or the table was edited by hand or
-the JSON moved; a path that picks no row, or two, is a one-line error. The re-running of
+the JSON moved; a path that picks no row, or two, is a one-line error. And the inputs' hash
+(issue 69): --check fails, naming the source and the command that re-records it, once the code
+under a recorded source changed; a comment or a blank line changes nothing. The re-running of
 commands is left out (--no-rerun): figures_up_to_date does that on the real tree."""
 
 import json
@@ -27,18 +29,29 @@ def gen(tree, *args):
                         capture_output=True, text=True)
 
 
+def make_tree(tree):
+  """The script, its library, one committed JSON; returns its source (inputs: src/*.cc)."""
+  (tree / "scripts").mkdir()
+  (tree / "docs" / "figures").mkdir(parents=True)
+  shutil.copy(ROOT / "scripts" / "gen_figures.py", tree / "scripts")
+  (tree / "scripts" / "lib").mkdir()
+  for lib in ("one_line_parser.py", "figure_inputs.py"):
+    shutil.copy(ROOT / "scripts" / "lib" / lib, tree / "scripts" / "lib")
+  shutil.copy(ROOT / "docs" / "figures" / "bench_model_16x16.json", tree / "docs" / "figures")
+  source = next(s for s in json.load(open(ROOT / "docs" / "figures" / "sources.json"))["sources"]
+                if s["name"] == "bench_model_16x16")
+  source["doc"] = ["docs/page.md"]  # a list of pages, or one
+  source["inputs"] = ["src/*.cc"]
+  source.pop("inputs_sha256", None)
+  (tree / "src").mkdir()
+  (tree / "src" / "engine.cc").write_text("int cycles() { return 1; }\n")
+  return source
+
+
 def test_generator_on_a_tree_of_its_own():
   with tempfile.TemporaryDirectory() as tmp:
     tree = Path(tmp)
-    (tree / "scripts").mkdir()
-    (tree / "docs" / "figures").mkdir(parents=True)
-    shutil.copy(ROOT / "scripts" / "gen_figures.py", tree / "scripts")
-    (tree / "scripts" / "lib").mkdir()
-    shutil.copy(ROOT / "scripts" / "lib" / "one_line_parser.py", tree / "scripts" / "lib")
-    shutil.copy(ROOT / "docs" / "figures" / "bench_model_16x16.json", tree / "docs" / "figures")
-    source = next(s for s in json.load(open(ROOT / "docs" / "figures" / "sources.json"))["sources"]
-                  if s["name"] == "bench_model_16x16")
-    source["doc"] = ["docs/page.md"]  # a list of pages, or one
+    source = make_tree(tree)
     (tree / "docs" / "figures" / "sources.json").write_text(json.dumps({"sources": [source]}))
     (tree / "README.md").write_text("# readme\n")
     page = tree / "docs" / "page.md"
@@ -91,3 +104,54 @@ def test_generator_on_a_tree_of_its_own():
     assert "0 entries of rows with shape=3x3x3" in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
   print("gen_figures_test: passed")
+
+
+def test_inputs_changed_after_recording():
+  with tempfile.TemporaryDirectory() as tmp:
+    tree = Path(tmp)
+    source = make_tree(tree)
+    sources = tree / "docs" / "figures" / "sources.json"
+    sources.write_text(json.dumps({"sources": [source]}))
+    (tree / "README.md").write_text("# readme\n")
+    (tree / "docs" / "page.md").write_text(PAGE)
+    assert gen(tree).returncode == 0
+
+    # Never recorded against its inputs: said, not failed (its JSON is still checked).
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "not yet recorded against their inputs" in result.stdout, result.stdout
+
+    # Recorded: the hash as --record writes it (computed by the library the script uses).
+    sys.path.insert(0, str(tree / "scripts" / "lib"))
+    import figure_inputs
+    source["inputs_sha256"] = figure_inputs.digest(tree, source["inputs"], {})
+    sys.path.pop(0)
+    sources.write_text(json.dumps({"sources": [source]}))
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 0 and "not yet recorded" not in result.stdout, result.stdout
+
+    # A comment and a blank line move no figure.
+    engine = tree / "src" / "engine.cc"
+    engine.write_text("// why it returns 1\n\nint cycles() { return 1; }  \n")
+    assert gen(tree, "--check", "--no-rerun").returncode == 0
+
+    # The code changed: the source and its re-recording command are named.
+    engine.write_text("int cycles() { return 2; }\n")
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 1, result.stdout
+    assert ("source bench_model_16x16: its inputs (src/*.cc) changed after it was recorded"
+            in result.stdout), result.stdout
+    assert "scripts/gen_figures.py --record bench_model_16x16" in result.stdout, result.stdout
+
+    # A new input file counts too.
+    engine.write_text("int cycles() { return 1; }\n")
+    assert gen(tree, "--check", "--no-rerun").returncode == 0
+    (tree / "src" / "more.cc").write_text("int more;\n")
+    assert gen(tree, "--check", "--no-rerun").returncode == 1
+
+    # An input that selects nothing (a typo would hash nothing forever): one line, exit 1.
+    source["inputs"] = ["srcs/*.cc"]
+    sources.write_text(json.dumps({"sources": [source]}))
+    result = gen(tree, "--check", "--no-rerun")
+    assert result.returncode == 1 and "'srcs/*.cc' selects no file" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
