@@ -16,6 +16,7 @@
 #include "host/cli/device_options.h"
 #include "host/cli/output_file.h"
 #include "host/cli/rank_agreement.h"
+#include "host/cli/stop_signals.h"
 #include "host/gemm/gemm_command.h"
 #include "host/info/commands.h"
 #include "host/train/commands.h"
@@ -108,6 +109,8 @@ int sc_main(int argc, char** argv) {
   if (command != "train" && command != "bench") {
     if (const auto code = mxu::host::RefuseAsOneOfManyRanks(command)) return *code;
   }
+  // Ctrl-C and SIGTERM: one line, exit 130, no output's temporary left (rank 0 alone says so).
+  mxu::host::StopOnSignals(command, !mxu::host::SilentRank());
   try {
     for (const auto& [name, run] : commands) {
       if (name != command) continue;

@@ -61,7 +61,9 @@ const char kExitCodesHelp[] =
     "\nIntegers are decimal: a leading zero does not make octal (010 is ten), 0x is refused.\n"
     "An option given twice, or with options it excludes, is refused.\n"
     "Exit codes: 0 success; 1 the run failed (device error, watchdog, mismatches in --check);\n"
-    "2 bad usage or input (options, files), reported on one line before anything runs.\n";
+    "2 bad usage or input (options, files), reported on one line before anything runs;\n"
+    "130 stopped by Ctrl-C or SIGTERM: one line, no output written (train --save first writes\n"
+    "the checkpoint of the step being run, then exits 128 + the signal: 130 or 143).\n";
 
 std::string HelpFormatter::make_option_opts(const CLI::Option* option) const {
   std::string out;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "host/cli/stop_signals.h"
 #include "host/cli/usage_error.h"
 
 namespace mxu::host {
@@ -59,6 +60,35 @@ mode_t NewFileMode() {
   return mode;
 }
 
+// The longest file name the directory takes (255 on the usual file systems).
+size_t NameMax(const fs::path& dir) {
+  const long max = pathconf(dir.c_str(), _PC_NAME_MAX);
+  return max > 0 ? static_cast<size_t>(max) : 255;
+}
+
+// A new empty temporary for `target`, hidden beside it (rename(2) stays on one file system and
+// is atomic there), tracked so that a stop by a signal removes it. Its name is the output's,
+// shortened where needed so that it and a writer's own ".hier" beside it (the FST writer's) fit
+// the directory. Returns its path; "" with errno set when it cannot be created.
+std::string CreateTemporary(const fs::path& target) {
+  const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string suffix = ".mxu-XXXXXX", writers_own = ".hier";
+  std::string name = target.filename().string();
+  const size_t room = NameMax(dir) - 1 - suffix.size() - writers_own.size();
+  if (name.size() > room) {
+    name.resize(room);
+    while (!name.empty() && (name.back() & 0xC0) == 0x80) name.pop_back();  // a UTF-8 tail
+    if (!name.empty() && (name.back() & 0x80)) name.pop_back();             // and its lead
+  }
+  std::string pattern = (target.parent_path() / ("." + name + suffix)).string();
+  const SignalsHeld held;  // no signal between its creation and its tracking
+  const int fd = mkstemp(pattern.data());
+  if (fd < 0) return "";
+  TrackTemporary(pattern);
+  close(fd);
+  return pattern;
+}
+
 }  // namespace
 
 bool SamePath(const std::string& a, const std::string& b) { return Identify(a).Same(Identify(b)); }
@@ -91,7 +121,9 @@ void CheckOutputPaths(const std::vector<PathArg>& outputs, const std::vector<Pat
     const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
     std::error_code ec;
     if (!fs::is_directory(parent, ec)) {
-      throw UsageError(name + ": no such directory " + Quoted(parent.string()));
+      const std::string dir = Quoted(parent.string());
+      throw UsageError(name + (fs::exists(parent, ec) ? ": " + dir + " is not a directory"
+                                                      : ": no such directory " + dir));
     }
     // The temporary file is created in that directory and renamed over the old file.
     if (access(parent.c_str(), W_OK | X_OK) != 0) {
@@ -100,6 +132,17 @@ void CheckOutputPaths(const std::vector<PathArg>& outputs, const std::vector<Pat
     if (resolves && access(out.path.c_str(), W_OK) != 0) {
       throw UsageError(name + ": the file is not writable");
     }
+    const size_t name_max = NameMax(parent);
+    if (target.filename().string().size() > name_max) {
+      throw UsageError(name + ": the file name is too long (" +
+                       std::to_string(target.filename().string().size()) + " bytes; at most " +
+                       std::to_string(name_max) + " here)");
+    }
+    // What the run will do at its end, tried now: create the temporary (and remove it).
+    const std::string probe = CreateTemporary(target);
+    if (probe.empty()) throw UsageError(name + ": " + std::strerror(errno));
+    std::remove(probe.c_str());
+    UntrackTemporary(probe);
     ids.push_back(Identify(out.path));
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -120,7 +163,9 @@ void CheckOutputPaths(const std::vector<PathArg>& outputs, const std::vector<Pat
 
 PendingOutputs::~PendingOutputs() {
   for (const Entry& e : entries_) {
-    if (!e.temp.empty()) std::remove(e.temp.c_str());
+    if (e.temp.empty()) continue;
+    std::remove(e.temp.c_str());
+    UntrackTemporary(e.temp);
   }
 }
 
@@ -129,31 +174,29 @@ std::string PendingOutputs::Temp(const std::string& path) {
     if (e.path == path) return e.temp;
   }
   Entry entry{path, Target(path), ""};
-  const fs::path target(entry.target);
-  // Hidden, beside the output: rename(2) stays on one file system and is atomic there.
-  std::string pattern =
-      (target.parent_path() / ("." + target.filename().string() + ".mxu-XXXXXX")).string();
-  const int fd = mkstemp(pattern.data());
-  if (fd < 0) {
+  entry.temp = CreateTemporary(entry.target);
+  if (entry.temp.empty()) {
     throw std::runtime_error("cannot write " + Quoted(path) + ": " + std::strerror(errno));
   }
+  entries_.push_back(entry);
   // mkstemp makes 0600; the output gets the old file's mode, or a new file's.
   struct stat st;
   const mode_t mode = stat(entry.target.c_str(), &st) == 0 ? (st.st_mode & 07777) : NewFileMode();
-  fchmod(fd, mode);
-  close(fd);
-  entry.temp = pattern;
-  entries_.push_back(entry);
+  chmod(entry.temp.c_str(), mode);
   return entry.temp;
 }
 
 void PendingOutputs::Commit() {
+  // All of them or, at a signal before this, none (a signal now is taken once they are in place).
+  const SignalsHeld held;
   for (Entry& e : entries_) {
     if (e.temp.empty()) continue;
     if (std::rename(e.temp.c_str(), e.target.c_str()) != 0) {
       throw std::runtime_error("cannot write " + Quoted(e.path) + ": " + std::strerror(errno));
     }
+    UntrackTemporary(e.temp);
     e.temp.clear();
+    NoteOutputWritten();
   }
 }
 

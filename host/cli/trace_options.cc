@@ -38,15 +38,31 @@ void RenameDumpfile(const std::string& gtkw, const std::string& from, const std:
   if (!out) throw std::runtime_error("cannot write GTKWave save file '" + to + "'");
 }
 
-// SIGTERM while a trace is recorded is taken as Ctrl-C: the platform then closes the trace whole
-// (no FILE.hier left) and exits 130, rather than the process dying mid-write.
+// SIGTERM while a trace may be recorded. While the FST is open the platform holds SIGINT: the
+// signal is passed on to it as Ctrl-C, so that it closes the file whole (no FILE.hier left) and
+// exits 130. Before the window and after it, SIGTERM's own handler takes it (StopOnSignals'
+// removes the temporaries, the trace's included).
 struct sigaction g_previous_term;
+void (*g_int_handler)(int) = nullptr;  // SIGINT's handler when forwarding began
 bool g_term_forwarded = false;
 
-void ForwardTerm(int) { raise(SIGINT); }
+void ForwardTerm(int signal) {
+  struct sigaction now {};
+  if (sigaction(SIGINT, nullptr, &now) == 0 && now.sa_handler != g_int_handler) {
+    raise(SIGINT);
+  } else if (g_previous_term.sa_handler != SIG_DFL && g_previous_term.sa_handler != SIG_IGN) {
+    g_previous_term.sa_handler(signal);
+  } else if (g_previous_term.sa_handler == SIG_DFL) {
+    sigaction(SIGTERM, &g_previous_term, nullptr);
+    raise(SIGTERM);
+  }
+}
 
 void ForwardTermToInt(bool on) {
   if (on && !g_term_forwarded) {
+    struct sigaction now {};
+    sigaction(SIGINT, nullptr, &now);
+    g_int_handler = now.sa_handler;
     struct sigaction action {};
     action.sa_handler = ForwardTerm;
     sigemptyset(&action.sa_mask);
@@ -92,13 +108,11 @@ void RunRecorder::Arm(driver::Device& device) {
   const bool trace = !options_.fst_path.empty();
   if (!trace && options_.timeline_path.empty()) return;
   driver::Tracing& tracing = TracingOf(device);
-  if (!options_.timeline_path.empty()) outputs_->Temp(options_.timeline_path);
   armed_at_ = tracing.cycle();
   if (trace) {
     const uint64_t start = options_.start_cycle > UINT64_MAX - armed_at_
                                ? UINT64_MAX
                                : armed_at_ + options_.start_cycle;
-    outputs_->Temp(GtkwPath(options_.fst_path));
     outputs_->Write(options_.fst_path, [&](const std::string& fst) {
       tracing.SetTrace(fst, start, options_.cycles, driver::ParseTraceScope(options_.scope));
     });
@@ -114,8 +128,8 @@ void RunRecorder::Finish(driver::Device& device) {
   driver::Tracing& tracing = TracingOf(device);
   const uint64_t end = tracing.cycle();
   const std::string fst = trace ? outputs_->Temp(options_.fst_path) : "";
-  ForwardTermToInt(false);
   if (trace) outputs_->Write(options_.fst_path, [&](const std::string&) { tracing.CloseTrace(); });
+  ForwardTermToInt(false);  // only now: the file is closed
   if (!options_.timeline_path.empty()) {
     outputs_->Write(options_.timeline_path,
                     [&](const std::string& timeline) { tracing.WriteTimeline(timeline); });
@@ -137,7 +151,9 @@ void RunRecorder::Finish(driver::Device& device) {
 void AddTraceOptions(CLI::App* app, TraceOptions* options) {
   CLI::Option* trace =
       app->add_option("--trace", options->fst_path,
-                      "record an FST waveform of the device (GTKWave) to this file")
+                      "record an FST waveform of the device to this file, and beside it a ready "
+                      "GTKWave layout (t.fst -> t.gtkw: 'gtkwave t.gtkw' opens the trace, zoomed "
+                      "on the first tile, with markers)")
           ->type_name("FILE.fst");
   AddInteger(app, "--trace-start", &options->start_cycle, 0, UINT64_MAX,
              "first traced cycle, counted from the start of the run")

@@ -43,9 +43,11 @@ class RunRecorder {
   RunRecorder(const RunRecorder&) = delete;
   RunRecorder& operator=(const RunRecorder&) = delete;
 
-  // Starts recording; throws std::runtime_error ("cannot write ...") when a file's temporary
-  // cannot be created. An older file at a path stays until the run's own replaces it.
-  // Until Finish(), SIGTERM is taken as Ctrl-C (the trace is closed whole, exit code 130).
+  // Starts recording; throws std::runtime_error ("cannot write ...") when the trace's temporary
+  // cannot be created (the save file's and the timeline's are made by Finish, so that a stop
+  // before it leaves none). An older file at a path stays until the run's own replaces it.
+  // Until Finish(), SIGTERM while the trace file is open is taken as Ctrl-C (the platform closes
+  // the trace whole, exit code 130).
   void Arm(driver::Device& device);
   // Closes the trace and writes the save file and the timeline; throws std::runtime_error naming
   // the file that could not be written, or saying that the trace window missed the run ("no

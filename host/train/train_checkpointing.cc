@@ -1,5 +1,6 @@
 #include "host/train/train_checkpointing.h"
 
+#include <csignal>
 #include <cstdio>
 #include <utility>
 
@@ -10,8 +11,6 @@ namespace mxu::host {
 namespace {
 
 using train::EpochRecord;
-
-void NoteStopSignal(int signal) { g_stop_signal = signal; }
 
 std::string Text(float value) {
   char text[32];
@@ -27,24 +26,6 @@ std::string Text(const std::vector<int>& widths) {
 
 }  // namespace
 
-volatile std::sig_atomic_t g_stop_signal = 0;
-
-StopSignals::StopSignals() {
-  g_stop_signal = 0;
-  struct sigaction action {};
-  action.sa_handler = NoteStopSignal;
-  action.sa_flags = SA_RESETHAND;
-  sigemptyset(&action.sa_mask);
-  installed_ = sigaction(SIGINT, &action, &previous_int_) == 0 &&
-               sigaction(SIGTERM, &action, &previous_term_) == 0;
-}
-
-StopSignals::~StopSignals() {
-  if (!installed_) return;
-  sigaction(SIGINT, &previous_int_, nullptr);
-  sigaction(SIGTERM, &previous_term_, nullptr);
-}
-
 Checkpointer::Checkpointer(std::string path, const train::TrainConfig& config,
                            train::DataIdentity data, std::string numerics, bool lead,
                            train::Collective& ranks, train::Trainer& trainer)
@@ -56,7 +37,7 @@ Checkpointer::Checkpointer(std::string path, const train::TrainConfig& config,
       ranks_(ranks),
       trainer_(trainer) {
   trainer.stop_requested = [&ranks] {
-    uint64_t stop = g_stop_signal != 0;
+    uint64_t stop = DeferredStop::Noted() != 0;
     if (ranks.size() > 1) {
       for (uint64_t rank_stop : ranks.AllGather(stop)) stop |= rank_stop;
     }
@@ -83,7 +64,7 @@ uint64_t Checkpointer::Save(const std::vector<EpochRecord>& history) {
 
 int Checkpointer::Stop(const std::vector<EpochRecord>& history) {
   const uint64_t step = Save(history);
-  const int signal = g_stop_signal ? static_cast<int>(g_stop_signal) : SIGINT;
+  const int signal = DeferredStop::Noted() ? DeferredStop::Noted() : SIGINT;
   if (lead_) {
     std::fprintf(stderr, "stopped by signal %d after step %llu: checkpoint %s written\n", signal,
                  (unsigned long long)step, path_.c_str());

@@ -4,14 +4,12 @@
 #ifndef MXU_HOST_TRAIN_TRAIN_CHECKPOINTING_H_
 #define MXU_HOST_TRAIN_TRAIN_CHECKPOINTING_H_
 
-#include <signal.h>
-
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "host/cli/stop_signals.h"
 #include "train/checkpoint.h"
 #include "train/collective.h"
 #include "train/data/data_source.h"
@@ -19,31 +17,13 @@
 
 namespace mxu::host {
 
-// SIGINT and SIGTERM while a run saves checkpoints: the signal is noted (in this flag), the step
-// being run finishes, the checkpoint is written and the tool exits 128 + the signal's number. A
-// second signal ends the process at once (SA_RESETHAND restores the default after the first).
-extern volatile std::sig_atomic_t g_stop_signal;
-
-// Installs the handlers for its life (and then restores the previous ones).
-class StopSignals {
- public:
-  StopSignals();
-  ~StopSignals();
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  struct sigaction previous_int_ {};
-  struct sigaction previous_term_ {};
-  bool installed_ = false;
-};
-
 // --save: the checkpoint after every epoch and, on SIGINT or SIGTERM, after the step being run
-// (every rank stops at the same step). Rank 0 writes; with model parallelism every rank takes part
-// in gathering the whole model.
+// (every rank stops at the same step; the tool then exits 128 + the signal's number, and a second
+// signal stops it at once: DeferredStop). Rank 0 writes; with model parallelism every rank takes
+// part in gathering the whole model.
 class Checkpointer {
  public:
-  // Installs StopSignals and the trainer's stop_requested.
+  // Defers the signals and installs the trainer's stop_requested.
   Checkpointer(std::string path, const train::TrainConfig& config, train::DataIdentity data,
                std::string numerics, bool lead, train::Collective& ranks, train::Trainer& trainer);
   // Writes the checkpoint of the trainer's state and this history; returns its step.
@@ -52,7 +32,7 @@ class Checkpointer {
   int Stop(const std::vector<train::EpochRecord>& history);
 
  private:
-  StopSignals signals_;
+  DeferredStop signals_;
   std::string path_;
   train::TrainConfig config_;
   train::DataIdentity data_;

@@ -245,13 +245,14 @@ train::DataIdentity IdentityOf(const CLI::App& cli, const TrainArgs& args,
           Given(cli, "--data") ? 0 : args.samples_per_class};
 }
 
-// Opens --log's temporary with its header and a resumed run's history.
-void OpenLog(const std::string& temp, const std::string& name,
-             const std::vector<EpochRecord>& records, std::ofstream& log) {
-  log.open(temp);
-  if (!log) throw UsageError("cannot write the log " + name);
+// --log: its header and every epoch (a resumed run's history included), written once the run has
+// finished, so that a run stopped before leaves no temporary behind.
+void WriteLog(const std::string& temp, const std::vector<EpochRecord>& records) {
+  std::ofstream log(temp);
   log << CsvHeader();
   for (const EpochRecord& record : records) log << CsvRow(record);
+  log.close();
+  if (!log) throw std::runtime_error("cannot write " + temp);
 }
 
 // ready: called once the set-up is done, just before training (under mpirun every rank learns
@@ -306,8 +307,6 @@ int Train(
     if (resumed) PrintResumed(text, args.resume, *resumed);
   }
   trainer.on_skip = PrintSkippedStep;
-  std::ofstream log;
-  if (Given(cli, "--log") && lead) OpenLog(files.Temp(args.log), args.log, records, log);
   ProgressBar bar(!quiet && isatty(STDERR_FILENO));
   std::optional<Checkpointer> checkpoints;
   if (Given(cli, "--save")) {
@@ -332,10 +331,6 @@ int Train(
       if (const int code = stopped()) return code;
     }
     records.push_back(record);
-    if (log.is_open()) {
-      log << CsvRow(record) << std::flush;
-      if (!log) throw std::runtime_error("writing the log " + args.log + " failed");
-    }
     if (!quiet) PrintEpoch(text, record, config, device != nullptr, ranks.size());
     if (checkpoints) checkpoints->Save(records);
     if (e < config.epochs) {
@@ -347,6 +342,9 @@ int Train(
   if (device) recorder.Finish(*device);
 
   // The report and the outputs.
+  if (Given(cli, "--log") && lead) {
+    files.Write(args.log, [&](const std::string& temp) { WriteLog(temp, records); });
+  }
   if (Given(cli, "--plot") && lead) {
     files.Write(args.plot, [&](const std::string& temp) {
       WritePlot(temp, records, "mxu train: " + trainer.model().Describe() + " on " + engine.name());
@@ -354,10 +352,6 @@ int Train(
   }
   Report({&loaded, &config, &trainer, &engine, &records.back(), device != nullptr, args.json, quiet,
           cnn, ranks.size(), global_batch, wall, resumed ? resumed->state.step : 0});
-  if (log.is_open()) {
-    log.close();
-    if (!log) throw std::runtime_error("writing the log " + args.log + " failed");
-  }
   FlushStdout();
   files.Commit();
   return 0;

@@ -72,7 +72,7 @@ TEST(MxuCli, HelpOfEveryCommand) {
       {"gemm",
        {"--m N in [1, 65535] (default 64)", "--seed", "--a A.npy", "--out-bf16", "--check",
         "--backend NAME (default rtl)", "--mem-latency N in [0, 100000] (default 100)",
-        "--watchdog", "--trace FILE.fst",
+        "--watchdog", "--trace FILE.fst", "ready GTKWave layout (t.fst -> t.gtkw",
         "--trace-cycles N in [0, 18446744073709551615] "
         "(default 10000)",
         "--timeline", "2 GiB", "float64", "Fortran"}},
@@ -95,6 +95,7 @@ TEST(MxuCli, HelpOfEveryCommand) {
       EXPECT_NE(all.out.find(option), std::string::npos) << "mxu help: " << option;
     }
     EXPECT_NE(r.out.find("Exit codes: 0 success; 1 the run failed"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("130 stopped by Ctrl-C or SIGTERM"), std::string::npos) << r.out;
     EXPECT_EQ(RunMxu("help " + command).out, r.out);
   }
   EXPECT_NE(all.out.find("2 bad usage or input"), std::string::npos) << all.out;

@@ -147,6 +147,56 @@ TEST(Outputs, AFailedRunKeepsTheOldFiles) {
   EXPECT_TRUE(Leftovers(dir).empty());
 }
 
+// Issue 69: a name the system cannot create was found only when the run had ended. Every output
+// option of every command: a file name longer than the directory takes, or a path under a
+// regular file, is refused on one line before anything runs (nothing printed, exit 2).
+TEST(Outputs, UncreatableNamesAreRefusedBeforeTheRun) {
+  const std::string dir = ScratchDir("uncreatable");
+  const std::string model = dir + "/m.npz";
+  ASSERT_EQ(RunMxu("train --backend model --quiet --epochs 1 --save " + model).exit_code, 0);
+  WriteBytes(dir + "/file", "a regular file");
+  const std::string bench = "bench --backend model --shape 32x32x32 ";
+  const std::vector<std::string> commands = {kModelGemm + " --out",
+                                             kModelGemm + " --out-bf16",
+                                             kModelGemm + " --dtype int8 --scale 0.5 --out-int8",
+                                             kGemm + " --trace",
+                                             kGemm + " --timeline",
+                                             "train --backend host --epochs 1 --log",
+                                             "train --backend host --epochs 1 --plot",
+                                             "train --backend host --epochs 1 --save",
+                                             "train --epochs 1 --samples-per-class 10 --trace",
+                                             "train --epochs 1 --samples-per-class 10 --timeline",
+                                             "predict --backend model --model " + model + " --out",
+                                             bench + "--json",
+                                             bench + "--plot",
+                                             bench + "--roofline"};
+  for (const std::string& command : commands) {
+    const Result too_long = RunMxu(command + " " + dir + "/" + std::string(300, 'x'));
+    ExpectOneLine(too_long, 2, "the file name is too long (300 bytes");
+    EXPECT_EQ(too_long.out, "") << command;
+    const Result under_a_file = RunMxu(command + " " + dir + "/file/x");
+    ExpectOneLine(under_a_file, 2, "'" + dir + "/file' is not a directory");
+    EXPECT_EQ(under_a_file.out, "") << command;
+  }
+  EXPECT_TRUE(Leftovers(dir).empty());
+}
+
+// A name the directory takes is written, however long: its hidden temporary (".NAME.mxu-XXXXXX",
+// 11 bytes more) is shortened to fit, with room for the FST writer's ".hier" beside a trace's.
+TEST(Outputs, LongNamesAreWritten) {
+  const std::string dir = ScratchDir("long_names");
+  const std::string name = dir + "/" + std::string(250, 'y');
+  Result r = RunMxu(kModelGemm + " --out " + name + ".npy");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadNpy(name + ".npy").shape, (std::vector<size_t>{8, 8}));
+  r = RunMxu(kGemm + " --trace " + name + ".fst --trace-cycles 100 --timeline " + name + ".json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(fs::file_size(name + ".fst"), 0u);
+  EXPECT_NE(ReadFile(name + ".gtkw").find("[dumpfile] \"" + name + ".fst\""), std::string::npos);
+  EXPECT_GT(fs::file_size(name + ".json"), 0u);
+  EXPECT_TRUE(Leftovers(dir).empty());
+}
+
 // Two runs writing one file at once: the file is always one run's whole result.
 TEST(Outputs, ConcurrentWritersLeaveOneWholeResult) {
   const std::string dir = ScratchDir("concurrent");
