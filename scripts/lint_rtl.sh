@@ -45,5 +45,11 @@ for lanes in 128 255; do
     verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
       -Wno-UNUSEDPARAM -GLanes="$lanes"
   done
+  # The array's two edges: N rows by one column, one row by N columns.
+  for shape in "-GRows=$lanes -GCols=1" "-GRows=1 -GCols=$lanes"; do
+    # shellcheck disable=SC2086  # two -G options
+    verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module mxu_systolic_array \
+      "$rtl/mxu_systolic_array.sv" -Wno-UNUSEDPARAM $shape
+  done
 done
 echo "lint clean: $(echo "$sources" | wc -l) files; mxu_top at 8 x 4 and 32 x 32, gated and not; PE depths 1-7; buses 16-1024; wide blocks at 128 and 255 lanes"
