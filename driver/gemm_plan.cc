@@ -58,6 +58,9 @@ constexpr int kLoadLookahead = 4 * kPlannerMemoryLatency;
 // The device and shape quantities every estimate and plan needs.
 struct Geometry {
   int rows, cols, k_tiles, n_tiles, ub_depth, acc_half, bus, in_flight;
+  // A full weight tile's rows: the array's, or K where K is shorter (a tile of K rows shifts in
+  // K cycles and drains past its K PE rows only).
+  int tile_k;
   // From a row entering the array to its result row (the PE's pipeline included), and the
   // cycles a commit waits after the last row on the bank it overwrites (common/pe_pipeline.h).
   int latency, commit_gap;
@@ -98,24 +101,25 @@ Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmP
   // A device that reports no pipeline (0 cycles) is timed as a one-stage PE.
   const int add = std::max(1, static_cast<int>(cfg.pe_add_cycles));
   g.latency = g.rows * add + static_cast<int>(cfg.pe_mul_cycles) + g.cols - 1;
+  g.tile_k = std::max(1, std::min(g.rows, spec.k));
   g.commit_gap =
-      static_cast<int>(CommitGap(static_cast<uint32_t>(g.rows), static_cast<uint32_t>(add)));
+      static_cast<int>(CommitGap(static_cast<uint32_t>(g.tile_k), static_cast<uint32_t>(add)));
   g.in_bytes = spec.int8 ? 1 : 2;
   g.out_bytes = OutputBytes(spec.output);
   g.activated = spec.output == OutputType::kBf16 || int8_out;
   return g;
 }
 
-// Cycles of one MATMUL step of `rows` rows: the array takes one row per cycle, a weight tile
-// needs `rows` cycles to shift in, a commit waits for the bank of two steps before to drain (so
-// two steps take at least rows + commit_gap - 1), and weight tiles are fetched at most three
+// Cycles of one MATMUL step of `rows` rows: the array takes one row per cycle, a weight tile of
+// K rows needs K cycles to shift in, a commit waits for the bank of two steps before to drain
+// (so two steps take at least rows + commit_gap - 1), and weight tiles are fetched at most three
 // steps ahead (the unclaimed-tile limit), so a step cannot be shorter than a third of a tile's
 // memory round trip.
 double StepCycles(const Geometry& g, int rows) {
   const double tile_trip =
-      kPlannerMemoryLatency + double(g.rows) * g.cols * g.in_bytes / g.bus + g.rows;
+      kPlannerMemoryLatency + double(g.tile_k) * g.cols * g.in_bytes / g.bus + g.tile_k;
   const double drain = (double(rows) + g.commit_gap - 1) / 2;
-  return std::max({double(rows), double(g.rows), drain, tile_trip / 3});
+  return std::max({double(rows), double(g.tile_k), drain, tile_trip / 3});
 }
 
 // What each MATMUL costs beyond its rows, measured: dispatch and weight-tile hand-over now and

@@ -78,8 +78,9 @@ module sync_fifo_data #(
       // Invariants (true of every reachable state; they make the induction go through).
       assert (32'(probe_rd_ptr) < Depth && 32'(probe_wr_ptr) < Depth && 32'(count) <= Depth);
       assert (SumWidth'(probe_wr_ptr) == add_mod(SumWidth'(probe_rd_ptr), SumWidth'(count)));
-      // rdata_o's register is a copy of the entry at the read pointer.
-      assert (probe_head == probe_entries[probe_rd_ptr*Width +: Width]);
+      // rdata_o's register is a copy of the entry at the read pointer while there is one (the
+      // storage has no reset: before the first push both hold their power-up values).
+      assert (empty || probe_head == probe_entries[probe_rd_ptr*Width +: Width]);
       if (held_q) begin
         assert (ahead_q < count);
         assert (probe_entries[slot*Width +: Width] == value_q);

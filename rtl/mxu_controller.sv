@@ -10,7 +10,8 @@
 //   u_scoreboard (mxu_ctrl_scoreboard) work in flight, conflicts, weight tiles, retirement
 //   u_dispatch   (mxu_ctrl_dispatch)   the program state machine: start, dispatch, drain, report
 module mxu_controller #(
-  localparam int unsigned KWidth = mxu_pkg::KWidth
+  localparam int unsigned KWidth = mxu_pkg::KWidth,
+  localparam int unsigned NWidth = mxu_pkg::NWidth
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -47,6 +48,7 @@ module mxu_controller #(
   output logic                 wl_valid_o,
   input  logic                 wl_ready_i,
   output logic [KWidth-1:0]    wl_k_rows_o,
+  output logic [NWidth-1:0]    wl_n_cols_o,
   output logic                 mm_valid_o,
   input  logic                 mm_ready_i,
   output mxu_pkg::matmul_cmd_t mm_cmd_o,
@@ -92,7 +94,7 @@ module mxu_controller #(
     .ac_cmd_o
   );
 
-  mxu_ctrl_scoreboard #(.MmSlots(4)) u_scoreboard (
+  mxu_ctrl_scoreboard #(.MmSlots(mxu_pkg::MmSlots)) u_scoreboard (
     .clk_i,
     .rst_ni,
     .restart_i  (restart),
@@ -137,6 +139,7 @@ module mxu_controller #(
     .ins_valid_i      (ins_valid),
     .dec_i            (dec),
     .wl_rows_i        (ld_cmd_o.rows),
+    .wl_lanes_i       (ld_cmd_o.lanes),
     .conflict_i       (conflict),
     .fetch_failed_i   (fetch_failed),
     .fetch_fail_addr_i(fetch_fail_addr),
@@ -166,7 +169,8 @@ module mxu_controller #(
     .ac_ready_i,
     .wl_valid_o,
     .wl_ready_i,
-    .wl_k_rows_o
+    .wl_k_rows_o,
+    .wl_n_cols_o
   );
 
   assign running_o      = run;

@@ -9,7 +9,8 @@
 
 module mxu_ctrl_dispatch #(
   localparam int unsigned AddrWidth = mxu_pkg::MemAddrWidth,
-  localparam int unsigned KWidth    = mxu_pkg::KWidth
+  localparam int unsigned KWidth    = mxu_pkg::KWidth,
+  localparam int unsigned NWidth    = mxu_pkg::NWidth
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -27,6 +28,7 @@ module mxu_ctrl_dispatch #(
   input  logic                 ins_valid_i,
   input  mxu_pkg::ctrl_dec_t   dec_i,
   input  logic [15:0]          wl_rows_i,     // LOAD WEIGHTS: rows of the tile
+  input  logic [15:0]          wl_lanes_i,    // ... and its columns
   input  logic                 conflict_i,
   input  logic                 fetch_failed_i,
   input  logic [AddrWidth-1:0] fetch_fail_addr_i,
@@ -57,7 +59,8 @@ module mxu_ctrl_dispatch #(
   input  logic                 ac_ready_i,
   output logic                 wl_valid_o,
   input  logic                 wl_ready_i,
-  output logic [KWidth-1:0]    wl_k_rows_o
+  output logic [KWidth-1:0]    wl_k_rows_o,
+  output logic [NWidth-1:0]    wl_n_cols_o
 );
 
   mxu_pkg::ctrl_state_e state_d, state_q;
@@ -72,6 +75,7 @@ module mxu_ctrl_dispatch #(
   logic                 structural, dispatch, done, error, run;
   logic                 wl_push, wl_full, wl_empty;
   logic [KWidth-1:0]    wl_head;
+  logic [NWidth-1:0]    wl_head_n;
   logic [$clog2(5)-1:0] wl_count;
 
   always_comb begin
@@ -176,19 +180,20 @@ module mxu_ctrl_dispatch #(
   end
 
   // LOAD WEIGHTS commands wait here for the shadow registers (one per LOAD WEIGHTS).
-  mxu_sync_fifo #(.Width(KWidth), .Depth(4)) u_wloads (
+  mxu_sync_fifo #(.Width(NWidth + KWidth), .Depth(4)) u_wloads (
     .clk_i,
     .rst_ni (rst_ni && !clear_o),
     .push_i (wl_push),
-    .wdata_i(KWidth'(wl_rows_i)),
+    .wdata_i({NWidth'(wl_lanes_i), KWidth'(wl_rows_i)}),
     .full_o (wl_full),
     .pop_i  (wl_valid_o && wl_ready_i),
-    .rdata_o(wl_head),
+    .rdata_o({wl_head_n, wl_head}),
     .empty_o(wl_empty),
     .count_o(wl_count)
   );
   assign wl_valid_o  = !wl_empty;
   assign wl_k_rows_o = wl_head;
+  assign wl_n_cols_o = wl_head_n;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -318,6 +323,6 @@ module mxu_ctrl_dispatch #(
                 {mxu_pkg::CtrlDrainAbort, mxu_pkg::CtrlIdle}}, clk_i, rst_ni)
 
   logic unused_signals;
-  assign unused_signals = ^{wl_count, dec_i, wl_rows_i, ld_status_i, wld_status_i, st_status_i};
+  assign unused_signals = ^{wl_count, dec_i, wl_rows_i, wl_lanes_i, ld_status_i, wld_status_i, st_status_i};
 
 endmodule

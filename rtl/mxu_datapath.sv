@@ -2,21 +2,23 @@
 // -> unified buffer, with the weight FIFO feeding the array's shadow chain. Three engines run
 // concurrently, each taking commands over a valid/ready handshake:
 //   WLOAD    shifts the next weight tile into the shadow chain: k_rows rows popped from the
-//            weight FIFO for PE rows 0 .. k_rows-1, zeros below (Rows cycles);
+//            weight FIFO for PE rows 0 .. k_rows-1 (k_rows cycles);
 //   MATMUL   streams `rows` unified-buffer rows through the array, one per cycle, into
-//            consecutive accumulator rows (overwrite or accumulate); lanes >= k_rows enter as
-//            -0, adding nothing. With new_weights it first commits the shadow into the free
-//            weight bank;
+//            consecutive accumulator rows (overwrite or accumulate); a row sums its first
+//            min(k_rows, the tile's rows) lanes' products, the lanes past them pass the partial
+//            sum through. With new_weights it first commits the shadow into the free weight
+//            bank;
 //   ACTIVATE reads accumulator rows, applies bias / ReLU, rounds to bf16 (or, int8, requantizes
 //            with the quantization row: docs/numerics.md) and writes them to the unified buffer.
 // A MATMUL's int8 flag travels with its rows through the array (int8 products, int32 sums) and
 // to the accumulators (an int32 add where it accumulates).
 // Weight double-buffering: a WLOAD may start (and shift its first row) in the cycle its
 // predecessor is committed, and a commit needs the shadow loaded and the bank it overwrites
-// drained: that bank's last row must have passed PE row Rows-1, which it reaches (Rows-1) x Add
-// cycles after entering the array (Add: the PE's partial-sum step, mxu_pkg::pe_add_cycles). So
-// MATMULs of M >= max(Rows, (Rows-1) x Add + 1) rows run back to back with no bubble, switching
-// weights between them; at Add = 1 the shadow's refill (Rows cycles) always covers the drain.
+// drained: each row on that bank must have passed the last PE row it uses, k-1, which it reaches
+// (k-1) x Add cycles after entering the array (Add: the PE's partial-sum step,
+// mxu_pkg::pe_add_cycles). So MATMULs of M >= max(K, (K-1) x Add + 1) rows on tiles of K rows
+// run back to back with no bubble, switching weights between them; at Add = 1 the shadow's
+// refill (K cycles) always covers the drain.
 // Each engine is a sequencer of its own (mxu_wload_seq, mxu_matmul_seq, mxu_activate_seq); this
 // module wires them to the buffers, the array and the activation unit.
 // Commands must be legal (rows >= 1, 1 <= k_rows <= Rows, addresses in
@@ -38,6 +40,7 @@ module mxu_datapath #(
   input  logic                  wl_valid_i,
   output logic                  wl_ready_o,
   input  logic [mxu_pkg::KWidth-1:0] wl_k_rows_i,
+  input  logic [mxu_pkg::NWidth-1:0] wl_n_cols_i,
 
   // MATMUL.
   input  logic                  mm_valid_i,
@@ -71,6 +74,9 @@ module mxu_datapath #(
   // WLOAD, MATMUL and ACTIVATE: a sequencer each (mxu_wload_seq, mxu_matmul_seq,
   // mxu_activate_seq).
   logic                  wf_empty, wf_full, wf_pop, w_shift, shadow_ready, commit, commit_bank;
+  logic [mxu_pkg::KWidth-1:0] w_k, shadow_k;
+  logic [mxu_pkg::NWidth-1:0] w_n, shadow_n, in_n, res_n;
+  logic [Rows-1:0]       in_pass;
   logic [Cols*16-1:0]    wf_pop_data, w_row;
   logic [$clog2(mxu_pkg::WeightFifoDepth+1)-1:0] wf_count;
   logic                  mm_rd_en;
@@ -111,12 +117,17 @@ module mxu_datapath #(
     .wl_valid_i,
     .wl_ready_o,
     .wl_k_rows_i,
+    .wl_n_cols_i,
     .wf_empty_i    (wf_empty),
     .wf_pop_o      (wf_pop),
     .wf_data_i     (wf_pop_data),
     .w_shift_o     (w_shift),
+    .w_k_o         (w_k),
+    .w_n_o         (w_n),
     .w_o           (w_row),
     .shadow_ready_o(shadow_ready),
+    .shadow_k_o    (shadow_k),
+    .shadow_n_o    (shadow_n),
     .commit_i      (commit),
     .busy_o        (wl_busy_o)
   );
@@ -129,6 +140,8 @@ module mxu_datapath #(
     .mm_cmd_i,
     .mm_done_i     (mm_done_o),
     .shadow_ready_i(shadow_ready),
+    .shadow_k_i    (shadow_k),
+    .shadow_n_i    (shadow_n),
     .commit_o      (commit),
     .commit_bank_o (commit_bank),
     .ub_rd_en_o    (mm_rd_en),
@@ -138,6 +151,8 @@ module mxu_datapath #(
     .act_o         (in_act),
     .act_bank_o    (in_bank),
     .act_int8_o    (in_int8),
+    .act_pass_o    (in_pass),
+    .act_n_o       (in_n),
     .res_accum_o   (in_accum),
     .res_last_o    (in_last),
     .res_addr_o    (in_acc),
@@ -209,20 +224,26 @@ module mxu_datapath #(
     .act_i          (in_act),
     .act_bank_i     (in_bank),
     .act_int8_i     (in_int8),
+    .act_pass_i     (in_pass),
+    .act_n_i        (in_n),
     .w_shift_i      (w_shift),
+    .w_k_i          (w_k),
+    .w_n_i          (w_n),
     .w_i            (w_row),
     .w_commit_i     (commit),
     .w_commit_bank_i(commit_bank),
+    .res_n_i        (res_n),
     .psum_o         (array_out),
-    .col0_clock_on_o(clocks_o.column0)
+    .col_clocks_o   (clocks_o.columns)
   );
 
   // Where each result row goes travels beside the array, arriving with the row.
-  mxu_delay_line #(.Width(AccAw + 4), .Depth(Latency)) u_result_meta (
+  mxu_delay_line #(.Width(AccAw + mxu_pkg::NWidth + 4), .Depth(Latency), .ResetBits(1))
+      u_result_meta (
     .clk_i,
     .rst_ni,
-    .d_i({in_valid, in_accum, in_last, in_int8, in_acc}),
-    .q_o({res_valid, res_accum, res_last, res_int8, res_addr})
+    .d_i({in_valid, in_accum, in_last, in_int8, in_n, in_acc}),
+    .q_o({res_valid, res_accum, res_last, res_int8, res_n, res_addr})
   );
 
   mxu_accumulators #(

@@ -1,25 +1,35 @@
 // The datapath's MATMUL sequencer (mxu_datapath): streams `rows` unified-buffer rows into the
-// array, one per cycle, bound for consecutive accumulator rows (overwrite or accumulate); lanes
-// >= k_rows enter as -0. With new_weights it first commits the shadow into the free weight
-// bank, which needs the shadow loaded (shadow_ready_i, from mxu_wload_seq) and the bank it
-// overwrites drained: that bank's last row must have been multiplied in PE row Rows-1, which it
-// reaches (Rows-1) x Add cycles after entering the array (Add: the PE's partial-sum step,
-// mxu_pkg::pe_add_cycles) and multiplies a cycle later (mxu_pkg::pe_commit_gap). The row read from the unified buffer enters the array the cycle
-// after its read (act_*), with where its result goes (res_*: it travels beside the array).
+// array, one per cycle, bound for consecutive accumulator rows (overwrite or accumulate). A row
+// sums the products of its first k lanes, k = min(k_rows, the K of its bank's tile); its lanes
+// from k on pass the partial sum through (act_pass_o), and it names its tile's columns
+// (act_n_o: the columns past them rest, and its result lanes past them are +0). With new_weights it first commits the
+// shadow into the free weight bank, which needs the shadow loaded (shadow_ready_i, from
+// mxu_wload_seq) and the bank it overwrites drained: each row on that bank must have been
+// multiplied in the last PE row it uses, k-1, which it reaches (k-1) x Add cycles after entering
+// the array (Add: the PE's partial-sum step, mxu_pkg::pe_add_cycles) and multiplies a cycle later
+// (mxu_pkg::pe_commit_gap). A commit that narrows the bank's tile (fewer columns than the tile
+// it overwrites) waits until every lane on the bank has entered its PE in every column, passing
+// lanes included ((Rows-1) x Add + 2 cycles after the bank's last row): the columns the old tile
+// had and the new one has not stop taking the bank's lanes (mxu_systolic_array). The row read
+// from the unified buffer enters the array the cycle after its read (act_*), with where its
+// result goes (res_*: it travels beside the array).
 // An accumulating row waits while a row issued fewer than mxu_pkg::acc_add_cycles() cycles ago
 // is bound for the same accumulator row: that row's add is still in the accumulators' pipeline
 // (mxu_accumulators). Only tiles shorter than the add's cycles (or overlapping address ranges)
 // ever wait; a row stalled mid-MATMUL enters the array later as a bubble would.
 module mxu_matmul_seq #(
   localparam int unsigned Rows       = mxu_pkg::ArrayRows,
+  localparam int unsigned Cols       = mxu_pkg::ArrayCols,
   localparam int unsigned PeStages   = mxu_pkg::PeStages,
   localparam int unsigned UbAw       = mxu_pkg::UbAddrWidth,
   localparam int unsigned AccAw      = mxu_pkg::AccAddrWidth,
   localparam int unsigned KWidth     = mxu_pkg::KWidth,
+  localparam int unsigned NWidth     = mxu_pkg::NWidth,
   localparam int unsigned CountWidth = 16,
-  // The cycles a bank needs after its last row entered before a commit may overwrite it.
+  // The most cycles a bank needs after a row entered before a commit may overwrite it.
   localparam int unsigned CommitGap  = mxu_pkg::pe_commit_gap(Rows, PeStages),
-  localparam int unsigned IdleWidth  = $clog2(CommitGap + 1),
+  localparam int unsigned AddCycles  = mxu_pkg::pe_add_cycles(PeStages),
+  localparam int unsigned DrainWidth = $clog2(CommitGap + 1),
   // Rows remembered for the accumulation hazard: those issued in the last AddCycles - 1 cycles.
   localparam int unsigned Hist       = mxu_pkg::acc_add_cycles() - 1
 ) (
@@ -32,6 +42,8 @@ module mxu_matmul_seq #(
   input  logic                  mm_done_i,       // a MATMUL's last result row is written
   // Weights.
   input  logic                  shadow_ready_i,
+  input  logic [KWidth-1:0]     shadow_k_i,      // the shadow tile's rows
+  input  logic [NWidth-1:0]     shadow_n_i,      // ... and columns
   output logic                  commit_o,        // the shadow into bank commit_bank_o
   output logic                  commit_bank_o,
   // The unified buffer's array read port, and the row it reads, the cycle after.
@@ -43,6 +55,8 @@ module mxu_matmul_seq #(
   output logic [Rows*16-1:0]    act_o,
   output logic                  act_bank_o,
   output logic                  act_int8_o,
+  output logic [Rows-1:0]       act_pass_o,      // lanes past the row's k
+  output logic [NWidth-1:0]     act_n_o,         // the columns of the row's tile
   output logic                  res_accum_o,
   output logic                  res_last_o,      // the MATMUL's last row
   output logic [AccAw-1:0]      res_addr_o,
@@ -62,10 +76,20 @@ module mxu_matmul_seq #(
   logic                  cur_bank_d, cur_bank_q;
   logic [CountWidth-1:0] mm_inflight_d, mm_inflight_q;         // accepted, not yet done
   logic                  mm_issue, mm_last_issue, mm_accept, commit, issue_bank;
-  // Cycles since a row last entered on the current bank and on the other (saturating at
-  // CommitGap): the other bank may take a commit once its count reaches CommitGap.
-  logic [IdleWidth-1:0]  cur_idle_d, cur_idle_q, other_idle_d, other_idle_q;
-  logic                  bank_drained, commit_ok;
+  // The K of each bank's tile (the rows it loaded), and the issuing row's k.
+  logic [2*KWidth-1:0]   bank_k_d, bank_k_q;
+  logic [KWidth-1:0]     issue_tile_k, issue_k;
+  // ... and the N of each bank's tile (its columns), and the issuing row's.
+  logic [2*NWidth-1:0]   bank_n_d, bank_n_q;
+  logic [NWidth-1:0]     issue_n;
+  // Cycles until the current bank and the other are drained (every row on it multiplied in the
+  // last PE row it uses): the other bank may take a commit once its count is 0.
+  logic [DrainWidth-1:0] cur_drain_d, cur_drain_q, other_drain_d, other_drain_q;
+  logic [DrainWidth-1:0] cur_drain_dec, other_drain_dec, issue_drain;
+  // ... and until every lane on it has entered its PE in every column (a narrowing commit's wait).
+  logic [DrainWidth-1:0] cur_full_d, cur_full_q, other_full_d, other_full_q;
+  logic [DrainWidth-1:0] cur_full_dec, other_full_dec;
+  logic                  bank_drained, narrowing, commit_ok;
   // The accumulator rows of the rows issued in the last Hist cycles (entry 0: the last cycle).
   logic [Hist-1:0]       hist_valid_d, hist_valid_q;
   logic [Hist*AccAw-1:0] hist_addr_d, hist_addr_q;
@@ -74,11 +98,13 @@ module mxu_matmul_seq #(
   logic                  in_valid_d, in_valid_q, in_bank_d, in_bank_q, in_accum_d, in_accum_q;
   logic                  in_last_d, in_last_q, in_int8_d, in_int8_q;
   logic [KWidth-1:0]     in_k_d, in_k_q;
+  logic [NWidth-1:0]     in_n_d, in_n_q;
   logic [AccAw-1:0]      in_acc_d, in_acc_q;
 
   // ----- Issue one row per cycle; a new-weights command first waits for its commit.
   always_comb begin
-    bank_drained  = other_idle_q == IdleWidth'(CommitGap);
+    narrowing     = shadow_n_i < bank_n_q[32'(!cur_bank_q)*NWidth +: NWidth];
+    bank_drained  = other_drain_q == '0 && (!narrowing || other_full_q == '0);
     commit_ok     = shadow_ready_i && bank_drained;
     acc_hazard    = 1'b0;
     for (int unsigned h = 0; h < Hist; h++) begin
@@ -88,6 +114,9 @@ module mxu_matmul_seq #(
     mm_issue      = mm_active_q && (!mm_need_commit_q || commit_ok) && !acc_hazard;
     commit        = mm_issue && mm_need_commit_q;
     issue_bank    = commit ? !cur_bank_q : cur_bank_q;
+    issue_tile_k  = commit ? shadow_k_i : bank_k_q[32'(issue_bank)*KWidth +: KWidth];
+    issue_k       = (mm_k_q < issue_tile_k) ? mm_k_q : issue_tile_k;
+    issue_n       = commit ? shadow_n_i : bank_n_q[32'(issue_bank)*NWidth +: NWidth];
     mm_last_issue = mm_issue && (mm_left_q == CountWidth'(1));
     mm_ready_o    = !mm_active_q || mm_last_issue;
   end
@@ -124,33 +153,44 @@ module mxu_matmul_seq #(
     in_accum_d    = mm_accum_q;
     in_last_d     = mm_last_issue;
     in_int8_d     = mm_int8_q;
-    in_k_d        = mm_k_q;
+    in_k_d        = issue_k;
+    in_n_d        = issue_n;
     in_acc_d      = mm_acc_q;
     hist_valid_d  = Hist'({hist_valid_q, mm_issue});
     hist_addr_d   = (Hist*AccAw)'({hist_addr_q, mm_acc_q});
   end
 
   always_comb begin
-    // A commit swaps the banks' roles: the row issued with it starts the new current bank's
-    // count, the old current bank's count goes on as the other's.
+    // A row issued now drains its bank pe_commit_gap(k) cycles later. A commit swaps the banks'
+    // roles: the row issued with it starts the new current bank's count, the old current bank's
+    // count goes on as the other's.
+    cur_drain_dec   = (cur_drain_q == '0) ? cur_drain_q : cur_drain_q - 1'b1;
+    other_drain_dec = (other_drain_q == '0) ? other_drain_q : other_drain_q - 1'b1;
+    cur_full_dec    = (cur_full_q == '0) ? cur_full_q : cur_full_q - 1'b1;
+    other_full_dec  = (other_full_q == '0) ? other_full_q : other_full_q - 1'b1;
+    issue_drain     = DrainWidth'((32'(issue_k) - 1) * AddCycles + 1);
+    bank_k_d        = bank_k_q;
+    bank_n_d        = bank_n_q;
     if (commit) begin
-      cur_idle_d   = IdleWidth'(1);
-      other_idle_d = (cur_idle_q == IdleWidth'(CommitGap)) ? cur_idle_q : cur_idle_q + 1'b1;
+      bank_k_d[32'(issue_bank)*KWidth +: KWidth] = shadow_k_i;
+      bank_n_d[32'(issue_bank)*NWidth +: NWidth] = shadow_n_i;
+      cur_drain_d   = issue_drain;
+      other_drain_d = cur_drain_dec;
+      cur_full_d    = DrainWidth'(CommitGap - 1);
+      other_full_d  = cur_full_dec;
     end else begin
-      cur_idle_d   = mm_issue ? IdleWidth'(1) :
-                     (cur_idle_q == IdleWidth'(CommitGap)) ? cur_idle_q : cur_idle_q + 1'b1;
-      other_idle_d = (other_idle_q == IdleWidth'(CommitGap)) ? other_idle_q : other_idle_q + 1'b1;
+      cur_drain_d   = (mm_issue && issue_drain > cur_drain_dec) ? issue_drain : cur_drain_dec;
+      other_drain_d = other_drain_dec;
+      cur_full_d    = mm_issue ? DrainWidth'(CommitGap - 1) : cur_full_dec;
+      other_full_d  = other_full_dec;
     end
   end
 
   always_comb begin
-    // Lanes at or beyond k_rows enter as bf16 -0 (the padding of a partial tile): against the
-    // +0 weights a WLOAD of k_rows rows leaves below them, each adds the product -0, which
-    // changes no partial sum (x + -0 = x in both subnormal modes, -0 included), so a partial
-    // tile sums exactly its k_rows products (docs/numerics.md). Its low byte, the int8 operand,
-    // is 0.
+    // Lanes at or beyond the row's k pass the partial sum through (mxu_systolic_array), so a row
+    // sums exactly its k products (docs/numerics.md).
     for (int unsigned r = 0; r < Rows; r++) begin
-      act_o[r*16 +: 16] = (KWidth'(r) < in_k_q) ? ub_rd_data_i[r*16 +: 16] : 16'h8000;
+      act_pass_o[r] = KWidth'(r) >= in_k_q;
     end
   end
 
@@ -166,14 +206,19 @@ module mxu_matmul_seq #(
       mm_need_commit_q <= 1'b0;
       cur_bank_q       <= 1'b0;
       mm_inflight_q    <= '0;
-      cur_idle_q       <= IdleWidth'(CommitGap);
-      other_idle_q     <= IdleWidth'(CommitGap);
+      bank_k_q         <= {2{KWidth'(Rows)}};
+      bank_n_q         <= {2{NWidth'(Cols)}};
+      cur_drain_q      <= '0;
+      other_drain_q    <= '0;
+      cur_full_q       <= '0;
+      other_full_q     <= '0;
       in_valid_q       <= 1'b0;
       in_bank_q        <= 1'b0;
       in_accum_q       <= 1'b0;
       in_last_q        <= 1'b0;
       in_int8_q        <= 1'b0;
       in_k_q           <= '0;
+      in_n_q           <= '0;
       in_acc_q         <= '0;
       hist_valid_q     <= '0;
       hist_addr_q      <= '0;
@@ -188,14 +233,19 @@ module mxu_matmul_seq #(
       mm_need_commit_q <= mm_need_commit_d;
       cur_bank_q       <= cur_bank_d;
       mm_inflight_q    <= mm_inflight_d;
-      cur_idle_q       <= cur_idle_d;
-      other_idle_q     <= other_idle_d;
+      bank_k_q         <= bank_k_d;
+      bank_n_q         <= bank_n_d;
+      cur_drain_q      <= cur_drain_d;
+      other_drain_q    <= other_drain_d;
+      cur_full_q       <= cur_full_d;
+      other_full_q     <= other_full_d;
       in_valid_q       <= in_valid_d;
       in_bank_q        <= in_bank_d;
       in_accum_q       <= in_accum_d;
       in_last_q        <= in_last_d;
       in_int8_q        <= in_int8_d;
       in_k_q           <= in_k_d;
+      in_n_q           <= in_n_d;
       in_acc_q         <= in_acc_d;
       hist_valid_q     <= hist_valid_d;
       hist_addr_q      <= hist_addr_d;
@@ -207,6 +257,8 @@ module mxu_matmul_seq #(
   assign ub_rd_en_o     = mm_issue;
   assign ub_rd_addr_o   = mm_ub_q;
   assign act_valid_o    = in_valid_q;
+  assign act_o          = ub_rd_data_i;
+  assign act_n_o        = in_n_q;
   assign act_bank_o     = in_bank_q;
   assign act_int8_o     = in_int8_q;
   assign res_accum_o    = in_accum_q;

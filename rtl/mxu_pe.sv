@@ -30,7 +30,8 @@ module mxu_pe #(
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
-  // Activation from the left, passed on to the right one cycle later.
+  // Activation from the left, passed on to the right one cycle later; its operands are taken only
+  // with its valid (operand isolation: a lane stopped at a column at rest changes nothing).
   input  logic        act_valid_i,
   input  logic [15:0] act_i,
   input  logic        act_bank_i,
@@ -52,8 +53,8 @@ module mxu_pe #(
 );
 
   logic        act_valid_q;
-  logic [15:0] act_q;
-  logic        act_bank_q, act_int8_q;
+  logic [15:0] act_d, act_q;
+  logic        act_bank_d, act_bank_q, act_int8_d, act_int8_q;
   logic        int_valid;
   logic [31:0] int_sum;
   logic [31:0] psum_d, psum_q;
@@ -155,32 +156,35 @@ module mxu_pe #(
   end
 
   always_comb begin
+    act_d      = act_valid_i ? act_i : act_q;
+    act_bank_d = act_valid_i ? act_bank_i : act_bank_q;
+    act_int8_d = act_valid_i ? act_int8_i : act_int8_q;
     psum_d    = sum_valid ? sum : int_valid ? int_sum : psum_q;
     shadow_d  = w_shift_i ? w_i : shadow_q;
     weight0_d = (w_commit_i && !w_commit_bank_i) ? shadow_d : weight0_q;
     weight1_d = (w_commit_i && w_commit_bank_i) ? shadow_d : weight1_q;
   end
 
+  // The valid and the weight banks (all +0 until the first commit, docs/isa.md) reset.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       act_valid_q <= 1'b0;
-      act_q       <= '0;
-      act_bank_q  <= 1'b0;
-      act_int8_q  <= 1'b0;
-      psum_q      <= '0;
-      shadow_q    <= '0;
       weight0_q   <= '0;
       weight1_q   <= '0;
     end else begin
       act_valid_q <= act_valid_i;
-      act_q       <= act_i;
-      act_bank_q  <= act_bank_i;
-      act_int8_q  <= act_int8_i;
-      psum_q      <= psum_d;
-      shadow_q    <= shadow_d;
       weight0_q   <= weight0_d;
       weight1_q   <= weight1_d;
     end
+  end
+
+  // Data the valid, a shift or a commit qualifies: no reset (docs/architecture.md, "Reset").
+  always_ff @(posedge clk_i) begin
+    act_q      <= act_d;
+    act_bank_q <= act_bank_d;
+    act_int8_q <= act_int8_d;
+    psum_q     <= psum_d;
+    shadow_q   <= shadow_d;
   end
 
   assign act_valid_o = act_valid_q;
@@ -195,7 +199,7 @@ module mxu_pe #(
   // would while the column's clock is off (docs/architecture.md, "Clock gating").
   logic would_change;
   assign would_change =
-      {act_valid_i, act_i, act_bank_i, act_int8_i} != {act_valid_q, act_q, act_bank_q, act_int8_q} ||
+      {act_valid_i, act_d, act_bank_d, act_int8_d} != {act_valid_q, act_q, act_bank_q, act_int8_q} ||
       psum_d != psum_q || shadow_d != shadow_q || weight0_d != weight0_q ||
       weight1_d != weight1_q || u_mul.would_change || u_cut_product.would_change ||
       u_add.would_change || int8_changes;

@@ -1,6 +1,12 @@
 // One column of the systolic array: Rows PEs chained top to bottom by the partial sum and bottom
 // to top by the weight shadow chain, with the activations passing through to the next column.
 //
+// A weight tile of K rows (w_k_i, 1 .. Rows) loads in K shifts: its rows enter the shadow chain at
+// PE row K-1 (the column's weight bus reaches every row) and shift up, so that after K shifts the
+// first row sits in PE row 0; rows K and below keep their shadow. Their stale values may reach a
+// bank, never a result: the lanes of a tile's rows past its K pass the partial sum through
+// (mxu_systolic_array), which no weight can change.
+//
 // The column is the array's unit of hierarchical verilation (docs/architecture.md, "Devices"):
 // large devices verilate it once as its own model and instantiate it Cols times, so that the C++
 // the array costs grows with Rows instead of Rows x Cols. Between columns only the activations
@@ -20,7 +26,8 @@ module mxu_pe_col #(
   parameter int unsigned Rows            = 1,
   parameter int unsigned Stages          = 1,
   parameter bit          FlushSubnormals = 1'b0,
-  parameter bit          ClockGating     = 1'b0
+  parameter bit          ClockGating     = 1'b0,
+  localparam int unsigned KWidth         = $clog2(Rows + 1)
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -34,9 +41,10 @@ module mxu_pe_col #(
   output logic [Rows*16-1:0] act_o,
   output logic [Rows-1:0]    act_bank_o,
   output logic [Rows-1:0]    act_int8_o,
-  // The weight row's element for this column, entering the shadow chain at the bottom, and the
-  // commit, both already skewed for this column.
+  // The weight row's element for this column, entering the shadow chain at PE row w_k_i - 1 (the
+  // tile's K rows shift, the rest hold), and the commit, all already skewed for this column.
   input  logic               w_shift_i,
+  input  logic [KWidth-1:0]  w_k_i,
   input  logic [15:0]        w_i,
   input  logic               w_commit_i,
   input  logic               w_commit_bank_i,
@@ -44,13 +52,24 @@ module mxu_pe_col #(
   output logic [31:0]        psum_o
 );
 
-  // Entry r feeds PE(r) from above (psum) or from below (weights); r = Rows is the bottom.
+  // Entry r feeds PE(r) from above (psum); PE(r) passes its shadow up on w_bus entry r.
   logic [(Rows+1)*32-1:0] psum_bus;
-  logic [(Rows+1)*16-1:0] w_bus;
+  logic [Rows*16-1:0]     w_bus;
+  // Each PE's shadow input (the row below's, or the weight bus at the tile's entry row) and shift.
+  logic [Rows*16-1:0]     w_in;
+  logic [Rows-1:0]        w_shift_row;
 
-  assign psum_bus[31:0]         = 32'h0000_0000;
-  assign w_bus[Rows*16 +: 16]   = w_i;
-  assign psum_o                 = psum_bus[Rows*32 +: 32];
+  assign psum_bus[31:0] = 32'h0000_0000;
+  assign psum_o         = psum_bus[Rows*32 +: 32];
+
+  for (genvar r = 0; r < Rows; r++) begin : g_wload
+    if (r == Rows - 1) begin : g_bottom
+      assign w_in[r*16 +: 16] = w_i;
+    end else begin : g_inner
+      assign w_in[r*16 +: 16] = (w_k_i == KWidth'(r + 1)) ? w_i : w_bus[(r+1)*16 +: 16];
+    end
+    assign w_shift_row[r] = w_shift_i && KWidth'(r) < w_k_i;
+  end
 
   logic clk_pe;
 
@@ -81,8 +100,8 @@ module mxu_pe_col #(
       .act_int8_o     (act_int8_o[r]),
       .psum_i         (psum_bus[r*32 +: 32]),
       .psum_o         (psum_bus[(r+1)*32 +: 32]),
-      .w_shift_i,
-      .w_i            (w_bus[(r+1)*16 +: 16]),
+      .w_shift_i      (w_shift_row[r]),
+      .w_i            (w_in[r*16 +: 16]),
       .w_o            (w_bus[r*16 +: 16]),
       .w_commit_i,
       .w_commit_bank_i

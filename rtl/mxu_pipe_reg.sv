@@ -1,7 +1,8 @@
 // One optional pipeline register with its valid bit: the cut between two stages of a pipelined
 // unit (FPnew's PipeConfig in spirit). Enable = 1: data_o is data_i registered in the cycles
 // valid_i is set (and holds otherwise, so idle stages do not toggle); valid_o is valid_i one cycle
-// later. Enable = 0: a wire, so one description serves every pipeline depth.
+// later. Enable = 0: a wire, so one description serves every pipeline depth. The valid bit resets;
+// the data, which only the valid qualifies, has no reset (docs/architecture.md, "Reset").
 module mxu_pipe_reg #(
   parameter int unsigned Width  = 1,
   parameter bit          Enable = 1'b1
@@ -29,11 +30,13 @@ module mxu_pipe_reg #(
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         valid_q <= 1'b0;
-        data_q  <= '0;
       end else begin
         valid_q <= valid_i;
-        data_q  <= data_d;
       end
+    end
+
+    always_ff @(posedge clk_i) begin
+      data_q <= data_d;
     end
 
     assign valid_o = valid_q;

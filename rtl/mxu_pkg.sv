@@ -79,11 +79,13 @@ package mxu_pkg;
   // parameters of their own, so a struct that carries a buffer row means the same on both sides
   // of every port. A test that wants another size builds another device (its defines).
   //   UbLanes: a unified-buffer row's bf16 lanes, enough for an activation row (ArrayRows) and a
-  //   result row (ArrayCols); KWidth: a weight tile's row count, 0 .. ArrayRows.
+  //   result row (ArrayCols); KWidth: a weight tile's row count, 0 .. ArrayRows; NWidth: its
+  //   column count, 0 .. ArrayCols.
   parameter int unsigned UbLanes      = (ArrayRows > ArrayCols) ? ArrayRows : ArrayCols;
   parameter int unsigned UbAddrWidth  = (UbDepth > 1) ? $clog2(UbDepth) : 1;
   parameter int unsigned AccAddrWidth = (AccDepth > 1) ? $clog2(AccDepth) : 1;
   parameter int unsigned KWidth       = $clog2(ArrayRows + 1);
+  parameter int unsigned NWidth       = $clog2(ArrayCols + 1);
 
   typedef logic [UbAddrWidth-1:0]  ub_addr_t;
   typedef logic [AccAddrWidth-1:0] acc_addr_t;
@@ -301,10 +303,11 @@ package mxu_pkg;
     logic                    released;    // STORE: every buffer row read (pulse); loads: 0
   } dma_status_t;
 
-  // Which of the datapath's gated clocks run in a cycle (the clock counters of mxu_top): column
-  // 0's (column c's runs the same cycles, c later), the accumulators', the activation unit's.
+  // Which of the datapath's gated clocks run in a cycle (the clock counters of mxu_top): how
+  // many columns' clocks run in column 0's time (column c's in that cycle: c cycles later),
+  // the accumulators', the activation unit's.
   typedef struct packed {
-    logic column0;
+    logic [NWidth-1:0] columns;
     logic acc;
     logic activate;
   } datapath_clocks_t;
@@ -452,10 +455,10 @@ package mxu_pkg;
     pe_add_cycles = 1 + 32'(cuts[0]) + 32'(cuts[1]) + 32'(cuts[2]);
   endfunction
 
-  // Cycles a weight bank must see no new activation before a commit may overwrite it: the last
-  // activation on it reaches the bottom PE row (rows - 1) x pe_add_cycles cycles after entering
-  // the array and is multiplied a cycle later, from the PE's activation register; the commit
-  // lands at the end of its cycle.
+  // Cycles a weight bank must see no new activation before a commit may overwrite it, for rows
+  // that use its first `rows` PE rows: the last activation on it reaches PE row rows - 1
+  // (rows - 1) x pe_add_cycles cycles after entering the array and is multiplied a cycle later,
+  // from the PE's activation register; the commit lands at the end of its cycle.
   function automatic int unsigned pe_commit_gap(int unsigned rows, int unsigned stages);
     pe_commit_gap = (rows - 1) * pe_add_cycles(stages) + 2;
   endfunction
@@ -472,6 +475,20 @@ package mxu_pkg;
   function automatic int unsigned acc_add_cycles();
     acc_add_cycles = 1 + 32'(AccAddCuts[0]) + 32'(AccAddCuts[1]) + 32'(AccAddCuts[2]);
   endfunction
+
+  // MATMULs the controller keeps in flight (the scoreboard's slots, mxu_ctrl_scoreboard): enough
+  // that back-to-back products of 48 cycles each cover the array's latency (a MATMUL stays in
+  // flight until its last result row is written), at least 4, a power of two. 4 on the default
+  // 16 x 16 device; 16 on 128 x 128 (issue 66: a 10-row product there was held to one a
+  // quarter of the latency). MatmulSlots in common/pe_pipeline.h is the same rule.
+  function automatic int unsigned mm_slots(int unsigned rows, int unsigned cols,
+                                           int unsigned stages);
+    int unsigned latency;
+    latency  = rows * pe_add_cycles(stages) + pe_mul_cycles(stages) + cols - 1;
+    mm_slots = 4;
+    while (mm_slots * 48 < latency) mm_slots = mm_slots * 2;
+  endfunction
+  parameter int unsigned MmSlots = mm_slots(ArrayRows, ArrayCols, PeStages);
 
   // What a pipelined arithmetic unit carries between its stages besides the value: the result's
   // class, decided at the first stage (mxu_bf16_mul, mxu_fp32_add).

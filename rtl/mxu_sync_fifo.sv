@@ -65,16 +65,11 @@ module mxu_sync_fifo #(
     head_d     = pop ? head_next : head_stay;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      // Bit by bit: a '0 of the whole array is a replication of over 8k bits on wide entries
-      // (the fetch buffer's beats at bus=1024 are 8,256 bits each).
-      for (int unsigned i = 0; i < Depth * Width; i++) entries_q[i] <= 1'b0;
-      for (int unsigned i = 0; i < Width; i++) head_q[i] <= 1'b0;
-    end else begin
-      entries_q <= entries_d;
-      head_q    <= head_d;
-    end
+  // Storage: data only (the pointers say what holds an entry), so no reset (docs/architecture.md,
+  // "Reset"); until the first push the head and the entries hold their power-up values.
+  always_ff @(posedge clk_i) begin
+    entries_q <= entries_d;
+    head_q    <= head_d;
   end
 
   assign rdata_o = head_q;
@@ -88,7 +83,7 @@ module mxu_sync_fifo #(
 
   `MXU_ASSERT_STATIC(gen_depth_check, Depth >= 1 && Width >= 1,
                      "mxu_sync_fifo: Depth and Width must be at least 1")
-  // The head register is the entry at the read pointer, always.
-  `MXU_ASSERT(HeadCopy, head_q == entries_q[rd_ptr*Width +: Width], clk_i, rst_ni)
+  // The head register is the entry at the read pointer, always while there is one.
+  `MXU_ASSERT(HeadCopy, empty || head_q == entries_q[rd_ptr*Width +: Width], clk_i, rst_ni)
 
 endmodule

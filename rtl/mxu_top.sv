@@ -89,6 +89,7 @@ module mxu_top #(
   logic                 wl_valid, wl_ready, mm_valid, mm_ready, mm_done, ac_valid, ac_ready;
   logic                 ac_done;
   logic [mxu_pkg::KWidth-1:0] wl_k_rows;
+  logic [mxu_pkg::NWidth-1:0] wl_n_cols;
   mxu_pkg::matmul_cmd_t   mm_cmd;
   mxu_pkg::activate_cmd_t ac_cmd;
   // DMA <-> datapath: the buffers' DMA side.
@@ -166,7 +167,7 @@ module mxu_top #(
     counter_inc[mxu_isa_pkg::CntStallMemory*16 +: 16]   = 16'(stall_mem);
     // The clock counters: the cycles each gated clock runs while a program does.
     if (ctrl_csr.busy) begin
-      counter_inc[mxu_isa_pkg::CntColumnClocks*16 +: 16]   = dp_clocks.column0 ? 16'(Cols) : 16'd0;
+      counter_inc[mxu_isa_pkg::CntColumnClocks*16 +: 16]   = 16'(dp_clocks.columns);
       counter_inc[mxu_isa_pkg::CntAccClocks*16 +: 16]      = 16'(dp_clocks.acc);
       counter_inc[mxu_isa_pkg::CntActivateClocks*16 +: 16] = 16'(dp_clocks.activate);
       counter_inc[mxu_isa_pkg::CntDmaClocks*16 +: 16]      =
@@ -203,6 +204,7 @@ module mxu_top #(
     .wl_valid_o    (wl_valid),
     .wl_ready_i    (wl_ready),
     .wl_k_rows_o   (wl_k_rows),
+    .wl_n_cols_o   (wl_n_cols),
     .mm_valid_o    (mm_valid),
     .mm_ready_i    (mm_ready),
     .mm_cmd_o      (mm_cmd),
@@ -246,6 +248,7 @@ module mxu_top #(
     .wl_valid_i       (wl_valid),
     .wl_ready_o       (wl_ready),
     .wl_k_rows_i      (wl_k_rows),
+    .wl_n_cols_i      (wl_n_cols),
     .mm_valid_i       (mm_valid),
     .mm_ready_o       (mm_ready),
     .mm_cmd_i         (mm_cmd),

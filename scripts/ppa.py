@@ -716,15 +716,17 @@ def scale(node: int) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-WORKLOADS = ("bf16", "int8", "quarter")  # traced; "idle" is modelled (every gate off, no data)
+# Traced; "idle" is modelled (every gate off, no data).
+WORKLOADS = ("bf16", "int8", "quarter", "short_k")
 WINDOW = 1000  # traced cycles; bf16 and int8 from cycle 30,000 (the 256^3 GEMM's steady state)
 
 
 def workload_gemm(w: str, d: dict) -> list[str]:
-    """mxu gemm's options for a traced workload: 256^3 bf16 and int8, and a bf16 GEMM on a
-    quarter of the array's columns (N = Cols / 4)."""
+    """mxu gemm's options for a traced workload: 256^3 bf16 and int8, a bf16 GEMM on a quarter
+    of the array's columns (N = Cols / 4) and one of a short K (4: tiles of 4 rows)."""
     n = max(1, int(d["cols"]) // 4) if w == "quarter" else 256
-    return ["--m", "256", "--k", "256", "--n", str(n),
+    k = 4 if w == "short_k" else 256
+    return ["--m", "256", "--k", str(k), "--n", str(n),
             "--dtype", "int8" if w == "int8" else "bf16"]
 
 
@@ -745,7 +747,7 @@ def measure_activity(d: dict, work: str, timeout: int, log) -> dict:
     for w in WORKLOADS:
         base = [mxu, "gemm", "--device", d["name"]] + workload_gemm(w, d) + ["--json"]
         start = 30000
-        if w == "quarter":
+        if w in ("quarter", "short_k"):
             r = run(base, timeout)
             if r.returncode:
                 die(f"mxu gemm ({w}) failed: {r.stderr.strip()[-500:]}", 1)
@@ -1163,7 +1165,7 @@ def device_power(d: dict, modules: dict, top: str, tree: list, count: dict,
     macs = {w: act[w]["gemm"]["macs"] / act[w]["gemm"]["cycles"] for w in WORKLOADS}
     f_hz = fmax * 1e6
     sram_mw = {w: sram_pj[w] * fmax * 1e-3 for w in sram_pj}
-    q = workload_gemm("quarter", d)
+    q, s = workload_gemm("quarter", d), workload_gemm("short_k", d)
     return {
         "power_mw": {w: round(power[w], 2) for w in LOADS},
         "array_power_mw": {w: round(array_power[w], 2) for w in LOADS},
@@ -1176,7 +1178,8 @@ def device_power(d: dict, modules: dict, top: str, tree: list, count: dict,
                        "clock gate's duty (clock_gates.clock_mw: each gate's registers' clock "
                        "power with the gate open); sram_power_mw: the SRAM model times the accesses "
                        "counted in the trace; bf16/int8: 256^3 GEMM, cycles 30000-31000; "
-                       f"quarter: bf16 {q[1]} x {q[3]} x {q[5]}, the middle {WINDOW} cycles; "
+                       f"quarter: bf16 {q[1]} x {q[3]} x {q[5]}, short_k: bf16 {s[1]} x {s[3]} x "
+                       f"{s[5]}, the middle {WINDOW} cycles of each; "
                        "idle: no command in flight (every gate off, no data moving)"),
         "energy_pj_per_mac": {w: round((power[w] + sram_mw[w]) * 1e-3 / f_hz / macs[w] * 1e12, 3)
                               for w in WORKLOADS},

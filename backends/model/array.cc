@@ -14,7 +14,7 @@ namespace mxu::backends::model {
 void Core::Impl::DispatchMatmul(const Decoded& d, uint32_t i) {
   if (d.new_weights) --array.unclaimed;
   ExecMatmul(d);
-  array.mms.push_back({i, d.r_ub, d.w_acc, 0, d.rows, d.accumulate});
+  array.mms.push_back({i, d.r_ub, d.w_acc, 0, d.rows, d.accumulate, d.k_rows});
   array.mm_active = true;
   array.mm_left = d.rows;
   array.mm_need_commit = d.new_weights;
@@ -25,37 +25,28 @@ void Core::Impl::ExecMatmul(const Decoded& d) {
   if (d.new_weights) {
     const std::vector<uint16_t>& t = a.tiles.front();
     a.weights.resize(size_t{R} * C);
-    a.weights_nonfinite.resize(size_t{R} * C);
-    for (size_t i = 0; i < t.size(); ++i) {
-      a.weights[i] = Bf16ToFloat(t[i]);
-      a.weights_nonfinite[i] = (t[i] & 0x7F80) == 0x7F80;
-    }
+    for (size_t i = 0; i < t.size(); ++i) a.weights[i] = Bf16ToFloat(t[i]);
     a.weights_raw = t;
+    a.weights_extent = a.tile_extents.front();
     a.tiles.pop_front();
+    a.tile_extents.pop_front();
     a.have_weights = true;
   }
-  if (!a.have_weights) {  // never loaded: the banks hold zeros after reset
+  if (!a.have_weights) {  // never loaded: the banks hold zeros after reset, all R rows
     a.weights.assign(size_t{R} * C, 0.0f);
-    a.weights_nonfinite.assign(size_t{R} * C, 0);
     a.weights_raw.assign(size_t{R} * C, 0);
+    a.weights_extent = {R, C};
     a.have_weights = true;
   }
   if (d.integer) {
     ExecMatmulInteger(d);
     return;
   }
-  const uint32_t k = d.k_rows;
-  // Lanes k .. R-1 enter as -0 and add -0 x weight after the k real products: -0 where the
-  // weight's sign is clear (the +0 of a WLOAD's padding), which changes no sum; +0 where it is
-  // set, which turns a -0 sum into +0 and leaves any other; NaN where the weight is Inf or NaN,
-  // which makes the column NaN. Their order does not matter.
-  std::vector<uint8_t> nan_col(C, 0), plus_col(C, 0);
-  for (uint32_t r = k; r < R; ++r) {
-    for (uint32_t c = 0; c < C; ++c) {
-      nan_col[c] |= a.weights_nonfinite[size_t{r} * C + c];
-      plus_col[c] |= a.weights_raw[size_t{r} * C + c] >> 15;
-    }
-  }
+  // The row sums its first k lanes' products; the lanes past them pass the partial sum through
+  // unchanged (mxu_systolic_array), whatever the weights below the tile hold. Its result lanes
+  // past the tile's columns are +0 (those columns rest).
+  const uint32_t k = std::min(d.k_rows, a.weights_extent.k);
+  const uint32_t n = a.weights_extent.n;
   const float* w = a.weights.data();
   std::vector<float> psum(C);
   for (uint32_t i = 0; i < d.rows; ++i) {
@@ -78,21 +69,21 @@ void Core::Impl::ExecMatmul(const Decoded& d) {
       }
     }
     for (uint32_t c = 0; c < C; ++c) {
-      float v = psum[c];
-      if (plus_col[c] && U(v) == 0x80000000u) v = 0.0f;
+      float v = c < n ? psum[c] : 0.0f;
       if (d.accumulate) v = F(acc[c]) + v;
-      acc[c] = nan_col[c] ? kNan : Canon(v);
+      acc[c] = Canon(v);
     }
   }
 }
 
 // The integer MATMUL: each PE multiplies the low bytes of its operands as int8; a column's sum
 // of at most R products is exact in int32 (|product| <= 2^14), so the order is immaterial.
-// Lanes k_rows .. R-1 enter as -0, whose low byte is 0: they add nothing (no NaN here). With
-// accumulate, the sum is added to the accumulator word as a wrapping int32 add, whatever the
+// The lanes past k pass the partial sum through; the result lanes past the tile's columns are 0.
+// With accumulate, the sum is added to the accumulator word as a wrapping int32 add, whatever the
 // word holds.
 void Core::Impl::ExecMatmulInteger(const Decoded& d) {
-  const uint32_t k = d.k_rows;
+  const uint32_t k = std::min(d.k_rows, array.weights_extent.k);
+  const uint32_t n = array.weights_extent.n;
   std::vector<int32_t> w(size_t{k} * C);
   for (size_t i = 0; i < w.size(); ++i) w[i] = LaneInt8(array.weights_raw[i]);
   std::vector<int32_t> psum(C);
@@ -106,20 +97,24 @@ void Core::Impl::ExecMatmulInteger(const Decoded& d) {
       for (uint32_t c = 0; c < C; ++c) psum[c] += av * wr[c];
     }
     for (uint32_t c = 0; c < C; ++c) {
-      const uint32_t sum = static_cast<uint32_t>(psum[c]);
+      const uint32_t sum = c < n ? static_cast<uint32_t>(psum[c]) : 0u;
       acc[c] = d.accumulate ? acc[c] + sum : sum;  // unsigned: wraps modulo 2^32
     }
   }
 }
 
 // One cycle of the weight path and the array. A MATMUL that needs new weights issues its first
-// row with the commit, once the shadow bank is full and the other bank has been idle for
-// commit_gap cycles; an accumulating row waits while a row issued fewer than kAccAddCycles
-// cycles ago goes to the same accumulator row. Returns whether the array takes a MATMUL.
+// row with the commit, once the shadow bank is full and the other bank is drained (each of its
+// rows CommitGap(k) cycles after it issued); an accumulating row waits while a row issued fewer
+// than kAccAddCycles cycles ago goes to the same accumulator row. Returns whether the array
+// takes a MATMUL.
 bool Core::Impl::ArrayCycle() {
   ArrayState& a = array;
   const bool shadow_ready = a.shadow_pending && !a.wl_active;
-  const bool commit_ok = shadow_ready && a.other_idle == commit_gap;
+  // A commit that narrows the bank's tile also waits for the bank's passing lanes
+  // (mxu_matmul_seq).
+  const bool narrowing = a.wl.n < a.other.n;
+  const bool commit_ok = shadow_ready && a.other_drain == 0 && (!narrowing || a.other_full == 0);
   while (!a.recent_rows.empty() && now - a.recent_rows.front().first >= kAccAddCycles) {
     a.recent_rows.pop_front();
   }
@@ -133,13 +128,30 @@ bool Core::Impl::ArrayCycle() {
   const bool commit = mm_issue && a.mm_need_commit;
   const bool mm_ready = !a.mm_active || (mm_issue && a.mm_left == 1);
   if (a.mm_active && a.mm_need_commit && !commit_ok) ++Ctr(csr::Counter::kStallWeights);
-  // A commit swaps the banks' roles: the row issued with it starts the new bank's count.
+  // A row issued now drains its bank CommitGap(k) cycles later. A commit swaps the banks'
+  // roles: the row issued with it starts the new bank's count.
+  const uint32_t cur_dec = a.cur_drain - (a.cur_drain != 0);
+  const uint32_t other_dec = a.other_drain - (a.other_drain != 0);
+  const uint32_t cur_full_dec = a.cur_full - (a.cur_full != 0);
+  const uint32_t other_full_dec = a.other_full - (a.other_full != 0);
+  const uint32_t full_drain = CommitGap(R, add_cycles) - 1;
+  uint32_t issue_drain = 0;
+  if (mm_issue) {
+    const uint32_t tile_k = commit ? a.wl.k : a.cur.k;
+    issue_drain = CommitGap(std::min(a.mms.back().k_rows, tile_k), add_cycles) - 1;
+  }
   if (commit) {
-    a.other_idle = std::min(a.cur_idle + 1, commit_gap);
-    a.cur_idle = 1;
+    a.other = a.cur;
+    a.cur = a.wl;
+    a.other_drain = cur_dec;
+    a.cur_drain = issue_drain;
+    a.other_full = cur_full_dec;
+    a.cur_full = full_drain;
   } else {
-    a.cur_idle = mm_issue ? 1 : std::min(a.cur_idle + 1, commit_gap);
-    a.other_idle = std::min(a.other_idle + 1, commit_gap);
+    a.cur_drain = std::max(cur_dec, issue_drain);
+    a.other_drain = other_dec;
+    a.cur_full = mm_issue ? full_drain : cur_full_dec;
+    a.other_full = other_full_dec;
   }
   ShiftWeights(commit);
   a.reads_ub = mm_issue;
@@ -147,25 +159,25 @@ bool Core::Impl::ArrayCycle() {
   return mm_ready;
 }
 
-// The next LOAD WEIGHTS' rows shift from the FIFO into the shadow bank, one a cycle (its k_rows
-// rows, then zeros to R rows); it starts once the shadow is free or being committed.
+// The next LOAD WEIGHTS' rows shift from the FIFO into the shadow bank, one a cycle (its rows
+// only, mxu_pe_col); it starts once the shadow is free or being committed.
 void Core::Impl::ShiftWeights(bool commit) {
   ArrayState& a = array;
   const bool wl_ready = !a.wl_active && (!a.shadow_pending || commit);
   bool wl_start = false;
+  // The commit reaches the committed tile's columns.
+  if (commit) clocks.MarkColumns(a.wl.n, now, now);
   if (!a.wlq.empty() && wl_ready) {
     wl_start = true;
-    a.wl_k = a.wlq.front();
+    a.wl = a.wlq.front();
     a.wlq.pop_front();
     a.wl_slot = 0;
   }
-  if (commit) GatedClocks::Mark(clocks.column0, now, now);
   if (a.wl_active || wl_start) {
-    const bool need_pop = a.wl_slot < a.wl_k;
-    if (!need_pop || a.wfifo > 0) {
-      GatedClocks::Mark(clocks.column0, now, now);  // a weight row shifts in
-      if (need_pop) --a.wfifo;
-      a.wl_active = a.wl_slot != R - 1;
+    if (a.wfifo > 0) {
+      clocks.MarkColumns(a.wl.n, now, now);  // a weight row shifts into the tile's columns
+      --a.wfifo;
+      a.wl_active = a.wl_slot + 1 != a.wl.k;
       ++a.wl_slot;
     } else {
       a.wl_active = true;
@@ -185,8 +197,9 @@ void Core::Impl::IssueMatmulRow() {
   const uint32_t bank = BankBit(row);
   if (m.accumulate) results.At(now + latency).rd |= bank;
   results.At(now + latency + kAccAddCycles).wr |= bank;
-  // Column 0 runs while the row is in it; the accumulators from its result's arrival to its write.
-  GatedClocks::Mark(clocks.column0, now, now + column_span);
+  // The tile's columns run while the row is in them (in column 0's time); the accumulators from
+  // its result's arrival to its write.
+  clocks.MarkColumns(a.cur.n, now, now + column_span);
   GatedClocks::Mark(clocks.acc, now + latency, now + latency + kAccAddCycles);
   ++Ctr(csr::Counter::kArrayBusy);
   Ctr(csr::Counter::kMacs) += uint64_t{R} * C;

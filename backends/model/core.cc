@@ -20,7 +20,8 @@ Core::Impl::Impl(Core& c)
       C(cfg.cols),
       L(cfg.ub_lanes()),
       latency(ArrayLatency(R, C, PePipelineOf(cfg.pe_stages))),
-      commit_gap(CommitGap(R, PePipelineOf(cfg.pe_stages).add_cycles)),
+      add_cycles(PePipelineOf(cfg.pe_stages).add_cycles),
+      mm_slots(MatmulSlots(R, C, PePipelineOf(cfg.pe_stages))),
       column_span((R - 1) * PePipelineOf(cfg.pe_stages).add_cycles +
                   PePipelineOf(cfg.pe_stages).mul_cycles + PePipelineOf(cfg.pe_stages).add_cycles -
                   1),
@@ -48,7 +49,8 @@ void Core::Impl::Start(uint64_t cmd_addr, uint32_t n) {
   wld.weights = true;
   size_t ring = 8;
   while (ring < latency + kAccAddCycles + 2) ring *= 2;
-  array.cur_idle = array.other_idle = commit_gap;
+  array.cur_drain = array.other_drain = 0;
+  array.cur = array.other = TileExtent{R, C};
   results.ring.assign(ring, ResultSlots::Slot{});
   clocks.Size(ring);
   now = 0;
@@ -103,7 +105,7 @@ void Core::Impl::CountCycleClocks() {
 void Core::Impl::CountClocks() {
   const uint64_t cycles = Ctr(csr::Counter::kCycles);
   const bool gated = cfg.clock_gating;
-  Ctr(csr::Counter::kColumnClocks) = uint64_t{C} * (gated ? clocks.column0_cycles : cycles);
+  Ctr(csr::Counter::kColumnClocks) = gated ? clocks.column_clocks : uint64_t{C} * cycles;
   Ctr(csr::Counter::kAccClocks) = gated ? clocks.acc_cycles : cycles;
   Ctr(csr::Counter::kActivateClocks) = gated ? clocks.activate_cycles : cycles;
   Ctr(csr::Counter::kDmaClocks) = gated ? clocks.dma_cycles : 3 * cycles;
@@ -154,7 +156,7 @@ Scoreboard Core::Impl::Snapshot(DmaProgress& moved) {
   sb.ac_busy = ac.busy;
   sb.ld_any = ld.any();
   sb.wld_any = wld.any();
-  sb.mm_full = array.mms.size() >= 4;
+  sb.mm_full = array.mms.size() >= mm_slots;
   sb.ld_done = ld.Done();
   sb.wld_done = wld.Done();
   sb.st_done = st.Done();

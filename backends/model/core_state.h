@@ -181,30 +181,41 @@ struct Matmul {
   uint64_t done_at;  // 0 while rows are still issuing
   uint32_t rows_total;
   bool accumulate;
+  uint32_t k_rows;
+};
+
+// A weight tile's extent: its rows (K) and columns (N), the LOAD WEIGHTS' rows and lanes.
+struct TileExtent {
+  uint32_t k = 0, n = 0;
 };
 
 // The weight path and the array (mxu_weight_fifo, the weight banks, mxu_systolic_array).
 struct ArrayState {
   // Functional.
   std::deque<std::vector<uint16_t>> tiles;  // loaded weight tiles not yet used (R x C)
+  std::deque<TileExtent> tile_extents;      // ... their extents
   std::vector<float> weights;               // the current tile, widened (R x C)
   std::vector<uint16_t> weights_raw;        // ... as loaded: the integer mode's low bytes
-  std::vector<uint8_t> weights_nonfinite;   // per (r, c): Inf or NaN weight
+  TileExtent weights_extent;                // ... its extent
   bool have_weights = false;
   uint32_t unclaimed = 0;  // LOAD WEIGHTS dispatched, not yet claimed by new_weights
 
   // Timing.
-  std::deque<Matmul> mms;  // in flight, oldest first (at most 4)
+  std::deque<Matmul> mms;  // in flight, oldest first (at most mm_slots)
   bool mm_active = false;
   uint32_t mm_left = 0;
   bool mm_need_commit = false;
-  // Cycles since a row last issued on the current weight bank and on the other (saturating at
-  // commit_gap), as mxu_datapath counts them.
-  uint32_t cur_idle = 0, other_idle = 0;
-  uint32_t wfifo = 0;        // rows in the weight FIFO
-  std::deque<uint32_t> wlq;  // LOAD WEIGHTS waiting for the shadow (k_rows)
+  // Cycles until the current weight bank and the other are drained (every row on it past the
+  // last PE row it uses), and the extent of each bank's tile, as mxu_matmul_seq counts them.
+  uint32_t cur_drain = 0, other_drain = 0;
+  // ... until every lane on it has entered its PE in every column (a narrowing commit waits).
+  uint32_t cur_full = 0, other_full = 0;
+  TileExtent cur, other;
+  uint32_t wfifo = 0;          // rows in the weight FIFO
+  std::deque<TileExtent> wlq;  // LOAD WEIGHTS waiting for the shadow
   bool wl_active = false;
-  uint32_t wl_slot = 0, wl_k = 0;
+  uint32_t wl_slot = 0;
+  TileExtent wl;  // the tile shifting in or in the shadow
   bool shadow_pending = false;
   bool reads_ub = false;  // a MATMUL row enters the array (reads the UB) this cycle
   // The last kAccAddCycles - 1 rows issued: their cycle and accumulator row (mxu_matmul_seq's
@@ -257,22 +268,38 @@ struct ResultSlots {
 // The gated clocks (docs/architecture.md, "Clock gating"), for the clock counters: the cycles
 // each runs, marked ahead in a ring as the events that wake it become known (a result row reaches
 // the accumulators `latency` cycles after its row enters the array). Slot c % size holds c when
-// the clock runs in cycle c.
+// the clock runs in cycle c. The columns' ring holds, in column 0's time, how many columns run
+// (they are always columns 0 .. n-1: the widest tile among the events that wake them).
 struct GatedClocks {
-  std::vector<uint64_t> column0, acc, activate;
-  uint64_t column0_cycles = 0, acc_cycles = 0, activate_cycles = 0;
+  struct Columns {
+    uint64_t cycle = ~uint64_t{0};
+    uint32_t n = 0;
+  };
+  std::vector<Columns> columns;
+  std::vector<uint64_t> acc, activate;
+  uint64_t column_clocks = 0, acc_cycles = 0, activate_cycles = 0;
   uint64_t dma_cycles = 0;  // each engine's, added up
 
   void Size(size_t n) {
-    for (std::vector<uint64_t>* ring : {&column0, &acc, &activate}) ring->assign(n, ~uint64_t{0});
+    columns.assign(n, Columns{});
+    for (std::vector<uint64_t>* ring : {&acc, &activate}) ring->assign(n, ~uint64_t{0});
   }
   // The clock runs in cycles from .. to (a span shorter than the ring).
   static void Mark(std::vector<uint64_t>& ring, uint64_t from, uint64_t to) {
     for (uint64_t c = from; c <= to; ++c) ring[c % ring.size()] = c;
   }
+  // Columns 0 .. n-1 run in cycles from .. to (in column 0's time).
+  void MarkColumns(uint32_t n, uint64_t from, uint64_t to) {
+    for (uint64_t c = from; c <= to; ++c) {
+      Columns& slot = columns[c % columns.size()];
+      if (slot.cycle != c) slot = {c, 0};
+      slot.n = std::max(slot.n, n);
+    }
+  }
   // Counts cycle c's clocks.
   void Count(uint64_t c) {
-    column0_cycles += column0[c % column0.size()] == c;
+    const Columns& slot = columns[c % columns.size()];
+    column_clocks += slot.cycle == c ? slot.n : 0;
     acc_cycles += acc[c % acc.size()] == c;
     activate_cycles += activate[c % activate.size()] == c;
   }
@@ -295,9 +322,11 @@ struct Core::Impl {
   const Config& cfg;
   SparseMemory& mem;
   const uint32_t R, C, L;  // rows, cols, UB lanes
-  // The array's latency from a row entering to its result row, and the cycles a weight bank
-  // needs after its last row before a commit may overwrite it (common/pe_pipeline.h).
-  const uint32_t latency, commit_gap;
+  // The array's latency from a row entering to its result row, and the PE's partial-sum step
+  // (common/pe_pipeline.h).
+  const uint32_t latency, add_cycles;
+  // MATMULs in flight at most (the scoreboard's slots, common/pe_pipeline.h).
+  const uint32_t mm_slots;
   // The cycles after a row enters the array in which column 0 still runs (mxu_systolic_array's
   // ActiveSpan).
   const uint32_t column_span;

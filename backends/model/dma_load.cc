@@ -83,7 +83,8 @@ void Core::Impl::DispatchLoad(const Decoded& d, uint32_t i) {
   if (ok) ExecLoad(d);
   if (e.weights) {
     ++array.unclaimed;
-    array.wlq.push_back(d.rows);
+    array.wlq.push_back({d.rows, d.lanes});
+    array.tile_extents.push_back({d.rows, d.lanes});
     if (!ok) array.tiles.push_back(std::vector<uint16_t>(size_t{R} * C, 0));
   }
 }

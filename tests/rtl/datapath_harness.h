@@ -160,7 +160,10 @@ class DatapathHarness {
 
   // --- Queued work, fed as the DUT becomes ready.
   void QueueWeightRow(const std::vector<uint16_t>& lanes) { weights_.push_back(lanes); }
-  void QueueWload(uint32_t k_rows) { wloads_.push_back(k_rows); }
+  // A WLOAD of a tile of k_rows rows and n_cols columns (0: every column).
+  void QueueWload(uint32_t k_rows, uint32_t n_cols = 0) {
+    wloads_.push_back({k_rows, n_cols == 0 ? static_cast<uint32_t>(cols_) : n_cols});
+  }
   void QueueMatmul(const MatmulCmd& cmd) { matmuls_.push_back(cmd); }
   void QueueActivate(const ActivateCmd& cmd) { activates_.push_back(cmd); }
 
@@ -193,7 +196,8 @@ class DatapathHarness {
     }
     if (!wloads_.empty()) {
       m.wl_valid_i = 1;
-      m.wl_k_rows_i = wloads_.front();
+      m.wl_k_rows_i = wloads_.front().first;
+      m.wl_n_cols_i = wloads_.front().second;
     }
     if (!matmuls_.empty()) {
       const MatmulCmd& c = matmuls_.front();
@@ -391,7 +395,7 @@ class DatapathHarness {
   std::unique_ptr<Model> model_;
   uint64_t cycle_ = 0;
   std::deque<std::vector<uint16_t>> weights_;
-  std::deque<uint32_t> wloads_;
+  std::deque<std::pair<uint32_t, uint32_t>> wloads_;  // rows, columns
   std::deque<MatmulCmd> matmuls_;
   std::deque<ActivateCmd> activates_;
   std::vector<uint64_t> mm_accepts_, mm_dones_, ac_dones_;

@@ -290,6 +290,113 @@ TEST(Datapath, BackToBackTilesOverlapFillDrainAndWeightSwitch) {
   }
 }
 
+// Tiles of K < Rows rows (issue 66): a tile shifts in in K cycles and its bank drains once its
+// rows have passed PE row K-1, so T tiles of M = max(K, (K-1) x add_cycles + 1, A) rows, new
+// weights each, run back to back with no bubble. The array's rows below K hold the weights of an
+// earlier full tile of Inf and NaN, and the MATMULs name k_rows = Rows over unified-buffer lanes
+// of NaN past K: a row sums its first min(k_rows, K) lanes and the rows below pass its partial
+// sum through, so every bit is the golden GEMM's with tiles of K rows.
+TEST(Datapath, ShortKTilesLoadInKCyclesAndDrainPastTheirOwnRows) {
+  Harness& dut = Dut();
+  constexpr int kTiles = 4;
+  for (int k : {1, std::max(1, kRows / 2), std::max(1, kRows - 1)}) {
+    dut.Reset();
+    BitSource bits(300 + k);
+    const int m = std::max(
+        {k, (k - 1) * static_cast<int>(kPe.add_cycles) + 1, static_cast<int>(kAccAddCycles)});
+    // A full tile of Inf and NaN weights, committed and used once: it stays in the rows below K.
+    for (int r = 0; r < kRows; ++r) {
+      dut.QueueWeightRow(std::vector<uint16_t>(kCols, r % 2 ? 0x7F80 : 0xFFC3));
+    }
+    dut.QueueWload(kRows);
+    MatmulCmd poison;
+    poison.ub_addr = 0;  // whatever it holds: tile 0 overwrites the result
+    poison.acc_addr = 0;
+    poison.rows = 1;
+    poison.k_rows = kRows;
+    poison.new_weights = true;
+    dut.QueueMatmul(poison);
+    dut.RunUntilIdle();
+    const Bf16Matrix a = RandomMatrix(m, kTiles * k, bits);
+    const Bf16Matrix b = RandomMatrix(kTiles * k, kCols, bits);
+    for (int t = 0; t < kTiles; ++t) {
+      for (int i = 0; i < m; ++i) {
+        std::vector<uint16_t> lanes(dut.ub_lanes(), 0x7FC1);
+        for (int r = 0; r < k; ++r) lanes[r] = a.at(i, t * k + r);
+        dut.WriteUbRow(static_cast<uint32_t>(t * m + i), lanes);
+      }
+    }
+    dut.ClearTimestamps();
+    for (int t = 0; t < kTiles; ++t) {
+      for (int r = 0; r < k; ++r) {
+        std::vector<uint16_t> lanes(kCols);
+        for (int n = 0; n < kCols; ++n) lanes[n] = b.at(t * k + r, n);
+        dut.QueueWeightRow(lanes);
+      }
+      dut.QueueWload(static_cast<uint32_t>(k));
+      MatmulCmd cmd;
+      cmd.ub_addr = static_cast<uint32_t>(t * m);
+      cmd.acc_addr = 0;
+      cmd.rows = static_cast<uint32_t>(m);
+      cmd.k_rows = kRows;
+      cmd.accumulate = t > 0;
+      cmd.new_weights = true;
+      dut.QueueMatmul(cmd);
+    }
+    dut.RunUntilIdle();
+    ASSERT_EQ(dut.mm_accepts().size(), static_cast<size_t>(kTiles));
+    for (int t = 2; t < kTiles; ++t) {
+      EXPECT_EQ(dut.mm_accepts()[t] - dut.mm_accepts()[t - 1], static_cast<uint64_t>(m))
+          << "K=" << k << ": bubble before tile " << t;
+    }
+    EXPECT_EQ(ExpectAccEquals(golden::Gemm(a, b, k, kMode), 0, "K=" + std::to_string(k) + " tiles"),
+              0);
+  }
+}
+
+// Tiles of N < Cols columns (issue 66): the tile's shifts and commit reach its columns only,
+// so the columns past N keep an earlier full tile of Inf and NaN weights, and a row's result
+// lanes past N are +0 whatever those columns hold; lanes < N are the golden GEMM's.
+TEST(Datapath, NarrowTilesLeaveTheColumnsPastNAtRestAndTheirLanesZero) {
+  Harness& dut = Dut();
+  for (int n : {1, std::max(1, kCols / 2), std::max(1, kCols - 1)}) {
+    dut.Reset();
+    BitSource bits(500 + n);
+    for (int r = 0; r < kRows; ++r) {
+      dut.QueueWeightRow(std::vector<uint16_t>(kCols, r % 2 ? 0xFF80 : 0x7FC5));
+    }
+    dut.QueueWload(kRows);
+    MatmulCmd poison;
+    poison.rows = 1;
+    poison.k_rows = kRows;
+    poison.new_weights = true;
+    dut.QueueMatmul(poison);
+    dut.RunUntilIdle();
+    constexpr int kM = 20;
+    const Bf16Matrix a = RandomMatrix(kM, kRows, bits);
+    const Bf16Matrix b = RandomMatrix(kRows, n, bits);
+    LoadActivations(a, 0);
+    for (int r = 0; r < kRows; ++r) {
+      std::vector<uint16_t> lanes(kCols, 0x7FC7);  // past N: never shifted in
+      for (int c = 0; c < n; ++c) lanes[c] = b.at(r, c);
+      dut.QueueWeightRow(lanes);
+    }
+    dut.QueueWload(kRows, static_cast<uint32_t>(n));
+    MatmulCmd cmd;
+    cmd.rows = kM;
+    cmd.k_rows = kRows;
+    cmd.new_weights = true;
+    dut.QueueMatmul(cmd);
+    dut.RunUntilIdle();
+    const Fp32Matrix tile = golden::Gemm(a, b, kRows, kMode);
+    Fp32Matrix want{kM, kCols, std::vector<float>(size_t(kM) * kCols, 0.0f)};
+    for (int m = 0; m < kM; ++m) {
+      for (int c = 0; c < n; ++c) want.data[size_t(m) * kCols + c] = tile.at(m, c);
+    }
+    EXPECT_EQ(ExpectAccEquals(want, 0, "N=" + std::to_string(n) + " tile"), 0);
+  }
+}
+
 // Rows shorter than the weight load: correct, with the bubbles the weight shifting needs.
 TEST(Datapath, ShortTilesWaitForTheirWeights) {
   Harness& dut = Dut();
