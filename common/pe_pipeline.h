@@ -45,10 +45,10 @@ constexpr uint32_t CommitGap(uint32_t rows, uint32_t add_cycles) {
 }
 
 // MATMULs the controller keeps in flight (mxu_pkg::mm_slots, the same rule): enough that
-// back-to-back products of 48 cycles each cover the array's latency, at least 4, a power of two.
+// back-to-back products of 40 cycles each cover the array's latency, at least 4, a power of two.
 constexpr uint32_t MatmulSlots(uint32_t rows, uint32_t cols, const PePipeline& pe) {
   uint32_t slots = 4;
-  while (slots * 48 < ArrayLatency(rows, cols, pe)) slots *= 2;
+  while (slots * 40 < ArrayLatency(rows, cols, pe)) slots *= 2;
   return slots;
 }
 

@@ -477,16 +477,17 @@ package mxu_pkg;
   endfunction
 
   // MATMULs the controller keeps in flight (the scoreboard's slots, mxu_ctrl_scoreboard): enough
-  // that back-to-back products of 48 cycles each cover the array's latency (a MATMUL stays in
+  // that back-to-back products of 40 cycles each (a small product's weight tile, three in flight
+  // at a memory latency of 100, takes about that) cover the array's latency (a MATMUL stays in
   // flight until its last result row is written), at least 4, a power of two. 4 on the default
-  // 16 x 16 device; 16 on 128 x 128 (issue 66: a 10-row product there was held to one a
+  // 16 x 16 device; 32 on 128 x 128 (issue 66: with 4, a 10-row product there was held to one a
   // quarter of the latency). MatmulSlots in common/pe_pipeline.h is the same rule.
   function automatic int unsigned mm_slots(int unsigned rows, int unsigned cols,
                                            int unsigned stages);
     int unsigned latency;
     latency  = rows * pe_add_cycles(stages) + pe_mul_cycles(stages) + cols - 1;
     mm_slots = 4;
-    while (mm_slots * 48 < latency) mm_slots = mm_slots * 2;
+    while (mm_slots * 40 < latency) mm_slots = mm_slots * 2;
   endfunction
   parameter int unsigned MmSlots = mm_slots(ArrayRows, ArrayCols, PeStages);
 
