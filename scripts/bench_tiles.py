@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from build_python import build_python  # noqa: E402
 from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -53,19 +54,9 @@ print(json.dumps({"device": spec, "cols": cols, "rows": out}))
 """.replace("STREAM", str(STREAM))
 
 
-def build_python(build):
-    """The Python the package was built for (Debian's): the CMake cache's."""
-    try:
-        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("MXU_PYTHON_EXECUTABLE:"):
-                    return line.split("=", 1)[1].strip()
-    except OSError:
-        sys.exit(f"bench_tiles: no build in {build} (scripts/setup.sh builds one)")
-    return sys.executable
-
-
 def measure(spec, build):
+    if not os.path.isdir(os.path.join(build, "python", "mxu")):
+        sys.exit(f"bench_tiles: no Python package in {build}/python (scripts/setup.sh builds it)")
     env = dict(os.environ, PYTHONPATH=os.path.join(build, "python"))
     r = subprocess.run([build_python(build), "-c", MEASURE, spec], env=env, cwd=ROOT,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from build_python import build_python  # noqa: E402
 from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,19 +29,6 @@ def run_json(command, env=None):
         sys.exit(f"bench_torch: {' '.join(command)} failed ({result.returncode}): "
                  f"{result.stderr.strip().splitlines()[-1] if result.stderr.strip() else ''}")
     return json.loads(result.stdout.strip().splitlines()[-1]), time.perf_counter() - start
-
-
-def build_python(build):
-    """The Python the package was built for (Debian's, which has torch), as the CMake cache
-    names it: the examples run under it whatever interpreter runs this script."""
-    try:
-        with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("MXU_PYTHON_EXECUTABLE:"):
-                    return line.split("=", 1)[1].strip()
-    except OSError:
-        pass
-    return sys.executable
 
 
 

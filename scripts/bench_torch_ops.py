@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from build_python import build_python  # noqa: E402
 from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,15 +33,6 @@ def positive(text):
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
     return value
-
-
-def build_python(build):
-    """The Python the package was built for (Debian's, which has torch): the CMake cache's."""
-    with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("MXU_PYTHON_EXECUTABLE:"):
-                return line.split("=", 1)[1].strip()
-    return sys.executable
 
 
 def profile(script, steps, batched, build):
