@@ -120,6 +120,7 @@ void RegisterDevice(py::module_& m);
 void RegisterGolden(py::module_& m);
 void RegisterPlot(py::module_& m);
 void RegisterEnergy(py::module_& m);
+void RegisterInterconnect(py::module_& m);
 
 // Everything above, into the extension m (python/extension.cc: one extension per device of the
 // build, each with its device's backends library).

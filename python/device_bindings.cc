@@ -191,16 +191,20 @@ class Device {
     watchdog_ = CheckedRange("watchdog", watchdog, 1, kMaxWatchdogCycles);
     timing_ = options.timing;
     memory_given_ = mem_bytes_per_cycle.has_value();
-    if (py::get_shared_data(kDeviceOpenedKey) != nullptr) {
+    // SystemC's rule, so the RTL's: it elaborates once a process. The model backend has no
+    // SystemC and opens as many devices as asked (one per simulated chip).
+    const bool elaborates = backend != "model";
+    if (elaborates && py::get_shared_data(kDeviceOpenedKey) != nullptr) {
       throw std::runtime_error(
-          "one device per process: this process has already opened an mxu.Device (SystemC "
-          "elaborates the RTL device once); keep using that one");
+          "one RTL device per process: this process has already opened one (SystemC elaborates "
+          "the RTL once), so backend='" +
+          backend + "' cannot open another; keep using it, or open more on the model backend");
     }
     // The SystemC banner would land in the user's output.
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
     // std::invalid_argument for an unknown backend, or a spec the backend does not simulate.
     device_ = backends::OpenDevice(options);
-    py::set_shared_data(kDeviceOpenedKey, &g_device_opened_mark);
+    if (elaborates) py::set_shared_data(kDeviceOpenedKey, &g_device_opened_mark);
     device_name_ = device.empty() ? backends::ThisDevice().name : device;
     config_ = driver::ReadDeviceConfig(*device_);
     timing_ = timing_.ForPort(config_.bus_bytes);  // as the backend resolved it

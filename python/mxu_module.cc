@@ -147,6 +147,7 @@ void RegisterModule(py::module_& m) {
   RegisterGolden(m);
   RegisterPlot(m);
   RegisterEnergy(m);
+  RegisterInterconnect(m);
 }
 
 }  // namespace mxu::python

@@ -29,59 +29,63 @@ module mxu_delay_line #(
 `endif
   end else begin : g_regs
     localparam int unsigned DataBits = Width - ResetBits;
-    logic [Depth*Width-1:0] stages_d, stages_q;
+    // Two chains, one vector each (a generate block a stage is ~130k scopes on a 255-row array's
+    // skew, minutes of Verilator's time): the control bits with a reset, the data bits without.
 
-    if (Depth == 1) begin : g_one
-      assign stages_d = d_i;
-    end else begin : g_many
-      assign stages_d = {stages_q[(Depth-1)*Width-1:0], d_i};
-    end
-
-    // Stage by stage (one '0 of the whole chain is a replication of over 8k bits on a 128-row
-    // array's skew, Verilator's WIDTHCONCAT), the control bits with a reset and the data bits
-    // without, each in registers of their own.
-    for (genvar s = 0; s < Depth; s++) begin : g_stage
-      if (ResetBits > 0) begin : g_ctrl
-        logic [ResetBits-1:0] ctrl_q;
-        always_ff @(posedge clk_i or negedge rst_ni) begin
-          if (!rst_ni) begin
-            ctrl_q <= '0;
-          end else begin
-            ctrl_q <= stages_d[s*Width+DataBits +: ResetBits];
+    if (ResetBits > 0) begin : g_ctrl
+      logic [Depth*ResetBits-1:0] ctrl_d, ctrl_q;
+      if (Depth == 1) begin : g_one
+        assign ctrl_d = d_i[Width-1 -: ResetBits];
+      end else begin : g_many
+        assign ctrl_d = {ctrl_q[(Depth-1)*ResetBits-1:0], d_i[Width-1 -: ResetBits]};
+      end
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          // Stage by stage: one '0 of a long chain is a replication of thousands of bits
+          // (Verilator's WIDTHCONCAT).
+          for (int unsigned s = 0; s < Depth; s++) begin
+            ctrl_q[s*ResetBits +: ResetBits] <= '0;
           end
+        end else begin
+          ctrl_q <= ctrl_d;
         end
-        assign stages_q[s*Width+DataBits +: ResetBits] = ctrl_q;
       end
-      if (DataBits > 0) begin : g_data
-        logic [DataBits-1:0] data_q;
-        always_ff @(posedge clk_i) begin
-          data_q <= stages_d[s*Width +: DataBits];
-        end
-        assign stages_q[s*Width +: DataBits] = data_q;
-      end
-    end
-    if (ResetBits == 0) begin : g_no_reset
+      assign q_o[Width-1 -: ResetBits] = ctrl_q[Depth*ResetBits-1 -: ResetBits];
+    end else begin : g_no_reset
       logic unused_rst;
       assign unused_rst = rst_ni;
     end
 
-    assign q_o = stages_q[Depth*Width-1 -: Width];
+    if (DataBits > 0) begin : g_data
+      logic [Depth*DataBits-1:0] data_d, data_q;
+      if (Depth == 1) begin : g_one
+        assign data_d = d_i[DataBits-1:0];
+      end else begin : g_many
+        assign data_d = {data_q[(Depth-1)*DataBits-1:0], d_i[DataBits-1:0]};
+      end
+      always_ff @(posedge clk_i) begin
+        data_q <= data_d;
+      end
+      assign q_o[DataBits-1:0] = data_q[Depth*DataBits-1 -: DataBits];
+    end
+
 `ifndef SYNTHESIS
     // A stage's data counts only where its new control bits are set: unqualified data (a power-up
     // value, say) may stand still or not while the clock is off, and nothing reads it.
-    if (ResetBits == Width) begin : g_all_ctrl
-      assign would_change = stages_d != stages_q;
+    if (DataBits == 0) begin : g_all_ctrl
+      assign would_change = g_ctrl.ctrl_d != g_ctrl.ctrl_q;
     end else if (ResetBits == 0) begin : g_all_data
       assign would_change = 1'b0;
     end else begin : g_mixed
-      logic [Depth-1:0] stage_changes;
-      for (genvar s = 0; s < Depth; s++) begin : g_changes
-        assign stage_changes[s] =
-            stages_d[s*Width+DataBits +: ResetBits] != stages_q[s*Width+DataBits +: ResetBits] ||
-            (stages_d[s*Width+DataBits +: ResetBits] != '0 &&
-             stages_d[s*Width +: DataBits] != stages_q[s*Width +: DataBits]);
+      always_comb begin
+        would_change = g_ctrl.ctrl_d != g_ctrl.ctrl_q;
+        for (int unsigned s = 0; s < Depth; s++) begin
+          if (g_ctrl.ctrl_d[s*ResetBits +: ResetBits] != '0 &&
+              g_data.data_d[s*DataBits +: DataBits] != g_data.data_q[s*DataBits +: DataBits]) begin
+            would_change = 1'b1;
+          end
+        end
       end
-      assign would_change = stage_changes != '0;
     end
 `endif
   end

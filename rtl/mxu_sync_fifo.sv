@@ -10,6 +10,12 @@
 // cycle and also while the FIFO is empty: head_d is entries_d at rd_ptr_d, formed as the entry
 // after the head or the head itself (both from registers), the push's data where it lands there,
 // and the pop taken as the last select. No cycle moves; Width flip-flops more.
+//
+// The free slot at the write pointer takes wdata_i in every cycle the FIFO is not full, pushed or
+// not (a push moves the pointer; an unpushed value is overwritten before anything reads it), and
+// an empty FIFO's head likewise. So the push, which arrives late (the controller's dispatch is
+// the DMA queues' push), reaches the pointers only, not the enable of every storage bit: that
+// fan-out was the device's worst path (issue 66: dispatch -> the weight DMA's queue, 7.9 ns).
 `include "mxu_assert.svh"
 
 module mxu_sync_fifo #(
@@ -33,6 +39,7 @@ module mxu_sync_fifo #(
   logic [Width-1:0]       head_d, head_q, next_entry, head_stay, head_next;
   logic [PtrWidth-1:0]    wr_ptr, rd_ptr, rd_ptr_inc;
   logic                   push, pop, empty;
+  logic                   unused_push;
 
   mxu_fifo_ptr #(.Depth(Depth)) u_ptr (
     .clk_i,
@@ -50,18 +57,18 @@ module mxu_sync_fifo #(
 
   always_comb begin
     entries_d = entries_q;
-    if (push) entries_d[wr_ptr*Width +: Width] = wdata_i;
+    if (!full_o) entries_d[wr_ptr*Width +: Width] = wdata_i;
   end
 
   // The head after this cycle: the entry at the read pointer as it will be (entries_d at
   // rd_ptr_d), without the late pop in front of the read multiplexer. Without a pop the head
-  // stays, unless a push lands at the read pointer (only into an empty FIFO: a full one takes no
-  // push); with one it is the next entry, or the push's data where it lands there.
+  // stays, unless the free slot is at the read pointer (only in an empty FIFO); with one it is
+  // the next entry, or wdata_i where the free slot is there.
   always_comb begin
     rd_ptr_inc = (rd_ptr == PtrWidth'(Depth - 1)) ? '0 : rd_ptr + 1'b1;
     next_entry = entries_q[rd_ptr_inc*Width +: Width];
-    head_stay  = (push && empty) ? wdata_i : head_q;
-    head_next  = (push && wr_ptr == rd_ptr_inc) ? wdata_i : next_entry;
+    head_stay  = empty ? wdata_i : head_q;
+    head_next  = (!full_o && wr_ptr == rd_ptr_inc) ? wdata_i : next_entry;
     head_d     = pop ? head_next : head_stay;
   end
 
@@ -73,12 +80,15 @@ module mxu_sync_fifo #(
   end
 
   assign rdata_o = head_q;
+  assign unused_push = push;  // the storage takes wdata_i whenever a slot is free
   assign empty_o = empty;
 
 `ifndef SYNTHESIS
   // Whether a register would take a new value at the next edge (a gated domain's assertion).
   logic would_change;
-  assign would_change = (entries_d != entries_q) || (head_d != head_q) || u_ptr.would_change;
+  // The entries held, and the head while there is one, change only with a push or a pop; the free
+  // slot's value is not data until pushed (a gated clock may freeze it or not).
+  assign would_change = u_ptr.would_change;
 `endif
 
   `MXU_ASSERT_STATIC(gen_depth_check, Depth >= 1 && Width >= 1,

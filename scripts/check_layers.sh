@@ -28,8 +28,9 @@ declare -A allowed=(
   [host/train]="common golden driver backends io energy train train/data host/cli host/train"
   [host/info]="common golden driver backends io energy train train/data host/cli host/info"
   [waves]="common sim waves"
-  # Users of the installed library: the Python module and the examples see what a user sees.
-  [python]="common golden driver backends io energy python"
+  # Users of the installed library: the Python module and the examples see what a user sees
+  # (Python also charges its replicas on train/'s ring interconnect).
+  [python]="common golden driver backends io energy train python"
   [examples]="common golden driver backends examples"
 )
 # One exception, file by file, each with its reason.

@@ -303,9 +303,22 @@ def test_watchdog_expiry_raises_device_error_and_the_device_recovers(dev):
     assert same_bits(dev.gemm(a, b), contract_gemm(a, b, 16))
 
 
-def test_one_device_per_process(dev):
-    with pytest.raises(RuntimeError, match="one device per process"):
+def test_one_rtl_device_per_process(dev):
+    with pytest.raises(RuntimeError, match="^one RTL device per process: .* backend='rtl' cannot"):
         mxu.Device()
+    with pytest.raises(RuntimeError, match="one RTL device per process"):
+        mxu.Device(backend="cross")
+
+
+def test_model_devices_open_beside_the_rtl_one_and_keep_their_own_counters(dev):
+    rng = np.random.default_rng(3)
+    a, b = moderate(rng, (16, 24)), moderate(rng, (24, 8))
+    first, second = mxu.Device(backend="model"), mxu.Device(backend="model")
+    assert same_bits(first.gemm(a, b), contract_gemm(a, b, 16))
+    assert first.counters()["m"] == 16 and second.counters() == {}  # each its own last GEMM
+    bt = b.T.copy()
+    assert same_bits(second.gemm(bt, b), contract_gemm(bt, b, 16))
+    assert first.counters()["m"] == 16 and second.counters()["m"] == 8
 
 
 def test_bad_device_settings_raise_value_error(dev):
@@ -448,10 +461,13 @@ def test_another_built_device_runs_in_its_own_extension(backend):
 @pytest.mark.skipif(len(mxu.built_devices()) < 2, reason="the build has one device")
 def test_one_device_per_process_across_extensions():
     other = mxu.built_devices()[1]
-    for first, second in (("backend='model'", f"backend='model', device='{other}'"),
-                          (f"device='{other}'", "")):
+    for first, second in ((f"backend='cross', device='{other}'", ""),
+                          (f"device='{other}'", "backend='rtl'")):
         error = python_error(f"import mxu; mxu.Device({first}); mxu.Device({second})")
-        assert error.startswith("RuntimeError: one device per process"), error
+        assert error.startswith("RuntimeError: one RTL device per process"), error
+    # The model backend's devices, of any extension, open beside each other.
+    assert run_python(f"import mxu; mxu.Device(backend='model'); "
+                      f"mxu.Device(backend='model', device='{other}')").returncode == 0
     # Errors of every extension are the package's classes.
     result = run_python(f"""
         import mxu, numpy as np
@@ -651,3 +667,23 @@ def test_int8_bad_arguments_raise_one_line_errors(dev):
 def test_an_unknown_backend_is_named_even_after_a_device_is_open(dev):
     with pytest.raises(ValueError, match=r"unknown backend 'bogus' \(available: 'rtl', "):
         mxu.Device(backend="bogus")
+
+
+def test_ring_interconnect_is_the_training_ring():
+    # docs/training.md, "Several chips": 2 (N - 1) steps of latency + ceil(bytes / N / link).
+    def ring(nbytes, chips, link=88, latency=350):
+        if chips == 1:
+            return 0
+        chunk = -(-nbytes // chips)
+        return 2 * (chips - 1) * (latency + -(-chunk // link))
+    for nbytes, chips in ((0, 1), (5, 1), (1 << 20, 8), (1000, 3), (7, 2), (88 * 4, 4)):
+        assert mxu.ring_all_reduce_cycles(nbytes, chips) == ring(nbytes, chips)
+        assert mxu.ring_all_gather_cycles(nbytes, chips) == ring(nbytes, chips) // 2
+    assert mxu.ring_all_reduce_cycles(1000, 4, link_bytes_per_cycle=1, link_latency_cycles=0) == \
+        ring(1000, 4, link=1, latency=0)
+    for call, match in ((lambda: mxu.ring_all_reduce_cycles(10, 0), r"^chips must be in \[1, "),
+                        (lambda: mxu.ring_all_gather_cycles(-1, 2), r"^bytes must be in \[0, "),
+                        (lambda: mxu.ring_all_reduce_cycles(8, 2, link_bytes_per_cycle=0),
+                         r"^link_bytes_per_cycle must be in \[1, ")):
+        with pytest.raises(ValueError, match=match):
+            call()
