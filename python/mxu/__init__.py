@@ -14,7 +14,9 @@ backend), or any device spec ("32x8:pe=2", as `mxu --device` takes it) on the mo
 The golden model (golden_gemm, golden_gemm_int8), the bf16 conversions, quantize_multiplier and
 the CSR addresses (CSR) need no device. Errors: ValueError and TypeError for bad arguments
 (DtypeError, both, in the int8 mode), DeviceError and CheckError (RuntimeErrors) from the device
-and the check. docs/driver.md ("Python") has the whole API.
+and the check. docs/driver.md ("Python") has the whole API. mxu.Devices(n, backend, device) opens n
+simulated chips, each a Device in a worker process of its own (mxu/_chips.py), for the
+frameworks' replicas (docs/keras_jax.md, "Several chips").
 
 The package holds one compiled extension per device of the build: mxu._mxu (the default device:
 everything here comes from it) and mxu._mxu_<id> for each other device.
@@ -91,8 +93,9 @@ def _extension(device):
 
 
 class Device:
-    """A device on a backend, with the host memory's timing. One per process, whichever device:
-    SystemC elaborates the RTL device once (a second Device raises RuntimeError).
+    """A device on a backend, with the host memory's timing. One RTL device ("rtl" or "cross")
+    per process, whichever device: SystemC elaborates the RTL once (a second raises RuntimeError).
+    The model backend opens as many as asked, one per simulated chip.
 
     backend: "rtl" (the verilated RTL), "model" (the fast C++ model) or "cross" (both, compared
     after every program). device: None for the build's default device; a device of this build
@@ -147,3 +150,9 @@ class Device:
     counters.__doc__ = _mxu.Device.counters.__doc__
     info.__doc__ = _mxu.Device.info.__doc__
     read_csr.__doc__ = _mxu.Device.read_csr.__doc__
+
+
+# Several chips, each a Device in a worker process of its own (mxu/_chips.py).
+from mxu._chips import ChipError, Devices  # noqa: E402
+
+__all__ += ["ChipError", "Devices"]

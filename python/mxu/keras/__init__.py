@@ -11,6 +11,11 @@ with every matrix product on an mxu device, as the guides' TPUStrategy runs them
     strategy.report()["totals"]         # device_gemms, device_cycles, host_products
     mxu.keras.write_report(strategy, "r.json")
 
+On several chips, the guides' program changes only in the line that makes the strategy:
+`mxu.keras.DeviceStrategy(mxu.Devices(8, backend="model"))` runs 8 replicas, one chip (worker
+process) each, the batch split across them and the gradients summed in rank order, charged on
+`mxu train`'s ring interconnect (mxu/keras/_replicas.py; docs/keras_jax.md, "Several chips").
+
 Keras runs on JAX here. Where nothing chose a backend yet (no KERAS_BACKEND, no keras.json),
 importing mxu.keras before keras makes JAX Keras's default (mxu/keras/_backend.py: the keras.json
 Keras would write, naming JAX; the project's venv does the same at its first `import keras`);

@@ -13,14 +13,19 @@ on an mxu device (docs/torch.md).
 Products follow the numeric contract (docs/numerics.md): bf16 operands, fp32 accumulation in the
 device's order, addmm's bias as the accumulators' starting value; results come back in the
 operands' dtype. Every other op runs on the host, as a TPU leaves non-matrix work to other units.
+
+Several chips: DistributedDataParallel with one rank (one device) a process, and
+mxu.torch.ring_allreduce_hook as its communication hook (mxu/torch/_ddp.py; examples/torch/ddp.py).
 """
 from mxu._gemms import DeviceOpError
 from mxu._report import write_report
 from mxu.torch._checks import ForeignTensorError, HostProductError
+from mxu.torch._ddp import RingAllReduce, gather_report, ring_allreduce_hook
 from mxu.torch._mode import DeviceMode, active_mode
 
 __all__ = ["device_mode", "DeviceMode", "write_report", "active_mode", "DeviceOpError",
-           "ForeignTensorError", "HostProductError"]
+           "ForeignTensorError", "HostProductError", "RingAllReduce", "ring_allreduce_hook",
+           "gather_report"]
 
 
 def device_mode(device, strict=False, watchdog=None, transposed="copy", batch=True):

@@ -52,6 +52,16 @@ def test_the_guides_program_with_the_mixed_bfloat16_policy():
     assert out["train_loss"] < out["first_train_loss"] and out["test_accuracy"] > 0.3, out
 
 
+def test_the_guides_program_on_two_chips():
+    """--chips 2: the same program as 2 replicas, one chip (worker process) each (issue 67)."""
+    out = run_json("keras/fashion_mlp", "--backend", "model", "--chips", "2",
+                   *SMALL["keras/fashion_mlp"])
+    assert out["replicas"] == 2 and [c["rank"] for c in out["chips"]] == [0, 1], out
+    assert all(c["host_products"] == 0 and c["device_gemms"] > 0 for c in out["chips"]), out
+    assert out["interconnect"]["all_reduces"] == 2 * 256 // 64, out  # a training step's each
+    assert out["train_loss"] < out["first_train_loss"] and out["test_accuracy"] > 0.3, out
+
+
 @pytest.mark.parametrize("script", sorted(SMALL))
 def test_host(script):
     out = run_json(script, "--backend", "host", *SMALL[script])
@@ -62,6 +72,7 @@ def test_host(script):
     (["--epochs", "0"], "argument --epochs: '0' is not a positive integer"),
     (["--backend", "host", "--device", "16x16"], "--device needs a device backend"),
     (["--device", "7x"], "7x"),
+    (["--backend", "host", "--chips", "2"], "--chips needs a device backend"),
 ])
 def test_a_bad_argument_is_one_line(args, message):
     r = run("keras/fashion_mlp", *args)
