@@ -14,7 +14,7 @@ set(MXU_INSTALL_CMAKEDIR lib/cmake/mxu)
 # mxu::driver and mxu::golden.
 set(MXU_EXPORTED_LIBRARIES
   mxu_common mxu_golden mxu_driver mxu_model mxu_cross mxu_backends mxu_wave_layouts mxu_platform mxu_host_memory
-  mxu_timeline)
+  mxu_timeline mxu_model_stack)
 # A hier=1 default device (cmake/devices.cmake) links its array column's own verilated model, a
 # library Verilator names Vmxu_pe_col_N.
 get_target_property(platform_libraries mxu_platform LINK_LIBRARIES)

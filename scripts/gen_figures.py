@@ -63,7 +63,9 @@ MACHINE_DEPENDENT = ("wall_seconds", "elapsed_seconds", "sim_cycles_per_second",
                      "steps_per_second", "samples_per_second",
                      # mxu gemm --json; the torch examples' --json (and its device_totals)
                      "cycles_per_second", "wall_s", "epoch_s", "train_s", "eval_s",
-                     "device_seconds", "mode_overhead_seconds", "mode_overhead_us_per_gemm")
+                     "device_seconds", "mode_overhead_seconds", "mode_overhead_us_per_gemm",
+                     # scripts/bench_chips.py: the machine's cores and its wall-time ratios
+                     "cores", "wall_over_one_chip")
 # Per row: what the same build, command and seed always give (the model's cycles are exact and
 # repeatable; the utilizations follow from them).
 ROW_KEYS = ("setting", "name", "shape", "m", "k", "n", "ta", "tb", "bias", "relu", "dtype", "macs",

@@ -118,7 +118,7 @@ Platform::Platform(sc_core::sc_module_name name, const Config& config)
   SC_THREAD(Thread);
   // The model's eval runs on this thread's stack, and Verilator keeps wide temporaries there:
   // a 128 x 128 device's overflow 4 MiB. Only the pages touched are ever committed.
-  set_stack_size(256 * 1024 * 1024);
+  set_stack_size(kModelStackBytes);
 
   // Trace time in the model's precision (timeprecision() = -12: ps): two points per cycle.
   const double ticks =
@@ -130,16 +130,19 @@ Platform::Platform(sc_core::sc_module_name name, const Config& config)
   // (+verilator+rand+reset+2), so the first pulse may find that reset already low and give it no
   // edge; the second, with clear reset, always does. Verilator applies an asynchronous reset at
   // its edge (or at a clock edge while it is low), and a gated clock may have no edge at all.
-  model_->clk_i = 0;
-  model_->rst_ni = 1;
-  DriveInputs();
-  model_->eval();
-  for (int pulse = 0; pulse < 2; ++pulse) {
-    model_->rst_ni = 0;
-    model_->eval();
+  // On the model's stack: this runs on the caller's (sim/model_stack.h).
+  model_stack_.Run([this] {
+    model_->clk_i = 0;
     model_->rst_ni = 1;
+    DriveInputs();
     model_->eval();
-  }
+    for (int pulse = 0; pulse < 2; ++pulse) {
+      model_->rst_ni = 0;
+      model_->eval();
+      model_->rst_ni = 1;
+      model_->eval();
+    }
+  });
 }
 
 Platform::~Platform() {
@@ -161,7 +164,9 @@ bool Platform::irq() const { return model_->irq_o; }
 
 void Platform::Thread() {
   for (;;) {
+    in_thread_ = false;
     while (goal_ == Goal::kNone) wait(work_event_);
+    in_thread_ = true;
     // sc_time_stamp() stands for this cycle until the wait below; requests carry their offset.
     quantum_start_cycle_ = cycle_;
     uint64_t ran = 0;
@@ -169,7 +174,9 @@ void Platform::Thread() {
       Step();
       ++ran;
     }
+    in_thread_ = false;
     if (ran > 0) wait(sc_time::from_value(ran * period_ticks_));
+    in_thread_ = true;
   }
 }
 
@@ -219,7 +226,11 @@ Platform::RunResult Platform::RunUntilIrq(uint64_t max_cycles) {
 
 void Platform::Settle() {
   model_->clk_i = 0;
-  model_->eval();
+  if (in_thread_) {
+    model_->eval();
+  } else {  // from the caller (a CSR access, a reset): on the model's stack
+    model_stack_.Run([this] { model_->eval(); });
+  }
 }
 
 void Platform::Step() {

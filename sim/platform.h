@@ -27,6 +27,7 @@
 
 #include "sim/host_memory.h"
 #include "sim/memory_transactor.h"
+#include "sim/model_stack.h"
 #include "sim/timeline.h"
 
 // The Verilator classes stay out of this header, so that includers need neither the model's
@@ -166,6 +167,8 @@ class Platform : public sc_core::sc_module {
   Config config_;
   std::unique_ptr<VerilatedContext> context_;
   std::unique_ptr<Vmxu_top> model_;
+  ModelStack model_stack_;  // evaluations outside the SystemC thread run on it
+  bool in_thread_ = false;  // the SystemC thread is running (its stack is the model's)
   HostMemory memory_;
   tlm_utils::simple_initiator_socket<Platform> socket_;
   MemoryTransactor transactor_;
