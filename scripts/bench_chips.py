@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from one_line_parser import OneLineParser  # noqa: E402
+from one_line_parser import OneLineParser, positive_int  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV_PYTHON = os.path.join(ROOT, ".venv", "bin", "python")
@@ -34,16 +34,6 @@ def chip_counts(text):
     if not counts or any(c < 1 or c > 64 for c in counts):
         raise argparse.ArgumentTypeError(f"{text!r}: chip counts are 1 to 64")
     return counts
-
-
-def positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
-    return value
 
 
 def measure(chips, steps, parallel):
@@ -110,10 +100,10 @@ def run_one(chips, steps, parallel, build):
 def main():
     p = OneLineParser(description=__doc__.splitlines()[0])
     p.add_argument("--chips", type=chip_counts, default=[1, 2, 4, 8])
-    p.add_argument("--steps", type=positive, default=8, help="measured steps (default 8)")
+    p.add_argument("--steps", type=positive_int, default=8, help="measured steps (default 8)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
-    p.add_argument("--one", type=positive, help=argparse.SUPPRESS)
+    p.add_argument("--one", type=positive_int, help=argparse.SUPPRESS)
     p.add_argument("--parallel", choices=("data", "model"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.one:

@@ -18,21 +18,11 @@ import tempfile
 import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 from build_python import build_python  # noqa: E402
-from one_line_parser import OneLineParser  # noqa: E402
+from one_line_parser import OneLineParser, positive_int  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = (("transformer", "examples/torch/transformer.py"), ("lstm", "examples/torch/rnn.py"))
 
-
-
-def positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
-    return value
 
 
 def profile(script, steps, batched, build):
@@ -82,7 +72,7 @@ def summary(report):
 
 def main():
     p = OneLineParser(description=__doc__.splitlines()[0])
-    p.add_argument("--steps", type=positive, default=5, help="training steps (default 5)")
+    p.add_argument("--steps", type=positive_int, default=5, help="training steps (default 5)")
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = p.parse_args()

@@ -3,6 +3,17 @@
 import argparse
 
 
+def positive_int(text):
+    """An argument type: a whole number of at least 1, or the one-line error naming the text."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return value
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse.ArgumentParser whose errors are one line: "PROG: MESSAGE", exit 2."""
 
