@@ -29,14 +29,15 @@ done
 # (tests/install/pip_install_test.sh). dataset-fashion-mnist: the real data of
 # `mxu train --data fashion-mnist` (/usr/share/datasets/fashion-mnist, .gz IDX files); zlib1g-dev
 # also reads those. openmpi-bin, libopenmpi-dev: data-parallel training across simulated chips
-# (mpirun -np N mxu train). python3-torch: mxu.torch, PyTorch models on the device (Debian's
-# 1.13.1). qflow-tech-osu018, opensta: scripts/ppa.sh, area, timing and power on the open
+# (mpirun -np N mxu train). python3-mpi4py: mxu.Devices(..., launcher="mpi"), Keras's chips as
+# the ranks of an mpirun job (mpi4py carries their messages). python3-torch: mxu.torch, PyTorch
+# models on the device (Debian's 1.13.1). qflow-tech-osu018, opensta: scripts/ppa.sh, area, timing and power on the open
 # 180 nm osu018 standard cells (the liberty) with OpenSTA (`sta`).
 packages=(g++ cmake ninja-build pkg-config ccache verilator libsystemc-dev libgtest-dev yosys
           gtkwave xvfb zlib1g-dev libcairo2-dev libpng-dev nlohmann-json3-dev libcli11-dev
           clang-format python3 pybind11-dev python3-dev python3-numpy python3-pytest python3-venv
           python3-pip z3 qflow-tech-osu018 opensta
-          dataset-fashion-mnist openmpi-bin libopenmpi-dev python3-torch)
+          dataset-fashion-mnist openmpi-bin libopenmpi-dev python3-mpi4py python3-torch)
 # --list: the packages, for the docs (docs/layout.md shows this list; the docs test compares it).
 if [ "${1:-}" = --list ]; then
   echo "${packages[*]}" | fold -s -w 92 | sed 's/ $//'

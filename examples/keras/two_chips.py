@@ -3,10 +3,14 @@ ring charged (docs/keras_jax.md, "Several chips"; the docs test runs it).
 
 Dense(16, relu), Dense(3) on 20 features; 4 steps of a global batch of 32, 16 rows a replica.
 Each chip is an mxu.Device in a worker process of its own (mxu.Devices); the gradients are
-summed in rank order and charged as a ring all-reduce.
+summed in rank order and charged as a ring all-reduce. --mpi makes the chips the ranks of the
+mpirun job this runs in instead (rank 0 runs the program, ranks 1 and 2 are the chips, on this
+machine or others): the same bits, the same output.
 
   PYTHONPATH=build/python .venv/bin/python examples/keras/two_chips.py
+  mpirun -np 3 -x PYTHONPATH=build/python .venv/bin/python examples/keras/two_chips.py --mpi
 """
+import argparse
 import os
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
@@ -18,11 +22,16 @@ import mxu.keras  # noqa: E402
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mpi", action="store_true",
+                        help="the chips are the ranks 1 and 2 of mpirun's job (mpirun -np 3)")
+    args = parser.parse_args()
     keras.utils.set_random_seed(0)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((128, 20)).astype(np.float32)
     y = x[:, :3].argmax(1).astype(np.int32)
-    with mxu.Devices(2, backend="model", device="8x8") as chips:
+    with mxu.Devices(2, backend="model", device="8x8",
+                     launcher="mpi" if args.mpi else "local") as chips:
         strategy = mxu.keras.DeviceStrategy(chips)
         with strategy.scope():
             model = keras.Sequential([keras.Input((20,)),

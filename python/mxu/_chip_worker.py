@@ -1,16 +1,20 @@
-"""One simulated chip's process (mxu.Devices starts one per chip): it opens an mxu.Device and
-runs the calls its parent sends over a multiprocessing connection, NumPy arrays in and out.
+"""One simulated chip's serving loop, whatever carries its messages: a worker process that
+mxu.Devices starts (here, over a multiprocessing connection) or an MPI rank under mpirun
+(mxu/_chip_mpi.py, over mpi4py). The same messages, the same answers.
 
     python -m mxu._chip_worker FD     # FD: this end of the parent's multiprocessing.Pipe()
 
-Messages are multiprocessing.connection's (pickled tuples): first ("open", device keywords),
-then (method, args, kwargs) for gemm, gemm_batch, gemm_int8, counters, info, read_csr, and
-("close",). Each answer is ("ok", value) or ("error", class name, first line of the message).
-A program's answer carries the device's counters after it, so the parent needs no second round
-trip. The process ends when its parent closes the connection or dies (Linux: PR_SET_PDEATHSIG).
+Messages are pickled tuples: first ("open", device keywords), answered ("ok", info, place)
+(place: this process's pid and host, for the errors that name the chip); then
+(method, args, kwargs) for gemm, gemm_batch, gemm_int8, counters, info, read_csr; and ("close",).
+Each answer is ("ok", value) or ("error", class name, first line of the message). A program's
+answer carries the device's counters after it, so the parent needs no second round trip. A worker
+process ends when its parent closes the connection or dies (Linux: PR_SET_PDEATHSIG).
 """
 import ctypes
+import os
 import signal
+import socket
 import sys
 from multiprocessing.connection import Connection
 
@@ -32,38 +36,47 @@ def error(exc):
     return ("error", type(exc).__name__, lines[0] if lines else type(exc).__name__)
 
 
-def serve(conn):
-    kind, options = conn.recv()
-    if kind != "open":
-        return
+def answer(device, message):
+    """The answer to one call on the chip's device."""
+    method, args, kwargs = message
+    try:
+        if method in PROGRAMS:
+            result = getattr(device, method)(*args, **kwargs)
+            return ("ok", (result, device.counters()))
+        if method in QUERIES:
+            return ("ok", getattr(device, method)(*args, **kwargs))
+        return ("error", "ValueError", f"unknown chip call {method!r}")
+    except Exception as exc:
+        return error(exc)
+
+
+def serve(channel):
+    """One chip's life on `channel` (recv() and send(message)): opens the device the first
+    message names, answers calls until ("close",). Returns how it ended: "close", "failed" (the
+    device did not open), "gone" (the channel closed) or the first message's kind when it was
+    not "open" (MPI's "exit")."""
+    try:
+        first = channel.recv()
+    except (EOFError, OSError):
+        return "gone"
+    if first[0] != "open":
+        return first[0]
     try:
         import mxu
-        device = mxu.Device(**options)
+        device = mxu.Device(**first[1])
     except Exception as exc:  # the parent raises it, naming the chip
-        conn.send(error(exc))
-        return
-    conn.send(("ok", device.info()))
+        channel.send(error(exc))
+        return "failed"
+    channel.send(("ok", device.info(), {"pid": os.getpid(), "host": socket.gethostname()}))
     while True:
         try:
-            message = conn.recv()
+            message = channel.recv()
         except (EOFError, OSError):  # the parent is gone
-            return
-        method = message[0]
-        if method == "close":
-            conn.send(("ok", None))
-            return
-        args, kwargs = message[1], message[2]
-        try:
-            if method in PROGRAMS:
-                result = getattr(device, method)(*args, **kwargs)
-                answer = ("ok", (result, device.counters()))
-            elif method in QUERIES:
-                answer = ("ok", getattr(device, method)(*args, **kwargs))
-            else:
-                answer = ("error", "ValueError", f"unknown chip call {method!r}")
-        except Exception as exc:
-            answer = error(exc)
-        conn.send(answer)
+            return "gone"
+        if message[0] == "close":
+            channel.send(("ok", None))
+            return "close"
+        channel.send(answer(device, message))
 
 
 def main():

@@ -1,28 +1,29 @@
-"""mxu.Devices: several simulated chips, each an mxu.Device in a worker process of its own, so
-that the chips run side by side on the machine's cores (and the RTL, which SystemC elaborates once
-a process, can have several chips too).
+"""mxu.Devices: several simulated chips, each an mxu.Device in a process of its own, so that the
+chips run side by side on the machine's cores, or on several machines (and the RTL, which SystemC
+elaborates once a process, can have several chips too).
 
     chips = mxu.Devices(8, backend="model")     # 8 worker processes, started now
     chips[3].gemm(a, b)                         # runs in chip 3's process
     chips.close()                               # or `with mxu.Devices(...) as chips:`
 
+    # under `mpirun -np 9 python prog.py`: rank 0 runs the program, ranks 1..8 are the chips
+    chips = mxu.Devices(8, backend="model", launcher="mpi")
+
 Each chip is called as an mxu.Device (gemm, gemm_batch, gemm_int8, counters, info, read_csr,
 backend), so every mode (mxu.torch.device_mode, mxu.jax.on_device, mxu.keras.DeviceStrategy)
-takes one. The workers are `python -m mxu._chip_worker` processes (this interpreter), reached over
-multiprocessing connections (pickled NumPy arrays). A call that gets no answer within `timeout`
-seconds, or a worker that dies, raises ChipError naming the chip, and every worker is stopped:
-none is left behind, none waits forever. Workers also end with this process. Framework-free.
+takes one. Two launchers carry the same messages (mxu/_chip_worker.py, which also serves them):
+"local", `python -m mxu._chip_worker` processes (this interpreter) over multiprocessing
+connections (mxu/_chip_processes.py), and "mpi", the ranks of an mpirun job over mpi4py
+(mxu/_chip_mpi.py). A call that gets no answer within `timeout` seconds, or a worker that dies,
+raises ChipError naming the chip, and every chip is stopped: none is left behind, none waits
+forever. Framework-free.
 """
 import numbers
-import os
-import subprocess
-import sys
 import threading
 import time
-import weakref
-from multiprocessing import Pipe
 
 from mxu import _mxu
+from mxu._chip_processes import Processes
 
 # The classes a worker's error is raised as here (others become RuntimeError).
 _ERRORS = {cls.__name__: cls for cls in (ValueError, TypeError, RuntimeError, OverflowError,
@@ -30,6 +31,7 @@ _ERRORS = {cls.__name__: cls for cls in (ValueError, TypeError, RuntimeError, Ov
                                          _mxu.DtypeError)}
 DEFAULT_TIMEOUT = 600.0  # seconds a chip may take to answer one call (a big GEMM on the RTL)
 START_TIMEOUT = 120.0  # seconds a worker may take to start and open its device
+LAUNCHERS = ("local", "mpi")
 
 
 class ChipError(RuntimeError):
@@ -50,53 +52,69 @@ def _check_timeout(timeout):
 
 
 class Chip:
-    """One chip of a Devices pool: an mxu.Device in a worker process (see mxu.Devices)."""
+    """One chip of a Devices pool: an mxu.Device in a worker (see mxu.Devices), reached through
+    `link` (its launcher's: send and receive by a deadline)."""
 
-    def __init__(self, pool, rank, conn, process):
+    def __init__(self, pool, rank, link):
         self._pool = pool
         self.rank = rank
-        self._conn = conn
-        self._process = process
-        self._lock = threading.Lock()  # one call at a time on the connection
+        self._link = link
+        self._lock = threading.Lock()  # one call at a time on the link
         self._counters = None  # the counters after the last program, sent with its result
         self._info = None
+        self._place = {}  # the worker's pid and host, from its answer to "open"
 
     @property
     def pid(self):
-        return self._process.pid
+        return self._place.get("pid")
+
+    @property
+    def host(self):
+        return self._place.get("host")
 
     @property
     def backend(self):
         return self._info["backend"]
 
-    def _receive(self, deadline_s, what):
+    def _send(self, message, deadline, what):
         try:
-            if not self._conn.poll(deadline_s):
-                raise self._pool._failed(self, f"did not answer {what} in {deadline_s:g} s")
-            return self._conn.recv()
-        except (EOFError, OSError, ValueError):
+            self._link.send(message, deadline)
+        except TimeoutError:
+            raise self._pool._failed(self, f"did not answer {what} in "
+                                           f"{self._pool.timeout:g} s") from None
+        except EOFError:
+            raise self._pool._failed(self, f"died before {what}") from None
+
+    def _receive(self, deadline, what, seconds):
+        try:
+            return self._link.receive(deadline)
+        except TimeoutError:
+            raise self._pool._failed(self, f"did not answer {what} in {seconds:g} s") from None
+        except EOFError:
             raise self._pool._failed(self, f"died during {what}") from None
 
     def _ask(self, method, *args, **kwargs):
         with self._lock:
             self._pool._check_open()
-            try:
-                self._conn.send((method, args, kwargs))
-            except (OSError, ValueError):
-                raise self._pool._failed(self, f"died before {method}") from None
-            answer = self._receive(self._pool.timeout, method)
+            seconds = self._pool.timeout
+            deadline = time.monotonic() + seconds
+            self._send((method, args, kwargs), deadline, method)
+            answer = self._receive(deadline, method, seconds)
         if answer[0] == "ok":
             return answer[1]
         _, name, message = answer
         raise _ERRORS.get(name, RuntimeError)(f"chip {self.rank}: {message}")
 
-    def _open(self, options):
-        self._conn.send(("open", options))
-        answer = self._receive(START_TIMEOUT, "its start")
+    def _start_opening(self, options, deadline):
+        self._send(("open", options), deadline, "its start")
+
+    def _finish_opening(self, deadline):
+        answer = self._receive(deadline, "its start", START_TIMEOUT)
         if answer[0] != "ok":
             _, name, message = answer
             raise _ERRORS.get(name, RuntimeError)(f"mxu.Devices: chip {self.rank}: {message}")
-        self._info = answer[1]
+        self._info, self._place = answer[1], answer[2]
+        self._link.place = self._place
 
     def _program(self, method, *args, **kwargs):
         result, self._counters = self._ask(method, *args, **kwargs)
@@ -125,56 +143,45 @@ class Chip:
 
     def __repr__(self):
         return (f"<mxu chip {self.rank} of {len(self._pool)}: {self._info['device']!r} on "
-                f"{self.backend}, pid {self.pid}>")
-
-
-def _end(processes, at_once=False):
-    """Ends every worker (SIGTERM, then SIGKILL; at_once: SIGKILL, which a stopped one obeys
-    too), waiting briefly."""
-    for process in processes:
-        if process.poll() is None:
-            process.kill() if at_once else process.terminate()
-    deadline = time.monotonic() + 5
-    for process in processes:
-        try:
-            process.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _stop(processes, conns):
-    """Ends every worker and closes the connections (at close, collection or exit)."""
-    _end(processes)
-    for conn in conns:
-        try:
-            conn.close()
-        except OSError:
-            pass
+                f"{self.backend}, {self._link.describe()}>")
 
 
 class Devices:
-    """`chips` simulated chips, each an mxu.Device(backend, device, **options) in a worker
-    process of its own (started here, all at once): a sequence of chips, each called as an
-    mxu.Device. All must open the same device; a failure to start raises that chip's error.
+    """`chips` simulated chips, each an mxu.Device(backend, device, **options) in a worker of its
+    own (started here, all at once): a sequence of chips, each called as an mxu.Device. All must
+    open the same device; a failure to start raises that chip's error.
     timeout: the seconds a chip may take to answer one call (ChipError after, every chip stopped).
+    launcher: "local", worker processes on this machine; "mpi", the ranks of the mpirun job this
+    program runs in (rank 0 runs the program, ranks 1..chips are the chips; the other ranks stop
+    at this line, serving, see mxu/_chip_mpi.py).
     in_process=True opens the chips in this process instead (model backend only: SystemC
     elaborates the RTL once a process): no workers, and no parallelism (the chips share this
     process's interpreter)."""
 
     def __init__(self, chips, backend="rtl", device=None, timeout=DEFAULT_TIMEOUT,
-                 in_process=False, **options):
+                 in_process=False, launcher="local", **options):
+        if launcher not in LAUNCHERS:
+            raise ValueError(f"mxu.Devices: launcher must be 'local' (worker processes) or "
+                             f"'mpi' (the ranks of mpirun's job), got {launcher!r}")
+        if launcher == "mpi":
+            from mxu import _chip_mpi
+            _chip_mpi.enter("mxu.Devices")  # ranks 1..: serve chips, then exit, from here
         _check_count(chips)
         _check_timeout(timeout)
         if backend not in _mxu.backends():
             raise ValueError(f"mxu.Devices: unknown backend {backend!r} (available: "
                              f"{', '.join(repr(b) for b in _mxu.backends())})")
         self.timeout = float(timeout)  # may be changed between calls
+        self.launcher = launcher
         self._closed = False
         self._failure = None
         self._failure_lock = threading.Lock()
-        self._processes, self._conns = [], []
+        self._workers = None
+        self._processes = []  # the local workers' (Popen)
         if in_process:
+            if launcher != "local":
+                raise ValueError("mxu.Devices: in_process=True opens the chips in this process, "
+                                 "launcher='mpi' on other ranks: choose one")
             if backend != "model" and chips > 1:
                 raise ValueError(f"mxu.Devices: {chips} chips on the {backend!r} backend need "
                                  f"worker processes (SystemC elaborates the RTL once a "
@@ -184,30 +191,26 @@ class Devices:
                            for _ in range(chips)]
             return
         self._chips = []
-        self._finalizer = weakref.finalize(self, _stop, self._processes, self._conns)
         try:
-            self._start(chips, dict(backend=backend, device=device, **options))
+            if launcher == "mpi":
+                self._workers = _chip_mpi.Ranks(chips, "mxu.Devices")
+            else:
+                self._workers = Processes(chips)
+                self._processes = self._workers.processes
+            self._chips = [Chip(self, rank, link)
+                           for rank, link in enumerate(self._workers.links)]
+            self._open(dict(backend=backend, device=device, **options))
         except BaseException:
             self.close()
             raise
 
-    def _start(self, chips, options):
-        package_root = os.path.dirname(os.path.dirname(os.path.abspath(_mxu.__file__)))
-        env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
-        env["PYTHONPATH"] = os.pathsep.join(
-            [package_root] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-        for rank in range(chips):
-            mine, theirs = Pipe()
-            process = subprocess.Popen(
-                [sys.executable, "-m", "mxu._chip_worker", str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL,
-                stdout=2)  # a simulator's message must not land in the program's stdout
-            theirs.close()
-            self._processes.append(process)
-            self._conns.append(mine)
-            self._chips.append(Chip(self, rank, mine, process))
-        for chip in self._chips:  # the workers start side by side; each opens its device
-            chip._open(options)
+    def _open(self, options):
+        """Every worker opens its device side by side; all must open the same one."""
+        deadline = time.monotonic() + START_TIMEOUT
+        for chip in self._chips:
+            chip._start_opening(options, deadline)
+        for chip in self._chips:
+            chip._finish_opening(deadline)
         first = self._chips[0].info()
         for chip in self._chips[1:]:
             if chip.info() != first:
@@ -225,15 +228,10 @@ class Devices:
         """Stops every worker and returns the ChipError naming `chip` (the first failure's)."""
         with self._failure_lock:
             if self._failure is None:
-                try:
-                    code = chip._process.wait(0.5)  # a worker that died: its exit code
-                except subprocess.TimeoutExpired:
-                    code = None
-                status = "" if code is None else f", exit code {code}"
-                self._failure = (f"mxu.Devices: chip {chip.rank} (pid {chip.pid}{status}) "
-                                 f"{what}; every chip is stopped")
-                # The other chips' threads, waiting on their workers, then see them end (EOF).
-                _end(self._processes, at_once=True)
+                self._failure = (f"mxu.Devices: chip {chip.rank} ({chip._link.describe()}) "
+                                 f"{what}; {self._workers.stopped}")
+                # The other chips' threads, waiting on their workers, then see them end.
+                self._workers.fail(chip._link)
         return ChipError(self._failure)
 
     # ---- the sequence ----
@@ -255,19 +253,16 @@ class Devices:
         return self._chips[0].info()
 
     def pids(self):
-        """The workers' process ids, chip by chip (empty in_process)."""
-        return [p.pid for p in self._processes]
+        """The workers' process ids, chip by chip (empty in_process; under mpirun, each on its
+        rank's machine: Chip.host)."""
+        return [chip.pid for chip in self._chips] if self._workers is not None else []
 
     def close(self):
-        """Stops every worker (idempotent); the chips refuse calls after."""
+        """Stops every worker (idempotent); the chips refuse calls after. Under mpirun the
+        ranks go back to waiting for another pool."""
         self._closed = True
-        if self._processes:
-            for conn in self._conns:
-                try:
-                    conn.send(("close",))
-                except (OSError, ValueError):
-                    pass
-            self._finalizer()
+        if self._workers is not None:
+            self._workers.close()
 
     def __enter__(self):
         return self
@@ -276,7 +271,7 @@ class Devices:
         self.close()
 
     def __repr__(self):
-        where = "worker processes" if self._processes else "this process"
+        where = "this process" if self._workers is None else self._workers.where()
         return (f"<mxu.Devices: {len(self)} x {self.info()['device']!r} on {self.backend}, "
                 f"in {where}>")
 
