@@ -15,8 +15,8 @@ The golden model (golden_gemm, golden_gemm_int8), the bf16 conversions, quantize
 the CSR addresses (CSR) need no device. Errors: ValueError and TypeError for bad arguments
 (DtypeError, both, in the int8 mode), DeviceError and CheckError (RuntimeErrors) from the device
 and the check. docs/driver.md ("Python") has the whole API. mxu.Devices(n, backend, device) opens n
-simulated chips, each a Device in a worker process of its own (mxu/_chips.py), for the
-frameworks' replicas (docs/keras_jax.md, "Several chips").
+simulated chips, each a Device in a worker process of its own (mxu/_chips.py; under mpirun,
+launcher="mpi", an MPI rank of its own), for the frameworks' replicas (docs/keras_jax.md, "Several chips").
 
 The package holds one compiled extension per device of the build: mxu._mxu (the default device:
 everything here comes from it) and mxu._mxu_<id> for each other device.

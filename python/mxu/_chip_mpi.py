@@ -126,6 +126,7 @@ class RankLink:
 
     def __init__(self, comm, rank, tag):
         self._comm, self.rank, self._tag = comm, rank, tag
+        self.lock = threading.Lock()  # held by a call from its send to its answer
         self.place = None  # the rank's pid and host, from its answer to "open"
 
     def send(self, message, deadline):
@@ -157,17 +158,23 @@ class RankLink:
 
 
 def _release(links):
-    """Closes every chip rank that still answers (it goes back to waiting for a pool)."""
+    """Closes every chip rank that still answers, after the call it is running (it goes back
+    to waiting for a pool)."""
     deadline = time.monotonic() + 5
     for link in links:
         if link.rank in _lost or link.rank not in _busy:
             continue
+        if not link.lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            _lost.add(link.rank)
+            continue
         try:
             link.send(("close",), deadline)
             link.receive(deadline)
+            _busy.discard(link.rank)
         except TimeoutError:
             _lost.add(link.rank)
-        _busy.discard(link.rank)
+        finally:
+            link.lock.release()
 
 
 class Ranks:
@@ -183,8 +190,10 @@ class Ranks:
         free = [r for r in range(1, size) if r not in _busy and r not in _lost]
         if chips > len(free):
             taken = size - 1 - len(free)
-            raise ValueError(f"{who}: {chips} chips need {chips} MPI ranks besides rank 0 "
-                             f"(mpirun -np {chips + 1}); this job has {size - 1}"
+            many = "s" if chips > 1 else ""
+            raise ValueError(f"{who}: {chips} chip{many} need{'' if many else 's'} {chips} MPI "
+                             f"rank{many} besides rank 0 (mpirun -np {chips + 1}); this job has "
+                             f"{size - 1}"
                              + (f", {taken} of them taken or lost" if taken else ""))
         tag = next(_tags)
         self.links = [RankLink(comm, rank, tag) for rank in free[:chips]]

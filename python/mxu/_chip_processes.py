@@ -10,6 +10,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 import weakref
 from multiprocessing import Pipe
@@ -24,6 +25,7 @@ class ProcessLink:
     def __init__(self, conn, process):
         self._conn = conn
         self.process = process
+        self.lock = threading.Lock()  # held by a call from its send to its answer
         self._socket = socket.socket(fileno=os.dup(conn.fileno()))  # for its send timeout
 
     def send(self, message, deadline):

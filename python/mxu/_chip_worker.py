@@ -59,6 +59,8 @@ def serve(channel):
         first = channel.recv()
     except (EOFError, OSError):
         return "gone"
+    if first[0] == "close":  # a pool closing after this chip's open failed
+        channel.send(("ok", None))
     if first[0] != "open":
         return first[0]
     try:

@@ -59,7 +59,7 @@ class Chip:
         self._pool = pool
         self.rank = rank
         self._link = link
-        self._lock = threading.Lock()  # one call at a time on the link
+        self._lock = link.lock  # one call at a time on the link (closing it waits for it)
         self._counters = None  # the counters after the last program, sent with its result
         self._info = None
         self._place = {}  # the worker's pid and host, from its answer to "open"

@@ -2,7 +2,8 @@
 worker processes; mpi: the ranks of the mpirun job this runs in), printing one JSON line on rank
 0: every weight's bits (hex), the losses and the report's chips, interconnect and step time.
 test_mpi_chips.py runs it both ways and compares. --fault hang (die) stops (kills) chip 1's
-worker between two GEMMs instead and prints the error the second raised. Keras is imported after
+worker between two GEMMs instead and prints the error the second raised; --pools opens pools
+one after the other and prints what each did. Keras is imported after
 mxu.Devices, so that the ranks that serve chips (which stop at that line) start quickly."""
 import argparse
 import json
@@ -52,15 +53,43 @@ def fault(chips, kind):
     return {"error": error, "victim": victim}
 
 
+def pools(chips, launcher):
+    """A second pool on the ranks the first one closed gives its bits; a third while the second
+    is open, or in_process under MPI, is refused (the errors); a pool whose chips fail to open
+    leaves the ranks to the next."""
+    a = np.random.default_rng(1).standard_normal((8, 8)).astype(np.float32)
+    first = chips[1].gemm(a, a)
+    chips.close()
+    again = mxu.Devices(2, backend="model", device="8x8", timeout=60, launcher=launcher)
+    out = {"same": np.array_equal(first.view(np.uint32), again[1].gemm(a, a).view(np.uint32))}
+    for key, options in (("third", {}), ("in_process", {"in_process": True})):
+        try:
+            mxu.Devices(1, backend="model", device="8x8", launcher=launcher, **options)
+            out[key] = None
+        except ValueError as exc:
+            out[key] = str(exc)
+    again.close()
+    try:  # every chip fails to open, and the ranks serve the next pool
+        mxu.Devices(2, backend="model", device="no-such", launcher=launcher)
+    except ValueError as exc:
+        out["bad_device"] = str(exc).split(":")[:3]
+    out["after_bad"] = len(mxu.Devices(2, backend="model", device="8x8", launcher=launcher))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--launcher", choices=("local", "mpi"), required=True)
     parser.add_argument("--chips", type=int, default=2)
     parser.add_argument("--fault", choices=("hang", "die"))
+    parser.add_argument("--pools", action="store_true")
     args = parser.parse_args()
     chips = mxu.Devices(args.chips, backend="model", device="8x8", timeout=60,
                         launcher=args.launcher)  # under mpirun, ranks 1.. stop here, serving
-    out = fault(chips, args.fault) if args.fault else train(chips)
+    if args.pools:
+        out = pools(chips, args.launcher)
+    else:
+        out = fault(chips, args.fault) if args.fault else train(chips)
     chips.close()
     print(json.dumps(out), flush=True)
 

@@ -57,6 +57,18 @@ def test_too_few_ranks_is_one_line_from_rank_0():
     assert r.stderr.count(TOO_FEW) == 1, r.stderr[-4000:]
 
 
+def test_the_ranks_serve_pool_after_pool_and_refuse_a_pool_too_many():
+    out = last_json(mpirun(3, "--pools"))
+    assert out["same"]
+    assert out["third"] == ("mxu.Devices: 1 chip needs 1 MPI rank besides rank 0 (mpirun -np "
+                            "2); this job has 2, 2 of them taken or lost")
+    assert out["bad_device"][:2] == ["mxu.Devices", " chip 0"]
+    assert out["bad_device"][2].startswith(" device 'no-such' is neither a device of this build")
+    assert out["after_bad"] == 2
+    assert out["in_process"] == ("mxu.Devices: in_process=True opens the chips in this process, "
+                                 "launcher='mpi' on other ranks: choose one")
+
+
 def test_no_mpirun_and_a_bad_launcher_are_one_line(monkeypatch):
     for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"):
         monkeypatch.delenv(name, raising=False)
