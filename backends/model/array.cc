@@ -7,6 +7,7 @@
 
 #include "backends/model/bits.h"
 #include "backends/model/core_state.h"
+#include "backends/model/matmul_kernels.h"
 #include "common/bf16.h"
 
 namespace mxu::backends::model {
@@ -45,35 +46,9 @@ void Core::Impl::ExecMatmul(const Decoded& d) {
   // The row sums its first k lanes' products; the lanes past them pass the partial sum through
   // unchanged (mxu_systolic_array), whatever the weights below the tile hold. Its result lanes
   // past the tile's columns are +0 (those columns rest).
-  const uint32_t k = std::min(d.k_rows, a.weights_extent.k);
-  const uint32_t n = a.weights_extent.n;
-  const float* w = a.weights.data();
-  std::vector<float> psum(C);
-  for (uint32_t i = 0; i < d.rows; ++i) {
-    const uint16_t* in = &core.ub_[size_t{d.ub_addr + i} * L];
-    uint32_t* acc = &core.acc_[size_t{d.acc_addr + i} * C];
-    if (C == 16) {  // the default width, as a fixed-size loop
-      float p[16] = {};
-      for (uint32_t r = 0; r < k; ++r) {
-        const float av = Bf16ToFloat(in[r]);
-        const float* wr = w + size_t{r} * 16;
-        for (int c = 0; c < 16; ++c) p[c] = p[c] + av * wr[c];
-      }
-      std::copy(p, p + 16, psum.begin());
-    } else {
-      std::fill(psum.begin(), psum.end(), 0.0f);
-      for (uint32_t r = 0; r < k; ++r) {
-        const float av = Bf16ToFloat(in[r]);
-        const float* wr = w + size_t{r} * C;
-        for (uint32_t c = 0; c < C; ++c) psum[c] = psum[c] + av * wr[c];
-      }
-    }
-    for (uint32_t c = 0; c < C; ++c) {
-      float v = c < n ? psum[c] : 0.0f;
-      if (d.accumulate) v = F(acc[c]) + v;
-      acc[c] = Canon(v);
-    }
-  }
+  MatmulFloatRows({a.weights.data(), std::min(d.k_rows, a.weights_extent.k), C, a.weights_extent.n,
+                   &core.ub_[size_t{d.ub_addr} * L], L, &core.acc_[size_t{d.acc_addr} * C], d.rows,
+                   d.accumulate});
 }
 
 // The integer MATMUL: each PE multiplies the low bytes of its operands as int8; a column's sum
@@ -86,21 +61,8 @@ void Core::Impl::ExecMatmulInteger(const Decoded& d) {
   const uint32_t n = array.weights_extent.n;
   std::vector<int32_t> w(size_t{k} * C);
   for (size_t i = 0; i < w.size(); ++i) w[i] = LaneInt8(array.weights_raw[i]);
-  std::vector<int32_t> psum(C);
-  for (uint32_t i = 0; i < d.rows; ++i) {
-    const uint16_t* a = &core.ub_[size_t{d.ub_addr + i} * L];
-    uint32_t* acc = &core.acc_[size_t{d.acc_addr + i} * C];
-    std::fill(psum.begin(), psum.end(), 0);
-    for (uint32_t r = 0; r < k; ++r) {
-      const int32_t av = LaneInt8(a[r]);
-      const int32_t* wr = &w[size_t{r} * C];
-      for (uint32_t c = 0; c < C; ++c) psum[c] += av * wr[c];
-    }
-    for (uint32_t c = 0; c < C; ++c) {
-      const uint32_t sum = c < n ? static_cast<uint32_t>(psum[c]) : 0u;
-      acc[c] = d.accumulate ? acc[c] + sum : sum;  // unsigned: wraps modulo 2^32
-    }
-  }
+  MatmulIntRows({w.data(), k, C, n, &core.ub_[size_t{d.ub_addr} * L], L,
+                 &core.acc_[size_t{d.acc_addr} * C], d.rows, d.accumulate});
 }
 
 // One cycle of the weight path and the array. A MATMUL that needs new weights issues its first
@@ -166,7 +128,7 @@ void Core::Impl::ShiftWeights(bool commit) {
   const bool wl_ready = !a.wl_active && (!a.shadow_pending || commit);
   bool wl_start = false;
   // The commit reaches the committed tile's columns.
-  if (commit) clocks.MarkColumns(a.wl.n, now, now);
+  if (commit) clocks.MarkColumns(a.wl.n, now);
   if (!a.wlq.empty() && wl_ready) {
     wl_start = true;
     a.wl = a.wlq.front();
@@ -175,7 +137,7 @@ void Core::Impl::ShiftWeights(bool commit) {
   }
   if (a.wl_active || wl_start) {
     if (a.wfifo > 0) {
-      clocks.MarkColumns(a.wl.n, now, now);  // a weight row shifts into the tile's columns
+      clocks.MarkColumns(a.wl.n, now);  // a weight row shifts into the tile's columns
       --a.wfifo;
       a.wl_active = a.wl_slot + 1 != a.wl.k;
       ++a.wl_slot;
@@ -199,7 +161,7 @@ void Core::Impl::IssueMatmulRow() {
   results.At(now + latency + kAccAddCycles).wr |= bank;
   // The tile's columns run while the row is in them (in column 0's time); the accumulators from
   // its result's arrival to its write.
-  clocks.MarkColumns(a.cur.n, now, now + column_span);
+  clocks.MarkColumns(a.cur.n, now + column_span);
   GatedClocks::Mark(clocks.acc, now + latency, now + latency + kAccAddCycles);
   ++Ctr(csr::Counter::kArrayBusy);
   Ctr(csr::Counter::kMacs) += uint64_t{R} * C;

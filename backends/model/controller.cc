@@ -101,7 +101,14 @@ bool Core::Impl::DispatchCycle(const Scoreboard& sb) {
 
 bool Core::Impl::TryDispatch(const Scoreboard& sb, uint64_t slot) {
   const uint32_t i = static_cast<uint32_t>(slot - fetch.first_slot);
-  const Decoded d = Decode(fetch.program[i], cfg, array.unclaimed);
+  // An instruction waiting on a hazard is tried every cycle: decode it once (its words are
+  // fixed; the weights' count is the decoder's only other input).
+  if (decoded_i != i || decoded_unclaimed != array.unclaimed) {
+    decoded = Decode(fetch.program[i], cfg, array.unclaimed);
+    decoded_i = i;
+    decoded_unclaimed = array.unclaimed;
+  }
+  const Decoded& d = decoded;
   if (d.err != 0) {
     Error(static_cast<ErrorCode>(d.err), pc);
     return false;

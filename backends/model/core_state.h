@@ -242,7 +242,8 @@ struct ActivationState {
 
 // Result rows reaching the accumulators, per cycle: the banks an accumulating row reads
 // (arrival) and the banks a row is written to (kAccAddCycles later). The read port (ACTIVATE,
-// STORE) and the DMA's write port lose those banks in those cycles.
+// STORE) and the DMA's write port lose those banks in those cycles. The ring's size is a power
+// of two (Start), so a slot is a mask away, not a division.
 struct ResultSlots {
   struct Slot {
     uint64_t cycle = ~uint64_t{0};
@@ -251,57 +252,89 @@ struct ResultSlots {
   std::vector<Slot> ring;
 
   Slot& At(uint64_t cycle) {
-    Slot& slot = ring[cycle % ring.size()];
+    Slot& slot = ring[cycle & (ring.size() - 1)];
     if (slot.cycle != cycle) slot = {cycle, 0, 0};
     return slot;
   }
   uint32_t Reads(uint64_t now) const {
-    const Slot& slot = ring[now % ring.size()];
+    const Slot& slot = ring[now & (ring.size() - 1)];
     return slot.cycle == now ? slot.rd : 0;
   }
   uint32_t Writes(uint64_t now) const {
-    const Slot& slot = ring[now % ring.size()];
+    const Slot& slot = ring[now & (ring.size() - 1)];
     return slot.cycle == now ? slot.wr : 0;
   }
 };
 
 // The gated clocks (docs/architecture.md, "Clock gating"), for the clock counters: the cycles
 // each runs, marked ahead in a ring as the events that wake it become known (a result row reaches
-// the accumulators `latency` cycles after its row enters the array). Slot c % size holds c when
-// the clock runs in cycle c. The columns' ring holds, in column 0's time, how many columns run
-// (they are always columns 0 .. n-1: the widest tile among the events that wake them).
+// the accumulators `latency` cycles after its row enters the array). Slot c mod size (a power of
+// two) holds c when the clock runs in cycle c.
 struct GatedClocks {
-  struct Columns {
-    uint64_t cycle = ~uint64_t{0};
-    uint32_t n = 0;
+  // The columns run as columns 0 .. n-1 (in column 0's time), n the widest tile among the marks
+  // covering the cycle. Every mark starts in the cycle it is made, so the cycles still to count
+  // see the marks' staircase: ends rising, widths falling (each mark not covered by a later-ending
+  // wider one), a few entries whatever the span, where a ring would be written span times a row.
+  struct Span {
+    uint64_t end;
+    uint32_t n;
   };
-  std::vector<Columns> columns;
+  std::vector<Span> columns;  // ends increasing, n decreasing
   std::vector<uint64_t> acc, activate;
   uint64_t column_clocks = 0, acc_cycles = 0, activate_cycles = 0;
   uint64_t dma_cycles = 0;  // each engine's, added up
 
   void Size(size_t n) {
-    columns.assign(n, Columns{});
+    columns.clear();
     for (std::vector<uint64_t>* ring : {&acc, &activate}) ring->assign(n, ~uint64_t{0});
   }
   // The clock runs in cycles from .. to (a span shorter than the ring).
   static void Mark(std::vector<uint64_t>& ring, uint64_t from, uint64_t to) {
-    for (uint64_t c = from; c <= to; ++c) ring[c % ring.size()] = c;
+    for (uint64_t c = from; c <= to; ++c) ring[c & (ring.size() - 1)] = c;
   }
-  // Columns 0 .. n-1 run in cycles from .. to (in column 0's time).
-  void MarkColumns(uint32_t n, uint64_t from, uint64_t to) {
-    for (uint64_t c = from; c <= to; ++c) {
-      Columns& slot = columns[c % columns.size()];
-      if (slot.cycle != c) slot = {c, 0};
-      slot.n = std::max(slot.n, n);
+  // Columns 0 .. n-1 run from the current cycle to `to` (in column 0's time).
+  void MarkColumns(uint32_t n, uint64_t to) {
+    size_t i = columns.size();
+    while (i > 0 && columns[i - 1].end >= to) --i;        // marks ending at or after `to`
+    if (i < columns.size() && columns[i].n >= n) return;  // covered
+    size_t j = i;
+    while (j > 0 && columns[j - 1].n <= n) --j;  // ending earlier and no wider: covered by it
+    columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(j),
+                  columns.begin() + static_cast<std::ptrdiff_t>(i));
+    if (j < columns.size() && columns[j].end == to) {
+      columns[j].n = n;
+    } else {
+      columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(j), Span{to, n});
     }
   }
-  // Counts cycle c's clocks.
+  // Cycles from .. to of a ring marked (those a ring can hold marks for).
+  static uint64_t CountRing(const std::vector<uint64_t>& ring, uint64_t from, uint64_t to) {
+    uint64_t marked = 0;
+    const uint64_t last = std::min(to, from + ring.size() - 1);
+    for (uint64_t c = from; c <= last; ++c) marked += ring[c & (ring.size() - 1)] == c;
+    return marked;
+  }
+  // Counts the column clocks of cycles from .. to, each also run by at least n columns.
+  void CountColumns(uint64_t from, uint64_t to, uint32_t n) {
+    uint64_t c = from;
+    for (const Span& span : columns) {
+      if (c > to) break;
+      if (span.end < c) continue;
+      const uint64_t last = std::min(span.end, to);
+      column_clocks += (last - c + 1) * std::max(span.n, n);
+      c = last + 1;
+    }
+    if (c <= to) column_clocks += (to - c + 1) * n;
+  }
+  // Counts cycle c's clocks (cycles in order).
   void Count(uint64_t c) {
-    const Columns& slot = columns[c % columns.size()];
-    column_clocks += slot.cycle == c ? slot.n : 0;
-    acc_cycles += acc[c % acc.size()] == c;
-    activate_cycles += activate[c % activate.size()] == c;
+    size_t gone = 0;
+    while (gone < columns.size() && columns[gone].end < c) ++gone;
+    if (gone != 0)
+      columns.erase(columns.begin(), columns.begin() + static_cast<std::ptrdiff_t>(gone));
+    column_clocks += columns.empty() ? 0 : columns.front().n;
+    acc_cycles += acc[c & (acc.size() - 1)] == c;
+    activate_cycles += activate[c & (activate.size() - 1)] == c;
   }
 };
 
@@ -311,6 +344,14 @@ struct Scoreboard {
   bool ld_busy, wld_busy, st_busy, ac_busy, ld_any, wld_any, mm_full;
   bool ld_done, wld_done, st_done;
   bool mm_ready = false;  // the array takes a MATMUL (known once its cycle is stepped)
+};
+// A stretch of cycles done in closed form (jump.cc): what each of its cycles adds.
+struct Steady {
+  bool issue = false;         // a MATMUL row enters the array each cycle
+  bool ld_stream = false;     // the LOAD engine takes a beat and writes a row each cycle
+  bool stall_memory = false;  // STALL_MEMORY counts each cycle
+  uint32_t stall = 0;         // the stall counter dispatch adds to each cycle
+  uint32_t dma = 0;           // DMA engines clocked each cycle
 };
 // Whether each DMA engine moved this cycle: STALL_MEMORY counts the cycles a busy one did not.
 struct DmaProgress {
@@ -345,6 +386,8 @@ struct Core::Impl {
   FetchState fetch;
   uint32_t pc = 0, count = 0;  // instructions dispatched, in the program
   bool weights_turn = false;   // the read arbiter's turn between the load engines
+  Decoded decoded;             // the instruction at the head, decoded (TryDispatch)
+  uint32_t decoded_i = ~0u, decoded_unclaimed = 0;
   LoadEngine ld, wld;
   StoreEngine st;
   StoreTail st_tail;
@@ -381,6 +424,17 @@ struct Core::Impl {
   void IssueRead(int owner, uint64_t addr, uint32_t beats);
   void ReadDataCycle(DmaProgress& moved);
   void ReadRequestCycle(DmaProgress& moved);
+
+  // jump.cc: stretches of cycles in closed form.
+  uint64_t SteadyCycles(Steady& steady);
+  uint64_t ArraySteady(bool* issue) const;
+  bool EnginesStill(const Scoreboard& sb, uint64_t& cycles, bool* ld_stream);
+  bool ReadChannelSteady(uint64_t& cycles, bool* ld_stream);
+  bool StoreStill(uint64_t& cycles) const;
+  void JumpLoadBeats(uint64_t k);
+  uint32_t DispatchStall(const Scoreboard& sb);
+  void Jump(uint64_t k, const Steady& steady);
+  void JumpRows(uint64_t s, uint64_t e);
 
   // controller.cc: fetch, dispatch, completions.
   bool FetchWants(uint32_t* burst) const;

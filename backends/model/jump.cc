@@ -1,0 +1,217 @@
+// Time that jumps: the stretches of cycles in which nothing can change but a MATMUL's row stream
+// (and the drains and countdowns that follow it), done in closed form instead of cycle by cycle.
+// A stretch ends the cycle before the next event any engine waits for (a read beat or a write
+// response due, a done, the stream's last row), and every engine but the array must be still
+// in it: then each cycle of the stretch is the same cycle, and every counter grows by the same
+// amount each cycle, or as the array's marks say. Anything else is stepped (core.cc).
+#include <algorithm>
+
+#include "backends/model/core_state.h"
+
+namespace mxu::backends::model {
+namespace {
+
+// The first cycle of an event at `due` bounds the stretch to the cycles before it.
+void Until(uint64_t due, uint64_t now, uint64_t& cycles) {
+  cycles = std::min(cycles, due > now ? due - now : 0);
+}
+
+}  // namespace
+
+// Whether the array's side stays as it is or streams rows, unchanged, from this cycle; the
+// number of cycles it can (bounded by its own events), 0 if not.
+uint64_t Core::Impl::ArraySteady(bool* issue) const {
+  const ArrayState& a = array;
+  // The weight shift: idle, or waiting on an empty FIFO (which no load fills in the stretch).
+  if (a.wl_active ? a.wfifo != 0 : (!a.wlq.empty() && !a.shadow_pending)) return 0;
+  *issue = a.mm_active;
+  if (!a.mm_active) return ~uint64_t{0};
+  const Matmul& m = a.mms.back();
+  // Streaming: no commit to wait for, past the first row (traced), short of the last (ready).
+  if (a.mm_need_commit || a.mm_left < 2 || a.mm_left == m.rows_total) return 0;
+  if (m.accumulate) {  // no hazard: the rows still in the adder are all behind the stream's
+    const uint32_t row = m.w_acc.lo + m.rows_total - a.mm_left;
+    for (const auto& [cycle, acc_row] : a.recent_rows) {
+      if (now - cycle < kAccAddCycles && acc_row >= row) return 0;
+    }
+  }
+  return a.mm_left - 1;
+}
+
+// Whether the DMA engines, the activation unit and the completions stay still (but for a LOAD
+// streaming, `ld_stream`); bounds `cycles` by their next event.
+bool Core::Impl::EnginesStill(const Scoreboard& sb, uint64_t& cycles, bool* ld_stream) {
+  if (sb.ld_done || sb.wld_done || sb.st_done) return false;
+  if (ac.busy && ac.reads_left > 0) return false;
+  if (ac.busy) Until(ac.done_at, now, cycles);
+  if (!ac.ub_writes.empty()) Until(ac.ub_writes.front(), now, cycles);
+  if (!ReadChannelSteady(cycles, ld_stream)) return false;
+  if (!array.mms.empty() && array.mms.front().done_at != 0) {
+    Until(array.mms.front().done_at, now, cycles);
+  }
+  if (st_tail.valid) Until(st_tail.bq.front().due, now, cycles);
+  if (st.busy && !StoreStill(cycles)) return false;
+  uint32_t burst = 0;
+  return !FetchWants(&burst) && !LoadWants(ld) && !LoadWants(wld);
+}
+
+// The read channel: nothing arrives in the stretch, or the LOAD at the head of its engine takes
+// one beat a cycle, one plain UB row a beat, and writes one row a cycle (up to the burst's last
+// beat, which frees a request). The weights' rows owed wait for room in the FIFO.
+bool Core::Impl::ReadChannelSteady(uint64_t& cycles, bool* ld_stream) {
+  *ld_stream = false;
+  if (wld.Owed() != 0 && array.wfifo < cfg.wfifo_depth) return false;
+  if (rq.empty() || rq.front().due > now) {
+    if (!rq.empty()) Until(rq.front().due, now, cycles);
+    return ld.Owed() == 0;
+  }
+  const ReadBurst& b = rq.front();
+  if (b.owner != kLd || b.error || ld.q.empty()) return false;
+  const LoadCmd& c = ld.q.front();
+  if (c.beats_got >= c.beats_total || !c.plan.linear || c.d.flag || IsAcc(c.d) ||
+      c.plan.lin_off != 0 || c.plan.lin_row_bytes != beat_bytes) {
+    return false;
+  }
+  const uint32_t own = c.ready_rows - c.written;
+  if (own > 1 || ld.Owed() != own) return false;
+  cycles = std::min<uint64_t>(cycles, b.beats - b.next - 1);
+  *ld_stream = true;
+  return true;
+}
+
+// The store engine waits: no row to read or move, its current beat waiting for a write burst to
+// be answered; bounds `cycles` by the next response.
+bool Core::Impl::StoreStill(uint64_t& cycles) const {
+  const StoreEngine& s = st;
+  if (s.rd_pending || (!s.cur.valid && s.nxt.valid)) return false;
+  if (s.rd_row != s.d.rows && !s.nxt.valid) return false;  // a row read may be granted
+  if (s.rows_done == s.d.rows) return false;
+  if (s.cur.valid &&
+      (s.plan.row_beats[s.cur.row] == 0 || s.burst_left != 0 || s.bq.size() < cfg.max_in_flight)) {
+    return false;
+  }
+  if (!st_tail.valid && !s.bq.empty() && s.bq.front().due != 0) {
+    Until(s.bq.front().due, now, cycles);
+  }
+  return true;
+}
+
+// The stall counter dispatch adds to each cycle while nothing else changes (kStallDependency or
+// kStallFetch); kNumCounters if it would dispatch, advance or stop.
+uint32_t Core::Impl::DispatchStall(const Scoreboard& sb) {
+  uint64_t slot = 0;
+  const bool valid = HeadValid(&slot);
+  if (!fetch.ibuf.empty() && fetch.ibuf.front().pushed < now && !valid) return csr::kNumCounters;
+  if (valid) {
+    const uint32_t i = static_cast<uint32_t>(slot - fetch.first_slot);
+    if (decoded_i != i || decoded_unclaimed != array.unclaimed) return csr::kNumCounters;
+    const Decoded& d = decoded;
+    if (d.err == 0 && (Conflicts(d, sb) || StructuralHazard(d, sb))) {
+      return static_cast<uint32_t>(csr::Counter::kStallDependency);
+    }
+    return csr::kNumCounters;
+  }
+  if (pc == count || (fetch.error && fetch.ibuf.empty() && fetch.beats_out == 0)) {
+    return csr::kNumCounters;
+  }
+  return static_cast<uint32_t>(csr::Counter::kStallFetch);
+}
+
+// Cycles from now that may be done in closed form (0: step this one).
+uint64_t Core::Impl::SteadyCycles(Steady& steady) {
+  bool issue = false;
+  uint64_t cycles = ArraySteady(&issue);
+  if (cycles < 2) return 0;
+  DmaProgress moved;
+  Scoreboard sb = Snapshot(moved);
+  sb.mm_ready = !array.mm_active;
+  bool ld_stream = false;
+  if (!EnginesStill(sb, cycles, &ld_stream) || cycles < 2) return 0;
+  steady.stall = DispatchStall(sb);
+  if (steady.stall == csr::kNumCounters) return 0;
+  steady.issue = issue;
+  steady.ld_stream = ld_stream;
+  steady.stall_memory = (sb.ld_any && !moved.ld && !ld_stream) || (sb.wld_any && !moved.wld) ||
+                        (sb.st_busy && !moved.st);
+  steady.dma = (ld.any() ? 1 : 0) + (wld.any() ? 1 : 0) + (st.busy || st_tail.valid ? 1 : 0);
+  return cycles;
+}
+
+// Cycles now .. now + k - 1 in closed form; now is left at the last.
+void Core::Impl::Jump(uint64_t k, const Steady& steady) {
+  ArrayState& a = array;
+  const uint64_t s = now, e = now + k - 1;
+  Ctr(static_cast<csr::Counter>(steady.stall)) += k;
+  if (steady.stall_memory) Ctr(csr::Counter::kStallMemory) += k;
+  clocks.dma_cycles += k * steady.dma;
+  clocks.activate_cycles += GatedClocks::CountRing(clocks.activate, s, e);
+  if (steady.ld_stream) JumpLoadBeats(k);
+  if (!steady.issue) {
+    clocks.acc_cycles += GatedClocks::CountRing(clocks.acc, s, e);
+    clocks.CountColumns(s, e, 0);
+  } else {
+    JumpRows(s, e);
+  }
+  a.other_drain = a.other_drain > k ? a.other_drain - static_cast<uint32_t>(k) : 0;
+  a.other_full = a.other_full > k ? a.other_full - static_cast<uint32_t>(k) : 0;
+  const uint32_t cur_full = a.cur_full > k ? a.cur_full - static_cast<uint32_t>(k) : 0;
+  a.cur_full = steady.issue ? CommitGap(R, add_cycles) - 1 : cur_full;
+  uint32_t floor = 0;
+  if (steady.issue) floor = CommitGap(std::min(a.mms.back().k_rows, a.cur.k), add_cycles) - 1;
+  const uint32_t cur_drain = a.cur_drain > k ? a.cur_drain - static_cast<uint32_t>(k) : 0;
+  a.cur_drain = std::max(cur_drain, floor);
+  a.reads_ub = steady.issue;
+  ac.writes_ub = false;
+  ac.reads_acc = false;
+  st.rd_pending = false;
+  now = e;
+}
+
+// A beat a cycle into the LOAD at the head of its engine, which writes a row a cycle (the first
+// cycle's only if one was owed).
+void Core::Impl::JumpLoadBeats(uint64_t k) {
+  LoadCmd& c = ld.q.front();
+  const uint32_t owed = c.ready_rows - c.written;
+  c.written += static_cast<uint32_t>(k) - (owed == 0 ? 1 : 0);
+  c.beats_got += k;
+  const uint64_t in = c.beats_got * beat_bytes - c.plan.lin_off;
+  c.ready_rows = static_cast<uint32_t>(std::min<uint64_t>(c.d.rows, in / c.plan.lin_row_bytes));
+  rq.front().next += static_cast<uint32_t>(k);
+  Ctr(csr::Counter::kDmaReadBytes) += k * beat_bytes;
+}
+
+// The rows of cycles s .. e: their counters, clocks, result slots and adder history. Only the
+// marks of the rows whose results land after e are written: no engine reads the slots of the
+// stretch's cycles.
+void Core::Impl::JumpRows(uint64_t s, uint64_t e) {
+  ArrayState& a = array;
+  const Matmul& m = a.mms.back();
+  const uint64_t k = e - s + 1;
+  const uint32_t row_s = m.w_acc.lo + m.rows_total - a.mm_left;
+  // The accumulators' clock: marked before the stretch up to s + latency, then by its rows.
+  clocks.acc_cycles += GatedClocks::CountRing(clocks.acc, s, std::min(e, s + latency - 1));
+  if (e >= s + latency) clocks.acc_cycles += e - (s + latency) + 1;
+  const uint64_t first =
+      std::max(s, e + 1 > latency + kAccAddCycles ? e + 1 - latency - kAccAddCycles : 0);
+  const uint32_t bank_rows = cfg.acc_depth / cfg.acc_banks;
+  uint32_t row = row_s + static_cast<uint32_t>(first - s), bank = row / bank_rows;
+  for (uint64_t t = first; t <= e; ++t, ++row) {
+    if (row == (bank + 1) * bank_rows) ++bank;
+    if (m.accumulate) results.At(t + latency).rd |= 1u << bank;
+    results.At(t + latency + kAccAddCycles).wr |= 1u << bank;
+  }
+  GatedClocks::Mark(clocks.acc, std::max(e + 1, s + latency), e + latency + kAccAddCycles);
+  clocks.CountColumns(s, e, a.cur.n);
+  clocks.MarkColumns(a.cur.n, e + column_span);
+  for (uint64_t t = std::max(s, e >= kAccAddCycles ? e - kAccAddCycles + 1 : 0); t <= e; ++t) {
+    a.recent_rows.emplace_back(t, row_s + static_cast<uint32_t>(t - s));
+  }
+  while (!a.recent_rows.empty() && e - a.recent_rows.front().first >= kAccAddCycles) {
+    a.recent_rows.pop_front();
+  }
+  Ctr(csr::Counter::kArrayBusy) += k;
+  Ctr(csr::Counter::kMacs) += k * R * C;
+  a.mm_left -= static_cast<uint32_t>(k);
+}
+
+}  // namespace mxu::backends::model
