@@ -84,7 +84,7 @@ module mxu_datapath #(
   logic                  in_valid, in_bank, in_accum, in_last, in_int8;
   logic [AccAw-1:0]      in_acc;
   logic [Rows*16-1:0]    in_act;
-  logic [mxu_pkg::UbLanes*16-1:0] ub_rd_data;
+  logic [mxu_pkg::UbLanes*16-1:0] ub_rd_data, ub_store_data;
   logic [Cols*32-1:0]    array_out;
   logic                  res_valid, res_accum, res_last, res_int8;
   logic [AccAw-1:0]      res_addr;
@@ -194,15 +194,23 @@ module mxu_datapath #(
     .count_o    (wf_count)
   );
 
+  // The array reads lanes 0 .. Rows-1 of its rows; the lanes past them (Cols > Rows) are a
+  // result row's, which only the store path reads.
+  if (mxu_pkg::UbLanes > Rows) begin : g_ub_rd_lanes_unused
+    logic unused_ub_rd_lanes;
+    assign unused_ub_rd_lanes = ^ub_rd_data[mxu_pkg::UbLanes*16-1:Rows*16];
+  end
+
   mxu_unified_buffer #(.Lanes(mxu_pkg::UbLanes), .Depth(mxu_pkg::UbDepth)) u_unified_buffer (
     .clk_i,
     .rst_ni,
     .rd_a_en_i  (mm_rd_en),
     .rd_a_addr_i(mm_rd_addr),
+    .rd_a_data_o(ub_rd_data),
     .rd_b_en_i  (buf_rd_req_i.ub_en),
     .rd_b_addr_i(buf_rd_req_i.ub_addr),
     .rd_b_gnt_o (buf_rd_rsp_o.ub_gnt),
-    .rd_data_o  (ub_rd_data),
+    .rd_b_data_o(ub_store_data),
     .wr_a_en_i  (au_valid),
     .wr_a_addr_i(au_ub),
     .wr_a_data_i(au_row),
@@ -294,7 +302,7 @@ module mxu_datapath #(
   );
 
   assign buf_wr_rsp_o.wf_full  = wf_full;
-  assign buf_rd_rsp_o.ub_data  = ub_rd_data;
+  assign buf_rd_rsp_o.ub_data  = ub_store_data;
   assign buf_rd_rsp_o.acc_data = acc_rd_data;
   assign ac_done_o             = au_valid && au_last;
   assign ac_busy_o             = !ac_ready_o;

@@ -67,8 +67,11 @@ void Core::Impl::ExecActivateInteger(const Decoded& d) {
 // written to the UB when it leaves the unit's kActivationCycles stages (either mode). The
 // scoreboard sees the done of the last row the cycle after it is written.
 void Core::Impl::ActivationCycle() {
-  ac.writes_ub = !ac.ub_writes.empty() && ac.ub_writes.front() == now;
-  if (ac.writes_ub) ac.ub_writes.pop_front();
+  ac.writes_ub = !ac.ub_writes.empty() && ac.ub_writes.front().first == now;
+  if (ac.writes_ub) {
+    ac.ub_write_row = ac.ub_writes.front().second;
+    ac.ub_writes.pop_front();
+  }
   ac.reads_acc = ac.busy && ac.reads_left > 0;
   if (!ac.reads_acc) return;
   GatedClocks::Mark(clocks.acc, now, now);  // the read port asks
@@ -82,7 +85,7 @@ void Core::Impl::ActivationCycle() {
   if ((results.Reads(now) & BankBit(row)) != 0) return;  // an accumulating result row's bank
   const uint32_t write_at = 1 + kActivationCycles;       // cycles from the read to the UB write
   if (reads_done >= setup) {
-    ac.ub_writes.push_back(now + write_at);
+    ac.ub_writes.emplace_back(now + write_at, ac.d.ub_addr + reads_done - setup);
     GatedClocks::Mark(clocks.activate, now + 1, now + 1 + kActivationCycles);  // the row inside
   }
   if (--ac.reads_left == 0) ac.done_at = now + write_at + 1;

@@ -155,6 +155,7 @@ void Core::Impl::IssueMatmulRow() {
   const Matmul& m = a.mms.back();
   if (a.mm_left == m.rows_total) Trace("mm first row", m.pc);
   const uint32_t row = m.w_acc.lo + m.rows_total - a.mm_left;
+  a.ub_read_row = m.r_ub.lo + m.rows_total - a.mm_left;
   a.recent_rows.emplace_back(now, row);
   const uint32_t bank = BankBit(row);
   if (m.accumulate) results.At(now + latency).rd |= bank;

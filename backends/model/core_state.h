@@ -217,7 +217,8 @@ struct ArrayState {
   uint32_t wl_slot = 0;
   TileExtent wl;  // the tile shifting in or in the shadow
   bool shadow_pending = false;
-  bool reads_ub = false;  // a MATMUL row enters the array (reads the UB) this cycle
+  bool reads_ub = false;     // a MATMUL row enters the array (reads the UB) this cycle
+  uint32_t ub_read_row = 0;  // ... the UB row it reads
   // The last kAccAddCycles - 1 rows issued: their cycle and accumulator row (mxu_matmul_seq's
   // history for the accumulation hazard).
   std::deque<std::pair<uint64_t, uint32_t>> recent_rows;
@@ -232,7 +233,9 @@ struct ActivationState {
   uint64_t done_at = 0;            // 0 while rows are still read
   bool writes_ub = false;          // it writes a UB row this cycle
   bool reads_acc = false;          // ... reads an accumulator row
-  std::deque<uint64_t> ub_writes;  // the cycles it will write its rows read so far
+  uint32_t ub_write_row = 0;       // ... that row
+  // The cycles it will write its rows read so far, and those rows.
+  std::deque<std::pair<uint64_t, uint32_t>> ub_writes;
 
   // The rows an ACTIVATE reads before its accumulator rows: the bias row, the quantization row.
   static uint32_t SetupReads(const Decoded& d) {
@@ -408,6 +411,8 @@ struct Core::Impl {
   uint32_t BankBit(uint32_t acc_row) const {
     return 1u << (acc_row / (cfg.acc_depth / cfg.acc_banks));
   }
+  // The unified buffer's bank of a row: even rows in one, odd in the other (mxu_unified_buffer).
+  static uint32_t UbBank(uint32_t ub_row) { return ub_row & 1u; }
 
   // core.cc: the run and the memory port.
   RunResult Run(uint64_t cmd_addr, uint32_t n);

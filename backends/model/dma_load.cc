@@ -144,14 +144,14 @@ void Core::Impl::ExecLoad(const Decoded& d) {
 }
 
 // Whether the row the engine writes next may be written this cycle: room in the weight FIFO;
-// the DMA has the lowest priority on the UB's write port (the activation unit's) and on an
+// the DMA has the lowest priority on a UB bank's write port (the activation unit's) and on an
 // accumulator bank's (the array's results).
 bool Core::Impl::TargetReady(const LoadEngine& e) const {
   if (e.weights) return array.wfifo < cfg.wfifo_depth;
   for (const LoadCmd& c : e.q) {
     if (c.written < c.ready_rows) {
       if (IsAcc(c.d)) return (results.Writes(now) & BankBit(c.d.buf_addr + c.written)) == 0;
-      return !ac.writes_ub;
+      return !(ac.writes_ub && UbBank(ac.ub_write_row) == UbBank(c.d.buf_addr + c.written));
     }
   }
   return true;

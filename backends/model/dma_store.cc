@@ -182,8 +182,8 @@ bool Core::Impl::StoreEmitBeat() {
 }
 
 // The row registers (current and next) and the reader, which has the lowest priority on the
-// buffers' read ports: the array's stream (UB), the activation unit and accumulating results
-// (ACC).
+// buffers' read ports: the array's stream (on the UB bank it reads), the activation unit and
+// accumulating results (ACC).
 void Core::Impl::StoreReadRows(bool row_done) {
   StoreEngine& s = st;
   bool cur_valid = s.cur.valid && !row_done;
@@ -199,7 +199,8 @@ void Core::Impl::StoreReadRows(bool row_done) {
   if (IsAcc(s.d)) {
     rd_en = rd_en && !ac.reads_acc && (results.Reads(now) & BankBit(s.d.buf_addr + s.rd_row)) == 0;
   } else {
-    rd_en = rd_en && !array.reads_ub;
+    rd_en =
+        rd_en && !(array.reads_ub && UbBank(array.ub_read_row) == UbBank(s.d.buf_addr + s.rd_row));
   }
   s.rd_pending = rd_en;
   if (rd_en && IsAcc(s.d)) GatedClocks::Mark(clocks.acc, now, now);

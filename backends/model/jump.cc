@@ -44,7 +44,7 @@ bool Core::Impl::EnginesStill(const Scoreboard& sb, uint64_t& cycles, bool* ld_s
   if (sb.ld_done || sb.wld_done || sb.st_done) return false;
   if (ac.busy && ac.reads_left > 0) return false;
   if (ac.busy) Until(ac.done_at, now, cycles);
-  if (!ac.ub_writes.empty()) Until(ac.ub_writes.front(), now, cycles);
+  if (!ac.ub_writes.empty()) Until(ac.ub_writes.front().first, now, cycles);
   if (!ReadChannelSteady(cycles, ld_stream)) return false;
   if (!array.mms.empty() && array.mms.front().done_at != 0) {
     Until(array.mms.front().done_at, now, cycles);
