@@ -86,14 +86,19 @@ uint64_t Core::Impl::RunCycles() {
       if (Drained()) return now;
       continue;
     }
+    // The scoreboard's view, taken once: for the stretch's checks and for the step.
+    DmaProgress moved;
+    Scoreboard sb;
+    bool have_sb = false;
     Steady steady;
     // A stretch never passes the watchdog's next look.
-    const uint64_t k = std::min(SteadyCycles(steady), 1024 - (now & 1023));
+    const uint64_t k = std::min(SteadyCycles(steady, sb, moved, have_sb), 1024 - (now & 1023));
     if (k >= 2) {
       Jump(k, steady);
       continue;
     }
-    Step();
+    if (!have_sb) sb = Snapshot(moved);
+    Step(sb, moved);
     CountCycleClocks();
     if (stop && Drained()) return now + 1;
   }
@@ -135,9 +140,7 @@ uint64_t Core::Impl::ProgressSignature() const {
 }
 
 // One cycle, in the order the RTL's blocks see each other's registered state.
-void Core::Impl::Step() {
-  DmaProgress moved;
-  Scoreboard sb = Snapshot(moved);
+void Core::Impl::Step(Scoreboard sb, DmaProgress moved) {
   sb.mm_ready = ArrayCycle();
   ActivationCycle();
   ReadDataCycle(moved);

@@ -351,7 +351,8 @@ struct Scoreboard {
 // A stretch of cycles done in closed form (jump.cc): what each of its cycles adds.
 struct Steady {
   bool issue = false;         // a MATMUL row enters the array each cycle
-  bool ld_stream = false;     // the LOAD engine takes a beat and writes a row each cycle
+  bool shift = false;         // a weight row shifts from the FIFO each cycle
+  int stream = -1;            // the load engine (Owner) taking a beat, writing a row each cycle
   bool stall_memory = false;  // STALL_MEMORY counts each cycle
   uint32_t stall = 0;         // the stall counter dispatch adds to each cycle
   uint32_t dma = 0;           // DMA engines clocked each cycle
@@ -419,7 +420,7 @@ struct Core::Impl {
   void Start(uint64_t cmd_addr, uint32_t n);
   uint64_t RunCycles();
   uint64_t ProgressSignature() const;
-  void Step();
+  void Step(Scoreboard sb, DmaProgress moved);
   void CountCycleClocks();
   void CountClocks();
   Scoreboard Snapshot(DmaProgress& moved);
@@ -431,12 +432,12 @@ struct Core::Impl {
   void ReadRequestCycle(DmaProgress& moved);
 
   // jump.cc: stretches of cycles in closed form.
-  uint64_t SteadyCycles(Steady& steady);
-  uint64_t ArraySteady(bool* issue) const;
-  bool EnginesStill(const Scoreboard& sb, uint64_t& cycles, bool* ld_stream);
-  bool ReadChannelSteady(uint64_t& cycles, bool* ld_stream);
+  uint64_t SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& moved, bool& have_sb);
+  uint64_t ArraySteady(bool* issue, bool* shift) const;
+  bool EnginesStill(const Scoreboard& sb, bool shift, uint64_t& cycles, int* stream);
+  bool ReadChannelSteady(bool shift, uint64_t& cycles, int* stream);
   bool StoreStill(uint64_t& cycles) const;
-  void JumpLoadBeats(uint64_t k);
+  void JumpLoadBeats(LoadEngine& e, uint64_t k);
   uint32_t DispatchStall(const Scoreboard& sb);
   void Jump(uint64_t k, const Steady& steady);
   void JumpRows(uint64_t s, uint64_t e);

@@ -108,13 +108,16 @@ void Core::Impl::ExecLoad(const Decoded& d) {
   if (d.kind == Kind::kWload) {
     std::vector<uint16_t> tile(size_t{R} * C, 0);
     for (uint32_t r = 0; r < d.rows; ++r) {
+      if (!d.integer && !d.flag) {  // a host row's lanes are contiguous
+        mem.Read(d.host + 2ull * r * d.stride, &tile[size_t{r} * C], 2ull * d.lanes);
+        continue;
+      }
       for (uint32_t n = 0; n < d.lanes; ++n) {
         if (d.integer) {
           tile[size_t{r} * C + n] = HostInt8(d, r, n);
           continue;
         }
-        const uint64_t e = d.flag ? uint64_t{n} * d.stride + r : uint64_t{r} * d.stride + n;
-        tile[size_t{r} * C + n] = mem.Load16(d.host + 2 * e);
+        tile[size_t{r} * C + n] = mem.Load16(d.host + 2 * (uint64_t{n} * d.stride + r));
       }
     }
     array.tiles.push_back(std::move(tile));
@@ -126,6 +129,10 @@ void Core::Impl::ExecLoad(const Decoded& d) {
       std::fill(row, row + C, 0u);
       mem.Read(d.host + 4ull * i * d.stride, row, 4ull * d.lanes);
     }
+    return;
+  }
+  if (!d.integer && !d.flag && d.lanes == L && d.stride == L) {  // the buffer's rows, as stored
+    mem.Read(d.host, &core.ub_[size_t{d.buf_addr} * L], 2ull * L * d.rows);
     return;
   }
   for (uint32_t i = 0; i < d.rows; ++i) {

@@ -18,14 +18,23 @@ void Until(uint64_t due, uint64_t now, uint64_t& cycles) {
 
 }  // namespace
 
-// Whether the array's side stays as it is or streams rows, unchanged, from this cycle; the
+// Whether the array's side stays as it is or moves the same way each cycle from this one: rows
+// streaming (`issue`), weight rows shifting from the FIFO into the shadow bank (`shift`). The
 // number of cycles it can (bounded by its own events), 0 if not.
-uint64_t Core::Impl::ArraySteady(bool* issue) const {
+uint64_t Core::Impl::ArraySteady(bool* issue, bool* shift) const {
   const ArrayState& a = array;
-  // The weight shift: idle, or waiting on an empty FIFO (which no load fills in the stretch).
-  if (a.wl_active ? a.wfifo != 0 : (!a.wlq.empty() && !a.shadow_pending)) return 0;
+  uint64_t cycles = ~uint64_t{0};
+  // The weight shift: idle, waiting on an empty FIFO (which no load fills in the stretch), or a
+  // row a cycle short of the tile's last and of the FIFO's.
+  *shift = a.wl_active && a.wfifo != 0;
+  if (*shift) {
+    if (a.wl.k - a.wl_slot < 2) return 0;
+    cycles = std::min<uint64_t>(a.wl.k - a.wl_slot - 1, a.wfifo);
+  } else if (!a.wl_active && !a.wlq.empty() && !a.shadow_pending) {
+    return 0;
+  }
   *issue = a.mm_active;
-  if (!a.mm_active) return ~uint64_t{0};
+  if (!a.mm_active) return cycles;
   const Matmul& m = a.mms.back();
   // Streaming: no commit to wait for, past the first row (traced), short of the last (ready).
   if (a.mm_need_commit || a.mm_left < 2 || a.mm_left == m.rows_total) return 0;
@@ -35,17 +44,17 @@ uint64_t Core::Impl::ArraySteady(bool* issue) const {
       if (now - cycle < kAccAddCycles && acc_row >= row) return 0;
     }
   }
-  return a.mm_left - 1;
+  return std::min<uint64_t>(cycles, a.mm_left - 1);
 }
 
-// Whether the DMA engines, the activation unit and the completions stay still (but for a LOAD
-// streaming, `ld_stream`); bounds `cycles` by their next event.
-bool Core::Impl::EnginesStill(const Scoreboard& sb, uint64_t& cycles, bool* ld_stream) {
+// Whether the DMA engines, the activation unit and the completions stay still (but for a load
+// engine streaming, `stream`: its owner, else -1); bounds `cycles` by their next event.
+bool Core::Impl::EnginesStill(const Scoreboard& sb, bool shift, uint64_t& cycles, int* stream) {
   if (sb.ld_done || sb.wld_done || sb.st_done) return false;
   if (ac.busy && ac.reads_left > 0) return false;
   if (ac.busy) Until(ac.done_at, now, cycles);
   if (!ac.ub_writes.empty()) Until(ac.ub_writes.front().first, now, cycles);
-  if (!ReadChannelSteady(cycles, ld_stream)) return false;
+  if (!ReadChannelSteady(shift, cycles, stream)) return false;
   if (!array.mms.empty() && array.mms.front().done_at != 0) {
     Until(array.mms.front().done_at, now, cycles);
   }
@@ -55,27 +64,32 @@ bool Core::Impl::EnginesStill(const Scoreboard& sb, uint64_t& cycles, bool* ld_s
   return !FetchWants(&burst) && !LoadWants(ld) && !LoadWants(wld);
 }
 
-// The read channel: nothing arrives in the stretch, or the LOAD at the head of its engine takes
-// one beat a cycle, one plain UB row a beat, and writes one row a cycle (up to the burst's last
-// beat, which frees a request). The weights' rows owed wait for room in the FIFO.
-bool Core::Impl::ReadChannelSteady(uint64_t& cycles, bool* ld_stream) {
-  *ld_stream = false;
-  if (wld.Owed() != 0 && array.wfifo < cfg.wfifo_depth) return false;
+// The read channel: nothing arrives in the stretch, or a load engine takes one beat a cycle, one
+// plain row a beat, and writes one row a cycle (up to the burst's last beat, which frees a
+// request): LOAD into the UB, or LOAD WEIGHTS into the FIFO while it has room and no shift
+// takes from it. The weights' rows owed wait for room in the FIFO, which no shift makes.
+bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
+  *stream = -1;
+  const bool wld_still = wld.Owed() == 0 || (!shift && array.wfifo >= cfg.wfifo_depth);
   if (rq.empty() || rq.front().due > now) {
     if (!rq.empty()) Until(rq.front().due, now, cycles);
-    return ld.Owed() == 0;
+    return ld.Owed() == 0 && wld_still;
   }
   const ReadBurst& b = rq.front();
-  if (b.owner != kLd || b.error || ld.q.empty()) return false;
-  const LoadCmd& c = ld.q.front();
+  if (b.owner == kFetch || b.error || (b.owner == kLd ? !wld_still : ld.Owed() != 0)) return false;
+  LoadEngine& e = b.owner == kLd ? ld : wld;
+  if (e.weights && (array.wl_active || shift)) return false;  // a row in the FIFO would shift
+  if (e.q.empty()) return false;
+  const LoadCmd& c = e.q.front();
   if (c.beats_got >= c.beats_total || !c.plan.linear || c.d.flag || IsAcc(c.d) ||
       c.plan.lin_off != 0 || c.plan.lin_row_bytes != beat_bytes) {
     return false;
   }
   const uint32_t own = c.ready_rows - c.written;
-  if (own > 1 || ld.Owed() != own) return false;
+  if (own > 1 || e.Owed() != own) return false;
   cycles = std::min<uint64_t>(cycles, b.beats - b.next - 1);
-  *ld_stream = true;
+  if (e.weights) cycles = std::min<uint64_t>(cycles, cfg.wfifo_depth - array.wfifo);
+  *stream = b.owner;
   return true;
 }
 
@@ -118,21 +132,25 @@ uint32_t Core::Impl::DispatchStall(const Scoreboard& sb) {
 }
 
 // Cycles from now that may be done in closed form (0: step this one).
-uint64_t Core::Impl::SteadyCycles(Steady& steady) {
-  bool issue = false;
-  uint64_t cycles = ArraySteady(&issue);
+// `sb` and `moved`: the scoreboard's view of this cycle, when it was taken (`have_sb`).
+uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& moved,
+                                  bool& have_sb) {
+  bool issue = false, shift = false;
+  uint64_t cycles = ArraySteady(&issue, &shift);
   if (cycles < 2) return 0;
-  DmaProgress moved;
-  Scoreboard sb = Snapshot(moved);
-  sb.mm_ready = !array.mm_active;
-  bool ld_stream = false;
-  if (!EnginesStill(sb, cycles, &ld_stream) || cycles < 2) return 0;
-  steady.stall = DispatchStall(sb);
+  sb = Snapshot(moved);
+  have_sb = true;
+  int stream = -1;
+  if (!EnginesStill(sb, shift, cycles, &stream) || cycles < 2) return 0;
+  Scoreboard seen = sb;  // as dispatch sees it in each cycle of the stretch
+  seen.mm_ready = !array.mm_active;
+  steady.stall = DispatchStall(seen);
   if (steady.stall == csr::kNumCounters) return 0;
   steady.issue = issue;
-  steady.ld_stream = ld_stream;
-  steady.stall_memory = (sb.ld_any && !moved.ld && !ld_stream) || (sb.wld_any && !moved.wld) ||
-                        (sb.st_busy && !moved.st);
+  steady.shift = shift;
+  steady.stream = stream;
+  steady.stall_memory = (sb.ld_any && !moved.ld && stream != kLd) ||
+                        (sb.wld_any && !moved.wld && stream != kWld) || (sb.st_busy && !moved.st);
   steady.dma = (ld.any() ? 1 : 0) + (wld.any() ? 1 : 0) + (st.busy || st_tail.valid ? 1 : 0);
   return cycles;
 }
@@ -145,10 +163,16 @@ void Core::Impl::Jump(uint64_t k, const Steady& steady) {
   if (steady.stall_memory) Ctr(csr::Counter::kStallMemory) += k;
   clocks.dma_cycles += k * steady.dma;
   clocks.activate_cycles += GatedClocks::CountRing(clocks.activate, s, e);
-  if (steady.ld_stream) JumpLoadBeats(k);
+  if (steady.stream >= 0) JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
+  // The columns: each cycle's shifting row and streaming row run the tiles' columns.
+  clocks.CountColumns(s, e, std::max(steady.issue ? a.cur.n : 0, steady.shift ? a.wl.n : 0));
+  if (steady.shift) {
+    clocks.MarkColumns(a.wl.n, e);
+    a.wfifo -= static_cast<uint32_t>(k);
+    a.wl_slot += static_cast<uint32_t>(k);
+  }
   if (!steady.issue) {
     clocks.acc_cycles += GatedClocks::CountRing(clocks.acc, s, e);
-    clocks.CountColumns(s, e, 0);
   } else {
     JumpRows(s, e);
   }
@@ -167,12 +191,13 @@ void Core::Impl::Jump(uint64_t k, const Steady& steady) {
   now = e;
 }
 
-// A beat a cycle into the LOAD at the head of its engine, which writes a row a cycle (the first
+// A beat a cycle into the load at the head of its engine, which writes a row a cycle (the first
 // cycle's only if one was owed).
-void Core::Impl::JumpLoadBeats(uint64_t k) {
-  LoadCmd& c = ld.q.front();
-  const uint32_t owed = c.ready_rows - c.written;
-  c.written += static_cast<uint32_t>(k) - (owed == 0 ? 1 : 0);
+void Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
+  LoadCmd& c = e.q.front();
+  const uint32_t written = static_cast<uint32_t>(k) - (c.ready_rows == c.written ? 1 : 0);
+  c.written += written;
+  if (e.weights) array.wfifo += written;
   c.beats_got += k;
   const uint64_t in = c.beats_got * beat_bytes - c.plan.lin_off;
   c.ready_rows = static_cast<uint32_t>(std::min<uint64_t>(c.d.rows, in / c.plan.lin_row_bytes));
@@ -201,7 +226,6 @@ void Core::Impl::JumpRows(uint64_t s, uint64_t e) {
     results.At(t + latency + kAccAddCycles).wr |= 1u << bank;
   }
   GatedClocks::Mark(clocks.acc, std::max(e + 1, s + latency), e + latency + kAccAddCycles);
-  clocks.CountColumns(s, e, a.cur.n);
   clocks.MarkColumns(a.cur.n, e + column_span);
   for (uint64_t t = std::max(s, e >= kAccAddCycles ? e - kAccAddCycles + 1 : 0); t <= e; ++t) {
     a.recent_rows.emplace_back(t, row_s + static_cast<uint32_t>(t - s));
@@ -211,6 +235,7 @@ void Core::Impl::JumpRows(uint64_t s, uint64_t e) {
   }
   Ctr(csr::Counter::kArrayBusy) += k;
   Ctr(csr::Counter::kMacs) += k * R * C;
+  a.ub_read_row = m.r_ub.lo + m.rows_total - a.mm_left + static_cast<uint32_t>(k) - 1;
   a.mm_left -= static_cast<uint32_t>(k);
 }
 

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <system_error>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "backends/model/bits.h"
@@ -18,6 +21,10 @@
 
 namespace mxu::backends::model {
 namespace {
+
+// Products of at least this many multiplies run on both cores (a thread's start costs tens of
+// microseconds: a 128 x 128 array's MATMUL of 256 rows is 4 M).
+constexpr uint64_t kThreadMacs = uint64_t{1} << 20;
 
 void FloatScalar(const MatmulRows<float>& m) {
   std::vector<float> psum(m.C);
@@ -66,24 +73,39 @@ __attribute__((target("avx2"))) __m256i LaneMask(uint32_t from, uint32_t to) {
                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+// Each row's first k operands widened to float (bf16 is fp32's top half), so that the kernel
+// broadcasts an operand straight from memory.
+__attribute__((target("avx2"))) void Widen(const MatmulRows<float>& m, float* out) {
+  for (uint32_t i = 0; i < m.rows; ++i, out += m.k) {
+    const uint16_t* in = m.in + i * m.in_stride;
+    uint32_t r = 0;
+    for (; r + 8 <= m.k; r += 8) {
+      const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + r));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r),
+                          _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    }
+    for (; r < m.k; ++r) out[r] = Bf16ToFloat(in[r]);
+  }
+}
+
 // Rows i .. i + N - 1, columns c0 .. c0 + 8B - 1 (those below C): N x B vectors of partial sums
 // in registers across the k products, N rows at once so that the adds of one column (a chain,
-// each waiting on the last) overlap with the other rows'.
+// each waiting on the last) overlap with the other rows'. `a`: the rows' widened operands.
 template <int B, int N>
-__attribute__((target("avx2"))) void FloatRowsAvx2(const MatmulRows<float>& m, uint32_t i,
-                                                   uint32_t c0, const __m256i* lanes,
+__attribute__((target("avx2"))) void FloatRowsAvx2(const MatmulRows<float>& m, const float* a,
+                                                   uint32_t i, uint32_t c0, const __m256i* lanes,
                                                    const __m256i* live) {
   __m256 p[N][B];
   for (int j = 0; j < N; ++j) {
     for (int b = 0; b < B; ++b) p[j][b] = _mm256_setzero_ps();
   }
-  const uint16_t* in = m.in + i * m.in_stride;
+  const float* ar = a + size_t{i} * m.k;
   for (uint32_t r = 0; r < m.k; ++r) {
     const float* wr = m.w + size_t{r} * m.C + c0;
     __m256 w[B];
     for (int b = 0; b < B; ++b) w[b] = _mm256_maskload_ps(wr + 8 * b, lanes[b]);
     for (int j = 0; j < N; ++j) {
-      const __m256 av = _mm256_set1_ps(Bf16ToFloat(in[j * m.in_stride + r]));
+      const __m256 av = _mm256_broadcast_ss(ar + static_cast<size_t>(j) * m.k + r);
       for (int b = 0; b < B; ++b) p[j][b] = _mm256_add_ps(p[j][b], _mm256_mul_ps(av, w[b]));
     }
   }
@@ -101,7 +123,8 @@ __attribute__((target("avx2"))) void FloatRowsAvx2(const MatmulRows<float>& m, u
 
 // Columns c0 .. c0 + 8B - 1 of every row, a few rows at a time.
 template <int B>
-__attribute__((target("avx2"))) void FloatAvx2(const MatmulRows<float>& m, uint32_t c0) {
+__attribute__((target("avx2"))) void FloatAvx2(const MatmulRows<float>& m, const float* a,
+                                               uint32_t c0) {
   constexpr int kRows = B <= 2 ? 4 : 2;  // N x B partial sums fit the 16 registers
   __m256i lanes[B], live[B];             // lanes that exist, lanes of the tile's columns
   for (int b = 0; b < B; ++b) {
@@ -109,8 +132,8 @@ __attribute__((target("avx2"))) void FloatAvx2(const MatmulRows<float>& m, uint3
     live[b] = LaneMask(c0 + 8 * b, std::min(m.n, m.C));
   }
   uint32_t i = 0;
-  for (; i + kRows <= m.rows; i += kRows) FloatRowsAvx2<B, kRows>(m, i, c0, lanes, live);
-  for (; i < m.rows; ++i) FloatRowsAvx2<B, 1>(m, i, c0, lanes, live);
+  for (; i + kRows <= m.rows; i += kRows) FloatRowsAvx2<B, kRows>(m, a, i, c0, lanes, live);
+  for (; i < m.rows; ++i) FloatRowsAvx2<B, 1>(m, a, i, c0, lanes, live);
 }
 
 template <int B>
@@ -141,25 +164,70 @@ __attribute__((target("avx2"))) void IntAvx2(const MatmulRows<int32_t>& m, uint3
   }
 }
 
-// Up to 32 columns a pass (four vectors of partial sums in registers).
-template <typename W, typename Kernel1, typename Kernel2, typename Kernel3, typename Kernel4>
-void ColumnPasses(const MatmulRows<W>& m, Kernel1 k1, Kernel2 k2, Kernel3 k3, Kernel4 k4) {
+// Up to 32 columns a pass (four vectors of partial sums in registers): kernel<B>(m, c0).
+template <typename W, typename Kernel>
+void ColumnPasses(const MatmulRows<W>& m, Kernel kernel) {
   for (uint32_t c0 = 0; c0 < m.C; c0 += 32) {
     switch (std::min<uint32_t>((m.C - c0 + 7) / 8, 4)) {
       case 1:
-        k1(m, c0);
+        kernel(std::integral_constant<int, 1>(), c0);
         break;
       case 2:
-        k2(m, c0);
+        kernel(std::integral_constant<int, 2>(), c0);
         break;
       case 3:
-        k3(m, c0);
+        kernel(std::integral_constant<int, 3>(), c0);
         break;
       default:
-        k4(m, c0);
+        kernel(std::integral_constant<int, 4>(), c0);
         break;
     }
   }
+}
+
+void FloatVector(const MatmulRows<float>& m, const float* a) {
+  ColumnPasses(m, [&](auto b, uint32_t c0) { FloatAvx2<decltype(b)::value>(m, a, c0); });
+}
+void IntVector(const MatmulRows<int32_t>& m) {
+  ColumnPasses(m, [&](auto b, uint32_t c0) { IntAvx2<decltype(b)::value>(m, c0); });
+}
+
+// Rows from `first` on of m (its operands and results), the rest dropped.
+template <typename W>
+MatmulRows<W> RowsFrom(const MatmulRows<W>& m, uint32_t first) {
+  MatmulRows<W> part = m;
+  part.rows = m.rows - first;
+  part.in += first * m.in_stride;
+  part.acc += size_t{first} * m.C;
+  return part;
+}
+
+// A large product's rows in two halves, the second on a thread of its own in the caller's
+// floating-point mode (MXCSR: FTZ/DAZ); rows are independent, so the bits are the same either
+// way. body(part, first_row).
+template <typename W, typename Body>
+void BothCores(const MatmulRows<W>& m, Body body) {
+  static const bool two = std::thread::hardware_concurrency() >= 2;
+  if (!two || m.rows < 2 || uint64_t{m.rows} * m.k * m.C < kThreadMacs) {
+    body(m, 0);
+    return;
+  }
+  const uint32_t half = m.rows / 2;
+  MatmulRows<W> top = m;
+  top.rows = half;
+  const MatmulRows<W> bottom = RowsFrom(m, half);
+  const unsigned csr = _mm_getcsr();
+  std::thread worker;
+  try {
+    worker = std::thread([&] {
+      _mm_setcsr(csr);
+      body(bottom, half);
+    });
+  } catch (const std::system_error&) {  // no thread to be had: the caller does both
+    body(bottom, half);
+  }
+  body(top, 0);
+  if (worker.joinable()) worker.join();
 }
 
 MatmulPath BestPath() {
@@ -188,7 +256,13 @@ void ForceMatmulPath(MatmulPath path) {
 void MatmulFloatRows(const MatmulRows<float>& m) {
 #ifdef MXU_MODEL_X86
   if (ActiveMatmulPath() == MatmulPath::kAvx2) {
-    ColumnPasses(m, FloatAvx2<1>, FloatAvx2<2>, FloatAvx2<3>, FloatAvx2<4>);
+    thread_local std::vector<float> widened;
+    widened.resize(size_t{m.rows} * m.k);
+    Widen(m, widened.data());
+    const float* a = widened.data();  // the thread-local's, not the worker's own
+    BothCores(m, [&m, a](const MatmulRows<float>& part, uint32_t first) {
+      FloatVector(part, a + size_t{first} * m.k);
+    });
     return;
   }
 #endif
@@ -198,7 +272,7 @@ void MatmulFloatRows(const MatmulRows<float>& m) {
 void MatmulIntRows(const MatmulRows<int32_t>& m) {
 #ifdef MXU_MODEL_X86
   if (ActiveMatmulPath() == MatmulPath::kAvx2) {
-    ColumnPasses(m, IntAvx2<1>, IntAvx2<2>, IntAvx2<3>, IntAvx2<4>);
+    BothCores(m, [](const MatmulRows<int32_t>& part, uint32_t) { IntVector(part); });
     return;
   }
 #endif

@@ -81,6 +81,27 @@ TEST_P(MatmulKernels, IntPathsAgree) {
   }
 }
 
+// A product large enough to run on two threads: the second half's rows in the caller's mode.
+TEST_P(MatmulKernels, LargeProductsOnBothCoresAgree) {
+  golden::ScopedFpMode mode(GetParam());
+  std::mt19937 rng(13);
+  const uint32_t C = 128, k = 128, n = 100, rows = 257;
+  std::vector<float> w(size_t{k} * C);
+  for (float& x : w) x = Bf16ToFloat(Operand(rng));
+  std::vector<uint16_t> in(size_t{rows} * k);
+  for (uint16_t& x : in) x = Operand(rng);
+  std::vector<uint32_t> acc0(size_t{rows} * C);
+  for (uint32_t& x : acc0) x = uint32_t{Operand(rng)} << 16;
+  const MatmulRows<float> m{w.data(), k, C, n, in.data(), k, nullptr, rows, true};
+  EXPECT_EQ(RunOn(MatmulPath::kScalar, MatmulFloatRows, m, acc0),
+            RunOn(MatmulPath::kAvx2, MatmulFloatRows, m, acc0));
+  std::vector<int32_t> wi(size_t{k} * C);
+  for (int32_t& x : wi) x = static_cast<int8_t>(rng());
+  const MatmulRows<int32_t> mi{wi.data(), k, C, n, in.data(), k, nullptr, rows, true};
+  EXPECT_EQ(RunOn(MatmulPath::kScalar, MatmulIntRows, mi, acc0),
+            RunOn(MatmulPath::kAvx2, MatmulIntRows, mi, acc0));
+}
+
 TEST(MatmulKernelsPath, ScalarCanBeForced) {
   ForceMatmulPath(MatmulPath::kScalar);
   EXPECT_EQ(ActiveMatmulPath(), MatmulPath::kScalar);
