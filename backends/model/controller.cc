@@ -10,6 +10,7 @@ using csr::ErrorCode;
 // Fetch: bursts of up to four beats while the buffer has room.
 bool Core::Impl::FetchWants(uint32_t* burst) const {
   if (stop || fetch.error || fetch.next_slot >= fetch.end_slot) return false;
+  if (fetch.ibuf.size() + fetch.beats_out >= ibuf_beats) return false;  // no room for a beat
   const uint64_t beat_slot = fetch.next_slot & ~(slots_per_beat - 1);
   uint32_t b = 4;
   if (beat_slot + 4 * slots_per_beat > fetch.end_slot) {

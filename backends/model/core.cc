@@ -27,7 +27,8 @@ Core::Impl::Impl(Core& c)
                   1),
       beat_bytes(cfg.bus_bytes),
       slots_per_beat(cfg.bus_bytes / 16),
-      ibuf_beats(std::max<uint64_t>(4, 256 / cfg.bus_bytes)) {}
+      ibuf_beats(std::max<uint64_t>(4, 256 / cfg.bus_bytes)),
+      bank_rows(cfg.acc_depth / cfg.acc_banks) {}
 
 RunResult Core::Impl::Run(uint64_t cmd_addr, uint32_t n) {
   golden::ScopedFpMode fp_mode(cfg.subnormals);
@@ -97,7 +98,7 @@ uint64_t Core::Impl::RunCycles() {
       Jump(k, steady);
       continue;
     }
-    if (!have_sb) sb = Snapshot(moved);
+    if (!have_sb) Snapshot(sb, moved);
     Step(sb, moved);
     CountCycleClocks();
     if (stop && Drained()) return now + 1;
@@ -156,9 +157,10 @@ void Core::Impl::Step(Scoreboard sb, DmaProgress moved) {
 }
 
 // The scoreboard's view before anything moves; `moved`: the DMA engines that move whatever
-// else happens this cycle (rows owed to a buffer with room, a store row or beat).
-Scoreboard Core::Impl::Snapshot(DmaProgress& moved) {
-  Scoreboard sb;
+// else happens this cycle (rows owed to a buffer with room, a store row or beat). Written in
+// place: a returned struct of flags is read back wider than it was written, which stalls.
+void Core::Impl::Snapshot(Scoreboard& sb, DmaProgress& moved) {
+  sb.mm_ready = false;
   // A load engine takes a command only once it has requested every burst of the last one.
   sb.ld_busy = ld.busy() || ld.Generating() != nullptr;
   sb.wld_busy = wld.busy() || wld.Generating() != nullptr;
@@ -173,7 +175,6 @@ Scoreboard Core::Impl::Snapshot(DmaProgress& moved) {
   moved.ld = ld.Owed() > 0;
   moved.wld = wld.Owed() > 0 && array.wfifo < cfg.wfifo_depth;
   moved.st = st.Moves(cfg.max_in_flight);
-  return sb;
 }
 
 // Past HALT or an error: read beats are dropped one a cycle, the store engine drains.

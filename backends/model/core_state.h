@@ -229,11 +229,11 @@ struct ActivationState {
   bool busy = false;
   uint32_t pc = 0;
   Decoded d;
-  uint32_t reads_left = 0;         // the bias and quantization rows, then the accumulator rows
-  uint64_t done_at = 0;            // 0 while rows are still read
-  bool writes_ub = false;          // it writes a UB row this cycle
-  bool reads_acc = false;          // ... reads an accumulator row
-  uint32_t ub_write_row = 0;       // ... that row
+  uint32_t reads_left = 0;    // the bias and quantization rows, then the accumulator rows
+  uint64_t done_at = 0;       // 0 while rows are still read
+  bool writes_ub = false;     // it writes a UB row this cycle
+  bool reads_acc = false;     // ... reads an accumulator row
+  uint32_t ub_write_row = 0;  // ... that row
   // The cycles it will write its rows read so far, and those rows.
   std::deque<std::pair<uint64_t, uint32_t>> ub_writes;
 
@@ -378,6 +378,7 @@ struct Core::Impl {
   // The memory bus: bytes per beat, 16-byte instruction slots per beat, and the fetch buffer's
   // beats (16 instructions, at least one 4-beat burst: mxu_ctrl_fetch's IbufBeats).
   const uint64_t beat_bytes, slots_per_beat, ibuf_beats;
+  const uint32_t bank_rows;  // accumulator rows a bank
 
   explicit Impl(Core& c);
 
@@ -409,9 +410,7 @@ struct Core::Impl {
       std::fprintf(stderr, "model %6llu %s #%u\n", static_cast<unsigned long long>(now), what, i);
   }
   uint64_t& Ctr(csr::Counter c) { return res.counters[static_cast<uint32_t>(c)]; }
-  uint32_t BankBit(uint32_t acc_row) const {
-    return 1u << (acc_row / (cfg.acc_depth / cfg.acc_banks));
-  }
+  uint32_t BankBit(uint32_t acc_row) const { return 1u << (acc_row / bank_rows); }
   // The unified buffer's bank of a row: even rows in one, odd in the other (mxu_unified_buffer).
   static uint32_t UbBank(uint32_t ub_row) { return ub_row & 1u; }
 
@@ -423,7 +422,7 @@ struct Core::Impl {
   void Step(Scoreboard sb, DmaProgress moved);
   void CountCycleClocks();
   void CountClocks();
-  Scoreboard Snapshot(DmaProgress& moved);
+  void Snapshot(Scoreboard& sb, DmaProgress& moved);
   void DrainCycle();
   bool Drained() const { return rq.empty() && st.bq.empty(); }
   void Error(csr::ErrorCode code, uint32_t epc, uint64_t addr = 0);
@@ -459,7 +458,7 @@ struct Core::Impl {
   // dma_load.cc
   void DispatchLoad(const Decoded& d, uint32_t i);
   bool AnyFails(const std::vector<Burst>& bursts) const;
-  uint16_t HostInt8(const Decoded& d, uint32_t i, uint32_t j) const;
+  void HostInt8Row(const Decoded& d, uint32_t i, uint16_t* lanes) const;
   void ExecLoad(const Decoded& d);
   bool TargetReady(const LoadEngine& e) const;
   bool LoadReady(LoadEngine& e) const;

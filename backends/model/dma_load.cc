@@ -2,6 +2,7 @@
 // LOAD WEIGHTS into the weight FIFO: how a LOAD is cut into read bursts and segments (linear,
 // strided, broadcast, transposed), the bursts' requests, the beats' arrival and the row writes.
 #include <algorithm>
+#include <vector>
 
 #include "backends/model/bits.h"
 #include "backends/model/core_state.h"
@@ -96,28 +97,32 @@ bool Core::Impl::AnyFails(const std::vector<Burst>& bursts) const {
   return false;
 }
 
-// Lane j of a plain LOAD's row i of int8 host bytes, sign-extended (the integer mode never
+// The lanes of a plain LOAD's row i of int8 host bytes, sign-extended (the integer mode never
 // transposes).
-uint16_t Core::Impl::HostInt8(const Decoded& d, uint32_t i, uint32_t j) const {
-  uint8_t byte;
-  mem.Read(d.host + uint64_t{i} * d.stride + j, &byte, 1);
-  return Int8Lane(byte);
+void Core::Impl::HostInt8Row(const Decoded& d, uint32_t i, uint16_t* lanes) const {
+  uint8_t bytes[1024];  // a row's lanes: at most the UB's, ArrayCols or ArrayRows
+  std::vector<uint8_t> wide;
+  uint8_t* row = bytes;
+  if (d.lanes > sizeof bytes) {
+    wide.resize(d.lanes);
+    row = wide.data();
+  }
+  mem.Read(d.host + uint64_t{i} * d.stride, row, d.lanes);
+  for (uint32_t j = 0; j < d.lanes; ++j) lanes[j] = Int8Lane(row[j]);
 }
 
 void Core::Impl::ExecLoad(const Decoded& d) {
   if (d.kind == Kind::kWload) {
     std::vector<uint16_t> tile(size_t{R} * C, 0);
     for (uint32_t r = 0; r < d.rows; ++r) {
-      if (!d.integer && !d.flag) {  // a host row's lanes are contiguous
+      if (d.integer) {
+        HostInt8Row(d, r, &tile[size_t{r} * C]);
+      } else if (!d.flag) {  // a host row's lanes are contiguous
         mem.Read(d.host + 2ull * r * d.stride, &tile[size_t{r} * C], 2ull * d.lanes);
-        continue;
-      }
-      for (uint32_t n = 0; n < d.lanes; ++n) {
-        if (d.integer) {
-          tile[size_t{r} * C + n] = HostInt8(d, r, n);
-          continue;
+      } else {
+        for (uint32_t n = 0; n < d.lanes; ++n) {
+          tile[size_t{r} * C + n] = mem.Load16(d.host + 2 * (uint64_t{n} * d.stride + r));
         }
-        tile[size_t{r} * C + n] = mem.Load16(d.host + 2 * (uint64_t{n} * d.stride + r));
       }
     }
     array.tiles.push_back(std::move(tile));
@@ -139,7 +144,7 @@ void Core::Impl::ExecLoad(const Decoded& d) {
     uint16_t* row = &core.ub_[size_t{d.buf_addr + i} * L];
     std::fill(row, row + L, uint16_t{0});
     if (d.integer) {
-      for (uint32_t j = 0; j < d.lanes; ++j) row[j] = HostInt8(d, i, j);
+      HostInt8Row(d, i, row);
     } else if (!d.flag) {
       mem.Read(d.host + 2ull * i * d.stride, row, 2ull * d.lanes);
     } else {

@@ -81,14 +81,18 @@ bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
   if (e.weights && (array.wl_active || shift)) return false;  // a row in the FIFO would shift
   if (e.q.empty()) return false;
   const LoadCmd& c = e.q.front();
+  // Rows of a beat or more: a beat completes a row at most, so one is owed at most.
   if (c.beats_got >= c.beats_total || !c.plan.linear || c.d.flag || IsAcc(c.d) ||
-      c.plan.lin_off != 0 || c.plan.lin_row_bytes != beat_bytes) {
+      c.plan.lin_row_bytes < beat_bytes) {
     return false;
   }
   const uint32_t own = c.ready_rows - c.written;
   if (own > 1 || e.Owed() != own) return false;
   cycles = std::min<uint64_t>(cycles, b.beats - b.next - 1);
-  if (e.weights) cycles = std::min<uint64_t>(cycles, cfg.wfifo_depth - array.wfifo);
+  if (e.weights) {  // room in the FIFO for every row written in the stretch
+    if (array.wfifo + own >= cfg.wfifo_depth) return false;
+    cycles = std::min<uint64_t>(cycles, cfg.wfifo_depth - array.wfifo - own);
+  }
   *stream = b.owner;
   return true;
 }
@@ -138,7 +142,7 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   bool issue = false, shift = false;
   uint64_t cycles = ArraySteady(&issue, &shift);
   if (cycles < 2) return 0;
-  sb = Snapshot(moved);
+  Snapshot(sb, moved);
   have_sb = true;
   int stream = -1;
   if (!EnginesStill(sb, shift, cycles, &stream) || cycles < 2) return 0;
@@ -191,16 +195,19 @@ void Core::Impl::Jump(uint64_t k, const Steady& steady) {
   now = e;
 }
 
-// A beat a cycle into the load at the head of its engine, which writes a row a cycle (the first
-// cycle's only if one was owed).
+// A beat a cycle into the load at the head of its engine, which writes a row a cycle while one
+// is owed: after k cycles it has written the rows the first k - 1 beats completed.
 void Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
   LoadCmd& c = e.q.front();
-  const uint32_t written = static_cast<uint32_t>(k) - (c.ready_rows == c.written ? 1 : 0);
-  c.written += written;
-  if (e.weights) array.wfifo += written;
+  const auto ready = [&](uint64_t beats) {  // LoadBeat's rule
+    const uint64_t in = beats * beat_bytes - c.plan.lin_off;
+    return static_cast<uint32_t>(std::min<uint64_t>(c.d.rows, in / c.plan.lin_row_bytes));
+  };
+  const uint32_t written = c.beats_got + k - 1 == 0 ? 0 : ready(c.beats_got + k - 1);
+  if (e.weights) array.wfifo += std::max(written, c.written) - c.written;
+  c.written = std::max(written, c.written);
   c.beats_got += k;
-  const uint64_t in = c.beats_got * beat_bytes - c.plan.lin_off;
-  c.ready_rows = static_cast<uint32_t>(std::min<uint64_t>(c.d.rows, in / c.plan.lin_row_bytes));
+  c.ready_rows = ready(c.beats_got);
   rq.front().next += static_cast<uint32_t>(k);
   Ctr(csr::Counter::kDmaReadBytes) += k * beat_bytes;
 }
@@ -218,7 +225,6 @@ void Core::Impl::JumpRows(uint64_t s, uint64_t e) {
   if (e >= s + latency) clocks.acc_cycles += e - (s + latency) + 1;
   const uint64_t first =
       std::max(s, e + 1 > latency + kAccAddCycles ? e + 1 - latency - kAccAddCycles : 0);
-  const uint32_t bank_rows = cfg.acc_depth / cfg.acc_banks;
   uint32_t row = row_s + static_cast<uint32_t>(first - s), bank = row / bank_rows;
   for (uint64_t t = first; t <= e; ++t, ++row) {
     if (row == (bank + 1) * bank_rows) ++bank;
