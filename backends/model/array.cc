@@ -158,8 +158,9 @@ void Core::Impl::IssueMatmulRow() {
   a.ub_read_row = m.r_ub.lo + m.rows_total - a.mm_left;
   a.recent_rows.emplace_back(now, row);
   const uint32_t bank = BankBit(row);
-  if (m.accumulate) results.At(now + latency).rd |= bank;
-  results.At(now + latency + kAccAddCycles).wr |= bank;
+  const uint64_t arrive = now + latency, written = arrive + kAccAddCycles;
+  if (m.accumulate) ResultSlots::Add(results.rd, now, arrive, arrive, bank);
+  ResultSlots::Add(results.wr, now, written, written, bank);
   // The tile's columns run while the row is in them (in column 0's time); the accumulators from
   // its result's arrival to its write.
   clocks.MarkColumns(a.cur.n, now + column_span);

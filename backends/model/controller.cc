@@ -14,10 +14,12 @@ bool Core::Impl::FetchWants(uint32_t* burst) const {
   const uint64_t beat_slot = fetch.next_slot & ~(slots_per_beat - 1);
   uint32_t b = 4;
   if (beat_slot + 4 * slots_per_beat > fetch.end_slot) {
-    b = static_cast<uint32_t>((fetch.end_slot - beat_slot + slots_per_beat - 1) / slots_per_beat);
+    b = static_cast<uint32_t>((fetch.end_slot - beat_slot + slots_per_beat - 1) >> slot_shift);
   }
-  const uint32_t page_beats = static_cast<uint32_t>(kPage / beat_bytes);
-  const uint32_t in_page = static_cast<uint32_t>((fetch.next_slot / slots_per_beat) % page_beats);
+  // Powers of two: shifts and masks, not divisions, in a test made most cycles.
+  const uint32_t page_beats = static_cast<uint32_t>(kPage >> beat_shift);
+  const uint32_t in_page =
+      static_cast<uint32_t>((fetch.next_slot >> slot_shift) & (page_beats - 1));
   if (in_page + b > page_beats) b = page_beats - in_page;
   if (fetch.ibuf.size() + fetch.beats_out + b > ibuf_beats) return false;
   *burst = b;

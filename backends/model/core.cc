@@ -28,6 +28,8 @@ Core::Impl::Impl(Core& c)
       beat_bytes(cfg.bus_bytes),
       slots_per_beat(cfg.bus_bytes / 16),
       ibuf_beats(std::max<uint64_t>(4, 256 / cfg.bus_bytes)),
+      beat_shift(static_cast<uint32_t>(__builtin_ctzll(beat_bytes))),
+      slot_shift(static_cast<uint32_t>(__builtin_ctzll(slots_per_beat))),
       bank_rows(cfg.acc_depth / cfg.acc_banks) {}
 
 RunResult Core::Impl::Run(uint64_t cmd_addr, uint32_t n) {
@@ -48,12 +50,8 @@ void Core::Impl::Start(uint64_t cmd_addr, uint32_t n) {
   fetch.end_slot = fetch.first_slot + n;
   fetch.next_slot = fetch.first_slot;
   wld.weights = true;
-  size_t ring = 8;
-  while (ring < latency + kAccAddCycles + 2) ring *= 2;
   array.cur_drain = array.other_drain = 0;
   array.cur = array.other = TileExtent{R, C};
-  results.ring.assign(ring, ResultSlots::Slot{});
-  clocks.Size(ring);
   now = 0;
   if (cmd_addr % 16 != 0) {
     Error(ErrorCode::kMisaligned, 0, cmd_addr);

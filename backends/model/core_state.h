@@ -24,6 +24,7 @@
 #include "backends/model/core.h"
 #include "backends/model/dma_plan.h"
 #include "backends/model/instruction.h"
+#include "backends/model/marks.h"
 #include "common/csr_map.h"
 #include "common/isa.h"
 #include "common/unit_latency.h"
@@ -243,104 +244,6 @@ struct ActivationState {
   }
 };
 
-// Result rows reaching the accumulators, per cycle: the banks an accumulating row reads
-// (arrival) and the banks a row is written to (kAccAddCycles later). The read port (ACTIVATE,
-// STORE) and the DMA's write port lose those banks in those cycles. The ring's size is a power
-// of two (Start), so a slot is a mask away, not a division.
-struct ResultSlots {
-  struct Slot {
-    uint64_t cycle = ~uint64_t{0};
-    uint32_t rd = 0, wr = 0;  // bank masks
-  };
-  std::vector<Slot> ring;
-
-  Slot& At(uint64_t cycle) {
-    Slot& slot = ring[cycle & (ring.size() - 1)];
-    if (slot.cycle != cycle) slot = {cycle, 0, 0};
-    return slot;
-  }
-  uint32_t Reads(uint64_t now) const {
-    const Slot& slot = ring[now & (ring.size() - 1)];
-    return slot.cycle == now ? slot.rd : 0;
-  }
-  uint32_t Writes(uint64_t now) const {
-    const Slot& slot = ring[now & (ring.size() - 1)];
-    return slot.cycle == now ? slot.wr : 0;
-  }
-};
-
-// The gated clocks (docs/architecture.md, "Clock gating"), for the clock counters: the cycles
-// each runs, marked ahead in a ring as the events that wake it become known (a result row reaches
-// the accumulators `latency` cycles after its row enters the array). Slot c mod size (a power of
-// two) holds c when the clock runs in cycle c.
-struct GatedClocks {
-  // The columns run as columns 0 .. n-1 (in column 0's time), n the widest tile among the marks
-  // covering the cycle. Every mark starts in the cycle it is made, so the cycles still to count
-  // see the marks' staircase: ends rising, widths falling (each mark not covered by a later-ending
-  // wider one), a few entries whatever the span, where a ring would be written span times a row.
-  struct Span {
-    uint64_t end;
-    uint32_t n;
-  };
-  std::vector<Span> columns;  // ends increasing, n decreasing
-  std::vector<uint64_t> acc, activate;
-  uint64_t column_clocks = 0, acc_cycles = 0, activate_cycles = 0;
-  uint64_t dma_cycles = 0;  // each engine's, added up
-
-  void Size(size_t n) {
-    columns.clear();
-    for (std::vector<uint64_t>* ring : {&acc, &activate}) ring->assign(n, ~uint64_t{0});
-  }
-  // The clock runs in cycles from .. to (a span shorter than the ring).
-  static void Mark(std::vector<uint64_t>& ring, uint64_t from, uint64_t to) {
-    for (uint64_t c = from; c <= to; ++c) ring[c & (ring.size() - 1)] = c;
-  }
-  // Columns 0 .. n-1 run from the current cycle to `to` (in column 0's time).
-  void MarkColumns(uint32_t n, uint64_t to) {
-    size_t i = columns.size();
-    while (i > 0 && columns[i - 1].end >= to) --i;        // marks ending at or after `to`
-    if (i < columns.size() && columns[i].n >= n) return;  // covered
-    size_t j = i;
-    while (j > 0 && columns[j - 1].n <= n) --j;  // ending earlier and no wider: covered by it
-    columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(j),
-                  columns.begin() + static_cast<std::ptrdiff_t>(i));
-    if (j < columns.size() && columns[j].end == to) {
-      columns[j].n = n;
-    } else {
-      columns.insert(columns.begin() + static_cast<std::ptrdiff_t>(j), Span{to, n});
-    }
-  }
-  // Cycles from .. to of a ring marked (those a ring can hold marks for).
-  static uint64_t CountRing(const std::vector<uint64_t>& ring, uint64_t from, uint64_t to) {
-    uint64_t marked = 0;
-    const uint64_t last = std::min(to, from + ring.size() - 1);
-    for (uint64_t c = from; c <= last; ++c) marked += ring[c & (ring.size() - 1)] == c;
-    return marked;
-  }
-  // Counts the column clocks of cycles from .. to, each also run by at least n columns.
-  void CountColumns(uint64_t from, uint64_t to, uint32_t n) {
-    uint64_t c = from;
-    for (const Span& span : columns) {
-      if (c > to) break;
-      if (span.end < c) continue;
-      const uint64_t last = std::min(span.end, to);
-      column_clocks += (last - c + 1) * std::max(span.n, n);
-      c = last + 1;
-    }
-    if (c <= to) column_clocks += (to - c + 1) * n;
-  }
-  // Counts cycle c's clocks (cycles in order).
-  void Count(uint64_t c) {
-    size_t gone = 0;
-    while (gone < columns.size() && columns[gone].end < c) ++gone;
-    if (gone != 0)
-      columns.erase(columns.begin(), columns.begin() + static_cast<std::ptrdiff_t>(gone));
-    column_clocks += columns.empty() ? 0 : columns.front().n;
-    acc_cycles += acc[c & (acc.size() - 1)] == c;
-    activate_cycles += activate[c & (activate.size() - 1)] == c;
-  }
-};
-
 // The scoreboard's registered view at the start of a cycle: what dispatch and the completions
 // see, whatever the engines do in the cycle.
 struct Scoreboard {
@@ -378,7 +281,8 @@ struct Core::Impl {
   // The memory bus: bytes per beat, 16-byte instruction slots per beat, and the fetch buffer's
   // beats (16 instructions, at least one 4-beat burst: mxu_ctrl_fetch's IbufBeats).
   const uint64_t beat_bytes, slots_per_beat, ibuf_beats;
-  const uint32_t bank_rows;  // accumulator rows a bank
+  const uint32_t beat_shift, slot_shift;  // log2 of beat_bytes and slots_per_beat
+  const uint32_t bank_rows;               // accumulator rows a bank
 
   explicit Impl(Core& c);
 

@@ -166,7 +166,7 @@ void Core::Impl::Jump(uint64_t k, const Steady& steady) {
   Ctr(static_cast<csr::Counter>(steady.stall)) += k;
   if (steady.stall_memory) Ctr(csr::Counter::kStallMemory) += k;
   clocks.dma_cycles += k * steady.dma;
-  clocks.activate_cycles += GatedClocks::CountRing(clocks.activate, s, e);
+  clocks.activate_cycles += clocks.activate.Count(s, e);
   if (steady.stream >= 0) JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
   // The columns: each cycle's shifting row and streaming row run the tiles' columns.
   clocks.CountColumns(s, e, std::max(steady.issue ? a.cur.n : 0, steady.shift ? a.wl.n : 0));
@@ -176,7 +176,7 @@ void Core::Impl::Jump(uint64_t k, const Steady& steady) {
     a.wl_slot += static_cast<uint32_t>(k);
   }
   if (!steady.issue) {
-    clocks.acc_cycles += GatedClocks::CountRing(clocks.acc, s, e);
+    clocks.acc_cycles += clocks.acc.Count(s, e);
   } else {
     JumpRows(s, e);
   }
@@ -212,26 +212,26 @@ void Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
   Ctr(csr::Counter::kDmaReadBytes) += k * beat_bytes;
 }
 
-// The rows of cycles s .. e: their counters, clocks, result slots and adder history. Only the
-// marks of the rows whose results land after e are written: no engine reads the slots of the
-// stretch's cycles.
+// The rows of cycles s .. e: their counters, clocks, result slots and adder history. No mark
+// made in the stretch covers a cycle before the one it is made in, so the stretch's cycles are
+// counted after its rows' marks.
 void Core::Impl::JumpRows(uint64_t s, uint64_t e) {
   ArrayState& a = array;
   const Matmul& m = a.mms.back();
   const uint64_t k = e - s + 1;
   const uint32_t row_s = m.w_acc.lo + m.rows_total - a.mm_left;
-  // The accumulators' clock: marked before the stretch up to s + latency, then by its rows.
-  clocks.acc_cycles += GatedClocks::CountRing(clocks.acc, s, std::min(e, s + latency - 1));
-  if (e >= s + latency) clocks.acc_cycles += e - (s + latency) + 1;
-  const uint64_t first =
-      std::max(s, e + 1 > latency + kAccAddCycles ? e + 1 - latency - kAccAddCycles : 0);
-  uint32_t row = row_s + static_cast<uint32_t>(first - s), bank = row / bank_rows;
-  for (uint64_t t = first; t <= e; ++t, ++row) {
-    if (row == (bank + 1) * bank_rows) ++bank;
-    if (m.accumulate) results.At(t + latency).rd |= 1u << bank;
-    results.At(t + latency + kAccAddCycles).wr |= 1u << bank;
+  clocks.acc.Mark(s + latency, e + latency + kAccAddCycles);
+  clocks.acc_cycles += clocks.acc.Count(s, e);
+  // The result rows' banks: a span for each bank the rows cross.
+  for (uint64_t t = s; t <= e;) {
+    const uint32_t bank = (row_s + static_cast<uint32_t>(t - s)) / bank_rows;
+    const uint64_t bank_end = s + ((bank + 1) * bank_rows - row_s) - 1;  // its last row's cycle
+    const uint64_t last = std::min(e, bank_end);
+    const uint64_t arrive = t + latency, written = arrive + kAccAddCycles;
+    if (m.accumulate) ResultSlots::Add(results.rd, s, arrive, last + latency, 1u << bank);
+    ResultSlots::Add(results.wr, s, written, last + latency + kAccAddCycles, 1u << bank);
+    t = last + 1;
   }
-  GatedClocks::Mark(clocks.acc, std::max(e + 1, s + latency), e + latency + kAccAddCycles);
   clocks.MarkColumns(a.cur.n, e + column_span);
   for (uint64_t t = std::max(s, e >= kAccAddCycles ? e - kAccAddCycles + 1 : 0); t <= e; ++t) {
     a.recent_rows.emplace_back(t, row_s + static_cast<uint32_t>(t - s));
