@@ -227,11 +227,11 @@ void Core::Impl::Completed(const char* what, uint32_t i) {
 void Core::Impl::RetireCycle(const Scoreboard& sb) {
   if (sb.ld_done) {
     Completed("done load", ld.q.front().pc);
-    ld.q.pop_front();
+    ld.PopFront();
   }
   if (sb.wld_done) {
     Completed("done wload", wld.q.front().pc);
-    wld.q.pop_front();
+    wld.PopFront();
   }
   if (sb.st_done) {
     Completed("done store", st.pc);

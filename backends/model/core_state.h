@@ -99,11 +99,12 @@ struct LoadCmd {
 // turn, the consumer takes their beats in order and writes rows one per cycle.
 struct LoadEngine {
   static constexpr size_t kQueue = 4;
-  std::deque<LoadCmd> q;
+  std::vector<LoadCmd> q;  // oldest first; a few, walked several times a cycle: contiguous
   uint32_t bursts_out = 0, segs_out = 0;
   bool weights = false;  // the LOAD WEIGHTS engine: rows go to the weight FIFO
 
   bool busy() const { return q.size() >= kQueue; }
+  void PopFront() { q.erase(q.begin()); }
   bool any() const { return !q.empty(); }
   // Rows ready and not yet written.
   uint32_t Owed() const {
