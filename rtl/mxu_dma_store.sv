@@ -171,9 +171,12 @@ module mxu_dma_store #(
     end
   end
 
-  // ----- Reader: one buffer row at a time, never more than the two row registers can take.
+  // ----- Reader: one buffer row a cycle, never more than the two row registers can take: a
+  // read beside a row arriving needs the current row register free or leaving for certain (a
+  // row that emits no beat of its own), so that the next cycle's row finds the other free.
   always_comb begin
-    rd_en         = active_q && rd_row_q != rows_q && !rd_pending_q && !nxt_valid_q;
+    rd_en         = active_q && rd_row_q != rows_q && !nxt_valid_q &&
+                    (!rd_pending_q || !cur_valid_q || cur_emit_q == '0);
     buf_req_o.ub_en    = rd_en && !from_acc_q;
     buf_req_o.ub_addr  = UbAw'(rd_addr_q);
     buf_req_o.acc_en   = rd_en && from_acc_q;

@@ -181,11 +181,14 @@ bool Core::Impl::StoreEmitBeat() {
   return true;
 }
 
-// The row registers (current and next) and the reader, which has the lowest priority on the
-// buffers' read ports: the array's stream (on the UB bank it reads), the activation unit and
-// accumulating results (ACC).
+// The row registers (current and next) and the reader (up to a row a cycle), which has the
+// lowest priority on the buffers' read ports: the array's stream (on the UB bank it reads), the
+// activation unit and accumulating results (ACC).
 void Core::Impl::StoreReadRows(bool row_done) {
   StoreEngine& s = st;
+  // A read beside a row arriving needs the current row register free or leaving for certain (a
+  // row with no beat of its own), as the cycle found it (mxu_dma_store's reader).
+  const bool cur_frees = !s.cur.valid || s.plan.row_beats[s.cur.row] == 0;
   bool cur_valid = s.cur.valid && !row_done;
   if (!cur_valid && s.nxt.valid) {
     s.cur = s.nxt;
@@ -195,7 +198,7 @@ void Core::Impl::StoreReadRows(bool row_done) {
   s.cur.valid = cur_valid;
   const bool was_pending = s.rd_pending;
   const uint32_t pending_row = s.pending_row;
-  bool rd_en = s.rd_row != s.d.rows && !s.rd_pending && !s.nxt.valid;
+  bool rd_en = s.rd_row != s.d.rows && (!s.rd_pending || cur_frees) && !s.nxt.valid;
   if (IsAcc(s.d)) {
     rd_en = rd_en && !ac.reads_acc && (results.Reads(now) & BankBit(s.d.buf_addr + s.rd_row)) == 0;
   } else {

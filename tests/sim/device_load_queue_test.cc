@@ -17,7 +17,7 @@ namespace {
 // measured on the RTL with per-engine load queues (branch dma-queue); see the test for how each
 // splits up.
 constexpr uint64_t kHaltCycles = 105;
-constexpr uint64_t kLoadStoreCycles = 322;
+constexpr uint64_t kLoadStoreCycles = 321;
 // At one PE stage the array's latency is 31 (16 + 16 - 1); a deeper PE adds its own latency to
 // the weights program's (docs/architecture.md, "The pipelined PE"), and the accumulators' add
 // its cycles beyond the one it took unpipelined (484 was measured with that one).
@@ -57,8 +57,9 @@ TEST_F(DeviceTest, ExactCyclesOfSmallPrograms) {
       // 105 = the fetch's 100-cycle latency + 5: START to the clear cycle and the fetch request,
       // the beat into the instruction buffer, HALT's dispatch, the drain and the done.
       {"halt", {isa::Halt()}, kHaltCycles},
-      // 322 = 105 (as HALT) + about 104 for the LOAD (one latency, 2 beats, the row writes and
-      // its done) + about 114 for the STORE after the SYNC (rows read, one 2-beat write burst,
+      // 321 = 105 (as HALT) + about 104 for the LOAD (one latency, 2 beats, the row writes and
+      // its done) + about 113 for the STORE after the SYNC (rows read back to back, one 2-beat
+      // write burst,
       // its response after one more latency).
       {"load+store",
        {isa::Load(Buffer::kUb, 2, 16, 0, 0x20000, 16), isa::Sync(),
