@@ -338,7 +338,7 @@ struct Core::Impl {
   // jump.cc: stretches of cycles in closed form.
   uint64_t SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& moved, bool& have_sb);
   uint64_t ArraySteady(bool* issue, bool* shift) const;
-  bool EnginesStill(const Scoreboard& sb, bool shift, uint64_t& cycles, int* stream);
+  bool EnginesStill(bool shift, uint64_t& cycles, int* stream);
   bool ReadChannelSteady(bool shift, uint64_t& cycles, int* stream);
   bool StoreStill(uint64_t& cycles) const;
   void JumpLoadBeats(LoadEngine& e, uint64_t k);

@@ -114,12 +114,12 @@ void Core::Impl::HostInt8Row(const Decoded& d, uint32_t i, uint16_t* lanes) cons
 void Core::Impl::ExecLoad(const Decoded& d) {
   if (d.kind == Kind::kWload) {
     std::vector<uint16_t> tile(size_t{R} * C, 0);
-    for (uint32_t r = 0; r < d.rows; ++r) {
-      if (d.integer) {
-        HostInt8Row(d, r, &tile[size_t{r} * C]);
-      } else if (!d.flag) {  // a host row's lanes are contiguous
-        mem.Read(d.host + 2ull * r * d.stride, &tile[size_t{r} * C], 2ull * d.lanes);
-      } else {
+    if (d.integer) {
+      for (uint32_t r = 0; r < d.rows; ++r) HostInt8Row(d, r, &tile[size_t{r} * C]);
+    } else if (!d.flag) {  // a host row's lanes are contiguous
+      mem.ReadRows(d.host, 2ull * d.stride, d.rows, 2ull * d.lanes, tile.data(), 2ull * C);
+    } else {
+      for (uint32_t r = 0; r < d.rows; ++r) {
         for (uint32_t n = 0; n < d.lanes; ++n) {
           tile[size_t{r} * C + n] = mem.Load16(d.host + 2 * (uint64_t{n} * d.stride + r));
         }
@@ -129,15 +129,19 @@ void Core::Impl::ExecLoad(const Decoded& d) {
     return;
   }
   if (IsAcc(d)) {  // int32 words in the integer mode: the same raw 4-byte words
+    uint32_t* rows = &core.acc_[size_t{d.buf_addr} * C];
+    mem.ReadRows(d.host, 4ull * d.stride, d.rows, 4ull * d.lanes, rows, 4ull * C);
     for (uint32_t i = 0; i < d.rows; ++i) {
-      uint32_t* row = &core.acc_[size_t{d.buf_addr + i} * C];
-      std::fill(row, row + C, 0u);
-      mem.Read(d.host + 4ull * i * d.stride, row, 4ull * d.lanes);
+      std::fill(rows + size_t{i} * C + d.lanes, rows + size_t{i + 1} * C, 0u);
     }
     return;
   }
-  if (!d.integer && !d.flag && d.lanes == L && d.stride == L) {  // the buffer's rows, as stored
-    mem.Read(d.host, &core.ub_[size_t{d.buf_addr} * L], 2ull * L * d.rows);
+  if (!d.integer && !d.flag) {  // the lanes past the row's are zero
+    uint16_t* rows = &core.ub_[size_t{d.buf_addr} * L];
+    mem.ReadRows(d.host, 2ull * d.stride, d.rows, 2ull * d.lanes, rows, 2ull * L);
+    for (uint32_t i = 0; i < d.rows; ++i) {
+      std::fill(rows + size_t{i} * L + d.lanes, rows + size_t{i + 1} * L, uint16_t{0});
+    }
     return;
   }
   for (uint32_t i = 0; i < d.rows; ++i) {
@@ -145,8 +149,6 @@ void Core::Impl::ExecLoad(const Decoded& d) {
     std::fill(row, row + L, uint16_t{0});
     if (d.integer) {
       HostInt8Row(d, i, row);
-    } else if (!d.flag) {
-      mem.Read(d.host + 2ull * i * d.stride, row, 2ull * d.lanes);
     } else {
       for (uint32_t j = 0; j < d.lanes; ++j) {
         row[j] = mem.Load16(d.host + 2 * (uint64_t{j} * d.stride + i));

@@ -48,20 +48,20 @@ uint64_t Core::Impl::ArraySteady(bool* issue, bool* shift) const {
 }
 
 // Whether the DMA engines, the activation unit and the completions stay still (but for a load
-// engine streaming, `stream`: its owner, else -1); bounds `cycles` by their next event.
-bool Core::Impl::EnginesStill(const Scoreboard& sb, bool shift, uint64_t& cycles, int* stream) {
-  if (sb.ld_done || sb.wld_done || sb.st_done) return false;
-  if (ac.busy && ac.reads_left > 0) return false;
+// engine streaming, `stream`: its owner, else -1); bounds `cycles` by their next event. The
+// tests most cycles fail come first (a STORE moving, a request to make).
+bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, int* stream) {
+  if (st.busy && !StoreStill(cycles)) return false;
+  if ((ac.busy && ac.reads_left > 0) || ld.Done() || wld.Done()) return false;
+  uint32_t burst = 0;
+  if (FetchWants(&burst) || LoadWants(ld) || LoadWants(wld)) return false;
   if (ac.busy) Until(ac.done_at, now, cycles);
   if (!ac.ub_writes.empty()) Until(ac.ub_writes.front().first, now, cycles);
-  if (!ReadChannelSteady(shift, cycles, stream)) return false;
   if (!array.mms.empty() && array.mms.front().done_at != 0) {
     Until(array.mms.front().done_at, now, cycles);
   }
   if (st_tail.valid) Until(st_tail.bq.front().due, now, cycles);
-  if (st.busy && !StoreStill(cycles)) return false;
-  uint32_t burst = 0;
-  return !FetchWants(&burst) && !LoadWants(ld) && !LoadWants(wld);
+  return ReadChannelSteady(shift, cycles, stream);
 }
 
 // The read channel: nothing arrives in the stretch, or a load engine takes one beat a cycle, one
@@ -142,10 +142,10 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   bool issue = false, shift = false;
   uint64_t cycles = ArraySteady(&issue, &shift);
   if (cycles < 2) return 0;
+  int stream = -1;
+  if (!EnginesStill(shift, cycles, &stream) || cycles < 2) return 0;
   Snapshot(sb, moved);
   have_sb = true;
-  int stream = -1;
-  if (!EnginesStill(sb, shift, cycles, &stream) || cycles < 2) return 0;
   Scoreboard seen = sb;  // as dispatch sees it in each cycle of the stretch
   seen.mm_ready = !array.mm_active;
   steady.stall = DispatchStall(seen);

@@ -109,6 +109,11 @@ struct GatedClocks {
   static void Mark(ClockSpans& clock, uint64_t from, uint64_t to) { clock.Mark(from, to); }
   // Columns 0 .. n-1 run from the current cycle to `to` (in column 0's time).
   void MarkColumns(uint32_t n, uint64_t to) {
+    // A row streaming: the same width as the last mark, ending later.
+    if (!columns.empty() && columns.back().n == n && columns.back().end <= to) {
+      columns.back().end = to;
+      return;
+    }
     size_t i = columns.size();
     while (i > 0 && columns[i - 1].end >= to) --i;        // marks ending at or after `to`
     if (i < columns.size() && columns[i].n >= n) return;  // covered

@@ -69,6 +69,24 @@ void SparseMemory::Read(uint64_t addr, void* data, size_t len) const {
   }
 }
 
+void SparseMemory::ReadRows(uint64_t addr, uint64_t stride, uint32_t rows, size_t row_bytes,
+                            void* data, size_t data_stride) const {
+  auto* out = static_cast<uint8_t*>(data);
+  for (uint32_t i = 0; i < rows; ++i, addr += stride, out += data_stride) {
+    const uint64_t offset = addr % kPageBytes;
+    if (offset + row_bytes > kPageBytes || addr > size_ || row_bytes > size_ - addr) {
+      Read(addr, out, row_bytes);  // across a page, or outside the memory (it throws)
+      continue;
+    }
+    const Page* page = FindPage(addr / kPageBytes);
+    if (page != nullptr) {
+      std::memcpy(out, page->data() + offset, row_bytes);
+    } else {
+      std::memset(out, 0, row_bytes);
+    }
+  }
+}
+
 bool SparseMemory::Fails(uint64_t addr, uint64_t len) const {
   if (addr > size_ || len > size_ - addr) return true;
   for (const auto& [begin, end] : errors_) {

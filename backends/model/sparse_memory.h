@@ -26,6 +26,10 @@ class SparseMemory {
   // Throw std::out_of_range unless [addr, addr + len) lies inside the memory.
   void Write(uint64_t addr, const void* data, size_t len);
   void Read(uint64_t addr, void* data, size_t len) const;
+  // `rows` reads of `row_bytes`, from addr + i * stride to data + i * data_stride: a LOAD's rows,
+  // without a call and a range check of the general Read each.
+  void ReadRows(uint64_t addr, uint64_t stride, uint32_t rows, size_t row_bytes, void* data,
+                size_t data_stride) const;
 
   // Device accesses overlapping [base, base + length) fail until ClearInjectedErrors().
   void InjectError(uint64_t base, uint64_t length) { errors_.push_back({base, base + length}); }
