@@ -92,10 +92,7 @@ uint64_t Core::Impl::RunCycles() {
     Steady steady;
     // A stretch never passes the watchdog's next look.
     const uint64_t k = std::min(SteadyCycles(steady, sb, moved, have_sb), 1024 - (now & 1023));
-    if (k >= 2) {
-      Jump(k, steady);
-      continue;
-    }
+    if (k >= 2 && Jump(k, steady) != 0) continue;
     if (!have_sb) Snapshot(sb, moved);
     Step(sb, moved);
     CountCycleClocks();

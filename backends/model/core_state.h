@@ -257,6 +257,7 @@ struct Steady {
   bool issue = false;         // a MATMUL row enters the array each cycle
   bool shift = false;         // a weight row shifts from the FIFO each cycle
   int stream = -1;            // the load engine (Owner) taking a beat, writing a row each cycle
+  bool store = false;         // the store engine moves (stepped on its own)
   bool stall_memory = false;  // STALL_MEMORY counts each cycle
   uint32_t stall = 0;         // the stall counter dispatch adds to each cycle
   uint32_t dma = 0;           // DMA engines clocked each cycle
@@ -338,12 +339,14 @@ struct Core::Impl {
   // jump.cc: stretches of cycles in closed form.
   uint64_t SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& moved, bool& have_sb);
   uint64_t ArraySteady(bool* issue, bool* shift) const;
-  bool EnginesStill(bool shift, uint64_t& cycles, int* stream);
+  bool EnginesStill(bool shift, uint64_t& cycles, int* stream, bool* store);
+  bool StoreMoves(uint64_t& cycles) const;
+  uint64_t JumpStore(uint64_t k, const Steady& steady);
   bool ReadChannelSteady(bool shift, uint64_t& cycles, int* stream);
   bool StoreStill(uint64_t& cycles) const;
   void JumpLoadBeats(LoadEngine& e, uint64_t k);
   uint32_t DispatchStall(const Scoreboard& sb);
-  void Jump(uint64_t k, const Steady& steady);
+  uint64_t Jump(uint64_t k, const Steady& steady);
   void JumpRows(uint64_t s, uint64_t e);
 
   // controller.cc: fetch, dispatch, completions.

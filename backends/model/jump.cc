@@ -48,10 +48,15 @@ uint64_t Core::Impl::ArraySteady(bool* issue, bool* shift) const {
 }
 
 // Whether the DMA engines, the activation unit and the completions stay still (but for a load
-// engine streaming, `stream`: its owner, else -1); bounds `cycles` by their next event. The
-// tests most cycles fail come first (a STORE moving, a request to make).
-bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, int* stream) {
-  if (st.busy && !StoreStill(cycles)) return false;
+// engine streaming, `stream`: its owner, else -1, and the store engine, stepped on its own in
+// the stretch, `store`); bounds `cycles` by their next event. The tests most cycles fail come
+// first.
+bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, int* stream, bool* store) {
+  *store = false;
+  if (st.busy && !StoreStill(cycles)) {
+    if (!StoreMoves(cycles)) return false;
+    *store = true;
+  }
   if ((ac.busy && ac.reads_left > 0) || ld.Done() || wld.Done()) return false;
   uint32_t burst = 0;
   if (FetchWants(&burst) || LoadWants(ld) || LoadWants(wld)) return false;
@@ -114,6 +119,17 @@ bool Core::Impl::StoreStill(uint64_t& cycles) const {
   return true;
 }
 
+// The store engine moving in the stretch, stepped on its own (JumpStore): its rows not all sent;
+// an ACC source's read port sees only the result rows issued before the stretch.
+bool Core::Impl::StoreMoves(uint64_t& cycles) const {
+  if (st.rows_done == st.d.rows) return false;
+  if (!st_tail.valid && !st.bq.empty() && st.bq.front().due != 0) {
+    Until(st.bq.front().due, now, cycles);
+  }
+  if (IsAcc(st.d) && array.mm_active) cycles = std::min<uint64_t>(cycles, latency);
+  return true;
+}
+
 // The stall counter dispatch adds to each cycle while nothing else changes (kStallDependency or
 // kStallFetch); kNumCounters if it would dispatch, advance or stop.
 uint32_t Core::Impl::DispatchStall(const Scoreboard& sb) {
@@ -143,7 +159,8 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   uint64_t cycles = ArraySteady(&issue, &shift);
   if (cycles < 2) return 0;
   int stream = -1;
-  if (!EnginesStill(shift, cycles, &stream) || cycles < 2) return 0;
+  bool store = false;
+  if (!EnginesStill(shift, cycles, &stream, &store) || cycles < 2) return 0;
   Snapshot(sb, moved);
   have_sb = true;
   Scoreboard seen = sb;  // as dispatch sees it in each cycle of the stretch
@@ -153,15 +170,21 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   steady.issue = issue;
   steady.shift = shift;
   steady.stream = stream;
+  steady.store = store;
   steady.stall_memory = (sb.ld_any && !moved.ld && stream != kLd) ||
-                        (sb.wld_any && !moved.wld && stream != kWld) || (sb.st_busy && !moved.st);
+                        (sb.wld_any && !moved.wld && stream != kWld) ||
+                        (!store && sb.st_busy && !moved.st);
   steady.dma = (ld.any() ? 1 : 0) + (wld.any() ? 1 : 0) + (st.busy || st_tail.valid ? 1 : 0);
   return cycles;
 }
 
 // Cycles now .. now + k - 1 in closed form; now is left at the last.
-void Core::Impl::Jump(uint64_t k, const Steady& steady) {
+uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   ArrayState& a = array;
+  ac.writes_ub = false;
+  ac.reads_acc = false;
+  if (steady.store) k = JumpStore(k, steady);
+  if (k == 0) return 0;
   const uint64_t s = now, e = now + k - 1;
   Ctr(static_cast<csr::Counter>(steady.stall)) += k;
   if (steady.stall_memory) Ctr(csr::Counter::kStallMemory) += k;
@@ -189,10 +212,34 @@ void Core::Impl::Jump(uint64_t k, const Steady& steady) {
   const uint32_t cur_drain = a.cur_drain > k ? a.cur_drain - static_cast<uint32_t>(k) : 0;
   a.cur_drain = std::max(cur_drain, floor);
   a.reads_ub = steady.issue;
-  ac.writes_ub = false;
-  ac.reads_acc = false;
-  st.rd_pending = false;
   now = e;
+  return k;
+}
+
+// The store engine, cycle by cycle from now for at most k cycles, the rest of the device as the
+// stretch has it (the array's stream reading its UB rows); it stops before a write response is
+// due and after the cycle its last row goes out. Returns the cycles done, now left as it was.
+uint64_t Core::Impl::JumpStore(uint64_t k, const Steady& steady) {
+  const uint64_t s = now;
+  const Matmul* m = steady.issue ? &array.mms.back() : nullptr;
+  const uint32_t ub_row = m != nullptr ? m->r_ub.lo + m->rows_total - array.mm_left : 0;
+  uint64_t done = 0;
+  for (; done < k; ++done) {
+    now = s + done;
+    const std::deque<WriteBurst>& bq = st_tail.valid ? st_tail.bq : st.bq;
+    if (!bq.empty() && bq.front().due != 0 && bq.front().due <= now) break;
+    // STALL_MEMORY: the cycle's view, before the engine moves.
+    if (!steady.stall_memory && !st.Moves(cfg.max_in_flight)) ++Ctr(csr::Counter::kStallMemory);
+    array.reads_ub = steady.issue;
+    array.ub_read_row = ub_row + static_cast<uint32_t>(done);
+    StoreCycle();
+    if (st.rows_done == st.d.rows || !st.busy) {
+      ++done;
+      break;
+    }
+  }
+  now = s;
+  return done;
 }
 
 // A beat a cycle into the load at the head of its engine, which writes a row a cycle while one
