@@ -254,13 +254,14 @@ struct Scoreboard {
 };
 // A stretch of cycles done in closed form (jump.cc): what each of its cycles adds.
 struct Steady {
-  bool issue = false;         // a MATMUL row enters the array each cycle
-  bool shift = false;         // a weight row shifts from the FIFO each cycle
-  int stream = -1;            // the load engine (Owner) taking a beat, writing a row each cycle
-  bool store = false;         // the store engine moves (stepped on its own)
-  bool stall_memory = false;  // STALL_MEMORY counts each cycle
-  uint32_t stall = 0;         // the stall counter dispatch adds to each cycle
-  uint32_t dma = 0;           // DMA engines clocked each cycle
+  bool issue = false;          // a MATMUL row enters the array each cycle
+  bool shift = false;          // a weight row shifts from the FIFO each cycle
+  int stream = -1;             // the load engine (Owner) taking a beat, writing a row each cycle
+  bool store = false;          // the store engine moves (stepped on its own)
+  bool stall_weights = false;  // STALL_WEIGHTS counts each cycle (a MATMUL waits for its commit)
+  bool stall_memory = false;   // STALL_MEMORY counts each cycle
+  uint32_t stall = 0;          // the stall counter dispatch adds to each cycle
+  uint32_t dma = 0;            // DMA engines clocked each cycle
 };
 // Whether each DMA engine moved this cycle: STALL_MEMORY counts the cycles a busy one did not.
 struct DmaProgress {
@@ -338,7 +339,7 @@ struct Core::Impl {
 
   // jump.cc: stretches of cycles in closed form.
   uint64_t SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& moved, bool& have_sb);
-  uint64_t ArraySteady(bool* issue, bool* shift) const;
+  uint64_t ArraySteady(bool* issue, bool* shift, bool* stall_weights) const;
   bool EnginesStill(bool shift, uint64_t& cycles, int* stream, bool* store);
   bool StoreMoves(uint64_t& cycles) const;
   uint64_t JumpStore(uint64_t k, const Steady& steady);

@@ -19,25 +19,33 @@ void Until(uint64_t due, uint64_t now, uint64_t& cycles) {
 }  // namespace
 
 // Whether the array's side stays as it is or moves the same way each cycle from this one: rows
-// streaming (`issue`), weight rows shifting from the FIFO into the shadow bank (`shift`). The
-// number of cycles it can (bounded by its own events), 0 if not.
-uint64_t Core::Impl::ArraySteady(bool* issue, bool* shift) const {
+// streaming (`issue`), weight rows shifting from the FIFO into the shadow bank (`shift`), a
+// MATMUL waiting for its commit (`stall_weights`). The number of cycles it can (bounded by its
+// own events), 0 if not.
+uint64_t Core::Impl::ArraySteady(bool* issue, bool* shift, bool* stall_weights) const {
   const ArrayState& a = array;
   uint64_t cycles = ~uint64_t{0};
   // The weight shift: idle, waiting on an empty FIFO (which no load fills in the stretch), or a
-  // row a cycle short of the tile's last and of the FIFO's.
+  // row a cycle short of the tile's last.
   *shift = a.wl_active && a.wfifo != 0;
-  if (*shift) {
+  if (*shift) {  // (and short of the FIFO's last row, unless a LOAD WEIGHTS streams: SteadyCycles)
     if (a.wl.k - a.wl_slot < 2) return 0;
-    cycles = std::min<uint64_t>(a.wl.k - a.wl_slot - 1, a.wfifo);
+    cycles = a.wl.k - a.wl_slot - 1;
   } else if (!a.wl_active && !a.wlq.empty() && !a.shadow_pending) {
     return 0;
   }
-  *issue = a.mm_active;
+  *issue = a.mm_active && !a.mm_need_commit;
+  *stall_weights = a.mm_active && a.mm_need_commit;
   if (!a.mm_active) return cycles;
+  if (a.mm_need_commit) {  // the commit waits for the shadow bank, then for the other to drain
+    if (!a.shadow_pending || a.wl_active) return cycles;
+    const bool narrowing = a.wl.n < a.other.n;
+    const uint64_t drain = std::max<uint32_t>(a.other_drain, narrowing ? a.other_full : 0);
+    return std::min(cycles, drain);  // 0: it commits now
+  }
   const Matmul& m = a.mms.back();
-  // Streaming: no commit to wait for, past the first row (traced), short of the last (ready).
-  if (a.mm_need_commit || a.mm_left < 2 || a.mm_left == m.rows_total) return 0;
+  // Streaming: short of the last row (ready), past the first while tracing (it is traced).
+  if (a.mm_left < 2 || (trace && a.mm_left == m.rows_total)) return 0;
   if (m.accumulate) {  // no hazard: the rows still in the adder are all behind the stream's
     const uint32_t row = m.w_acc.lo + m.rows_total - a.mm_left;
     for (const auto& [cycle, acc_row] : a.recent_rows) {
@@ -83,7 +91,6 @@ bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
   const ReadBurst& b = rq.front();
   if (b.owner == kFetch || b.error || (b.owner == kLd ? !wld_still : ld.Owed() != 0)) return false;
   LoadEngine& e = b.owner == kLd ? ld : wld;
-  if (e.weights && (array.wl_active || shift)) return false;  // a row in the FIFO would shift
   if (e.q.empty()) return false;
   const LoadCmd& c = e.q.front();
   // Rows of a beat or more: a beat completes a row at most, so one is owed at most.
@@ -93,8 +100,12 @@ bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
   }
   const uint32_t own = c.ready_rows - c.written;
   if (own > 1 || e.Owed() != own) return false;
+  // LOAD WEIGHTS beside the shift taking a row a cycle: a row in, a row out, each cycle, from a
+  // row owed on (a beat a row).
+  const bool beside_shift = e.weights && (array.wl_active || shift);
+  if (beside_shift && (!shift || own != 1 || c.plan.lin_row_bytes != beat_bytes)) return false;
   cycles = std::min<uint64_t>(cycles, b.beats - b.next - 1);
-  if (e.weights) {  // room in the FIFO for every row written in the stretch
+  if (e.weights && !beside_shift) {  // room in the FIFO for every row written in the stretch
     if (array.wfifo + own >= cfg.wfifo_depth) return false;
     cycles = std::min<uint64_t>(cycles, cfg.wfifo_depth - array.wfifo - own);
   }
@@ -155,12 +166,14 @@ uint32_t Core::Impl::DispatchStall(const Scoreboard& sb) {
 // `sb` and `moved`: the scoreboard's view of this cycle, when it was taken (`have_sb`).
 uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& moved,
                                   bool& have_sb) {
-  bool issue = false, shift = false;
-  uint64_t cycles = ArraySteady(&issue, &shift);
+  bool issue = false, shift = false, stall_weights = false;
+  uint64_t cycles = ArraySteady(&issue, &shift, &stall_weights);
   if (cycles < 2) return 0;
   int stream = -1;
   bool store = false;
-  if (!EnginesStill(shift, cycles, &stream, &store) || cycles < 2) return 0;
+  if (!EnginesStill(shift, cycles, &stream, &store)) return 0;
+  if (shift && stream != kWld) cycles = std::min<uint64_t>(cycles, array.wfifo);  // none comes in
+  if (cycles < 2) return 0;
   Snapshot(sb, moved);
   have_sb = true;
   Scoreboard seen = sb;  // as dispatch sees it in each cycle of the stretch
@@ -169,6 +182,7 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   if (steady.stall == csr::kNumCounters) return 0;
   steady.issue = issue;
   steady.shift = shift;
+  steady.stall_weights = stall_weights;
   steady.stream = stream;
   steady.store = store;
   steady.stall_memory = (sb.ld_any && !moved.ld && stream != kLd) ||
@@ -188,6 +202,7 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   const uint64_t s = now, e = now + k - 1;
   Ctr(static_cast<csr::Counter>(steady.stall)) += k;
   if (steady.stall_memory) Ctr(csr::Counter::kStallMemory) += k;
+  if (steady.stall_weights) Ctr(csr::Counter::kStallWeights) += k;
   clocks.dma_cycles += k * steady.dma;
   clocks.activate_cycles += clocks.activate.Count(s, e);
   if (steady.stream >= 0) JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
