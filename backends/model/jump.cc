@@ -78,9 +78,9 @@ bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, int* stream, bool* s
 }
 
 // The read channel: nothing arrives in the stretch, or a load engine takes one beat a cycle, one
-// plain row a beat, and writes one row a cycle (up to the burst's last beat, which frees a
-// request): LOAD into the UB, or LOAD WEIGHTS into the FIFO while it has room and no shift
-// takes from it. The weights' rows owed wait for room in the FIFO, which no shift makes.
+// plain row a beat, and writes one row a cycle: LOAD into the UB, LOAD WEIGHTS into the FIFO
+// while it has room, or beside the shift taking a row a cycle. Rows owed to the weights
+// otherwise wait for room in the FIFO, which no shift makes.
 bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
   *stream = -1;
   const bool wld_still = wld.Owed() == 0 || (!shift && array.wfifo >= cfg.wfifo_depth);
@@ -104,7 +104,9 @@ bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
   // row owed on (a beat a row).
   const bool beside_shift = e.weights && (array.wl_active || shift);
   if (beside_shift && (!shift || own != 1 || c.plan.lin_row_bytes != beat_bytes)) return false;
-  cycles = std::min<uint64_t>(cycles, b.beats - b.next - 1);
+  // Up to the burst's last beat, which frees a request; through it when none is left to make.
+  const uint64_t left = b.beats - b.next;
+  cycles = std::min<uint64_t>(cycles, e.Generating() == nullptr ? left : left - 1);
   if (e.weights && !beside_shift) {  // room in the FIFO for every row written in the stretch
     if (array.wfifo + own >= cfg.wfifo_depth) return false;
     cycles = std::min<uint64_t>(cycles, cfg.wfifo_depth - array.wfifo - own);
@@ -270,8 +272,11 @@ void Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
   c.written = std::max(written, c.written);
   c.beats_got += k;
   c.ready_rows = ready(c.beats_got);
-  rq.front().next += static_cast<uint32_t>(k);
   Ctr(csr::Counter::kDmaReadBytes) += k * beat_bytes;
+  if ((rq.front().next += static_cast<uint32_t>(k)) == rq.front().beats) {  // the burst's last
+    rq.pop_front();
+    --e.bursts_out;
+  }
 }
 
 // The rows of cycles s .. e: their counters, clocks, result slots and adder history. No mark
