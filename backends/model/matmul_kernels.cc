@@ -95,6 +95,7 @@ template <int B, int N>
 __attribute__((target("avx2"))) void FloatRowsAvx2(const MatmulRows<float>& m, const float* a,
                                                    uint32_t i, uint32_t c0, const __m256i* lanes,
                                                    const __m256i* live) {
+  const bool full = c0 + 8 * B <= m.C;  // every lane a column: plain loads
   __m256 p[N][B];
   for (int j = 0; j < N; ++j) {
     for (int b = 0; b < B; ++b) p[j][b] = _mm256_setzero_ps();
@@ -103,7 +104,9 @@ __attribute__((target("avx2"))) void FloatRowsAvx2(const MatmulRows<float>& m, c
   for (uint32_t r = 0; r < m.k; ++r) {
     const float* wr = m.w + size_t{r} * m.C + c0;
     __m256 w[B];
-    for (int b = 0; b < B; ++b) w[b] = _mm256_maskload_ps(wr + 8 * b, lanes[b]);
+    for (int b = 0; b < B; ++b) {
+      w[b] = full ? _mm256_loadu_ps(wr + 8 * b) : _mm256_maskload_ps(wr + 8 * b, lanes[b]);
+    }
     for (int j = 0; j < N; ++j) {
       const __m256 av = _mm256_broadcast_ss(ar + static_cast<size_t>(j) * m.k + r);
       for (int b = 0; b < B; ++b) p[j][b] = _mm256_add_ps(p[j][b], _mm256_mul_ps(av, w[b]));
@@ -125,8 +128,9 @@ __attribute__((target("avx2"))) void FloatRowsAvx2(const MatmulRows<float>& m, c
 template <int B>
 __attribute__((target("avx2"))) void FloatAvx2(const MatmulRows<float>& m, const float* a,
                                                uint32_t c0) {
-  constexpr int kRows = B <= 2 ? 4 : 2;  // N x B partial sums fit the 16 registers
-  __m256i lanes[B], live[B];             // lanes that exist, lanes of the tile's columns
+  // N x B partial sums, the weights and an operand fit the 16 registers.
+  constexpr int kRows = B == 1 ? 8 : (B == 2 ? 6 : 2);
+  __m256i lanes[B], live[B];  // lanes that exist, lanes of the tile's columns
   for (int b = 0; b < B; ++b) {
     lanes[b] = LaneMask(c0 + 8 * b, m.C);
     live[b] = LaneMask(c0 + 8 * b, std::min(m.n, m.C));

@@ -78,7 +78,8 @@ void SparseMemory::ReadRows(uint64_t addr, uint64_t stride, uint32_t rows, size_
       Read(addr, out, row_bytes);  // across a page, or outside the memory (it throws)
       continue;
     }
-    const Page* page = FindPage(addr / kPageBytes);
+    const uint64_t index = addr / kPageBytes;
+    const Page* page = index == cached_index_ ? cached_page_ : FindPage(index);
     if (page != nullptr) {
       std::memcpy(out, page->data() + offset, row_bytes);
     } else {
