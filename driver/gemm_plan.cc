@@ -64,6 +64,9 @@ struct Geometry {
   // From a row entering the array to its result row (the PE's pipeline included), and the
   // cycles a commit waits after the last row on the bank it overwrites (common/pe_pipeline.h).
   int latency, commit_gap;
+  // ... the wait of a commit that narrows its bank's tile: the full drain, whatever the tile's K
+  // (the old tile's passing lanes cross every row).
+  int full_gap;
   int in_bytes;    // per operand element in host memory: 2 (bf16) or 1 (int8)
   int out_bytes;   // per result element in host memory
   bool activated;  // results leave through the activation unit (bf16, int8)
@@ -114,6 +117,8 @@ Geometry MakeGeometry(const DeviceConfig& cfg, const GemmSpec& spec, const GemmP
   g.tile_k = std::max(1, std::min(g.rows, spec.k));
   g.commit_gap =
       static_cast<int>(CommitGap(static_cast<uint32_t>(g.tile_k), static_cast<uint32_t>(add)));
+  g.full_gap =
+      static_cast<int>(CommitGap(static_cast<uint32_t>(g.rows), static_cast<uint32_t>(add)));
   g.in_bytes = spec.int8 ? 1 : 2;
   g.out_bytes = OutputBytes(spec.output);
   g.activated = spec.output == OutputType::kBf16 || int8_out;
@@ -130,6 +135,24 @@ double StepCycles(const Geometry& g, int rows) {
       kPlannerMemoryLatency + double(g.tile_k) * g.cols * g.in_bytes / g.bus + g.tile_k;
   const double drain = (double(rows) + g.commit_gap - 1) / 2;
   return std::max({double(rows), double(g.tile_k), drain, tile_trip / 3});
+}
+
+// The commits of an M block that narrow their bank's tile: the last N tile's, when it is
+// narrower than the others, on a bank a wider tile used two steps before. Steps go K tile by K
+// tile, the group's N tiles in turn within each (Planner::MakeSteps). `first`: the GEMM's first
+// M block, where a step near the start has no step two before it.
+int NarrowingCommits(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b, bool first) {
+  if (g.n_tiles < 2 || spec.n % g.cols == 0) return 0;
+  const int groups = CeilDiv(g.n_tiles, b.n_group);
+  const int last_group = g.n_tiles - (groups - 1) * b.n_group;
+  const bool earlier_groups = groups >= 2;
+  if (last_group >= 3) return g.k_tiles;  // each K tile's narrow step follows two wide ones
+  if (last_group == 2) return first && !earlier_groups ? 0 : 1;  // then it alternates banks
+  // Alone in its group: its first two steps follow the wide tiles' steps, if there are two.
+  const int start = first ? (groups - 1) * b.n_group * g.k_tiles : 2;
+  int events = 0;
+  for (int kt = 0; kt < std::min(g.k_tiles, 2); ++kt) events += start + kt >= 2 ? 1 : 0;
+  return events;
 }
 
 // What each MATMUL costs beyond its rows, measured: dispatch and weight-tile hand-over now and
@@ -203,10 +226,22 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
   // (Not in the int8 mode, which takes the fewest operand bytes within 1% of the fastest
   // estimate: with this charge a 500 x 784 x 64 int8 layer read 0.74 of its bf16 twin's bytes,
   // without it 0.52, at 1.5% more cycles.)
+  // A narrowing commit waits for the full drain of the step two before it.
+  const auto wait = [&](int rows, double step_cycles) {
+    return std::max(0.0, rows + g.full_gap - 1 - 2 * (step_cycles + kStepOverhead));
+  };
+  const int first_rows = m_blocks == 1 ? last_rows : b.m_block;
+  const double first_step = m_blocks == 1 ? last_step : step;
+  const double narrowing =
+      NarrowingCommits(g, spec, b, true) * wait(first_rows, first_step) +
+      NarrowingCommits(g, spec, b, false) *
+          (m_blocks < 2 ? 0.0
+                        : (m_blocks - 2) * wait(b.m_block, step) + wait(last_rows, last_step));
   const double bias_starts =
       spec.bias && !spec.int8 ? double(m_blocks) * groups * kPlannerMemoryLatency : 0;
   // A store engine busy all the time stalls the in-order dispatcher now and then: keep slack.
-  return std::max({compute, memory, 1.25 * stores}) + head + tail + init_waits + bias_starts;
+  return std::max({compute, memory, 1.25 * stores}) + head + tail + init_waits + bias_starts +
+         narrowing;
 }
 
 GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {

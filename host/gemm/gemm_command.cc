@@ -466,6 +466,7 @@ void PrintJson(const GemmArgs& args, const GemmProblem& p, const driver::DeviceC
   j["dtype"] = args.dtype;
   j["cycles"] = result.stats.counter(csr::Counter::kCycles);
   j["ideal_cycles"] = result.ideal_cycles;
+  j["estimated_cycles"] = result.blocking.estimated_cycles;  // the planner's cost model
   j["utilization"] = result.utilization;
   j["macs"] = uint64_t(p.m) * p.k * p.n;
   AddRunCounters(result, &j);

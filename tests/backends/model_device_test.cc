@@ -9,6 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/device_spec.h"
@@ -486,6 +487,36 @@ TEST(ModelDeviceGemm, MemoryIsAsWideAsThePortUnlessGiven) {
   EXPECT_EQ(ModelDevice().config().timing.bytes_per_cycle, 32u);
   EXPECT_EQ(GemmCycles(standard, MemoryTiming(), 256, 256, 256),
             GemmCycles(standard, {100, 32, 8}, 256, 256, 256));
+}
+
+// The cycles of a random m x k x n GEMM on `device` and what the planner estimated for it.
+std::pair<uint64_t, uint64_t> CyclesAndEstimate(const backends::model::Config& device, int m, int k,
+                                                int n) {
+  ModelDevice dev(device);
+  BitSource bits(41);
+  const testing::RandomGemm gemm(m, k, n, {false, false, false, 0, driver::OutputType::kFp32},
+                                 bits);
+  const driver::GemmResult result =
+      driver::Gemm(dev, driver::ReadDeviceConfig(dev), gemm.request, 50'000'000);
+  return {result.stats.counter(csr::Counter::kCycles), result.blocking.estimated_cycles};
+}
+
+// Issue 66: a commit that narrows its bank's tile waits for the bank's full drain. On 128 x 128
+// a 10-row GEMM of N = 300 (its last tile 44 columns, after two of 128) pays that wait over the
+// N = 384 one, and the planner's estimate charges it: its estimate grows by the measured wait
+// within a quarter, where it used to stay equal.
+TEST(ModelDeviceGemm, TheEstimateChargesANarrowingCommit) {
+  backends::model::Config wide;  // 128x128:bus=512
+  wide.rows = wide.cols = 128;
+  wide.wfifo_depth = 256;
+  wide.bus_bytes = 512;
+  wide.max_in_flight = DmaMaxInFlight(512);
+  const auto [narrowing, narrowing_estimate] = CyclesAndEstimate(wide, 10, 16, 300);
+  const auto [full, full_estimate] = CyclesAndEstimate(wide, 10, 16, 384);
+  const double wait = double(narrowing) - double(full);
+  const double charged = double(narrowing_estimate) - double(full_estimate);
+  EXPECT_GT(wait, 200) << narrowing << " against " << full;
+  EXPECT_NEAR(charged, wait, wait / 4) << narrowing_estimate << " against " << full_estimate;
 }
 
 // Devices are independent: two of them in one process, interleaved.
