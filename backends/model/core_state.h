@@ -345,7 +345,7 @@ struct Core::Impl {
   uint64_t JumpStore(uint64_t k, const Steady& steady);
   bool ReadChannelSteady(bool shift, uint64_t& cycles, int* stream);
   bool StoreStill(uint64_t& cycles) const;
-  void JumpLoadBeats(LoadEngine& e, uint64_t k);
+  bool JumpLoadBeats(LoadEngine& e, uint64_t k);
   uint32_t DispatchStall(const Scoreboard& sb);
   uint64_t Jump(uint64_t k, const Steady& steady);
   void JumpRows(uint64_t s, uint64_t e);

@@ -104,9 +104,8 @@ bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
   // row owed on (a beat a row).
   const bool beside_shift = e.weights && (array.wl_active || shift);
   if (beside_shift && (!shift || own != 1 || c.plan.lin_row_bytes != beat_bytes)) return false;
-  // Up to the burst's last beat, which frees a request; through it when none is left to make.
-  const uint64_t left = b.beats - b.next;
-  cycles = std::min<uint64_t>(cycles, e.Generating() == nullptr ? left : left - 1);
+  // Up to the burst's last beat, which frees a request (made in that cycle: Jump).
+  cycles = std::min<uint64_t>(cycles, b.beats - b.next);
   if (e.weights && !beside_shift) {  // room in the FIFO for every row written in the stretch
     if (array.wfifo + own >= cfg.wfifo_depth) return false;
     cycles = std::min<uint64_t>(cycles, cfg.wfifo_depth - array.wfifo - own);
@@ -207,7 +206,7 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   if (steady.stall_weights) Ctr(csr::Counter::kStallWeights) += k;
   clocks.dma_cycles += k * steady.dma;
   clocks.activate_cycles += clocks.activate.Count(s, e);
-  if (steady.stream >= 0) JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
+  const bool burst_done = steady.stream >= 0 && JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
   // The columns: each cycle's shifting row and streaming row run the tiles' columns.
   clocks.CountColumns(s, e, std::max(steady.issue ? a.cur.n : 0, steady.shift ? a.wl.n : 0));
   if (steady.shift) {
@@ -230,6 +229,12 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   a.cur_drain = std::max(cur_drain, floor);
   a.reads_ub = steady.issue;
   now = e;
+  // A burst's last beat in the last cycle frees a request: its engine's, the only one that may
+  // want one, so STALL_MEMORY is as counted (it moved, taking the beat).
+  if (burst_done) {
+    DmaProgress moved;
+    ReadRequestCycle(moved);
+  }
   return k;
 }
 
@@ -260,8 +265,9 @@ uint64_t Core::Impl::JumpStore(uint64_t k, const Steady& steady) {
 }
 
 // A beat a cycle into the load at the head of its engine, which writes a row a cycle while one
-// is owed: after k cycles it has written the rows the first k - 1 beats completed.
-void Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
+// is owed: after k cycles it has written the rows the first k - 1 beats completed. Returns
+// whether the last was its burst's last.
+bool Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
   LoadCmd& c = e.q.front();
   const auto ready = [&](uint64_t beats) {  // LoadBeat's rule
     const uint64_t in = beats * beat_bytes - c.plan.lin_off;
@@ -273,10 +279,10 @@ void Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
   c.beats_got += k;
   c.ready_rows = ready(c.beats_got);
   Ctr(csr::Counter::kDmaReadBytes) += k * beat_bytes;
-  if ((rq.front().next += static_cast<uint32_t>(k)) == rq.front().beats) {  // the burst's last
-    rq.pop_front();
-    --e.bursts_out;
-  }
+  if ((rq.front().next += static_cast<uint32_t>(k)) != rq.front().beats) return false;
+  rq.pop_front();  // the burst's last beat
+  --e.bursts_out;
+  return true;
 }
 
 // The rows of cycles s .. e: their counters, clocks, result slots and adder history. No mark
