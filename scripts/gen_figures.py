@@ -458,6 +458,9 @@ KINDS = {"demo": demo_block, "torch_ops": torch_ops_table, "bench": bench_table,
 # text differs from what the JSON gives.
 FIGURE = re.compile(
     r"<!-- fig (\S+) (\S+) (int|pct2|pct|d[1-5](?:[*/]1e\d+)?|text) -->(.*?)<!-- /fig -->")
+# Any figure tag, to refuse one FIGURE does not take (an unknown FORMAT, a missing /fig).
+ANY_FIGURE = re.compile(r"<!-- fig [^>]*-->")
+FIGURE_HEAD = re.compile(r"<!-- fig (\S+) (\S+) (int|pct2|pct|d[1-5](?:[*/]1e\d+)?|text) -->")
 SELECT = re.compile(r"^([A-Za-z_0-9]+)\[([^\]]+)\]$")
 PROSE_PAGES = (["README.md"] + sorted(f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")) +
                sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*/README.md")))
@@ -515,6 +518,12 @@ def render_figures(text, datas_by_name):
                         f"{', '.join(datas)}")
     value = format_figure(resolve(path, data), form)
     return f"<!-- fig {name} {path} {form} -->{value}<!-- /fig -->"
+  for tag in ANY_FIGURE.finditer(text):
+    if text[tag.start() - 1:tag.start()] == "`":  # the syntax quoted as code
+      continue
+    if not FIGURE_HEAD.fullmatch(tag.group(0)) or not FIGURE.match(text, tag.start()):
+      raise FigureError(f"figure tag `{tag.group(0)}` is not SOURCE PATH FORMAT with a FORMAT of "
+                        "int, pct, pct2, d1 ... d5 (d2/1e6, d2*1e3) or text, closed by <!-- /fig -->")
   return FIGURE.sub(one, text)
 
 

@@ -1,7 +1,8 @@
 """scripts/gen_figures.py on a tree of its own (a copy of the script, one committed bench JSON, a
 page with a generated table and a figure in prose): the generator fills both; --check passes on
 what it wrote, and fails, naming the figure, when the prose or the table was edited by hand or
-the JSON moved; a path that picks no row, or two, is a one-line error. And the inputs' hash
+the JSON moved; a path that picks no row, or two, and a tag it cannot read (an unknown format, no
+closing tag) are one-line errors. And the inputs' hash
 (issue 69): --check fails, naming the source and the command that re-records it, once the code
 under a recorded source changed; a comment or a blank line changes nothing. The re-running of
 commands is left out (--no-rerun): figures_up_to_date does that on the real tree."""
@@ -103,6 +104,16 @@ def test_generator_on_a_tree_of_its_own():
     assert result.returncode == 1, result.stdout
     assert "0 entries of rows with shape=3x3x3" in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+    # A tag with a format the generator does not know (it used to be left alone silently), and
+    # one never closed: one line each, exit 1, naming the tag.
+    for bad in ("cycles int -->1<!-- /fig -->", "cycles int -->1"):
+      page.write_text(PAGE.replace("cycles int -->1<!-- /fig -->",
+                                   bad.replace("int", "d6") if bad.endswith("-->") else bad))
+      result = gen(tree, "--check", "--no-rerun")
+      assert result.returncode == 1, result.stdout
+      assert "is not SOURCE PATH FORMAT" in result.stderr, result.stderr
+      assert len(result.stderr.strip().splitlines()) == 1, result.stderr
   print("gen_figures_test: passed")
 
 
