@@ -8,8 +8,10 @@
 //   dma_store.cc   the store engine: row reads, write bursts, responses
 //   array.cc       weight FIFO and banks, the systolic array, the accumulators
 //   activation.cc  the activation unit (bias, ReLU, bf16 rounding, int8 requantization)
-// Each instruction's effect on the buffers is applied at dispatch (Exec*); the cycle model
-// then only decides when it is done.
+//   jump.cc        stretches of cycles that repeat, done in closed form (marks.h: the cycles
+//                  ahead, as spans)
+// Each instruction's effect on the buffers is applied at dispatch (Exec*; a MATMUL's products in
+// matmul_kernels.cc); the cycle model then only decides when it is done.
 #ifndef MXU_BACKENDS_MODEL_CORE_STATE_H_
 #define MXU_BACKENDS_MODEL_CORE_STATE_H_
 

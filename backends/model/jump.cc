@@ -1,9 +1,11 @@
-// Time that jumps: the stretches of cycles in which nothing can change but a MATMUL's row stream
-// (and the drains and countdowns that follow it), done in closed form instead of cycle by cycle.
-// A stretch ends the cycle before the next event any engine waits for (a read beat or a write
-// response due, a done, the stream's last row), and every engine but the array must be still
-// in it: then each cycle of the stretch is the same cycle, and every counter grows by the same
-// amount each cycle, or as the array's marks say. Anything else is stepped (core.cc).
+// Time that jumps: stretches of cycles in which the device does the same thing each cycle, done
+// in closed form instead of cycle by cycle: a MATMUL's rows streaming, a weight tile shifting
+// into the shadow bank, a commit waiting for the other bank to drain, a load engine taking a
+// beat and writing a row a cycle, and the waits and countdowns beside them (a STORE moving is
+// stepped on its own inside a stretch: JumpStore). A stretch ends before the next event any
+// engine waits for (a read beat or a write response due, a done, a request to make, the
+// stream's last row), so every counter grows by the same amount each cycle of it, or as the
+// marks say (marks.h). Anything else is stepped (core.cc).
 #include <algorithm>
 
 #include "backends/model/core_state.h"
