@@ -260,6 +260,7 @@ struct Steady {
   bool shift = false;          // a weight row shifts from the FIFO each cycle
   int stream = -1;             // the load engine (Owner) taking a beat, writing a row each cycle
   bool store = false;          // the store engine moves (stepped on its own)
+  bool activate = false;       // the activation unit reads rows (stepped on its own)
   bool stall_weights = false;  // STALL_WEIGHTS counts each cycle (a MATMUL waits for its commit)
   bool stall_memory = false;   // STALL_MEMORY counts each cycle
   uint32_t stall = 0;          // the stall counter dispatch adds to each cycle
@@ -342,9 +343,9 @@ struct Core::Impl {
   // jump.cc: stretches of cycles in closed form.
   uint64_t SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& moved, bool& have_sb);
   uint64_t ArraySteady(bool* issue, bool* shift, bool* stall_weights) const;
-  bool EnginesStill(bool shift, uint64_t& cycles, int* stream, bool* store);
+  bool EnginesStill(bool shift, uint64_t& cycles, int* stream, Steady& steady);
   bool StoreMoves(uint64_t& cycles) const;
-  uint64_t JumpStore(uint64_t k, const Steady& steady);
+  uint64_t JumpSide(uint64_t k, const Steady& steady);
   bool ReadChannelSteady(bool shift, uint64_t& cycles, int* stream);
   bool StoreStill(uint64_t& cycles) const;
   bool JumpLoadBeats(LoadEngine& e, uint64_t k);

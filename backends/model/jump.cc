@@ -2,9 +2,9 @@
 // in closed form instead of cycle by cycle: a MATMUL's rows streaming, a weight tile shifting
 // into the shadow bank, a commit waiting for the other bank to drain, a load engine taking a
 // beat and writing a row a cycle, and the waits and countdowns beside them (a STORE moving is
-// stepped on its own inside a stretch: JumpStore). A stretch ends before the next event any
-// engine waits for (a read beat or a write response due, a done, a request to make, the
-// stream's last row), so every counter grows by the same amount each cycle of it, or as the
+// stepped on its own inside a stretch, as an ACTIVATE reading: JumpSide). A stretch ends before the
+// next event any engine waits for (a read beat or a write response due, a done, a request to make,
+// the stream's last row), so every counter grows by the same amount each cycle of it, or as the
 // marks say (marks.h). Anything else is stepped (core.cc).
 #include <algorithm>
 
@@ -61,22 +61,26 @@ uint64_t Core::Impl::ArraySteady(bool* issue, bool* shift, bool* stall_weights) 
 // engine streaming, `stream`: its owner, else -1, and the store engine, stepped on its own in
 // the stretch, `store`); bounds `cycles` by their next event. The tests most cycles fail come
 // first.
-bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, int* stream, bool* store) {
-  *store = false;
+bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, int* stream, Steady& steady) {
+  steady.store = false;
   if (st.busy && !StoreStill(cycles)) {
     if (!StoreMoves(cycles)) return false;
-    *store = true;
+    steady.store = true;
   }
-  if ((ac.busy && ac.reads_left > 0) || ld.Done() || wld.Done()) return false;
+  if (ld.Done() || wld.Done()) return false;
   uint32_t burst = 0;
   if (FetchWants(&burst) || LoadWants(ld) || LoadWants(wld)) return false;
-  if (ac.busy) Until(ac.done_at, now, cycles);
-  if (!ac.ub_writes.empty()) Until(ac.ub_writes.front().first, now, cycles);
+  // An ACTIVATE reading its rows is stepped on its own too (JumpSide): its reads of the
+  // accumulators see the result rows issued before the stretch; its UB writes, a LOAD's rows.
+  steady.activate = ac.busy && ac.reads_left > 0;
+  if (steady.activate && array.mm_active) cycles = std::min<uint64_t>(cycles, latency);
+  if (ac.busy && !steady.activate) Until(ac.done_at, now, cycles);
+  if (!ac.ub_writes.empty() && !steady.activate) Until(ac.ub_writes.front().first, now, cycles);
   if (!array.mms.empty() && array.mms.front().done_at != 0) {
     Until(array.mms.front().done_at, now, cycles);
   }
   if (st_tail.valid) Until(st_tail.bq.front().due, now, cycles);
-  return ReadChannelSteady(shift, cycles, stream);
+  return ReadChannelSteady(shift, cycles, stream) && !(steady.activate && *stream == kLd);
 }
 
 // The read channel: nothing arrives in the stretch, or a load engine takes one beat a cycle, one
@@ -133,7 +137,7 @@ bool Core::Impl::StoreStill(uint64_t& cycles) const {
   return true;
 }
 
-// The store engine moving in the stretch, stepped on its own (JumpStore): its rows not all sent;
+// The store engine moving in the stretch, stepped on its own (JumpSide): its rows not all sent;
 // an ACC source's read port sees only the result rows issued before the stretch.
 bool Core::Impl::StoreMoves(uint64_t& cycles) const {
   if (st.rows_done == st.d.rows) return false;
@@ -173,8 +177,7 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   uint64_t cycles = ArraySteady(&issue, &shift, &stall_weights);
   if (cycles < 2) return 0;
   int stream = -1;
-  bool store = false;
-  if (!EnginesStill(shift, cycles, &stream, &store)) return 0;
+  if (!EnginesStill(shift, cycles, &stream, steady)) return 0;
   if (shift && stream != kWld) cycles = std::min<uint64_t>(cycles, array.wfifo);  // none comes in
   if (cycles < 2) return 0;
   Snapshot(sb, moved);
@@ -187,10 +190,9 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   steady.shift = shift;
   steady.stall_weights = stall_weights;
   steady.stream = stream;
-  steady.store = store;
   steady.stall_memory = (sb.ld_any && !moved.ld && stream != kLd) ||
                         (sb.wld_any && !moved.wld && stream != kWld) ||
-                        (!store && sb.st_busy && !moved.st);
+                        (!steady.store && sb.st_busy && !moved.st);
   steady.dma = (ld.any() ? 1 : 0) + (wld.any() ? 1 : 0) + (st.busy || st_tail.valid ? 1 : 0);
   return cycles;
 }
@@ -200,7 +202,7 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   ArrayState& a = array;
   ac.writes_ub = false;
   ac.reads_acc = false;
-  if (steady.store) k = JumpStore(k, steady);
+  if (steady.store || steady.activate) k = JumpSide(k, steady);
   if (k == 0) return 0;
   const uint64_t s = now, e = now + k - 1;
   Ctr(static_cast<csr::Counter>(steady.stall)) += k;
@@ -240,10 +242,11 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   return k;
 }
 
-// The store engine, cycle by cycle from now for at most k cycles, the rest of the device as the
-// stretch has it (the array's stream reading its UB rows); it stops before a write response is
-// due and after the cycle its last row goes out. Returns the cycles done, now left as it was.
-uint64_t Core::Impl::JumpStore(uint64_t k, const Steady& steady) {
+// The store engine and the activation unit, cycle by cycle from now for at most k cycles, the
+// rest of the device as the stretch has it (the array's stream reading its UB rows). It stops
+// before a write response is due, after the cycle the STORE's last row goes out or the
+// ACTIVATE's last row is read. Returns the cycles done, now left as it was.
+uint64_t Core::Impl::JumpSide(uint64_t k, const Steady& steady) {
   const uint64_t s = now;
   const Matmul* m = steady.issue ? &array.mms.back() : nullptr;
   const uint32_t ub_row = m != nullptr ? m->r_ub.lo + m->rows_total - array.mm_left : 0;
@@ -253,11 +256,15 @@ uint64_t Core::Impl::JumpStore(uint64_t k, const Steady& steady) {
     const std::deque<WriteBurst>& bq = st_tail.valid ? st_tail.bq : st.bq;
     if (!bq.empty() && bq.front().due != 0 && bq.front().due <= now) break;
     // STALL_MEMORY: the cycle's view, before the engine moves.
-    if (!steady.stall_memory && !st.Moves(cfg.max_in_flight)) ++Ctr(csr::Counter::kStallMemory);
+    if (steady.store && !steady.stall_memory && !st.Moves(cfg.max_in_flight)) {
+      ++Ctr(csr::Counter::kStallMemory);
+    }
     array.reads_ub = steady.issue;
     array.ub_read_row = ub_row + static_cast<uint32_t>(done);
+    ActivationCycle();
     StoreCycle();
-    if (st.rows_done == st.d.rows || !st.busy) {
+    if ((steady.store && (st.rows_done == st.d.rows || !st.busy)) ||
+        (steady.activate && ac.reads_left == 0)) {
       ++done;
       break;
     }
