@@ -61,7 +61,7 @@ uint64_t Core::Impl::ArraySteady(bool* issue, bool* shift, bool* stall_weights) 
 // engine streaming, `stream`: its owner, else -1, and the store engine, stepped on its own in
 // the stretch, `store`); bounds `cycles` by their next event. The tests most cycles fail come
 // first.
-bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, int* stream, Steady& steady) {
+bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, Steady& steady) {
   steady.store = false;
   if (st.busy && !StoreStill(cycles)) {
     if (!StoreMoves(cycles)) return false;
@@ -80,15 +80,16 @@ bool Core::Impl::EnginesStill(bool shift, uint64_t& cycles, int* stream, Steady&
     Until(array.mms.front().done_at, now, cycles);
   }
   if (st_tail.valid) Until(st_tail.bq.front().due, now, cycles);
-  return ReadChannelSteady(shift, cycles, stream) && !(steady.activate && *stream == kLd);
+  return ReadChannelSteady(shift, cycles, steady) && !(steady.activate && steady.stream == kLd);
 }
 
 // The read channel: nothing arrives in the stretch, or a load engine takes one beat a cycle, one
 // plain row a beat, and writes one row a cycle: LOAD into the UB, LOAD WEIGHTS into the FIFO
 // while it has room, or beside the shift taking a row a cycle. Rows owed to the weights
 // otherwise wait for room in the FIFO, which no shift makes.
-bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
-  *stream = -1;
+bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, Steady& steady) {
+  steady.stream = -1;
+  steady.ld_steps = false;
   const bool wld_still = wld.Owed() == 0 || (!shift && array.wfifo >= cfg.wfifo_depth);
   if (rq.empty() || rq.front().due > now) {
     if (!rq.empty()) Until(rq.front().due, now, cycles);
@@ -99,13 +100,19 @@ bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
   LoadEngine& e = b.owner == kLd ? ld : wld;
   if (e.q.empty()) return false;
   const LoadCmd& c = e.q.front();
-  // Rows of a beat or more: a beat completes a row at most, so one is owed at most.
-  if (c.beats_got >= c.beats_total || !c.plan.linear || c.d.flag || IsAcc(c.d) ||
-      c.plan.lin_row_bytes < beat_bytes) {
-    return false;
-  }
+  if (c.beats_got >= c.beats_total || !c.plan.linear || c.d.flag || IsAcc(c.d)) return false;
   const uint32_t own = c.ready_rows - c.written;
-  if (own > 1 || e.Owed() != own) return false;
+  if (e.Owed() != own) return false;
+  // Rows shorter than a beat, into the UB: a beat makes several rows owed and waits while they
+  // go out a row a cycle; stepped on its own (JumpSide) up to its burst's last beat.
+  if (c.plan.lin_row_bytes < beat_bytes) {
+    if (e.weights) return false;
+    steady.stream = kLd;
+    steady.ld_steps = true;
+    return true;
+  }
+  // Rows of a beat or more: a beat completes a row at most, so one is owed at most.
+  if (own > 1) return false;
   // LOAD WEIGHTS beside the shift taking a row a cycle: a row in, a row out, each cycle, from a
   // row owed on (a beat a row).
   const bool beside_shift = e.weights && (array.wl_active || shift);
@@ -116,7 +123,7 @@ bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, int* stream) {
     if (array.wfifo + own >= cfg.wfifo_depth) return false;
     cycles = std::min<uint64_t>(cycles, cfg.wfifo_depth - array.wfifo - own);
   }
-  *stream = b.owner;
+  steady.stream = b.owner;
   return true;
 }
 
@@ -176,8 +183,8 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   bool issue = false, shift = false, stall_weights = false;
   uint64_t cycles = ArraySteady(&issue, &shift, &stall_weights);
   if (cycles < 2) return 0;
-  int stream = -1;
-  if (!EnginesStill(shift, cycles, &stream, steady)) return 0;
+  if (!EnginesStill(shift, cycles, steady)) return 0;
+  const int stream = steady.stream;
   if (shift && stream != kWld) cycles = std::min<uint64_t>(cycles, array.wfifo);  // none comes in
   if (cycles < 2) return 0;
   Snapshot(sb, moved);
@@ -189,7 +196,6 @@ uint64_t Core::Impl::SteadyCycles(Steady& steady, Scoreboard& sb, DmaProgress& m
   steady.issue = issue;
   steady.shift = shift;
   steady.stall_weights = stall_weights;
-  steady.stream = stream;
   steady.stall_memory = (sb.ld_any && !moved.ld && stream != kLd) ||
                         (sb.wld_any && !moved.wld && stream != kWld) ||
                         (!steady.store && sb.st_busy && !moved.st);
@@ -202,7 +208,8 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   ArrayState& a = array;
   ac.writes_ub = false;
   ac.reads_acc = false;
-  if (steady.store || steady.activate) k = JumpSide(k, steady);
+  bool burst_done = false;
+  if (steady.store || steady.activate || steady.ld_steps) k = JumpSide(k, steady, &burst_done);
   if (k == 0) return 0;
   const uint64_t s = now, e = now + k - 1;
   Ctr(static_cast<csr::Counter>(steady.stall)) += k;
@@ -210,7 +217,9 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   if (steady.stall_weights) Ctr(csr::Counter::kStallWeights) += k;
   clocks.dma_cycles += k * steady.dma;
   clocks.activate_cycles += clocks.activate.Count(s, e);
-  const bool burst_done = steady.stream >= 0 && JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
+  if (steady.stream >= 0 && !steady.ld_steps) {
+    burst_done = JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
+  }
   // The columns: each cycle's shifting row and streaming row run the tiles' columns.
   clocks.CountColumns(s, e, std::max(steady.issue ? a.cur.n : 0, steady.shift ? a.wl.n : 0));
   if (steady.shift) {
@@ -242,11 +251,12 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   return k;
 }
 
-// The store engine and the activation unit, cycle by cycle from now for at most k cycles, the
-// rest of the device as the stretch has it (the array's stream reading its UB rows). It stops
-// before a write response is due, after the cycle the STORE's last row goes out or the
-// ACTIVATE's last row is read. Returns the cycles done, now left as it was.
-uint64_t Core::Impl::JumpSide(uint64_t k, const Steady& steady) {
+// The store engine, the activation unit and a LOAD of short rows, cycle by cycle from now for at
+// most k cycles, the rest of the device as the stretch has it (the array's stream reading its
+// UB rows). It stops before a write response is due, after the cycle the STORE's last row goes
+// out, the ACTIVATE's last row is read or the LOAD's burst ends (`burst_done`). Returns the
+// cycles done, now left as it was.
+uint64_t Core::Impl::JumpSide(uint64_t k, const Steady& steady, bool* burst_done) {
   const uint64_t s = now;
   const Matmul* m = steady.issue ? &array.mms.back() : nullptr;
   const uint32_t ub_row = m != nullptr ? m->r_ub.lo + m->rows_total - array.mm_left : 0;
@@ -262,15 +272,31 @@ uint64_t Core::Impl::JumpSide(uint64_t k, const Steady& steady) {
     array.reads_ub = steady.issue;
     array.ub_read_row = ub_row + static_cast<uint32_t>(done);
     ActivationCycle();
+    if (steady.ld_steps) *burst_done = LoadStep();
     StoreCycle();
     if ((steady.store && (st.rows_done == st.d.rows || !st.busy)) ||
-        (steady.activate && ac.reads_left == 0)) {
+        (steady.activate && ac.reads_left == 0) || *burst_done) {
       ++done;
       break;
     }
   }
   now = s;
   return done;
+}
+
+// A cycle of the LOAD engine's read-data side for the LOAD at its head, as ReadDataCycle does it:
+// a row out if owed, the channel's beat taken when the engine is ready. Returns whether that
+// beat ended its burst.
+bool Core::Impl::LoadStep() {
+  ReadBurst& b = rq.front();
+  const bool ready = LoadReady(ld);
+  LoadRows(ld);
+  if (!ready) return false;
+  Ctr(csr::Counter::kDmaReadBytes) += beat_bytes;
+  LoadBeat(ld, b.next + 1 == b.beats);
+  if (++b.next != b.beats) return false;
+  rq.pop_front();
+  return true;
 }
 
 // A beat a cycle into the load at the head of its engine, which writes a row a cycle while one
