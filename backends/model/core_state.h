@@ -259,7 +259,7 @@ struct Steady {
   bool issue = false;          // a MATMUL row enters the array each cycle
   bool shift = false;          // a weight row shifts from the FIFO each cycle
   int stream = -1;             // the load engine (Owner) taking a beat, writing a row each cycle
-  bool ld_steps = false;       // ... a LOAD of rows shorter than a beat (stepped on its own)
+  bool ld_steps = false;       // ... the LOAD engine stepped on its own
   bool store = false;          // the store engine moves (stepped on its own)
   bool activate = false;       // the activation unit reads rows (stepped on its own)
   bool stall_weights = false;  // STALL_WEIGHTS counts each cycle (a MATMUL waits for its commit)
@@ -346,11 +346,11 @@ struct Core::Impl {
   uint64_t ArraySteady(bool* issue, bool* shift, bool* stall_weights) const;
   bool EnginesStill(bool shift, uint64_t& cycles, Steady& steady);
   bool StoreMoves(uint64_t& cycles) const;
-  uint64_t JumpSide(uint64_t k, const Steady& steady, bool* burst_done);
-  bool LoadStep();
+  uint64_t JumpSide(uint64_t k, const Steady& steady);
+  bool LoadStep(bool* burst_end);
   bool ReadChannelSteady(bool shift, uint64_t& cycles, Steady& steady);
   bool StoreStill(uint64_t& cycles) const;
-  bool JumpLoadBeats(LoadEngine& e, uint64_t k);
+  void JumpLoadBeats(LoadEngine& e, uint64_t k);
   uint32_t DispatchStall(const Scoreboard& sb);
   uint64_t Jump(uint64_t k, const Steady& steady);
   void JumpRows(uint64_t s, uint64_t e);

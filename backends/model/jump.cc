@@ -100,19 +100,25 @@ bool Core::Impl::ReadChannelSteady(bool shift, uint64_t& cycles, Steady& steady)
   LoadEngine& e = b.owner == kLd ? ld : wld;
   if (e.q.empty()) return false;
   const LoadCmd& c = e.q.front();
-  if (c.beats_got >= c.beats_total || !c.plan.linear || c.d.flag || IsAcc(c.d)) return false;
   const uint32_t own = c.ready_rows - c.written;
-  if (e.Owed() != own) return false;
-  // Rows shorter than a beat, into the UB: a beat makes several rows owed and waits while they
-  // go out a row a cycle; stepped on its own (JumpSide) up to its burst's last beat.
-  if (c.plan.lin_row_bytes < beat_bytes) {
-    if (e.weights) return false;
+  // A linear LOAD of rows of a beat or more, the only one owing rows: a beat completes a row at
+  // most, so one is owed at most, a beat and a row each cycle.
+  const bool linear = c.beats_got < c.beats_total && c.plan.linear && !c.d.flag && !IsAcc(c.d) &&
+                      c.plan.lin_row_bytes >= beat_bytes && own <= 1 && e.Owed() == own;
+  if (!e.weights && !linear) {
+    // Any other LOAD's beats (short rows, strided, transposed, into the accumulators): its
+    // read-data side stepped on its own (JumpSide), up to a request or a done. Rows into the
+    // accumulators see the result rows issued before the stretch.
+    if (array.mm_active) {
+      for (const LoadCmd& q : ld.q) {
+        if (IsAcc(q.d)) cycles = std::min<uint64_t>(cycles, latency);
+      }
+    }
     steady.stream = kLd;
     steady.ld_steps = true;
     return true;
   }
-  // Rows of a beat or more: a beat completes a row at most, so one is owed at most.
-  if (own > 1) return false;
+  if (!linear) return false;
   // LOAD WEIGHTS beside the shift taking a row a cycle: a row in, a row out, each cycle, from a
   // row owed on (a beat a row).
   const bool beside_shift = e.weights && (array.wl_active || shift);
@@ -208,8 +214,7 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   ArrayState& a = array;
   ac.writes_ub = false;
   ac.reads_acc = false;
-  bool burst_done = false;
-  if (steady.store || steady.activate || steady.ld_steps) k = JumpSide(k, steady, &burst_done);
+  if (steady.store || steady.activate || steady.ld_steps) k = JumpSide(k, steady);
   if (k == 0) return 0;
   const uint64_t s = now, e = now + k - 1;
   Ctr(static_cast<csr::Counter>(steady.stall)) += k;
@@ -217,9 +222,7 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   if (steady.stall_weights) Ctr(csr::Counter::kStallWeights) += k;
   clocks.dma_cycles += k * steady.dma;
   clocks.activate_cycles += clocks.activate.Count(s, e);
-  if (steady.stream >= 0 && !steady.ld_steps) {
-    burst_done = JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
-  }
+  if (steady.stream >= 0 && !steady.ld_steps) JumpLoadBeats(steady.stream == kLd ? ld : wld, k);
   // The columns: each cycle's shifting row and streaming row run the tiles' columns.
   clocks.CountColumns(s, e, std::max(steady.issue ? a.cur.n : 0, steady.shift ? a.wl.n : 0));
   if (steady.shift) {
@@ -242,12 +245,10 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
   a.cur_drain = std::max(cur_drain, floor);
   a.reads_ub = steady.issue;
   now = e;
-  // A burst's last beat in the last cycle frees a request: its engine's, the only one that may
-  // want one, so STALL_MEMORY is as counted (it moved, taking the beat).
-  if (burst_done) {
-    DmaProgress moved;
-    ReadRequestCycle(moved);
-  }
+  // The last cycle's requests: none before it (a load's last beat may free one; then it is its
+  // engine's, which moved taking the beat, so STALL_MEMORY is as counted).
+  DmaProgress moved;
+  ReadRequestCycle(moved);
   return k;
 }
 
@@ -256,7 +257,7 @@ uint64_t Core::Impl::Jump(uint64_t k, const Steady& steady) {
 // UB rows). It stops before a write response is due, after the cycle the STORE's last row goes
 // out, the ACTIVATE's last row is read or the LOAD's burst ends (`burst_done`). Returns the
 // cycles done, now left as it was.
-uint64_t Core::Impl::JumpSide(uint64_t k, const Steady& steady, bool* burst_done) {
+uint64_t Core::Impl::JumpSide(uint64_t k, const Steady& steady) {
   const uint64_t s = now;
   const Matmul* m = steady.issue ? &array.mms.back() : nullptr;
   const uint32_t ub_row = m != nullptr ? m->r_ub.lo + m->rows_total - array.mm_left : 0;
@@ -265,17 +266,20 @@ uint64_t Core::Impl::JumpSide(uint64_t k, const Steady& steady, bool* burst_done
     now = s + done;
     const std::deque<WriteBurst>& bq = st_tail.valid ? st_tail.bq : st.bq;
     if (!bq.empty() && bq.front().due != 0 && bq.front().due <= now) break;
-    // STALL_MEMORY: the cycle's view, before the engine moves.
-    if (steady.store && !steady.stall_memory && !st.Moves(cfg.max_in_flight)) {
-      ++Ctr(csr::Counter::kStallMemory);
-    }
+    // STALL_MEMORY: the engines' view before they move (Snapshot), then the beat taken.
+    bool stalled = steady.store && !st.Moves(cfg.max_in_flight);
+    const bool ld_owed = ld.Owed() > 0;
     array.reads_ub = steady.issue;
     array.ub_read_row = ub_row + static_cast<uint32_t>(done);
     ActivationCycle();
-    if (steady.ld_steps) *burst_done = LoadStep();
+    bool burst_end = false;
+    const bool beat = steady.ld_steps && LoadStep(&burst_end);
     StoreCycle();
+    stalled = stalled || (steady.ld_steps && !ld_owed && !beat);
+    if (stalled && !steady.stall_memory) ++Ctr(csr::Counter::kStallMemory);
     if ((steady.store && (st.rows_done == st.d.rows || !st.busy)) ||
-        (steady.activate && ac.reads_left == 0) || *burst_done) {
+        (steady.activate && ac.reads_left == 0) ||
+        (steady.ld_steps && (burst_end || LoadWants(ld) || ld.Done()))) {
       ++done;
       break;
     }
@@ -284,25 +288,26 @@ uint64_t Core::Impl::JumpSide(uint64_t k, const Steady& steady, bool* burst_done
   return done;
 }
 
-// A cycle of the LOAD engine's read-data side for the LOAD at its head, as ReadDataCycle does it:
-// a row out if owed, the channel's beat taken when the engine is ready. Returns whether that
-// beat ended its burst.
-bool Core::Impl::LoadStep() {
+// A cycle of the LOAD engine's read-data side, as ReadDataCycle does it: a row out if owed, the
+// channel's beat taken when the engine is ready. Returns whether it took the beat;
+// `burst_end`: the beat ended its burst.
+bool Core::Impl::LoadStep(bool* burst_end) {
   ReadBurst& b = rq.front();
   const bool ready = LoadReady(ld);
   LoadRows(ld);
   if (!ready) return false;
   Ctr(csr::Counter::kDmaReadBytes) += beat_bytes;
   LoadBeat(ld, b.next + 1 == b.beats);
-  if (++b.next != b.beats) return false;
-  rq.pop_front();
+  if (++b.next == b.beats) {
+    rq.pop_front();
+    *burst_end = true;
+  }
   return true;
 }
 
 // A beat a cycle into the load at the head of its engine, which writes a row a cycle while one
-// is owed: after k cycles it has written the rows the first k - 1 beats completed. Returns
-// whether the last was its burst's last.
-bool Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
+// is owed: after k cycles it has written the rows the first k - 1 beats completed.
+void Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
   LoadCmd& c = e.q.front();
   const auto ready = [&](uint64_t beats) {  // LoadBeat's rule
     const uint64_t in = beats * beat_bytes - c.plan.lin_off;
@@ -314,10 +319,9 @@ bool Core::Impl::JumpLoadBeats(LoadEngine& e, uint64_t k) {
   c.beats_got += k;
   c.ready_rows = ready(c.beats_got);
   Ctr(csr::Counter::kDmaReadBytes) += k * beat_bytes;
-  if ((rq.front().next += static_cast<uint32_t>(k)) != rq.front().beats) return false;
+  if ((rq.front().next += static_cast<uint32_t>(k)) != rq.front().beats) return;
   rq.pop_front();  // the burst's last beat
   --e.bursts_out;
-  return true;
 }
 
 // The rows of cycles s .. e: their counters, clocks, result slots and adder history. No mark
