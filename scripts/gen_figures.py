@@ -106,6 +106,8 @@ def inputs_problems(sources, sets):
   never recorded against their inputs."""
   problems, unrecorded = [], []
   for source in sources:
+    if source.get("snapshot"):  # a past commit's figures, kept to compare with: not re-made
+      continue
     now = inputs_digest(source, sets)
     if "inputs_sha256" not in source:
       unrecorded.append(source["name"])
@@ -697,6 +699,9 @@ def main():
       if not chosen:
         raise FigureError(f"no source {args.record} in {SOURCES.relative_to(ROOT)}")
       source = chosen[0]
+      if source.get("snapshot"):
+        raise FigureError(f"{args.record} is a snapshot ({source['snapshot']}): the figures of a "
+                          "past commit, not re-recorded")
       for run in runs(source):
         data = strip_machine_dependent(rerun_command(source, run, args.build, ROOT / run["json"]),
                                        run["command"])
