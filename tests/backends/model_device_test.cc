@@ -9,7 +9,6 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "common/device_spec.h"
@@ -450,18 +449,31 @@ TEST(ModelDeviceGemm, LargeShapesAreBitExact) {
             0);
 }
 
-// The cycles of a random m x k x n GEMM on a model of `device` behind `timing`.
-uint64_t GemmCycles(const backends::model::Config& device, const MemoryTiming& timing, int m, int k,
-                    int n) {
+// A random m x k x n GEMM (seed 39) on a model of `device` behind `timing`.
+driver::GemmResult RandomGemmOn(const backends::model::Config& device, const MemoryTiming& timing,
+                                int m, int k, int n) {
   backends::model::Config config = device;
   config.timing = timing;
   ModelDevice dev(config);
   BitSource bits(39);
   const testing::RandomGemm gemm(m, k, n, {false, false, false, 0, driver::OutputType::kFp32},
                                  bits);
-  const driver::GemmResult result =
-      driver::Gemm(dev, driver::ReadDeviceConfig(dev), gemm.request, 50'000'000);
-  return result.stats.counter(csr::Counter::kCycles);
+  return driver::Gemm(dev, driver::ReadDeviceConfig(dev), gemm.request, 50'000'000);
+}
+
+uint64_t GemmCycles(const backends::model::Config& device, const MemoryTiming& timing, int m, int k,
+                    int n) {
+  return RandomGemmOn(device, timing, m, k, n).stats.counter(csr::Counter::kCycles);
+}
+
+// The 128x128:bus=512 device.
+backends::model::Config Wide() {
+  backends::model::Config wide;
+  wide.rows = wide.cols = 128;
+  wide.wfifo_depth = 256;
+  wide.bus_bytes = 512;
+  wide.max_in_flight = DmaMaxInFlight(512);
+  return wide;
 }
 
 // Issue 39, the memory follows the port: unless given, the host memory moves as many bytes a
@@ -469,11 +481,7 @@ uint64_t GemmCycles(const backends::model::Config& device, const MemoryTiming& t
 // with the width given as 512 and far faster than behind the old 32-byte default; the default
 // 16 x 16 device's port is 32 bytes, the old default, so its cycles do not move.
 TEST(ModelDeviceGemm, MemoryIsAsWideAsThePortUnlessGiven) {
-  backends::model::Config wide;  // 128x128:bus=512
-  wide.rows = wide.cols = 128;
-  wide.wfifo_depth = 256;
-  wide.bus_bytes = 512;
-  wide.max_in_flight = DmaMaxInFlight(512);
+  const backends::model::Config wide = Wide();
   EXPECT_EQ(ModelDevice(wide).config().timing.bytes_per_cycle, 512u);
   const uint64_t port = GemmCycles(wide, MemoryTiming(), 256, 512, 512);
   EXPECT_EQ(port, GemmCycles(wide, {100, 512, 8}, 256, 512, 512));
@@ -489,34 +497,21 @@ TEST(ModelDeviceGemm, MemoryIsAsWideAsThePortUnlessGiven) {
             GemmCycles(standard, {100, 32, 8}, 256, 256, 256));
 }
 
-// The cycles of a random m x k x n GEMM on `device` and what the planner estimated for it.
-std::pair<uint64_t, uint64_t> CyclesAndEstimate(const backends::model::Config& device, int m, int k,
-                                                int n) {
-  ModelDevice dev(device);
-  BitSource bits(41);
-  const testing::RandomGemm gemm(m, k, n, {false, false, false, 0, driver::OutputType::kFp32},
-                                 bits);
-  const driver::GemmResult result =
-      driver::Gemm(dev, driver::ReadDeviceConfig(dev), gemm.request, 50'000'000);
-  return {result.stats.counter(csr::Counter::kCycles), result.blocking.estimated_cycles};
-}
-
 // Issue 66: a commit that narrows its bank's tile waits for the bank's full drain. On 128 x 128
 // a 10-row GEMM of N = 300 (its last tile 44 columns, after two of 128) pays that wait over the
 // N = 384 one, and the planner's estimate charges it: its estimate grows by the measured wait
 // within a quarter, where it used to stay equal.
 TEST(ModelDeviceGemm, TheEstimateChargesANarrowingCommit) {
-  backends::model::Config wide;  // 128x128:bus=512
-  wide.rows = wide.cols = 128;
-  wide.wfifo_depth = 256;
-  wide.bus_bytes = 512;
-  wide.max_in_flight = DmaMaxInFlight(512);
-  const auto [narrowing, narrowing_estimate] = CyclesAndEstimate(wide, 10, 16, 300);
-  const auto [full, full_estimate] = CyclesAndEstimate(wide, 10, 16, 384);
-  const double wait = double(narrowing) - double(full);
-  const double charged = double(narrowing_estimate) - double(full_estimate);
-  EXPECT_GT(wait, 200) << narrowing << " against " << full;
-  EXPECT_NEAR(charged, wait, wait / 4) << narrowing_estimate << " against " << full_estimate;
+  const driver::GemmResult narrowing = RandomGemmOn(Wide(), MemoryTiming(), 10, 16, 300);
+  const driver::GemmResult full = RandomGemmOn(Wide(), MemoryTiming(), 10, 16, 384);
+  const auto cycles = [](const driver::GemmResult& r) {
+    return double(r.stats.counter(csr::Counter::kCycles));
+  };
+  const double wait = cycles(narrowing) - cycles(full);
+  const double charged =
+      double(narrowing.blocking.estimated_cycles) - double(full.blocking.estimated_cycles);
+  EXPECT_GT(wait, 200) << cycles(narrowing) << " against " << cycles(full);
+  EXPECT_NEAR(charged, wait, wait / 4);
 }
 
 // Devices are independent: two of them in one process, interleaved.
