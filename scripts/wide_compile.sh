@@ -73,11 +73,20 @@ for n in "${lanes[@]}"; do
   fi
 done
 
+# One translation unit a block (every generated .cpp included in turn): the generated files are
+# parts of one model, and compiling them apart parsed Verilator's headers once a file, two thirds
+# of the CPU time (30 files a block). The guarded bug, C++ that does not compile, fails the same.
 status=0
 for name in "${blocks[@]}"; do
-  if ! (cd "$work/$name" && ls ./*.cpp | xargs -P "$(nproc)" -n 1 \
-        g++ -std=c++17 -fsyntax-only -I"$include" -I"$include/vltstd" >"$work/$name.cc.log" 2>&1)
-  then
+  (cd "$work/$name" && for cpp in ./*.cpp; do echo "#include \"$cpp\""; done) >"$work/$name/all.cc"
+done
+# Each compile that succeeds leaves NAME.ok: a block without one failed (or never ran).
+# shellcheck disable=SC2016  # $0, $1 and $2 are the inner shell's
+printf '%s\n' "${blocks[@]}" | xargs -P "$(nproc)" -n 1 sh -c \
+  'g++ -std=c++17 -fsyntax-only -I"$0" -I"$0/vltstd" "$1/$2/all.cc" >"$1/$2.cc.log" 2>&1 &&
+   touch "$1/$2.ok"' "$include" "$work" || true
+for name in "${blocks[@]}"; do
+  if [ ! -e "$work/$name.ok" ]; then
     echo "wide_compile: $name: the generated C++ does not compile:" >&2
     grep -m 5 'error' "$work/$name.cc.log" >&2 || tail -n 5 "$work/$name.cc.log" >&2
     status=1
