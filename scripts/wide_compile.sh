@@ -3,8 +3,8 @@
 # (128 and 255 lanes), and compiles what Verilator generates for each (g++ -fsyntax-only, the
 # device's flags: --assert, -F rtl/mxu.vc). It catches what a lint cannot: Verilator 5.006 writes
 # C++ that does not compile for some wide signals (issue 4057 of its tracker: an assertion that
-# samples some wide vectors leaves a loop variable undeclared in `_eval`), seen only
-# at TPU size. Minutes, where a 128 x 128 device's own build takes tens (docs/testing.md, "The
+# samples some wide vectors leaves a loop variable undeclared in `_eval`), seen only at TPU size.
+# About a minute, where a 128 x 128 device's own build takes tens (docs/testing.md, "The
 # wide-block guard": what it covers and what only a full build catches).
 # Usage: scripts/wide_compile.sh [--lanes N]...   (default: 128 and 255; repeatable)
 set -euo pipefail
