@@ -43,10 +43,23 @@ class Line {
   size_t size_ = 0;
 };
 
-void OnStopSignal(int signal) { StopNow(signal); }
+// A signal sent to the process goes to any thread that does not hold it, so a handler may run
+// while another thread holds the signals (SignalsHeld) with a temporary created and not yet
+// tracked: it then leaves the stop to that thread, which stops the process as it lets go.
+std::atomic<int> g_holders{0};    // threads inside a SignalsHeld
+std::atomic<int> g_held_stop{0};  // the signal such a handler left to them
+std::atomic<int> g_stopping{0};   // one thread stops the process; another that tries waits
+
+void StopUnlessHeld(int signal) {
+  g_held_stop.store(signal);  // before reading the holders: one of the two sides sees the other
+  if (g_holders.load() > 0) return;
+  StopNow(signal);
+}
+
+void OnStopSignal(int signal) { StopUnlessHeld(signal); }
 
 void OnDeferredSignal(int signal) {
-  if (g_noted) StopNow(signal);
+  if (g_noted) StopUnlessHeld(signal);
   g_noted = signal;
 }
 
@@ -72,6 +85,9 @@ void StopOnSignals(const std::string& command, bool say_so) {
 }
 
 void StopNow(int signal) {
+  if (g_stopping.exchange(1)) {
+    for (;;) pause();  // another thread is stopping the process
+  }
   for (Slot& slot : g_slots) {
     if (slot.used) unlink(slot.path);
   }
@@ -106,9 +122,14 @@ SignalsHeld::SignalsHeld() {
   sigaddset(&both, SIGINT);
   sigaddset(&both, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &both, &previous_);
+  g_holders.fetch_add(1);
 }
 
-SignalsHeld::~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+SignalsHeld::~SignalsHeld() {
+  // The temporary is tracked by now: a stop another thread's handler left here happens now.
+  if (g_holders.fetch_sub(1) == 1 && g_held_stop.load() != 0) StopNow(g_held_stop.load());
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
 
 void TrackTemporary(const std::string& path) {
   if (path.size() >= PATH_MAX) return;

@@ -39,8 +39,9 @@ class DeferredStop {
   bool installed_ = false;
 };
 
-// SIGINT and SIGTERM held back in this thread for its life (delivered when it ends): a temporary
-// is created and tracked, or a run's outputs are all renamed into place, with no signal between.
+// SIGINT and SIGTERM held back in this thread for its life (delivered when it ends; a stop that
+// another thread's handler takes meanwhile waits for it too): a temporary is created and tracked,
+// or a run's outputs are all renamed into place, with no signal between.
 class SignalsHeld {
  public:
   SignalsHeld();
