@@ -79,11 +79,18 @@ proof_config() {
       # Registers without reset (data) power up as 0 in both copies: the proof is about the
       # gates, not power-up values (tests/CMakeLists.txt's device_test seeds check those).
       extra="techmap -map $here/clock_gating_mul.v; setundef -zero -init; clk2fflogic";;
+    clock_gating_pe)
+      # clock_gating at a PE depth with pipeline registers, for the PE's own gates (mxu_pe).
+      modules="mxu_icg mxu_pipe_reg mxu_delay_line mxu_valid_pipe mxu_pe mxu_pe_col"
+      modules="$modules mxu_systolic_array"; mutated=mxu_pe
+      method="pdr"; params=("Rows=2,Cols=1,Stages=3")
+      extra="techmap -map $here/clock_gating_mul.v; setundef -zero -init; clk2fflogic";;
     *) return 1;;
   esac
 }
 all_proofs="fifo_ptr_flow fifo_ptr_count fifo_ptr_order sync_fifo_count sync_fifo_data
-weight_fifo_data delay_line skew decode scoreboard_safe scoreboard_live dma_pack clock_gating"
+weight_fifo_data delay_line skew decode scoreboard_safe scoreboard_live dma_pack clock_gating
+clock_gating_pe"
 
 if [ "${1:-}" = --list ]; then
   echo $all_proofs

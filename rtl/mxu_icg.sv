@@ -13,14 +13,21 @@
 // flop may power up set, +verilator+rand+reset+2) has no falling edge, and a gated clock no edge
 // either: the domain would keep its power-up values. With the gate open during reset, the clock
 // edges apply it, as the level does in silicon. Synthesis leaves rst_ni unused.
-module mxu_icg (
+//
+// SimOpen: in Verilator the gate passes every edge (clk_o = clk_i). For gates too many to
+// simulate gated (mxu_pe's, three a PE) whose enables the design checks in every cycle instead:
+// an assertion that no register behind the gate would change while its enable is low, which is
+// the condition for the gate to change nothing. Synthesis and other tools take the gate.
+module mxu_icg #(
+  parameter bit SimOpen = 1'b0
+) (
   input  logic clk_i,
   input  logic rst_ni,
   input  logic en_i,
   output logic clk_o
 );
 
-  logic en, en_latched;
+  logic en;
 
 `ifndef SYNTHESIS
   assign en = en_i || !rst_ni;
@@ -30,12 +37,26 @@ module mxu_icg (
   assign unused_rst = rst_ni;
 `endif
 
-  always_latch begin
-    if (!clk_i) begin
-      en_latched = en;
-    end
-  end
+`ifdef VERILATOR
+  localparam bit Open = SimOpen;
+`else
+  localparam bit Open = 1'b0;
+`endif
 
-  assign clk_o = clk_i & en_latched;
+  if (Open) begin : g_open
+    assign clk_o = clk_i;
+    logic unused_en;
+    assign unused_en = en;
+  end else begin : g_gate
+    logic en_latched;
+
+    always_latch begin
+      if (!clk_i) begin
+        en_latched = en;
+      end
+    end
+
+    assign clk_o = clk_i & en_latched;
+  end
 
 endmodule

@@ -19,14 +19,31 @@
 // multiplier and adder, delayed to the float path's latency so that both modes keep one timing;
 // the float path sees no valid for an int8 activation. Int8 = 0 leaves the integer path out
 // (scripts/hw_cost.sh measures what it costs); the flag then only passes along.
+//
+// ClockGating: the PE's parts run on clocks of their own, gated (mxu_icg) from its column's:
+// the float pipeline's registers while a float operation is in flight in them, the int8
+// pipeline's likewise, the shadow and weight banks' in a cycle with a shift or a commit. A lane
+// passing the partial sum (a row past its tile's K, an int8 zero) runs the int8 pipeline only,
+// a bf16 row the float one only. The activation and partial-sum registers run on the column's
+// clock. An operation entering the pipelines (from the activation register) keeps its gate open
+// for PipeRegs more cycles, until its last valid bit has left the last register; a count per
+// pipeline says how many are left. Nothing moves, cycle or bit (formal/clock_gating_pe.sv).
+// In Verilator these gates pass every edge (mxu_icg's SimOpen): three gated clocks a PE made the
+// simulation 4.2x slower (docs/performance.md). Their enables are still traced (the PPA's
+// duties) and checked in every cycle (mxu_pe_col's pe_parts_still_while_gated: no register of a
+// part would change while its gate is shut, so shutting it changes nothing); synthesis and the
+// proofs take the real gates.
 `include "mxu_assert.svh"
 
 module mxu_pe #(
   parameter bit          FlushSubnormals = mxu_pkg::FlushSubnormals,
   parameter int unsigned Stages          = mxu_pkg::PeStages,
   parameter bit          Int8            = 1'b1,
+  parameter bit          ClockGating     = mxu_pkg::ClockGating,
   localparam int unsigned MulCycles = mxu_pkg::pe_mul_cycles(Stages),
-  localparam int unsigned AddCycles = mxu_pkg::pe_add_cycles(Stages)
+  localparam int unsigned AddCycles = mxu_pkg::pe_add_cycles(Stages),
+  // Each pipeline's registers between the activation register and the partial sum's.
+  localparam int unsigned PipeRegs  = MulCycles + AddCycles - 2
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -65,6 +82,13 @@ module mxu_pe #(
   logic        mul_valid, product_valid, sum_valid;
   logic [31:0] mul_product, product, sum;
 
+  // The clocks of the float pipeline, the int8 pipeline and the weights (clk_i without gating).
+  logic clk_float, clk_int, clk_weights;
+  logic float_starts, int_starts;
+
+  assign float_starts = act_valid_q && !act_int8_q;
+  assign int_starts   = act_valid_q && act_int8_q;
+
   `MXU_ASSERT_STATIC(gen_stages_in_range, Stages >= 1 && Stages <= mxu_pkg::PeMaxStages,
                      "the PE has 1 to PeMaxStages pipeline stages")
 
@@ -76,9 +100,9 @@ module mxu_pe #(
     .FlushSubnormals(FlushSubnormals),
     .Cuts           (mxu_pkg::pe_mul_cuts(Stages))
   ) u_mul (
-    .clk_i,
+    .clk_i    (clk_float),
     .rst_ni,
-    .valid_i  (act_valid_q && !act_int8_q),
+    .valid_i  (float_starts),
     .a_i      (act_q),
     .b_i      (weight),
     .valid_o  (mul_valid),
@@ -86,7 +110,7 @@ module mxu_pe #(
   );
 
   mxu_pipe_reg #(.Width(32), .Enable(mxu_pkg::pe_product_cut(Stages))) u_cut_product (
-    .clk_i,
+    .clk_i  (clk_float),
     .rst_ni,
     .valid_i(mul_valid),
     .data_i (mul_product),
@@ -98,7 +122,7 @@ module mxu_pe #(
     .FlushSubnormals(FlushSubnormals),
     .Cuts           (mxu_pkg::pe_add_cuts(Stages))
   ) u_add (
-    .clk_i,
+    .clk_i  (clk_float),
     .rst_ni,
     .valid_i(product_valid),
     .a_i    (psum_i),
@@ -126,9 +150,9 @@ module mxu_pe #(
 
     // The activation register is the first of the MulCycles.
     mxu_valid_pipe #(.Width(16), .Depth(MulCycles - 1)) u_int_mul (
-      .clk_i,
+      .clk_i  (clk_int),
       .rst_ni,
-      .valid_i(act_valid_q && act_int8_q),
+      .valid_i(int_starts),
       .data_i (prod_now),
       .valid_o(prod_valid),
       .data_o (prod)
@@ -137,7 +161,7 @@ module mxu_pe #(
     assign sum_now = psum_i + {{16{prod[15]}}, prod};
 
     mxu_valid_pipe #(.Width(32), .Depth(AddCycles - 1)) u_int_add (
-      .clk_i,
+      .clk_i  (clk_int),
       .rst_ni,
       .valid_i(prod_valid),
       .data_i (sum_now),
@@ -150,6 +174,8 @@ module mxu_pe #(
   end else begin : g_no_int8
     assign int_valid = 1'b0;
     assign int_sum   = '0;
+    logic unused_int;
+    assign unused_int = clk_int ^ int_starts;
 `ifndef SYNTHESIS
     assign int8_changes = 1'b0;
 `endif
@@ -165,16 +191,22 @@ module mxu_pe #(
     weight1_d = (w_commit_i && w_commit_bank_i) ? shadow_d : weight1_q;
   end
 
-  // The valid and the weight banks (all +0 until the first commit, docs/isa.md) reset.
+  // The valid resets; the weight banks (all +0 until the first commit, docs/isa.md) too.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       act_valid_q <= 1'b0;
-      weight0_q   <= '0;
-      weight1_q   <= '0;
     end else begin
       act_valid_q <= act_valid_i;
-      weight0_q   <= weight0_d;
-      weight1_q   <= weight1_d;
+    end
+  end
+
+  always_ff @(posedge clk_weights or negedge rst_ni) begin
+    if (!rst_ni) begin
+      weight0_q <= '0;
+      weight1_q <= '0;
+    end else begin
+      weight0_q <= weight0_d;
+      weight1_q <= weight1_d;
     end
   end
 
@@ -184,8 +216,94 @@ module mxu_pe #(
     act_bank_q <= act_bank_d;
     act_int8_q <= act_int8_d;
     psum_q     <= psum_d;
-    shadow_q   <= shadow_d;
   end
+
+  always_ff @(posedge clk_weights) begin
+    shadow_q <= shadow_d;
+  end
+
+  // The enables of the parts' clocks (1 where a part is not gated).
+  logic float_en, int_en, weights_en;
+`ifndef SYNTHESIS
+  logic counters_change;
+`endif
+
+  if (ClockGating) begin : g_gate
+    assign weights_en = w_shift_i || w_commit_i;
+    mxu_icg #(.SimOpen(1'b1)) u_icg_weights (
+      .clk_i,
+      .rst_ni,
+      .en_i (weights_en),
+      .clk_o(clk_weights)
+    );
+
+    if (PipeRegs > 0) begin : g_pipes
+      localparam int unsigned LeftWidth = $clog2(PipeRegs + 1);
+      // Cycles each pipeline's gate stays open after this one: PipeRegs after an operation enters.
+      logic [LeftWidth-1:0] float_left_d, float_left_q, int_left_d, int_left_q;
+
+      assign float_en     = float_starts || float_left_q != '0;
+      assign int_en       = int_starts || int_left_q != '0;
+      assign float_left_d = float_starts ? LeftWidth'(PipeRegs) :
+                            float_left_q - LeftWidth'(float_left_q != '0);
+      assign int_left_d   = int_starts ? LeftWidth'(PipeRegs) :
+                            int_left_q - LeftWidth'(int_left_q != '0);
+
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin
+          float_left_q <= '0;
+          int_left_q   <= '0;
+        end else begin
+          float_left_q <= float_left_d;
+          int_left_q   <= int_left_d;
+        end
+      end
+
+      mxu_icg #(.SimOpen(1'b1)) u_icg_float (
+        .clk_i,
+        .rst_ni,
+        .en_i (float_en),
+        .clk_o(clk_float)
+      );
+
+      if (Int8) begin : g_int
+        mxu_icg #(.SimOpen(1'b1)) u_icg_int (
+          .clk_i,
+          .rst_ni,
+          .en_i (int_en),
+          .clk_o(clk_int)
+        );
+      end else begin : g_no_int
+        // No integer pipeline: nothing on its clock.
+        assign clk_int = clk_i;
+      end
+`ifndef SYNTHESIS
+      assign counters_change = float_left_d != float_left_q || int_left_d != int_left_q;
+`endif
+    end else begin : g_no_pipes
+      // One stage: no register between the activation's and the partial sum's to gate.
+      assign float_en    = 1'b1;
+      assign int_en      = 1'b1;
+      assign clk_float = clk_i;
+      assign clk_int   = clk_i;
+      logic unused_starts;
+      assign unused_starts = float_starts ^ int_starts;
+`ifndef SYNTHESIS
+      assign counters_change = 1'b0;
+`endif
+    end
+  end else begin : g_no_gate
+    assign float_en      = 1'b1;
+    assign int_en        = 1'b1;
+    assign weights_en    = 1'b1;
+    assign clk_float   = clk_i;
+    assign clk_int     = clk_i;
+    assign clk_weights = clk_i;
+`ifndef SYNTHESIS
+    assign counters_change = 1'b0;
+`endif
+  end
+
 
   assign act_valid_o = act_valid_q;
   assign act_o       = act_q;
@@ -196,13 +314,16 @@ module mxu_pe #(
 
 `ifndef SYNTHESIS
   // Whether a register would take a new value at the next edge: mxu_pe_col asserts that none
-  // would while the column's clock is off (docs/architecture.md, "Clock gating").
-  logic would_change;
+  // would while the column's clock is off (docs/architecture.md, "Clock gating"), and none of a
+  // part whose own clock is off (gated_would_change).
+  logic float_changes, weights_changes, would_change, gated_would_change;
+  assign float_changes   = u_mul.would_change || u_cut_product.would_change || u_add.would_change;
+  assign weights_changes = shadow_d != shadow_q || weight0_d != weight0_q || weight1_d != weight1_q;
   assign would_change =
       {act_valid_i, act_d, act_bank_d, act_int8_d} != {act_valid_q, act_q, act_bank_q, act_int8_q} ||
-      psum_d != psum_q || shadow_d != shadow_q || weight0_d != weight0_q ||
-      weight1_d != weight1_q || u_mul.would_change || u_cut_product.would_change ||
-      u_add.would_change || int8_changes;
+      psum_d != psum_q || weights_changes || float_changes || int8_changes || counters_change;
+  assign gated_would_change = (!float_en && float_changes) || (!int_en && int8_changes) ||
+                        (!weights_en && weights_changes);
 `endif
 
 endmodule

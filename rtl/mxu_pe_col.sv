@@ -14,9 +14,10 @@
 //
 // ClockGating: the column's PEs run on a clock of their own, gated by clk_en_i (mxu_icg), which
 // mxu_systolic_array raises while the column has anything to do: weights shifting in or being
-// committed, activations or partial sums in flight (docs/architecture.md, "Clock gating"). The
-// assertion below checks, every cycle of every simulation, that no register of the column would
-// have changed while its clock was off.
+// committed, activations or partial sums in flight (docs/architecture.md, "Clock gating"); each
+// PE gates its pipelines and weights again from it (mxu_pe). The assertions below check, every
+// cycle of every simulation, that no register of the column would have changed while its clock
+// was off, nor a PE's part while the part's was.
 //
 // The parameters have no defaults from mxu_pkg, unlike the other blocks': Verilator 5.006's
 // hierarchical flow reads this file before the packages. mxu_systolic_array sets them all.
@@ -87,7 +88,11 @@ module mxu_pe_col #(
   end
 
   for (genvar r = 0; r < Rows; r++) begin : g_row
-    mxu_pe #(.FlushSubnormals(FlushSubnormals), .Stages(Stages)) u_pe (
+    mxu_pe #(
+      .FlushSubnormals(FlushSubnormals),
+      .Stages         (Stages),
+      .ClockGating    (ClockGating)
+    ) u_pe (
       .clk_i          (clk_pe),
       .rst_ni,
       .act_valid_i    (act_valid_i[r]),
@@ -109,13 +114,16 @@ module mxu_pe_col #(
   end
 
 `ifndef SYNTHESIS
-  // Every PE's registers stand still while the column's clock is off.
+  // Every PE's registers stand still while the column's clock is off, and each part of a PE
+  // while its own clock is (mxu_pe).
   if (ClockGating) begin : g_gate_check
-    logic [Rows-1:0] pe_changes;
+    logic [Rows-1:0] pe_changes, pe_gated_would_changes;
     for (genvar r = 0; r < Rows; r++) begin : g_changes
-      assign pe_changes[r] = g_row[r].u_pe.would_change;
+      assign pe_changes[r]       = g_row[r].u_pe.would_change;
+      assign pe_gated_would_changes[r] = g_row[r].u_pe.gated_would_change;
     end
     `MXU_ASSERT(column_still_while_gated, clk_en_i || pe_changes == '0, clk_i, rst_ni)
+    `MXU_ASSERT(pe_parts_still_while_gated, pe_gated_would_changes == '0, clk_i, rst_ni)
   end
 `endif
 

@@ -246,8 +246,9 @@ def icg_stub(icg: dict) -> str:
     test = f", .{icg['test']}(1'b0)" if icg["test"] else ""
     ports = [icg["clk"], icg["en"]] + ([icg["test"]] if icg["test"] else [])
     # rst_ni opens the RTL's gate in simulation only (rtl/mxu_icg.sv): unused here.
-    return (f"module mxu_icg (input logic clk_i, input logic rst_ni, input logic en_i, "
-            f"output logic clk_o);\n"
+    # SimOpen concerns Verilator only (rtl/mxu_icg.sv): the cell is the gate either way.
+    return (f"module mxu_icg #(parameter bit SimOpen = 1'b0) (input logic clk_i, "
+            f"input logic rst_ni, input logic en_i, output logic clk_o);\n"
             f"  {icg['cell']} u_cell (.{icg['clk']}(clk_i), .{icg['en']}(en_i), "
             f".{icg['out']}(clk_o){test});\nendmodule\n(* blackbox *)\nmodule {icg['cell']} ("
             + ", ".join(f"input {p}" for p in ports) + f", output {icg['out']});\nendmodule\n")
@@ -990,7 +991,9 @@ def energy_tables(r: dict) -> dict[int, dict]:
         die("--calibrate needs a PPA result with clock_gates.clock_mw: run scripts/ppa.sh again")
 
     def domain(part: str) -> list[str]:  # the gates of one block (a path element)
-        return [g for g in clock_mw if f"/{part}/" in f"/{g}/"]
+        # A PE's own gates (its pipelines', its weights': rtl/mxu_pe.sv) open per operation:
+        # their clocks are a MAC's, not the column's cycle's.
+        return [g for g in clock_mw if f"/{part}/" in f"/{g}/" and "/u_pe/" not in f"/{g}/"]
 
     def open_mw(part: str) -> float:  # the block's clock power, its gates open
         return sum(clock_mw[g] for g in domain(part))
@@ -1171,6 +1174,9 @@ def device_power(d: dict, modules: dict, top: str, tree: list, count: dict,
         "array_power_mw": {w: round(array_power[w], 2) for w in LOADS},
         "sram_power_mw": {w: round(sram_mw[w], 2) for w in LOADS},
         "total_power_mw": {w: round(power[w] + sram_mw[w], 2) for w in LOADS},
+        # Each workload's logic power as a share of the bf16 GEMM's (issue 66's targets).
+        "power_share": {w: round(power[w] / power["bf16"], 4) if power["bf16"] else None
+                        for w in LOADS if w != "bf16"},
         "sram_accesses_per_cycle": {w: round(sram_acc.get(w, 0) / max(1, act[w]["cycles"]), 3)
                                     for w in WORKLOADS},
         "macs_per_cycle": {w: round(macs[w], 3) for w in WORKLOADS},

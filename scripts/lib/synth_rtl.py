@@ -55,7 +55,8 @@ def script(whole: bool, module: str, stat_file: str, params: list[tuple[str, str
         f"synth -top {module}",
         "check -assert",
         # No latch but the clock gate's one (mxu_icg's design).
-        r"select -assert-none t:$dlatch t:$adlatch %u t:$_DLATCH* %u t:$_DLATCHSR* %u mxu_icg/* %d",
+        r"select -assert-none t:$dlatch t:$adlatch %u t:$_DLATCH* %u t:$_DLATCHSR* %u mxu_icg/* %d "
+        r"$paramod*mxu_icg*/* %d",
         r"select -assert-max 1 mxu_icg/t:$_DLATCH*",
         f"tee -q -o {stat_file} stat"])
 
