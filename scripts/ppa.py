@@ -962,6 +962,7 @@ def trace_root(act: dict) -> str:
 # node in energy/, made from a PPA result with power (--calibrate).
 ENERGY_DIR = os.path.join(ROOT, "energy")
 ACC_BANKS = 2  # rtl/mxu_pkg.sv AccBanks: each bank a macro of AccDepth / 2 rows
+UB_BANKS = 2  # rtl/mxu_unified_buffer.sv g_bank: even and odd rows, each a macro of UbDepth / 2
 # Host memory (DDR3-class DRAM), not scaled with the logic's node: Horowitz, "Computing's energy
 # problem (and what we can do about it)", ISSCC 2014: a 64-bit DRAM access 1.3 to 2.6 nJ; the
 # low end, 20 pJ a bit.
@@ -1010,7 +1011,7 @@ def energy_tables(r: dict) -> dict[int, dict]:
         return {"width": width, "depth": depth, "read": s["read_pj"] / width,
                 "write": s["write_pj"] / width}
 
-    known = {(a["ub"], a["rows"] * 16), (a["wfifo"], a["cols"] * 16),
+    known = {(a["ub"] // UB_BANKS, a["rows"] * 16), (a["wfifo"], a["cols"] * 16),
              (a["acc"] // ACC_BANKS, a["cols"] * 32)}
     lanes = [s for s in r["srams"] if s["width"] == a["bus"] * 8
              and (s["depth"], s["width"]) not in known]
@@ -1027,7 +1028,7 @@ def energy_tables(r: dict) -> dict[int, dict]:
         "control_cycle_pj": pj(lp["bf16"] - ap["bf16"] - sum(
             run_mw(p, "bf16") for p in ("u_acc", "u_activation", "u_dma"))),
         "sram_pj_per_bit": {
-            "ub": per_bit(a["rows"] * 16, a["ub"]),
+            "ub": per_bit(a["rows"] * 16, a["ub"] // UB_BANKS),
             "acc": per_bit(a["cols"] * 32, a["acc"] // ACC_BANKS),
             "wfifo": per_bit(a["cols"] * 16, a["wfifo"]),
             "transpose": per_bit(a["bus"] * 8, t_depth)},
@@ -1038,13 +1039,15 @@ def energy_tables(r: dict) -> dict[int, dict]:
     }
     source = {"device": r["device"], "library": r["library"],
               "ppa": "scripts/ppa.sh --device '" + r["device"] + "' --json",
-              "pe_cycle": "the clock power of the array's registers, its gates open, per PE and "
-                          "cycle (clock_gates.clock_mw)",
+              "pe_cycle": "the clock power of the array's column-clocked registers, their gates "
+                          "open, per PE and cycle (clock_gates.clock_mw; a PE's own gates "
+                          "are in mac)",
               "acc_cycle": "the accumulators' registers' clock power, their gate open, a cycle",
               "activate_cycle": "the activation unit's registers' clock power, its gate open",
               "dma_cycle": "a DMA engine's registers' clock power, its gate open (0: not gated)",
-              "mac": "the array's logic power in a 256^3 GEMM above idle and its clocks at "
-                     "their duty, per MAC",
+              "mac": "the array's logic power in a 256^3 GEMM above idle and its column "
+                     "clocks at their duty, per MAC (a PE's own pipeline and weight gates "
+                     "included)",
               "control_cycle": "every other module's logic power in the bf16 GEMM, less the "
                                "gated blocks' clocks at their duty, per cycle",
               "sram": "the SRAM model of scripts/ppa.py (docs/ppa.md), per bit of the macro's "
