@@ -3,6 +3,7 @@
 #include "python/arguments.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -31,7 +32,40 @@ Subnormals ParseSubnormals(const std::string& mode) {
 
 namespace {
 
-// A 2-D operand: float32 rounded to bf16 in `mode`, uint16 taken as raw bf16 bits.
+// The elements of a 2-D array of T at any strides (a transposed view, a slice), converted and
+// written in row-major order. A framework's transposed operand (a layer's x.t() in its
+// backward) is laid out here in one pass: NumPy's own copy of such a view walks the source
+// column by column, a cache miss per element (3.8 ms for 1,024 x 784 float32 against 0.14 ms
+// for a plain copy). Tiles of 32 x 32 keep the reads and the writes in the L1 cache.
+template <typename T, typename Convert>
+void ToRowMajor(const py::array& array, uint16_t* out, Convert convert) {
+  const py::ssize_t rows = array.shape(0), cols = array.shape(1);
+  const py::ssize_t row_stride = array.strides(0), col_stride = array.strides(1);
+  const char* base = static_cast<const char*>(array.data());
+  const auto at = [&](py::ssize_t r, py::ssize_t c) {
+    T value;  // memcpy: a view's elements need not be aligned
+    std::memcpy(&value, base + r * row_stride + c * col_stride, sizeof(T));
+    return convert(value);
+  };
+  if (col_stride == static_cast<py::ssize_t>(sizeof(T))) {  // rows contiguous: stream them
+    for (py::ssize_t r = 0; r < rows; ++r) {
+      for (py::ssize_t c = 0; c < cols; ++c) out[r * cols + c] = at(r, c);
+    }
+    return;
+  }
+  constexpr py::ssize_t kTile = 32;
+  for (py::ssize_t r0 = 0; r0 < rows; r0 += kTile) {
+    for (py::ssize_t c0 = 0; c0 < cols; c0 += kTile) {
+      const py::ssize_t r1 = std::min(r0 + kTile, rows), c1 = std::min(c0 + kTile, cols);
+      for (py::ssize_t c = c0; c < c1; ++c) {
+        for (py::ssize_t r = r0; r < r1; ++r) out[r * cols + c] = at(r, c);
+      }
+    }
+  }
+}
+
+// A 2-D operand of any strides: float32 rounded to bf16 in `mode`, uint16 taken as raw bf16
+// bits.
 Bf16Matrix ToBf16Matrix(const char* name, const py::array& array, Subnormals mode) {
   if (array.ndim() != 2) {
     throw ArgumentError(std::string(name) + ": expected a 2-D array, got rank " +
@@ -40,11 +74,9 @@ Bf16Matrix ToBf16Matrix(const char* name, const py::array& array, Subnormals mod
   Bf16Matrix m(static_cast<int>(array.shape(0)), static_cast<int>(array.shape(1)));
   if (m.data.empty()) throw ArgumentError(std::string(name) + ": a zero dimension");
   if (py::isinstance<py::array_t<uint16_t>>(array)) {
-    const auto view = py::array_t<uint16_t, py::array::c_style | py::array::forcecast>(array);
-    std::copy(view.data(), view.data() + view.size(), m.data.begin());
+    ToRowMajor<uint16_t>(array, m.data.data(), [](uint16_t bits) { return bits; });
   } else if (py::isinstance<py::array_t<float>>(array)) {
-    const auto view = py::array_t<float, py::array::c_style | py::array::forcecast>(array);
-    for (size_t i = 0; i < m.data.size(); ++i) m.data[i] = FloatToBf16(view.data()[i], mode);
+    ToRowMajor<float>(array, m.data.data(), [mode](float x) { return FloatToBf16(x, mode); });
   } else {
     throw py::type_error(std::string(name) +
                          ": expected float32 (rounded to bf16) or uint16 (raw bf16 bits), got " +

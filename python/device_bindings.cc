@@ -435,7 +435,8 @@ void RegisterDevice(py::module_& m) {
            py::arg("accumulate") = py::none(), py::arg("out") = "fp32", py::arg("check") = false,
            py::arg("watchdog") = py::none(),
            "C = op(A) x op(B) (+ bias | + accumulate) (ReLU) on the device. a, b: float32 "
-           "(rounded to bf16) or uint16 (raw bf16 bits); ta/tb: the operand is stored "
+           "(rounded to bf16) or uint16 (raw bf16 bits), of any strides (a transposed view is "
+           "laid out row-major while it is converted); ta/tb: the operand is stored "
            "transposed; bias: N float32 values; accumulate: M x N float32 (C += A x B); out: "
            "'fp32' (float32 result) or 'bf16' (uint16 bits). check: compare every bit with the "
            "golden model, raise mxu.CheckError on a mismatch. watchdog: this call's cycle limit "

@@ -88,6 +88,10 @@ class HostProductError(RuntimeError):
     (mxu.jax, mxu.keras)."""
 
 
+# The operand dtypes Device.gemm and gemm_batch take at any strides (python/arguments.cc).
+_STRIDED_DTYPES = (np.dtype(np.float32), np.dtype(np.uint16))
+
+
 def problem_bytes(m, k, n, accumulate, operand_bytes=2, result_bytes=4):
     """What driver/gemm_limits.h counts for an m x k x n GEMM: bf16 operands (2 bytes) and a
     float32 result by default; the int8 mode's are 1 byte, its result 1 (requantized) or 4."""
@@ -98,10 +102,14 @@ def problem_bytes(m, k, n, accumulate, operand_bytes=2, result_bytes=4):
 def device_operand(array, transposed_loads):
     """(array, transposed): what Device.gemm takes for a 2-D NumPy array of float32 or of bf16
     bits (uint16), or Device.gemm_int8 for one of int8. A C-contiguous array travels as it is;
-    the transposed view of one as that array with ta/tb when `transposed_loads`, else copied to
-    row-major on the host; anything else is copied."""
+    the transposed view of one as that array with ta/tb when `transposed_loads`, else laid out
+    row-major on the host. Device.gemm lays out a float32 or uint16 view of any strides itself,
+    in the same pass as its bf16 conversion (NumPy's copy of a transposed view is 27x a plain
+    copy's time); anything else is copied here."""
     if transposed_loads and not array.flags.c_contiguous and array.T.flags.c_contiguous:
         return array.T, True
+    if array.dtype in _STRIDED_DTYPES:
+        return array, False
     return np.ascontiguousarray(array), False
 
 

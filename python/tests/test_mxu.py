@@ -63,6 +63,37 @@ def test_gemm_matches_the_contract_in_numpy(dev, m, k, n):
     assert same_bits(c, mxu.golden_gemm(a, b, array_rows=dev.info()["array_rows"]))
 
 
+def strided_views(x):
+    """Views of x that are not C-contiguous: transposed twice over, every other row backwards,
+    every third column, a single column."""
+    wide = np.ascontiguousarray(x.T).T  # x's values, laid out column-major
+    backwards = np.repeat(x[::-1], 2, axis=0)[::-2]
+    thirds = np.repeat(x, 3, axis=1)[:, 1::3]
+    return {"transposed": wide, "backwards": backwards, "thirds": thirds}
+
+
+@pytest.mark.parametrize("layout", ["transposed", "backwards", "thirds"])
+@pytest.mark.parametrize("dtype", ["float32", "uint16"])
+def test_operands_of_any_strides_are_laid_out_by_the_extension(dev, layout, dtype):
+    # The extension converts a view where it lies (python/arguments.cc), without a row-major
+    # copy first: float32 values that are not bf16 round to nearest even, bf16 bits travel.
+    rng = np.random.default_rng(7)
+    m, k, n = 37, 45, 29
+    values = rng.standard_normal((m, k)).astype(np.float32)  # most not representable in bf16
+    bits = to_bf16_bits(values)
+    a = strided_views(values if dtype == "float32" else bits)[layout]
+    assert not a.flags.c_contiguous and a.shape == (m, k)
+    b = moderate(rng, (k, n))
+    exact = (bits.astype(np.uint32) << 16).view(np.float32)  # the bf16 operand, in float32
+    want = contract_gemm(exact, b, dev.info()["array_rows"])
+    assert same_bits(dev.gemm(a, b), want)
+    assert same_bits(dev.gemm_batch([a, a], [b, b])[1], want)
+    # (A B)^T = B^T A^T: the view as the B operand, beside a transposed view as A.
+    assert same_bits(dev.gemm(b.T, a.T), contract_gemm(np.ascontiguousarray(b.T),
+                                                       np.ascontiguousarray(exact.T),
+                                                       dev.info()["array_rows"]))
+
+
 def test_numpy_reference_is_not_a_plain_matmul(dev):
     # Why the tests reproduce the contract's order: K = 64 in tiles of 16 rounds differently
     # from a single float32 dot product for some outputs.

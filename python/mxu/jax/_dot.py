@@ -5,7 +5,8 @@ list them), then its free dimensions, then its contracting ones; the rhs (batch,
 contracting (paired with the lhs's, in the same order), free. K runs over the contracting
 dimensions row-major. One GEMM per batch element, all of them as one device program; the result
 is laid out as dot_general's: batch, lhs free, rhs free. Transposes are views where NumPy can
-make them (the runner then loads them transposed or copies them row-major).
+make them (the runner then loads them transposed, or the extension lays them out row-major
+while it converts them).
 """
 import numpy as np
 
