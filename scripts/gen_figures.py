@@ -42,6 +42,8 @@ Standard library only.
 
 import argparse
 import datetime
+import fcntl
+import hashlib
 import json
 import os
 import re
@@ -84,6 +86,27 @@ def load_sources_file():
   """sources.json whole: its "sources" and the "input_sets" they name."""
   with open(SOURCES, encoding="utf-8") as f:
     return json.load(f)
+
+
+def save_record(source):
+  """Writes one recorded source's date and digest into sources.json as it is now, under a lock,
+  leaving every other entry as it is: records of different sources may run side by side (each
+  takes minutes) without one undoing another's. Written whole (a temporary renamed); returns
+  the file's new content."""
+  lock = Path(tempfile.gettempdir()) / ("mxu-gen-figures-" + hashlib.sha256(
+      str(ROOT).encode()).hexdigest()[:16] + ".lock")
+  with open(lock, "w") as held:
+    fcntl.flock(held, fcntl.LOCK_EX)
+    fresh = load_sources_file()
+    for entry in fresh["sources"]:
+      if entry["name"] == source["name"]:
+        entry["date"], entry["inputs_sha256"] = source["date"], source["inputs_sha256"]
+    temporary = SOURCES.with_name(SOURCES.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as f:
+      json.dump(fresh, f, indent=2)
+      f.write("\n")
+    os.replace(temporary, SOURCES)
+  return fresh
 
 
 def load_sources():
@@ -708,9 +731,8 @@ def main():
         write_json(ROOT / run["json"], data)
       source["date"] = datetime.date.today().isoformat()
       source["inputs_sha256"] = inputs_digest(source, sets)
-      with open(SOURCES, "w", encoding="utf-8") as f:
-        json.dump(sources_file, f, indent=2)
-        f.write("\n")
+      sources_file = save_record(source)
+      sources, sets = sources_file["sources"], sources_file.get("input_sets", {})
       print(f"recorded {', '.join(r['json'] for r in runs(source))} ({source['date']})")
 
     if args.check:

@@ -5,7 +5,8 @@ the JSON moved; a path that picks no row, or two, and a tag it cannot read (an u
 closing tag) are one-line errors. And the inputs' hash
 (issue 69): --check fails, naming the source and the command that re-records it, once the code
 under a recorded source changed; a comment or a blank line changes nothing. The re-running of
-commands is left out (--no-rerun): figures_up_to_date does that on the real tree."""
+commands is left out (--no-rerun): figures_up_to_date does that on the real tree. Records of
+two sources side by side each keep the other's entry of sources.json."""
 
 import json
 import shutil
@@ -166,3 +167,40 @@ def test_inputs_changed_after_recording():
     result = gen(tree, "--check", "--no-rerun")
     assert result.returncode == 1 and "'srcs/*.cc' selects no file" in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_records_side_by_side_keep_each_others_entries():
+  # A slow record (its command sleeps) and a fast one started after it: the slow one finishes
+  # last and must leave the fast one's date and digest in sources.json (each record writes its
+  # own entry into the file as it then is, not the copy it read at its start).
+  with tempfile.TemporaryDirectory() as tmp:
+    tree = Path(tmp)
+    make_tree(tree)
+    (tree / "build").mkdir()  # --record wants a build folder
+    (tree / "README.md").write_text("# readme\n")
+    (tree / "docs" / "page.md").write_text("# A page\n")
+    (tree / "data.json").write_text('{"cycles": 7}\n')
+    sources_file = tree / "docs" / "figures" / "sources.json"
+    for name in ("slow", "fast"):  # as recorded before
+      (tree / "docs" / "figures" / f"{name}.json").write_text('{"result": {"cycles": 6}}\n')
+
+    def source(name, command):
+      return {"name": name, "kind": "figures_only", "doc": "docs/page.md",
+              "inputs": ["src/*.cc"], "date": "2000-01-01",
+              "runs": [{"json": f"docs/figures/{name}.json", "command": command,
+                        "stdout": "json"}]}
+    sources_file.write_text(json.dumps({"sources": [
+        source("slow", "sh -c 'sleep 3; cat data.json'"), source("fast", "cat data.json")]}))
+    slow = subprocess.Popen([sys.executable, str(tree / "scripts" / "gen_figures.py"),
+                             "--record", "slow"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    fast = gen(tree, "--record", "fast")
+    assert fast.returncode == 0, fast.stdout + fast.stderr
+    assert slow.wait(timeout=60) == 0, slow.stdout.read()
+    entries = {s["name"]: s for s in json.loads(sources_file.read_text())["sources"]}
+    for name in ("slow", "fast"):
+      assert entries[name]["date"] != "2000-01-01", entries[name]
+      assert len(entries[name].get("inputs_sha256", "")) == 64, entries[name]
+    for name in ("slow", "fast"):
+      recorded = json.loads((tree / "docs" / "figures" / f"{name}.json").read_text())
+      assert recorded["result"] == {"cycles": 7}, recorded
