@@ -4,15 +4,6 @@
 
 namespace mxu::golden {
 
-uint64_t BitSource::Below(uint64_t bound) {
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
-  uint64_t draw;
-  do {
-    draw = Next();
-  } while (draw >= limit);
-  return draw % bound;
-}
-
 uint16_t RandomBf16(BitSource& bits) {
   // sign (1) | exponent (8) | significand (7): every field uniform and independent.
   return static_cast<uint16_t>(bits.Next() >> 48);

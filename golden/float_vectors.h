@@ -4,8 +4,9 @@
 #define MXU_GOLDEN_FLOAT_VECTORS_H_
 
 #include <cstdint>
-#include <random>
 #include <vector>
+
+#include "golden/mersenne_twister.h"
 
 namespace mxu::golden {
 
@@ -15,11 +16,19 @@ class BitSource {
  public:
   explicit BitSource(uint64_t seed) : engine_(seed) {}
   uint64_t Next() { return engine_(); }
-  // Uniform in [0, bound) for bound > 0 (rejection sampling, no modulo bias).
-  uint64_t Below(uint64_t bound);
+  // Uniform in [0, bound) for bound > 0 (rejection sampling, no modulo bias). Inline, so that a
+  // constant bound's divisions become multiplications.
+  uint64_t Below(uint64_t bound) {
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+    uint64_t draw;
+    do {
+      draw = Next();
+    } while (draw >= limit);
+    return draw % bound;
+  }
 
  private:
-  std::mt19937_64 engine_;
+  MersenneTwister64 engine_;  // std::mt19937_64's sequence
 };
 
 // Uniform sign, uniform exponent field (0..255), uniform significand.

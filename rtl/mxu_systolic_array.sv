@@ -242,10 +242,9 @@ module mxu_systolic_array #(
     // A lane enters the column only if the column is in its bank's tile: activations stop at the
     // tile's last column. (A commit that narrows a bank's tile waits until every lane on it has
     // left the array, mxu_matmul_seq, so that no lane of the old tile meets the new columns.)
-    for (genvar r = 0; r < Rows; r++) begin : g_admit
-      assign col_valid_in[c*Rows + r] =
-          act_valid_bus[c*Rows + r] && in_tile_q[2*c + 32'(act_bank_bus[c*Rows + r])];
-    end
+    assign col_valid_in[c*Rows +: Rows] = act_valid_bus[c*Rows +: Rows] &
+        ((~act_bank_bus[c*Rows +: Rows] & {Rows{in_tile_q[2*c]}}) |
+         (act_bank_bus[c*Rows +: Rows] & {Rows{in_tile_q[2*c + 1]}}));
 
     mxu_pe_col #(
       .Rows           (Rows),
