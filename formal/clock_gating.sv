@@ -29,10 +29,10 @@ module clock_gating #(
   input logic               act_bank_i,
   input logic               act_int8_i,
   input logic [Rows-1:0]    act_pass_i,
-  input logic [NWidth-1:0]  act_n_i,
+  input logic [NWidth-1:0]  act_cols_i,
   input logic               w_shift_i,
   input logic [KWidth-1:0]  w_k_i,
-  input logic [NWidth-1:0]  w_n_i,
+  input logic [NWidth-1:0]  w_cols_i,
   input logic [Cols*16-1:0] w_i,
   input logic               w_commit_i,
   input logic               w_commit_bank_i
@@ -41,27 +41,27 @@ module clock_gating #(
   // The columns of the row whose result leaves (none in a cycle without one): the lanes the
   // datapath takes, which the array zeroes past them. The gated array rests the columns past a
   // row's tile, where the plain one computes what no result takes.
-  logic [NWidth-1:0]         res_n;
+  logic [NWidth-1:0]         res_cols;
   logic [Latency*NWidth-1:0] res_n_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) res_n_q <= '0;
-    else res_n_q <= {res_n_q[(Latency-1)*NWidth-1:0], act_valid_i ? act_n_i : NWidth'(0)};
+    else res_n_q <= {res_n_q[(Latency-1)*NWidth-1:0], act_valid_i ? act_cols_i : NWidth'(0)};
   end
-  assign res_n = res_n_q[(Latency-1)*NWidth +: NWidth];
+  assign res_cols = res_n_q[(Latency-1)*NWidth +: NWidth];
 
   mxu_systolic_array #(
     .Rows(Rows), .Cols(Cols), .Stages(Stages), .FlushSubnormals(1'b0), .ClockGating(1'b1)
   ) u_gated (
-    .clk_i, .rst_ni, .act_valid_i, .act_i, .act_bank_i, .act_int8_i, .act_pass_i, .act_n_i,
-    .w_shift_i, .w_k_i, .w_n_i, .w_i, .w_commit_i, .w_commit_bank_i, .res_n_i(res_n),
+    .clk_i, .rst_ni, .act_valid_i, .act_i, .act_bank_i, .act_int8_i, .act_pass_i, .act_cols_i,
+    .w_shift_i, .w_k_i, .w_cols_i, .w_i, .w_commit_i, .w_commit_bank_i, .res_cols_i(res_cols),
     .psum_o(psum_gated), .col_clocks_o()
   );
 
   mxu_systolic_array #(
     .Rows(Rows), .Cols(Cols), .Stages(Stages), .FlushSubnormals(1'b0), .ClockGating(1'b0)
   ) u_plain (
-    .clk_i, .rst_ni, .act_valid_i, .act_i, .act_bank_i, .act_int8_i, .act_pass_i, .act_n_i,
-    .w_shift_i, .w_k_i, .w_n_i, .w_i, .w_commit_i, .w_commit_bank_i, .res_n_i(res_n),
+    .clk_i, .rst_ni, .act_valid_i, .act_i, .act_bank_i, .act_int8_i, .act_pass_i, .act_cols_i,
+    .w_shift_i, .w_k_i, .w_cols_i, .w_i, .w_commit_i, .w_commit_bank_i, .res_cols_i(res_cols),
     .psum_o(psum_plain), .col_clocks_o()
   );
 
@@ -107,9 +107,9 @@ module clock_gating #(
       bank0_n_q <= NWidth'(Cols);
       bank1_n_q <= NWidth'(Cols);
     end else if (w_commit_i && !w_commit_bank_i) begin
-      bank0_n_q <= w_n_i;
+      bank0_n_q <= w_cols_i;
     end else if (w_commit_i) begin
-      bank1_n_q <= w_n_i;
+      bank1_n_q <= w_cols_i;
     end
   end
 
@@ -119,8 +119,8 @@ module clock_gating #(
   logic [InW-1:0] inputs, inputs_q;
   logic           clk_q, rst_q;
   logic [1:0]     step_q = 2'd0;
-  assign inputs = {act_valid_i, act_i, act_bank_i, act_int8_i, act_pass_i, act_n_i, w_shift_i,
-                   w_k_i, w_n_i, w_i, w_commit_i, w_commit_bank_i};
+  assign inputs = {act_valid_i, act_i, act_bank_i, act_int8_i, act_pass_i, act_cols_i, w_shift_i,
+                   w_k_i, w_cols_i, w_i, w_commit_i, w_commit_bank_i};
 
   always @($global_clock) begin
     clk_q    <= clk_i;
@@ -137,15 +137,15 @@ module clock_gating #(
     for (int unsigned c = 0; c < Cols; c++) assume (w_i[c*16+2 +: 14] == '0);
     // A tile has 1 .. Cols columns (the decoder refuses others). As the datapath makes them: a
     // commit comes with the new tile's first row, and a row names its bank's tile's columns.
-    assume (w_n_i >= NWidth'(1) && w_n_i <= NWidth'(Cols));
+    assume (w_cols_i >= NWidth'(1) && w_cols_i <= NWidth'(Cols));
     if (w_commit_i) begin
-      assume (act_valid_i && act_bank_i == w_commit_bank_i && act_n_i == w_n_i);
+      assume (act_valid_i && act_bank_i == w_commit_bank_i && act_cols_i == w_cols_i);
       assume (w_commit_bank_i != cur_bank_q);
       assume (drain_q[32'(w_commit_bank_i)*GapW +: GapW] == '0);
-      assume (w_n_i >= (w_commit_bank_i ? bank1_n_q : bank0_n_q) ||
+      assume (w_cols_i >= (w_commit_bank_i ? bank1_n_q : bank0_n_q) ||
               full_q[32'(w_commit_bank_i)*GapW +: GapW] == '0);
     end else begin
-      assume (act_n_i == (act_bank_i ? bank1_n_q : bank0_n_q));
+      assume (act_cols_i == (act_bank_i ? bank1_n_q : bank0_n_q));
       if (act_valid_i) assume (act_bank_i == cur_bank_q);
     end
     // The passing lanes are the row's last: lanes k .. Rows-1 for some k >= 1.

@@ -20,10 +20,10 @@ module clock_gating_pe #(
   input logic               act_bank_i,
   input logic               act_int8_i,
   input logic [Rows-1:0]    act_pass_i,
-  input logic [NWidth-1:0]  act_n_i,
+  input logic [NWidth-1:0]  act_cols_i,
   input logic               w_shift_i,
   input logic [KWidth-1:0]  w_k_i,
-  input logic [NWidth-1:0]  w_n_i,
+  input logic [NWidth-1:0]  w_cols_i,
   input logic [Cols*16-1:0] w_i,
   input logic               w_commit_i,
   input logic               w_commit_bank_i

@@ -42,8 +42,10 @@ module decode (
     mm_acc_hi = 17'(exp_matmul_acc_addr(ins_i)) + 17'(exp_matmul_rows(ins_i));
     ac_acc_hi = 17'(exp_activate_acc_addr(ins_i)) + 17'(exp_activate_rows(ins_i));
     ac_ub_hi  = 17'(exp_activate_ub_addr(ins_i)) + 17'(exp_activate_rows(ins_i));
+  end
 
-    // Illegal encodings and their error codes.
+  // Illegal encodings and their error codes; the instruction's class.
+  always_comb begin
     if (!known) begin
       assert (dec.err == ExpErrIllegalOpcode);
       assert (!dec.is_load && !dec.is_store && !dec.is_mm && !dec.is_ac && !dec.is_sync &&
@@ -58,7 +60,6 @@ module decode (
     end
     if (exp_rows_zero(ins_i)) assert (dec.err == ExpErrIllegalField);
 
-    // The instruction's class.
     assert (dec.is_load == exp_is_load(ins_i));
     assert (dec.is_store == exp_is_store(ins_i));
     assert (dec.is_mm == exp_is_matmul(ins_i));
@@ -67,8 +68,10 @@ module decode (
     assert (dec.is_halt == exp_is_halt(ins_i));
     assert (dec.is_wload == (exp_is_load(ins_i) && exp_transfer_buffer(ins_i) == ExpBufWeights));
     assert (dec.new_weights == (exp_is_matmul(ins_i) && exp_matmul_new_weights(ins_i)));
+  end
 
-    // The fields, as the engines receive them.
+  // The fields, as the engines receive them.
+  always_comb begin
     if (exp_is_load(ins_i)) begin
       assert (ld.target == exp_transfer_buffer(ins_i));
       assert (ld.transpose == exp_transfer_flag(ins_i));
@@ -109,10 +112,12 @@ module decode (
       assert (ac.quant_addr == exp_activate_quant_addr(ins_i));
       assert (ac.zero_point == exp_activate_zero_point(ins_i));
     end
+  end
 
-    // The rows read (r) and written (w): LOAD writes its target, STORE reads its source,
-    // MATMUL reads UB and writes ACC, ACTIVATE reads ACC (and its bias, quantization rows) and
-    // writes UB; the weight FIFO has no rows.
+  // The rows read (r) and written (w): LOAD writes its target, STORE reads its source,
+  // MATMUL reads UB and writes ACC, ACTIVATE reads ACC (and its bias, quantization rows) and
+  // writes UB; the weight FIFO has no rows.
+  always_comb begin
     if (transfer) begin
       assert (dec.buf_sel == exp_transfer_buffer(ins_i));
       assert (dec.buf_lo == lo && dec.buf_hi == hi);

@@ -70,7 +70,7 @@ module mxu_accumulators #(
   // Each bank's write this cycle, and its data kept for forwarding.
   logic [Banks-1:0]           last_wr_valid_d;
   logic [Banks*AddrWidth-1:0] last_wr_addr_d;
-  logic [Banks*Lanes*32-1:0]  last_wr_data_d, last_wr_data_q;
+  logic [Banks*Lanes*32-1:0]  last_wr_data_new, last_wr_data_q;
   // The bank whose read data the external port gets next cycle.
   logic [BankBits-1:0]  rd_bank_d, rd_bank_q;
 
@@ -78,12 +78,12 @@ module mxu_accumulators #(
   logic [Banks*BankAw-1:0]   sram_rd_addr, sram_wr_addr;
   logic [Banks*Lanes*32-1:0] sram_rd_data, sram_wr_data;
   logic [Lanes*32-1:0]       old_value, old_read, fp_sum;
-  logic                      res_read, s1_fwd_d, s1_fwd_q;
+  logic                      res_read, s1_fwd_new, s1_fwd_q;
   // Stage 1's fields as registered: a new row's, or the last row's again.
-  logic                      s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_fwd_next;
+  logic                      s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_fwd_d;
   logic [AddrWidth-1:0]      s1_addr_d;
   logic [Lanes*32-1:0]       s1_data_d;
-  logic [Banks*Lanes*32-1:0] last_wr_data_next;
+  logic [Banks*Lanes*32-1:0] last_wr_data_d;
   logic                      clk_acc, unused_plain_valid;  // the control delay's valid serves
   logic [BankBits-1:0]       res_bank, rd_bank, wr_bank, s1_bank, wb_bank;
 
@@ -104,11 +104,11 @@ module mxu_accumulators #(
 
   // The accumulated row's old value, in a block of its own: the sum it feeds is written below.
   // The value read in a cycle misses a write made in that same cycle: forward it. Whether to is
-  // decided in the read's cycle (s1_fwd_d), so that no address compare sits before the add.
+  // decided in the read's cycle (s1_fwd_new), so that no address compare sits before the add.
   // An older write is in the SRAM; a younger one cannot exist, as the MATMUL sequencer keeps
   // rows bound for the same accumulator row AddCycles apart (mxu_matmul_seq).
   always_comb begin
-    s1_fwd_d  = last_wr_valid_d[res_bank] &&
+    s1_fwd_new  = last_wr_valid_d[res_bank] &&
                 last_wr_addr_d[res_bank*AddrWidth +: AddrWidth] == res_addr_i;
     s1_bank   = bank_of(s1_addr_q);
     old_read  = sram_rd_data[s1_bank*Lanes*32 +: Lanes*32];
@@ -131,10 +131,10 @@ module mxu_accumulators #(
       last_wr_valid_d[b] = sram_wr_en[b];
       last_wr_addr_d[b*AddrWidth +: AddrWidth] = (wb_valid && wb_bank == BankBits'(b)) ?
                                                  wb_addr : wr_addr_i;
-      last_wr_data_d[b*Lanes*32 +: Lanes*32] = sram_wr_data[b*Lanes*32 +: Lanes*32];
+      last_wr_data_new[b*Lanes*32 +: Lanes*32] = sram_wr_data[b*Lanes*32 +: Lanes*32];
       // Kept until the bank's next write: forwarding reads it only after a write.
-      last_wr_data_next[b*Lanes*32 +: Lanes*32] =
-          sram_wr_en[b] ? last_wr_data_d[b*Lanes*32 +: Lanes*32] :
+      last_wr_data_d[b*Lanes*32 +: Lanes*32] =
+          sram_wr_en[b] ? last_wr_data_new[b*Lanes*32 +: Lanes*32] :
                           last_wr_data_q[b*Lanes*32 +: Lanes*32];
     end
   end
@@ -148,7 +148,7 @@ module mxu_accumulators #(
     s1_int8_d       = res_valid_i ? res_int8_i : s1_int8_q;
     s1_addr_d       = res_valid_i ? res_addr_i : s1_addr_q;
     s1_data_d       = res_valid_i ? res_data_i : s1_data_q;
-    s1_fwd_next     = res_valid_i ? s1_fwd_d : s1_fwd_q;
+    s1_fwd_d     = res_valid_i ? s1_fwd_new : s1_fwd_q;
   end
 
   // Per lane: the fp32 add, cut at every step (mxu_pkg::AccAddCuts), and the int8 mode's
@@ -208,8 +208,8 @@ module mxu_accumulators #(
       s1_int8_q       <= s1_int8_d;
       s1_addr_q       <= s1_addr_d;
       s1_data_q       <= s1_data_d;
-      s1_fwd_q        <= s1_fwd_next;
-      last_wr_data_q  <= last_wr_data_next;
+      s1_fwd_q        <= s1_fwd_d;
+      last_wr_data_q  <= last_wr_data_d;
       rd_bank_q       <= rd_bank_d;
     end
   end
@@ -269,8 +269,8 @@ module mxu_accumulators #(
     // sample the wide vectors it compares (an undeclared loop variable in the generated _eval).
     logic regs_change;
     assign regs_change =
-        {s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_addr_d, s1_data_d, s1_fwd_next,
-         last_wr_data_next, rd_bank_d} !=
+        {s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_addr_d, s1_data_d, s1_fwd_d,
+         last_wr_data_d, rd_bank_d} !=
         {s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q, s1_data_q, s1_fwd_q,
          last_wr_data_q, rd_bank_q} ||
         add_changes != '0 || sram_changes != '0 || u_ctrl_delay.would_change ||

@@ -54,9 +54,9 @@ module mxu_activation_unit #(
   logic [Lanes*32-1:0] raw, biased, activated;
   logic [Lanes*16-1:0] rounded, requant;
   // The int8 path's stage registers, per lane: x, then x * m and the shift, then the shifted sum.
-  logic [Lanes*33-1:0] sum_d, sum_q;
-  logic [Lanes*58-1:0] prod_d, prod_q, shifted_d, shifted_q;
-  logic [Lanes*6-1:0]  shift_d, shift_q;
+  logic [Lanes*33-1:0] sum_new, sum_q;
+  logic [Lanes*58-1:0] prod_new, prod_q, shifted_new, shifted_q;
+  logic [Lanes*6-1:0]  shift_new, shift_q;
   // Valid and tag of the rows in stages 1 .. Stages-1, then the output registers.
   logic [Stages-2:0]          stage_valid_d, stage_valid_q;
   logic [(Stages-1)*TagWidth-1:0] stage_tag_d, stage_tag_q;
@@ -69,9 +69,9 @@ module mxu_activation_unit #(
   logic [Lanes*32-1:0]        fp32_d;
   logic [Lanes*16-1:0]        row_d;
   // The int8 path's stage registers as registered: a new row's value or the last one's again.
-  logic [Lanes*33-1:0]        sum_next;
-  logic [Lanes*58-1:0]        prod_next, shifted_next;
-  logic [Lanes*6-1:0]         shift_next;
+  logic [Lanes*33-1:0]        sum_d;
+  logic [Lanes*58-1:0]        prod_d, shifted_d;
+  logic [Lanes*6-1:0]         shift_d;
   logic                       clk_unit, active, raw_valid;
 
   // The fp path's input as it was when its bias add began, for rows without a bias.
@@ -122,12 +122,12 @@ module mxu_activation_unit #(
     logic signed [32:0] int_x;
     logic signed [24:0] int_m;
     always_comb begin
-      sum_d[l*33 +: 33] = $signed({data_i[l*32+31], data_i[l*32 +: 32]}) +
+      sum_new[l*33 +: 33] = $signed({data_i[l*32+31], data_i[l*32 +: 32]}) +
                           (bias_en_i ? $signed({bias_i[l*32+31], bias_i[l*32 +: 32]}) : 33'sd0);
       int_x = $signed(sum_q[l*33 +: 33]);
       int_m = $signed({1'b0, quant_i[l*32+8 +: 24]});
-      prod_d[l*58 +: 58] = int_x * int_m;
-      shift_d[l*6 +: 6]  = quant_i[l*32 +: 6];
+      prod_new[l*58 +: 58] = int_x * int_m;
+      shift_new[l*6 +: 6]  = quant_i[l*32 +: 6];
     end
 
     // ----- int8, stage 3: p / 2^s rounded half away from zero (an arithmetic shift of p + half,
@@ -139,7 +139,7 @@ module mxu_activation_unit #(
       s    = shift_q[l*6 +: 6];
       p    = 64'($signed(prod_q[l*58 +: 58]));
       half = (s == 6'd0) ? 64'sd0 : (64'sd1 <<< (s - 6'd1));
-      shifted_d[l*58 +: 58] = 58'((p + half - ((s != 6'd0 && p < 0) ? 64'sd1 : 64'sd0)) >>> s);
+      shifted_new[l*58 +: 58] = 58'((p + half - ((s != 6'd0 && p < 0) ? 64'sd1 : 64'sd0)) >>> s);
     end
 
     // ----- int8, stage 4: zero point and clamp.
@@ -173,10 +173,10 @@ module mxu_activation_unit #(
     tag_d        = valid_d ? stage_tag_q[(Stages-2)*TagWidth +: TagWidth] : tag_q;
     fp32_d       = valid_d ? activated : fp32_q;
     row_d        = valid_d ? (int8_i ? requant : rounded) : row_q;
-    sum_next     = (valid_i && int8_i) ? sum_d : sum_q;
-    prod_next    = (stage_valid_q[0] && int8_i) ? prod_d : prod_q;
-    shift_next   = (stage_valid_q[0] && int8_i) ? shift_d : shift_q;
-    shifted_next = (stage_valid_q[1] && int8_i) ? shifted_d : shifted_q;
+    sum_d     = (valid_i && int8_i) ? sum_new : sum_q;
+    prod_d    = (stage_valid_q[0] && int8_i) ? prod_new : prod_q;
+    shift_d   = (stage_valid_q[0] && int8_i) ? shift_new : shift_q;
+    shifted_d = (stage_valid_q[1] && int8_i) ? shifted_new : shifted_q;
   end
 
   always_ff @(posedge clk_unit or negedge rst_ni) begin
@@ -200,10 +200,10 @@ module mxu_activation_unit #(
       tag_q         <= tag_d;
       fp32_q        <= fp32_d;
       row_q         <= row_d;
-      sum_q         <= sum_next;
-      prod_q        <= prod_next;
-      shifted_q     <= shifted_next;
-      shift_q       <= shift_next;
+      sum_q         <= sum_d;
+      prod_q        <= prod_d;
+      shifted_q     <= shifted_d;
+      shift_q       <= shift_d;
     end
   end
 
@@ -228,8 +228,8 @@ module mxu_activation_unit #(
     // sample the wide vectors it compares (an undeclared loop variable in the generated _eval).
     logic regs_change;
     assign regs_change =
-        {stage_valid_d, stage_tag_d, valid_d, tag_d, fp32_d, row_d, sum_next, prod_next,
-         shift_next, shifted_next} !=
+        {stage_valid_d, stage_tag_d, valid_d, tag_d, fp32_d, row_d, sum_d, prod_d,
+         shift_d, shifted_d} !=
         {stage_valid_q, stage_tag_q, valid_q, tag_q, fp32_q, row_q, sum_q, prod_q, shift_q,
          shifted_q} ||
         bias_changes != '0 || u_raw_delay.would_change;

@@ -39,11 +39,11 @@ module mxu_csr #(
   logic [31:0]           rdata;
   logic                  known, writable;
 
-  always_comb begin
-    rd = reg_req_i.valid && !reg_req_i.write;
-    wr = reg_req_i.valid && reg_req_i.write;
+  assign rd = reg_req_i.valid && !reg_req_i.write;
+  assign wr = reg_req_i.valid && reg_req_i.write;
 
-    // Read mux and the address map.
+  // Read mux and the address map.
+  always_comb begin
     rdata    = '0;
     known    = 1'b1;
     writable = 1'b0;
@@ -112,12 +112,13 @@ module mxu_csr #(
         end
       end
     endcase
+  end
 
+  // The response, and the writes.
+  always_comb begin
     rsp_valid_d = reg_req_i.valid;
     rsp_error_d = reg_req_i.valid && (!known || (wr && !writable));
     rsp_rdata_d = rd ? rdata : '0;
-
-    // Writes.
     ctrl_wr    = wr && reg_req_i.addr == mxu_isa_pkg::CsrCtrl;
     start      = ctrl_wr && reg_req_i.wdata[mxu_isa_pkg::CsrCtrlStartLsb] && !ctrl_i.busy;
     soft_reset = ctrl_wr && reg_req_i.wdata[mxu_isa_pkg::CsrCtrlSoftResetLsb];
@@ -127,8 +128,10 @@ module mxu_csr #(
     if (wr && reg_req_i.addr == mxu_isa_pkg::CsrCmdAddrLo) cmd_addr_d[31:0] = reg_req_i.wdata;
     if (wr && reg_req_i.addr == mxu_isa_pkg::CsrCmdAddrHi) cmd_addr_d[AddrWidth-1:32] = reg_req_i.wdata[AddrWidth-33:0];
     if (wr && reg_req_i.addr == mxu_isa_pkg::CsrCmdCount) cmd_count_d = reg_req_i.wdata;
+  end
 
-    // Status, errors and the interrupt.
+  // Status, errors and the interrupt.
+  always_comb begin
     done_d        = (done_q || ctrl_i.done) && !start && !soft_reset;
     error_d       = (error_q || ctrl_i.error) && !start && !soft_reset;
     error_code_d  = error_code_q;
@@ -150,8 +153,10 @@ module mxu_csr #(
          reg_req_i.wdata[mxu_isa_pkg::CsrIrqClearPendingLsb]) || soft_reset) begin
       irq_pending_d = 1'b0;
     end
+  end
 
-    // Counters: cleared by start, counting while the device runs.
+  // Counters: cleared by start, counting while the device runs.
+  always_comb begin
     for (int unsigned i = 0; i < NumCounters; i++) begin
       counters_d[i*64 +: 64] = counters_q[i*64 +: 64] + 64'(counter_inc_q[i*16 +: 16]);
     end

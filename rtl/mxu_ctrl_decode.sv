@@ -52,6 +52,7 @@ module mxu_ctrl_decode #(
     ends_past = 1'((18'(s) + {c, 1'b0}) >> 17);
   endfunction
 
+  // The fields, the class and each format's buffer rows, [lo, hi).
   always_comb begin
     tr        = ins_i;
     mm        = ins_i;
@@ -65,7 +66,6 @@ module mxu_ctrl_decode #(
     is_ac     = op == mxu_isa_pkg::OpActivate;
     is_sync   = op == mxu_isa_pkg::OpSync;
     is_halt   = op == mxu_isa_pkg::OpHalt;
-    // The buffer rows of each format, [lo, hi).
     tr_lo       = mxu_pkg::RowBits'(tr.buffer_addr);
     tr_hi       = tr_lo + mxu_pkg::RowBits'(tr.rows);
     mm_ub_lo    = mxu_pkg::RowBits'(mm.ub_addr);
@@ -79,8 +79,10 @@ module mxu_ctrl_decode #(
     ac_bias_row = mxu_pkg::RowBits'(ac.bias_addr);
     ac_quant_row = mxu_pkg::RowBits'(ac.quant_addr);
     tr_bytes    = tr.int8 && tr_buf != mxu_isa_pkg::BufAcc;
+  end
 
-    // ----- Legality (docs/isa.md, Errors).
+  // Legality (docs/isa.md, Errors).
+  always_comb begin
     check_err = mxu_isa_pkg::ErrNone;
     if (is_load || is_store) begin
       if (tr.rsvd_12 != '0 || !mxu_isa_pkg::BufKnown[tr_buf] ||
@@ -132,8 +134,10 @@ module mxu_ctrl_decode #(
     end else begin
       check_err = mxu_isa_pkg::ErrIllegalOpcode;
     end
+  end
 
-    // ----- Class, legality and the rows read (r) and written (w), per buffer.
+  // Class, legality and the rows read (r) and written (w), per buffer.
+  always_comb begin
     dec_o.is_load     = is_load;
     dec_o.is_wload    = is_load && tr_buf == mxu_isa_pkg::BufWeights;
     dec_o.is_store    = is_store;
@@ -174,8 +178,10 @@ module mxu_ctrl_decode #(
     dec_o.bias_row = ac_bias_row;
     dec_o.r_quant  = is_ac && ac.int8;
     dec_o.quant_row = ac_quant_row;
+  end
 
-    // ----- Engine commands.
+  // The command each engine receives when the instruction is dispatched.
+  always_comb begin
     ld_cmd_o.target       = tr_buf;
     ld_cmd_o.transpose    = tr.flag;
     ld_cmd_o.int8         = tr.int8;

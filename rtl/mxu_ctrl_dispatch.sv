@@ -75,7 +75,7 @@ module mxu_ctrl_dispatch #(
   logic                 structural, dispatch, done, error, run;
   logic                 wl_push, wl_full, wl_empty;
   logic [KWidth-1:0]    wl_head;
-  logic [NWidth-1:0]    wl_head_n;
+  logic [NWidth-1:0]    wl_head_cols;
   logic [$clog2(5)-1:0] wl_count;
 
   always_comb begin
@@ -187,13 +187,13 @@ module mxu_ctrl_dispatch #(
     .wdata_i({NWidth'(wl_lanes_i), KWidth'(wl_rows_i)}),
     .full_o (wl_full),
     .pop_i  (wl_valid_o && wl_ready_i),
-    .rdata_o({wl_head_n, wl_head}),
+    .rdata_o({wl_head_cols, wl_head}),
     .empty_o(wl_empty),
     .count_o(wl_count)
   );
   assign wl_valid_o  = !wl_empty;
   assign wl_k_rows_o = wl_head;
-  assign wl_n_cols_o = wl_head_n;
+  assign wl_n_cols_o = wl_head_cols;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

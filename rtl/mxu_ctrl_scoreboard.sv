@@ -252,6 +252,7 @@ module mxu_ctrl_scoreboard #(
                 3'(ac_done_i) + 3'(dispatch_i && (dec_i.is_sync || dec_i.is_halt));
   end
 
+  // The loads', weight loads' and stores' slots.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ld_valid_q    <= '0;
@@ -268,11 +269,45 @@ module mxu_ctrl_scoreboard #(
       st_cnt_q      <= '0;
       st_old_pc_q   <= '0;
       st_rows_q     <= 1'b0;
-      ac_busy_q     <= 1'b0;
       st_buf_q      <= '0;
       st_lo_q       <= '0;
       st_hi_q       <= '0;
       st_pc_q       <= '0;
+    end else if (restart_i) begin
+      ld_valid_q    <= '0;
+      ld_head_q     <= '0;
+      ld_tail_q     <= '0;
+      wld_valid_q   <= '0;
+      wld_head_q    <= '0;
+      wld_tail_q    <= '0;
+      st_cnt_q      <= '0;
+      st_rows_q     <= 1'b0;
+    end else begin
+      ld_valid_q    <= ld_valid_d;
+      ld_buf_q      <= ld_buf_d;
+      ld_lo_q       <= ld_lo_d;
+      ld_hi_q       <= ld_hi_d;
+      ld_pc_q       <= ld_pc_d;
+      ld_head_q     <= ld_head_d;
+      ld_tail_q     <= ld_tail_d;
+      wld_valid_q   <= wld_valid_d;
+      wld_pc_q      <= wld_pc_d;
+      wld_head_q    <= wld_head_d;
+      wld_tail_q    <= wld_tail_d;
+      st_cnt_q      <= st_cnt_d;
+      st_old_pc_q   <= st_old_pc_d;
+      st_rows_q     <= st_rows_d;
+      st_buf_q      <= st_buf_d;
+      st_lo_q       <= st_lo_d;
+      st_hi_q       <= st_hi_d;
+      st_pc_q       <= st_pc_d;
+    end
+  end
+
+  // The ACTIVATE's and MATMULs' slots, and the loaded weight tiles.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ac_busy_q     <= 1'b0;
       ac_acc_lo_q   <= '0;
       ac_acc_hi_q   <= '0;
       ac_bias_q     <= '0;
@@ -290,39 +325,13 @@ module mxu_ctrl_scoreboard #(
       mm_tail_q     <= '0;
       tiles_q       <= '0;
     end else if (restart_i) begin
-      ld_valid_q    <= '0;
-      ld_head_q     <= '0;
-      ld_tail_q     <= '0;
-      wld_valid_q   <= '0;
-      wld_head_q    <= '0;
-      wld_tail_q    <= '0;
-      st_cnt_q      <= '0;
-      st_rows_q     <= 1'b0;
       ac_busy_q     <= 1'b0;
       mm_valid_q    <= '0;
       mm_head_q     <= '0;
       mm_tail_q     <= '0;
       tiles_q       <= '0;
     end else begin
-      ld_valid_q    <= ld_valid_d;
-      ld_buf_q      <= ld_buf_d;
-      ld_lo_q       <= ld_lo_d;
-      ld_hi_q       <= ld_hi_d;
-      ld_pc_q       <= ld_pc_d;
-      ld_head_q     <= ld_head_d;
-      ld_tail_q     <= ld_tail_d;
-      wld_valid_q   <= wld_valid_d;
-      wld_pc_q      <= wld_pc_d;
-      wld_head_q    <= wld_head_d;
-      wld_tail_q    <= wld_tail_d;
-      st_cnt_q      <= st_cnt_d;
-      st_old_pc_q   <= st_old_pc_d;
-      st_rows_q     <= st_rows_d;
       ac_busy_q     <= ac_busy_d;
-      st_buf_q      <= st_buf_d;
-      st_lo_q       <= st_lo_d;
-      st_hi_q       <= st_hi_d;
-      st_pc_q       <= st_pc_d;
       ac_acc_lo_q   <= ac_acc_lo_d;
       ac_acc_hi_q   <= ac_acc_hi_d;
       ac_bias_q     <= ac_bias_d;

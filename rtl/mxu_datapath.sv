@@ -75,7 +75,7 @@ module mxu_datapath #(
   // mxu_activate_seq).
   logic                  wf_empty, wf_full, wf_pop, w_shift, shadow_ready, commit, commit_bank;
   logic [mxu_pkg::KWidth-1:0] w_k, shadow_k;
-  logic [mxu_pkg::NWidth-1:0] w_n, shadow_n, in_n, res_n;
+  logic [mxu_pkg::NWidth-1:0] w_cols, shadow_cols, in_cols, res_cols;
   logic [Rows-1:0]       in_pass;
   logic [Cols*16-1:0]    wf_pop_data, w_row;
   logic [$clog2(mxu_pkg::WeightFifoDepth+1)-1:0] wf_count;
@@ -123,11 +123,11 @@ module mxu_datapath #(
     .wf_data_i     (wf_pop_data),
     .w_shift_o     (w_shift),
     .w_k_o         (w_k),
-    .w_n_o         (w_n),
+    .w_cols_o         (w_cols),
     .w_o           (w_row),
     .shadow_ready_o(shadow_ready),
     .shadow_k_o    (shadow_k),
-    .shadow_n_o    (shadow_n),
+    .shadow_cols_o    (shadow_cols),
     .commit_i      (commit),
     .busy_o        (wl_busy_o)
   );
@@ -141,7 +141,7 @@ module mxu_datapath #(
     .mm_done_i     (mm_done_o),
     .shadow_ready_i(shadow_ready),
     .shadow_k_i    (shadow_k),
-    .shadow_n_i    (shadow_n),
+    .shadow_cols_i    (shadow_cols),
     .commit_o      (commit),
     .commit_bank_o (commit_bank),
     .ub_rd_en_o    (mm_rd_en),
@@ -152,7 +152,7 @@ module mxu_datapath #(
     .act_bank_o    (in_bank),
     .act_int8_o    (in_int8),
     .act_pass_o    (in_pass),
-    .act_n_o       (in_n),
+    .act_cols_o       (in_cols),
     .res_accum_o   (in_accum),
     .res_last_o    (in_last),
     .res_addr_o    (in_acc),
@@ -233,14 +233,14 @@ module mxu_datapath #(
     .act_bank_i     (in_bank),
     .act_int8_i     (in_int8),
     .act_pass_i     (in_pass),
-    .act_n_i        (in_n),
+    .act_cols_i        (in_cols),
     .w_shift_i      (w_shift),
     .w_k_i          (w_k),
-    .w_n_i          (w_n),
+    .w_cols_i          (w_cols),
     .w_i            (w_row),
     .w_commit_i     (commit),
     .w_commit_bank_i(commit_bank),
-    .res_n_i        (res_n),
+    .res_cols_i        (res_cols),
     .psum_o         (array_out),
     .col_clocks_o   (clocks_o.columns)
   );
@@ -250,8 +250,8 @@ module mxu_datapath #(
       u_result_meta (
     .clk_i,
     .rst_ni,
-    .d_i({in_valid, in_accum, in_last, in_int8, in_n, in_acc}),
-    .q_o({res_valid, res_accum, res_last, res_int8, res_n, res_addr})
+    .d_i({in_valid, in_accum, in_last, in_int8, in_cols, in_acc}),
+    .q_o({res_valid, res_accum, res_last, res_int8, res_cols, res_addr})
   );
 
   mxu_accumulators #(

@@ -68,8 +68,8 @@ module mxu_dma_load_gen #(
   logic [15:0]           trows_d, trows_q;  // transposed: rows of a block
   logic [15:0]           cmd_trows;
   // rows_left_q > trows_q, kept in a flop: the next block is a whole one.
-  logic                  block_full_d, block_full_q, block_full_n, full_after_row, full_after_block;
-  logic [AddrWidth-13:0] page_next;
+  logic                  block_full_d, block_full_q, block_full_step, full_after_row, full_after_block;
+  logic [AddrWidth-13:0] page_after;
   logic [12:0]           page_low;
   logic [AddrWidth-1:0]  burst_end;
   logic                  cmd_short;
@@ -96,17 +96,17 @@ module mxu_dma_load_gen #(
   logic                  ar_fire, seg_last_burst, accept;
   logic                  linear_d, linear_q;
   logic                  bcast_d, bcast_q;  // stride 0: one segment for every row
-  logic [19:0]           lin_left_d, lin_left_q, lin_left_n;  // beats still to request
-  logic [AddrWidth-1:0]  burst_addr_n, burst_addr_sel;
+  logic [19:0]           lin_left_d, lin_left_q, lin_left_step;  // beats still to request
+  logic [AddrWidth-1:0]  burst_addr_step, burst_addr_sel;
   logic [17:0]           cmd_row_bytes;
   logic [RowBytesW-1:0]  cmd_row_len;       // a linear row's bytes, at a legal row's width
   logic [RowBytesW+16:0] cmd_lin_bytes;     // a linear transfer's bytes from its first beat
   logic [19:0]           cmd_stride_bytes;
   logic                  cmd_linear, cmd_bcast;
   // Generator state as it would advance without a new command.
-  logic                  gen_active_n, seg_started_n;
-  logic [15:0]           rows_left_n, gen_j_n;
-  logic [AddrWidth-1:0]  seg_addr_n, block_addr_n;
+  logic                  gen_active_step, seg_started_step;
+  logic [15:0]           rows_left_step, gen_j_step;
+  logic [AddrWidth-1:0]  seg_addr_step, block_addr_step;
 
   assign cmd_ready_o = !gen_active_q && inflight_q != QCntW'(QueueDepth);
   assign accept      = cmd_valid_i && cmd_ready_o;
@@ -142,51 +142,51 @@ module mxu_dma_load_gen #(
     seg_last_burst = (burst_beats == 8'(beats_left));
     // The address after the burst: a burst never crosses 4 KiB, so the add is 13 bits wide and the
     // upper bits take +1 (computed beside it) only when it ends on the boundary.
-    page_next      = next_burst_addr[AddrWidth-1:12] + 1'b1;
+    page_after      = next_burst_addr[AddrWidth-1:12] + 1'b1;
     page_low       = 13'(next_burst_addr[11:0]) + (13'(burst_beats) << BeatShift);
-    burst_end      = {page_low[12] ? page_next : next_burst_addr[AddrWidth-1:12], page_low[11:0]};
+    burst_end      = {page_low[12] ? page_after : next_burst_addr[AddrWidth-1:12], page_low[11:0]};
     // Whether the next block is a full one, for each way the rows left can change (the compare
     // off the burst's path: block_full_q).
     full_after_row   = rows_left_q - 1'b1 > trows_q;
     full_after_block = rows_left_q - trows_q > trows_q;
-    block_full_n     = block_full_q;
+    block_full_step     = block_full_q;
 
-    gen_active_n  = gen_active_q;
-    rows_left_n   = rows_left_q;
-    gen_j_n       = gen_j_q;
-    seg_addr_n    = seg_addr_q;
-    block_addr_n  = block_addr_q;
-    seg_started_n = seg_started_q;
-    burst_addr_n  = burst_addr_q;
+    gen_active_step  = gen_active_q;
+    rows_left_step   = rows_left_q;
+    gen_j_step       = gen_j_q;
+    seg_addr_step    = seg_addr_q;
+    block_addr_step  = block_addr_q;
+    seg_started_step = seg_started_q;
+    burst_addr_step  = burst_addr_q;
     beats_left_d  = beats_left_q;
-    lin_left_n    = lin_left_q;
+    lin_left_step    = lin_left_q;
     if (ar_fire && linear_q) begin
-      burst_addr_n = burst_end;
-      lin_left_n   = lin_left_q - 20'(burst_beats);
-      if (lin_left_q == 20'(burst_beats)) gen_active_n = 1'b0;
+      burst_addr_step = burst_end;
+      lin_left_step   = lin_left_q - 20'(burst_beats);
+      if (lin_left_q == 20'(burst_beats)) gen_active_step = 1'b0;
     end else if (ar_fire) begin
       if (!seg_last_burst) begin
-        seg_started_n = 1'b1;
-        burst_addr_n  = burst_end;
+        seg_started_step = 1'b1;
+        burst_addr_step  = burst_end;
         beats_left_d  = beats_left - BeatsWidth'(burst_beats);
       end else begin
-        seg_started_n = 1'b0;
+        seg_started_step = 1'b0;
         if (!transpose_q) begin
-          seg_addr_n = seg_addr_q + AddrWidth'(stride_bytes_q);
-          rows_left_n = rows_left_q - 1'b1;
-          block_full_n = full_after_row;
-          if (rows_left_q == 16'd1 || bcast_q) gen_active_n = 1'b0;
+          seg_addr_step = seg_addr_q + AddrWidth'(stride_bytes_q);
+          rows_left_step = rows_left_q - 1'b1;
+          block_full_step = full_after_row;
+          if (rows_left_q == 16'd1 || bcast_q) gen_active_step = 1'b0;
         end else if (gen_j_q + 1'b1 != lanes_q) begin
-          gen_j_n    = gen_j_q + 1'b1;
-          seg_addr_n = seg_addr_q + AddrWidth'(stride_bytes_q);
+          gen_j_step    = gen_j_q + 1'b1;
+          seg_addr_step = seg_addr_q + AddrWidth'(stride_bytes_q);
         end else begin
-          gen_j_n      = '0;
-          rows_left_n  = rows_left_q - trows_q;
-          block_full_n = full_after_block;
-          block_addr_n = block_addr_q + AddrWidth'({trows_q, 1'b0});
-          seg_addr_n   = block_addr_q + AddrWidth'({trows_q, 1'b0});
+          gen_j_step      = '0;
+          rows_left_step  = rows_left_q - trows_q;
+          block_full_step = full_after_block;
+          block_addr_step = block_addr_q + AddrWidth'({trows_q, 1'b0});
+          seg_addr_step   = block_addr_q + AddrWidth'({trows_q, 1'b0});
           if (block_rows_gen != trows_q || rows_left_q == trows_q) begin
-            gen_active_n = 1'b0;
+            gen_active_step = 1'b0;
           end
         end
       end
@@ -216,7 +216,7 @@ module mxu_dma_load_gen #(
                       cmd_stride_bytes[BeatShift-1:0] != '0;
     cmd_trows       = cmd_short ? 16'(ShortRows) : 16'(TransposeRows);
     trows_d         = accept ? cmd_trows : trows_q;
-    block_full_d    = accept ? cmd_i.rows > cmd_trows : block_full_n;
+    block_full_d    = accept ? cmd_i.rows > cmd_trows : block_full_step;
     cmd_bcast       = !cmd_i.transpose && cmd_i.stride == '0;
     bcast_d         = accept ? cmd_bcast : bcast_q;
     // The product's bytes operand at the width a legal row needs (7 bits on the default device,
@@ -225,16 +225,16 @@ module mxu_dma_load_gen #(
     cmd_row_len     = RowBytesW'(cmd_row_bytes);
     cmd_lin_bytes   = (RowBytesW+17)'(cmd_i.rows) * (RowBytesW+17)'(cmd_row_len) +
                       (RowBytesW+17)'(cmd_i.host_addr[BeatShift-1:0]) + (RowBytesW+17)'(BusBytes - 1);
-    lin_left_d      = accept ? 20'(cmd_lin_bytes >> BeatShift) : lin_left_n;
+    lin_left_d      = accept ? 20'(cmd_lin_bytes >> BeatShift) : lin_left_step;
     // A linear transfer's bursts start at the beat holding its first row.
     burst_addr_sel  = accept ? {cmd_i.host_addr[AddrWidth-1:BeatShift], BeatShift'(0)}
-                             : burst_addr_n;
-    gen_active_d   = accept ? 1'b1 : gen_active_n;
-    rows_left_d    = accept ? cmd_i.rows : rows_left_n;
-    gen_j_d        = accept ? '0 : gen_j_n;
-    seg_addr_d     = accept ? cmd_i.host_addr : seg_addr_n;
-    block_addr_d   = accept ? cmd_i.host_addr : block_addr_n;
-    seg_started_d  = accept ? 1'b0 : seg_started_n;
+                             : burst_addr_step;
+    gen_active_d   = accept ? 1'b1 : gen_active_step;
+    rows_left_d    = accept ? cmd_i.rows : rows_left_step;
+    gen_j_d        = accept ? '0 : gen_j_step;
+    seg_addr_d     = accept ? cmd_i.host_addr : seg_addr_step;
+    block_addr_d   = accept ? cmd_i.host_addr : block_addr_step;
+    seg_started_d  = accept ? 1'b0 : seg_started_step;
     inflight_d     = inflight_q + QCntW'(accept) - QCntW'(done_i);
 
     q_o.target     = cmd_i.target;

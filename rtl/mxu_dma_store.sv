@@ -105,14 +105,14 @@ module mxu_dma_store #(
   logic [$clog2(MaxInFlight+1)-1:0] bq_count;
   logic                 error_d, error_q;
   logic                 linear_d, linear_q;
-  logic [AddrWidth-1:0] lin_addr_d, lin_addr_q, lin_addr_n;
-  logic [LinWidth-1:0] lin_left_d, lin_left_q, lin_left_n;  // beats without a burst yet
+  logic [AddrWidth-1:0] lin_addr_d, lin_addr_q;
+  logic [LinWidth-1:0] lin_left_d, lin_left_q;  // beats without a burst yet
   logic [17:0]          cmd_row_len;
   logic [35:0]          lin_bytes;
   logic                 clk_eng;  // the engine's clock, gated under ClockGating
 
+  // Emission: open a burst at the current beat, then send its beats.
   always_comb begin
-    // ----- Emission: open a burst at the current beat, then send its beats.
     burst_addr  = linear_q ? lin_addr_q : cur_base_q + (AddrWidth'(beat_q) << BeatShift);
     beats_to_4k = 13'(BeatsPer4k) - 13'(burst_addr[11:BeatShift]);
     burst_beats = linear_q ? ((lin_left_q > LinWidth'(16)) ? 5'd16 : 5'(lin_left_q))
@@ -143,8 +143,6 @@ module mxu_dma_store #(
 
     burst_left_d = burst_left_q;
     if (aw_fire) burst_left_d = burst_beats;
-    lin_addr_n = aw_fire ? lin_addr_q + (AddrWidth'(burst_beats) << BeatShift) : lin_addr_q;
-    lin_left_n = aw_fire ? lin_left_q - LinWidth'(burst_beats) : lin_left_q;
     if (w_fire) burst_left_d = burst_left_d - 1'b1;
     beat_d = row_done ? '0 : (w_fire ? beat_q + 1'b1 : beat_q);
 
@@ -185,6 +183,7 @@ module mxu_dma_store #(
 
   assign cmd_ready_o = !active_q;
 
+  // The reader's pointers: a row further with each granted read, from a command's first row.
   always_comb begin
     rd_gnt       = from_acc_q ? buf_rsp_i.acc_gnt : buf_rsp_i.ub_gnt;
     rd_pending_d = rd_en && rd_gnt;
@@ -199,8 +198,15 @@ module mxu_dma_store #(
       rd_addr_d = rd_addr_q + 1'b1;
       rd_host_d = rd_host_q + AddrWidth'(stride_bytes_q);
     end
+    if (cmd_valid_i && cmd_ready_o) begin
+      rd_row_d  = '0;
+      rd_addr_d = cmd_i.buf_addr;
+      rd_host_d = cmd_i.host_addr;
+    end
+  end
 
-    // The row arriving this cycle, placed at its byte offset in a window of whole beats.
+  // The row arriving this cycle, placed at its byte offset in a window of whole beats.
+  always_comb begin
     row_bytes = '0;
     if (from_acc_q) begin
       row_bytes[Cols*32-1:0] = buf_rsp_i.acc_data;
@@ -234,7 +240,10 @@ module mxu_dma_store #(
     row_end   = pending_host_q[BeatShift-1:0] + row_len[BeatShift-1:0];
     win_keep  = linear_q && row_end != '0 && rd_row_q != rows_q;
     win_emit  = win_beats - BeatsWidth'(win_keep);
+  end
 
+  // The two row registers: the current row's beats go out while the next row waits.
+  always_comb begin
     cur_valid_d = cur_valid_q && !row_done;
     cur_data_d  = cur_data_q;
     cur_strb_d  = cur_strb_q;
@@ -273,12 +282,15 @@ module mxu_dma_store #(
         nxt_keep_d  = win_keep;
       end
     end
+  end
 
-    // ----- Write responses, completion, command accept.
+  // Write responses and completion.
+  always_comb begin
     wr_req_o.b_ready = 1'b1;
     b_fire      = wr_rsp_i.b_valid;
     error_d     = error_q || (b_fire && wr_rsp_i.b.resp != 2'b00);
     rows_done_d = row_done ? rows_done_q + 1'b1 : rows_done_q;
+    if (cmd_valid_i && cmd_ready_o) rows_done_d = '0;
     // Responses come in order: the tail's first. A command whose beats are all out but whose
     // responses are not all back becomes the tail, and the next command may start.
     front_written = active_q && rows_done_q == rows_q;
@@ -294,6 +306,10 @@ module mxu_dma_store #(
       tail_owed_d  = front_owed_q - OwedW'(b_fire);
       front_owed_d = '0;
     end
+  end
+
+  // Command accept; and the linear mode's bursts, the beats a burst took off what is left.
+  always_comb begin
     cmd_bytes   = cmd_i.int8 && cmd_i.source != mxu_isa_pkg::BufAcc;
     active_d    = active_q && !front_done && !to_tail;
     from_acc_d  = from_acc_q;
@@ -311,10 +327,6 @@ module mxu_dma_store #(
       lanes_d        = cmd_i.lanes;
       stride_bytes_d = (cmd_i.source == mxu_isa_pkg::BufAcc) ? {2'b00, cmd_i.stride, 2'b00} :
                        cmd_bytes ? {4'b0000, cmd_i.stride} : {3'b000, cmd_i.stride, 1'b0};
-      rd_row_d       = '0;
-      rd_addr_d      = cmd_i.buf_addr;
-      rd_host_d      = cmd_i.host_addr;
-      rows_done_d    = '0;
     end
     // Linear mode: rows packed back to back, from the beat that holds the first byte to the
     // beat that holds the last.
@@ -323,8 +335,8 @@ module mxu_dma_store #(
     lin_bytes   = 36'(cmd_i.host_addr[BeatShift-1:0]) + 36'(cmd_i.rows) * 36'(cmd_row_len) +
                   36'(BusBytes) - 36'd1;
     linear_d    = linear_q;
-    lin_addr_d  = lin_addr_n;
-    lin_left_d  = lin_left_n;
+    lin_addr_d  = aw_fire ? lin_addr_q + (AddrWidth'(burst_beats) << BeatShift) : lin_addr_q;
+    lin_left_d  = aw_fire ? lin_left_q - LinWidth'(burst_beats) : lin_left_q;
     if (cmd_valid_i && cmd_ready_o) begin
       linear_d   = 20'(cmd_row_len) == 20'(stride_bytes_d);
       lin_addr_d = {cmd_i.host_addr[AddrWidth-1:BeatShift], BeatShift'(0)};
@@ -344,6 +356,7 @@ module mxu_dma_store #(
     .count_o(bq_count)
   );
 
+  // The command, the reader and the row registers.
   always_ff @(posedge clk_eng or negedge rst_ni) begin
     if (!rst_ni) begin
       active_q       <= 1'b0;
@@ -374,18 +387,6 @@ module mxu_dma_store #(
       cur_keep_q     <= 1'b0;
       nxt_emit_q     <= '0;
       nxt_keep_q     <= 1'b0;
-      carry_data_q   <= '0;
-      carry_strb_q   <= '0;
-      beat_q         <= '0;
-      burst_left_q   <= '0;
-      rows_done_q    <= '0;
-      front_owed_q   <= '0;
-      tail_owed_q    <= '0;
-      tail_q         <= 1'b0;
-      error_q        <= 1'b0;
-      linear_q       <= 1'b0;
-      lin_addr_q     <= '0;
-      lin_left_q     <= '0;
     end else begin
       active_q       <= active_d;
       from_acc_q     <= from_acc_d;
@@ -411,6 +412,25 @@ module mxu_dma_store #(
       cur_keep_q     <= cur_keep_d;
       nxt_emit_q     <= nxt_emit_d;
       nxt_keep_q     <= nxt_keep_d;
+    end
+  end
+
+  // The carry, the emitter and the responses.
+  always_ff @(posedge clk_eng or negedge rst_ni) begin
+    if (!rst_ni) begin
+      carry_data_q   <= '0;
+      carry_strb_q   <= '0;
+      beat_q         <= '0;
+      burst_left_q   <= '0;
+      rows_done_q    <= '0;
+      front_owed_q   <= '0;
+      tail_owed_q    <= '0;
+      tail_q         <= 1'b0;
+      error_q        <= 1'b0;
+      linear_q       <= 1'b0;
+      lin_addr_q     <= '0;
+      lin_left_q     <= '0;
+    end else begin
       carry_data_q   <= carry_data_d;
       carry_strb_q   <= carry_strb_d;
       beat_q         <= beat_d;

@@ -2,7 +2,7 @@
 // array, one per cycle, bound for consecutive accumulator rows (overwrite or accumulate). A row
 // sums the products of its first k lanes, k = min(k_rows, the K of its bank's tile); its lanes
 // from k on pass the partial sum through (act_pass_o), and it names its tile's columns
-// (act_n_o: the columns past them rest, and its result lanes past them are +0). With new_weights it first commits the
+// (act_cols_o: the columns past them rest, and its result lanes past them are +0). With new_weights it first commits the
 // shadow into the free weight bank, which needs the shadow loaded (shadow_ready_i, from
 // mxu_wload_seq) and the bank it overwrites drained: each row on that bank must have been
 // multiplied in the last PE row it uses, k-1, which it reaches (k-1) x Add cycles after entering
@@ -43,7 +43,7 @@ module mxu_matmul_seq #(
   // Weights.
   input  logic                  shadow_ready_i,
   input  logic [KWidth-1:0]     shadow_k_i,      // the shadow tile's rows
-  input  logic [NWidth-1:0]     shadow_n_i,      // ... and columns
+  input  logic [NWidth-1:0]     shadow_cols_i,      // ... and columns
   output logic                  commit_o,        // the shadow into bank commit_bank_o
   output logic                  commit_bank_o,
   // The unified buffer's array read port, and the row it reads, the cycle after.
@@ -56,7 +56,7 @@ module mxu_matmul_seq #(
   output logic                  act_bank_o,
   output logic                  act_int8_o,
   output logic [Rows-1:0]       act_pass_o,      // lanes past the row's k
-  output logic [NWidth-1:0]     act_n_o,         // the columns of the row's tile
+  output logic [NWidth-1:0]     act_cols_o,         // the columns of the row's tile
   output logic                  res_accum_o,
   output logic                  res_last_o,      // the MATMUL's last row
   output logic [AccAw-1:0]      res_addr_o,
@@ -80,8 +80,8 @@ module mxu_matmul_seq #(
   logic [2*KWidth-1:0]   bank_k_d, bank_k_q;
   logic [KWidth-1:0]     issue_tile_k, issue_k;
   // ... and the N of each bank's tile (its columns), and the issuing row's.
-  logic [2*NWidth-1:0]   bank_n_d, bank_n_q;
-  logic [NWidth-1:0]     issue_n;
+  logic [2*NWidth-1:0]   bank_cols_d, bank_cols_q;
+  logic [NWidth-1:0]     issue_cols;
   // Cycles until the current bank and the other are drained (every row on it multiplied in the
   // last PE row it uses): the other bank may take a commit once its count is 0.
   logic [DrainWidth-1:0] cur_drain_d, cur_drain_q, other_drain_d, other_drain_q;
@@ -98,12 +98,12 @@ module mxu_matmul_seq #(
   logic                  in_valid_d, in_valid_q, in_bank_d, in_bank_q, in_accum_d, in_accum_q;
   logic                  in_last_d, in_last_q, in_int8_d, in_int8_q;
   logic [KWidth-1:0]     in_k_d, in_k_q;
-  logic [NWidth-1:0]     in_n_d, in_n_q;
+  logic [NWidth-1:0]     in_cols_d, in_cols_q;
   logic [AccAw-1:0]      in_acc_d, in_acc_q;
 
   // ----- Issue one row per cycle; a new-weights command first waits for its commit.
   always_comb begin
-    narrowing     = shadow_n_i < bank_n_q[32'(!cur_bank_q)*NWidth +: NWidth];
+    narrowing     = shadow_cols_i < bank_cols_q[32'(!cur_bank_q)*NWidth +: NWidth];
     bank_drained  = other_drain_q == '0 && (!narrowing || other_full_q == '0);
     commit_ok     = shadow_ready_i && bank_drained;
     acc_hazard    = 1'b0;
@@ -116,7 +116,7 @@ module mxu_matmul_seq #(
     issue_bank    = commit ? !cur_bank_q : cur_bank_q;
     issue_tile_k  = commit ? shadow_k_i : bank_k_q[32'(issue_bank)*KWidth +: KWidth];
     issue_k       = (mm_k_q < issue_tile_k) ? mm_k_q : issue_tile_k;
-    issue_n       = commit ? shadow_n_i : bank_n_q[32'(issue_bank)*NWidth +: NWidth];
+    issue_cols       = commit ? shadow_cols_i : bank_cols_q[32'(issue_bank)*NWidth +: NWidth];
     mm_last_issue = mm_issue && (mm_left_q == CountWidth'(1));
     mm_ready_o    = !mm_active_q || mm_last_issue;
   end
@@ -154,7 +154,7 @@ module mxu_matmul_seq #(
     in_last_d     = mm_last_issue;
     in_int8_d     = mm_int8_q;
     in_k_d        = issue_k;
-    in_n_d        = issue_n;
+    in_cols_d        = issue_cols;
     in_acc_d      = mm_acc_q;
     hist_valid_d  = Hist'({hist_valid_q, mm_issue});
     hist_addr_d   = (Hist*AccAw)'({hist_addr_q, mm_acc_q});
@@ -170,10 +170,10 @@ module mxu_matmul_seq #(
     other_full_dec  = (other_full_q == '0) ? other_full_q : other_full_q - 1'b1;
     issue_drain     = DrainWidth'((32'(issue_k) - 1) * AddCycles + 1);
     bank_k_d        = bank_k_q;
-    bank_n_d        = bank_n_q;
+    bank_cols_d        = bank_cols_q;
     if (commit) begin
       bank_k_d[32'(issue_bank)*KWidth +: KWidth] = shadow_k_i;
-      bank_n_d[32'(issue_bank)*NWidth +: NWidth] = shadow_n_i;
+      bank_cols_d[32'(issue_bank)*NWidth +: NWidth] = shadow_cols_i;
       cur_drain_d   = issue_drain;
       other_drain_d = cur_drain_dec;
       cur_full_d    = DrainWidth'(CommitGap - 1);
@@ -207,7 +207,7 @@ module mxu_matmul_seq #(
       cur_bank_q       <= 1'b0;
       mm_inflight_q    <= '0;
       bank_k_q         <= {2{KWidth'(Rows)}};
-      bank_n_q         <= {2{NWidth'(Cols)}};
+      bank_cols_q         <= {2{NWidth'(Cols)}};
       cur_drain_q      <= '0;
       other_drain_q    <= '0;
       cur_full_q       <= '0;
@@ -218,7 +218,7 @@ module mxu_matmul_seq #(
       in_last_q        <= 1'b0;
       in_int8_q        <= 1'b0;
       in_k_q           <= '0;
-      in_n_q           <= '0;
+      in_cols_q           <= '0;
       in_acc_q         <= '0;
       hist_valid_q     <= '0;
       hist_addr_q      <= '0;
@@ -234,7 +234,7 @@ module mxu_matmul_seq #(
       cur_bank_q       <= cur_bank_d;
       mm_inflight_q    <= mm_inflight_d;
       bank_k_q         <= bank_k_d;
-      bank_n_q         <= bank_n_d;
+      bank_cols_q         <= bank_cols_d;
       cur_drain_q      <= cur_drain_d;
       other_drain_q    <= other_drain_d;
       cur_full_q       <= cur_full_d;
@@ -245,7 +245,7 @@ module mxu_matmul_seq #(
       in_last_q        <= in_last_d;
       in_int8_q        <= in_int8_d;
       in_k_q           <= in_k_d;
-      in_n_q           <= in_n_d;
+      in_cols_q           <= in_cols_d;
       in_acc_q         <= in_acc_d;
       hist_valid_q     <= hist_valid_d;
       hist_addr_q      <= hist_addr_d;
@@ -258,7 +258,7 @@ module mxu_matmul_seq #(
   assign ub_rd_addr_o   = mm_ub_q;
   assign act_valid_o    = in_valid_q;
   assign act_o          = ub_rd_data_i;
-  assign act_n_o        = in_n_q;
+  assign act_cols_o        = in_cols_q;
   assign act_bank_o     = in_bank_q;
   assign act_int8_o     = in_int8_q;
   assign res_accum_o    = in_accum_q;

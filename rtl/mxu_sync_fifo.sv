@@ -36,7 +36,7 @@ module mxu_sync_fifo #(
 );
 
   logic [Depth*Width-1:0] entries_d, entries_q;
-  logic [Width-1:0]       head_d, head_q, next_entry, head_stay, head_next;
+  logic [Width-1:0]       head_d, head_q, next_entry, head_stay, head_after_pop;
   logic [PtrWidth-1:0]    wr_ptr, rd_ptr, rd_ptr_inc;
   logic                   push, pop, empty;
   logic                   unused_push;
@@ -68,8 +68,8 @@ module mxu_sync_fifo #(
     rd_ptr_inc = (rd_ptr == PtrWidth'(Depth - 1)) ? '0 : rd_ptr + 1'b1;
     next_entry = entries_q[rd_ptr_inc*Width +: Width];
     head_stay  = empty ? wdata_i : head_q;
-    head_next  = (!full_o && wr_ptr == rd_ptr_inc) ? wdata_i : next_entry;
-    head_d     = pop ? head_next : head_stay;
+    head_after_pop  = (!full_o && wr_ptr == rd_ptr_inc) ? wdata_i : next_entry;
+    head_d     = pop ? head_after_pop : head_stay;
   end
 
   // Storage: data only (the pointers say what holds an entry), so no reset (docs/architecture.md,

@@ -23,7 +23,7 @@
 // or not, can reach a result. Activations stop at the tile's last column: each column knows,
 // from the commits, whether it is in each bank's tile, and takes a lane only if it is in the
 // tile of the lane's bank (the lane's valid is dropped there, and a PE takes operands only with a
-// valid). A result row's lanes at or past its tile's N (res_n_i, the N of the row leaving) are
+// valid). A result row's lanes at or past its tile's N (res_cols_i, the N of the row leaving) are
 // +0: what the columns past N hold is no result.
 //
 // Clock gating (ClockGating, docs/architecture.md "Clock gating"): each column runs on its own
@@ -61,19 +61,19 @@ module mxu_systolic_array #(
   input  logic                 act_bank_i,
   input  logic                 act_int8_i,  // the row is int8 (docs/numerics.md)
   input  logic [Rows-1:0]      act_pass_i,  // lanes past the tile's K: pass the partial sum
-  input  logic [NWidth-1:0]    act_n_i,     // the columns of the row's tile
+  input  logic [NWidth-1:0]    act_cols_i,     // the columns of the row's tile
   // One weight row per cycle into the shadow chain of a tile of w_k_i rows, entering at PE row
   // w_k_i - 1: after w_k_i shifts the first row shifted sits in PE row 0.
   input  logic                 w_shift_i,
   input  logic [KWidth-1:0]    w_k_i,
-  input  logic [NWidth-1:0]    w_n_i,       // ... and its columns (of a shift and a commit)
+  input  logic [NWidth-1:0]    w_cols_i,       // ... and its columns (of a shift and a commit)
   input  logic [Cols*16-1:0]   w_i,
   // Copy every shadow register into weight bank w_commit_bank_i.
   input  logic                 w_commit_i,
   input  logic                 w_commit_bank_i,
   // One de-skewed fp32 result row per cycle, Latency cycles after its activation row, its lanes
-  // at or past res_n_i (the N of that row's tile) +0.
-  input  logic [NWidth-1:0]    res_n_i,
+  // at or past res_cols_i (the N of that row's tile) +0.
+  input  logic [NWidth-1:0]    res_cols_i,
   output logic [Cols*32-1:0]   psum_o,
   // How many columns' clocks run, in column 0's time (column c's clock runs c cycles later):
   // COLUMN_CLOCKS adds it up. Cols with ClockGating off.
@@ -110,7 +110,7 @@ module mxu_systolic_array #(
   logic [Cols*16+KWidth+NWidth:0] w_edge_d, w_edge_q;
   logic [Cols*16-1:0]          w_edge;
   logic [KWidth-1:0]           w_edge_k;
-  logic [NWidth-1:0]           w_edge_n;
+  logic [NWidth-1:0]           w_edge_cols;
   logic                        w_edge_bank;
 
   // A passing lane enters as the int8 value 0.
@@ -123,10 +123,10 @@ module mxu_systolic_array #(
 
   assign edge_d   = act_valid_i ? {act_bank_i, act_pass_i | {Rows{act_int8_i}}, act_lanes} : edge_q;
   assign w_edge_d = {w_commit_i ? w_commit_bank_i : w_edge_q[Cols*16+KWidth+NWidth],
-                     (w_shift_i || w_commit_i) ? w_n_i : w_edge_q[Cols*16+KWidth +: NWidth],
+                     (w_shift_i || w_commit_i) ? w_cols_i : w_edge_q[Cols*16+KWidth +: NWidth],
                      w_shift_i ? {w_k_i, w_i} : w_edge_q[Cols*16+KWidth-1:0]};
   assign {edge_bank, edge_int8, edge_act}         = edge_d;
-  assign {w_edge_bank, w_edge_n, w_edge_k, w_edge} = w_edge_d;
+  assign {w_edge_bank, w_edge_cols, w_edge_k, w_edge} = w_edge_d;
 
   // Data only (the valids, shifts and commits that qualify them arrive beside): no reset.
   always_ff @(posedge clk_array) begin
@@ -156,8 +156,8 @@ module mxu_systolic_array #(
     always_comb begin
       cols0 = '0;
       for (int unsigned c = 0; c < Cols; c++) begin
-        row_wakes[c] = act_valid_i && NWidth'(c) < act_n_i;
-        use0[c] = row_wakes[c] || ((w_shift_i || w_commit_i) && NWidth'(c) < w_n_i) ||
+        row_wakes[c] = act_valid_i && NWidth'(c) < act_cols_i;
+        use0[c] = row_wakes[c] || ((w_shift_i || w_commit_i) && NWidth'(c) < w_cols_i) ||
                   span_q[c*SpanWidth +: SpanWidth] != '0;
         span_d[c*SpanWidth +: SpanWidth] =
             row_wakes[c] ? SpanWidth'(ActiveSpan) :
@@ -209,7 +209,7 @@ module mxu_systolic_array #(
     assign col_clocks_o = NWidth'(Cols);
     // Every column runs: a row's tile columns only decide which result lanes are taken.
     logic unused_no_gate;
-    assign unused_no_gate = ^{array_en, act_n_i};
+    assign unused_no_gate = ^{array_en, act_cols_i};
   end
 
   // Input skew: lane r is delayed r x Add cycles.
@@ -228,7 +228,7 @@ module mxu_systolic_array #(
     mxu_delay_line #(.Width(19 + KWidth + NWidth), .Depth(c), .ResetBits(2)) u_wskew (
       .clk_i (clk_array),
       .rst_ni,
-      .d_i({w_shift_i, w_commit_i, w_edge_bank, w_edge_n, w_edge_k, w_edge[c*16 +: 16]}),
+      .d_i({w_shift_i, w_commit_i, w_edge_bank, w_edge_cols, w_edge_k, w_edge[c*16 +: 16]}),
       .q_o({w_shift_col[c], w_commit_col[c], w_commit_bank_col[c], w_n_col[c*NWidth +: NWidth],
             w_k_col[c*KWidth +: KWidth], w_col[c*16 +: 16]})
     );
@@ -278,7 +278,7 @@ module mxu_systolic_array #(
       .d_i(psum_col[c*32 +: 32]),
       .q_o(psum_deskew[c*32 +: 32])
     );
-    assign psum_o[c*32 +: 32] = (NWidth'(c) < res_n_i) ? psum_deskew[c*32 +: 32] : 32'h0000_0000;
+    assign psum_o[c*32 +: 32] = (NWidth'(c) < res_cols_i) ? psum_deskew[c*32 +: 32] : 32'h0000_0000;
   end
 
 `ifndef SYNTHESIS

@@ -23,11 +23,11 @@ module mxu_wload_seq #(
   // The shadow chain.
   output logic               w_shift_o,    // a row shifts in
   output logic [KWidth-1:0]  w_k_o,        // ... into a tile of this many rows
-  output logic [NWidth-1:0]  w_n_o,        // ... and columns (the columns past it rest)
+  output logic [NWidth-1:0]  w_cols_o,        // ... and columns (the columns past it rest)
   output logic [Cols*16-1:0] w_o,          // ... this row
   output logic               shadow_ready_o,  // the shadow holds a complete tile
   output logic [KWidth-1:0]  shadow_k_o,   // ... of this many rows
-  output logic [NWidth-1:0]  shadow_n_o,   // ... and columns
+  output logic [NWidth-1:0]  shadow_cols_o,   // ... and columns
   input  logic               commit_i,     // the shadow is committed
   output logic               busy_o
 );
@@ -35,7 +35,7 @@ module mxu_wload_seq #(
   logic              wl_active_d, wl_active_q;
   logic [KWidth-1:0] wl_slot_d, wl_slot_q;    // next tile row to fill (0 .. k_rows-1)
   logic [KWidth-1:0] wl_k_d, wl_k_q;
-  logic [NWidth-1:0] wl_n_d, wl_n_q;
+  logic [NWidth-1:0] wl_cols_d, wl_cols_q;
   logic              wl_shift_d, wl_shift_q;  // a row shifts into the array this cycle
   logic              shadow_pending_d, shadow_pending_q;  // loaded or loading, not committed
   logic              wl_start, wl_active, wl_issue;
@@ -47,7 +47,7 @@ module mxu_wload_seq #(
     wl_active   = wl_active_q || wl_start;
     wl_slot     = wl_start ? '0 : wl_slot_q;
     wl_k_d      = wl_start ? wl_k_rows_i : wl_k_q;
-    wl_n_d      = wl_start ? wl_n_cols_i : wl_n_q;
+    wl_cols_d      = wl_start ? wl_n_cols_i : wl_cols_q;
     wl_issue    = wl_active && !wf_empty_i;
     wf_pop_o    = wl_issue;
     wl_active_d = wl_active && !(wl_issue && wl_slot + 1'b1 == wl_k_d);
@@ -61,14 +61,14 @@ module mxu_wload_seq #(
       wl_active_q      <= 1'b0;
       wl_slot_q        <= '0;
       wl_k_q           <= '0;
-      wl_n_q           <= '0;
+      wl_cols_q           <= '0;
       wl_shift_q       <= 1'b0;
       shadow_pending_q <= 1'b0;
     end else begin
       wl_active_q      <= wl_active_d;
       wl_slot_q        <= wl_slot_d;
       wl_k_q           <= wl_k_d;
-      wl_n_q           <= wl_n_d;
+      wl_cols_q           <= wl_cols_d;
       wl_shift_q       <= wl_shift_d;
       shadow_pending_q <= shadow_pending_d;
     end
@@ -76,13 +76,13 @@ module mxu_wload_seq #(
 
   assign w_shift_o = wl_shift_q;
   assign w_k_o     = wl_k_q;
-  assign w_n_o     = wl_n_q;
+  assign w_cols_o     = wl_cols_q;
   assign w_o       = wf_data_i;
   // The shadow chain holds a complete tile once its load has issued every row (the last row
   // shifts in this cycle at the latest, and a commit captures that too).
   assign shadow_ready_o = shadow_pending_q && !wl_active_q;
   assign shadow_k_o     = wl_k_q;
-  assign shadow_n_o     = wl_n_q;
+  assign shadow_cols_o     = wl_cols_q;
   assign busy_o         = wl_active_q || wl_shift_q;
 
 endmodule

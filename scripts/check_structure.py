@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The tree's shape, checked (docs/layout.md, "Shape"): no source folder over 40 files, no
-function over 120 lines outside generated code, no Python import cycle, no `python3 -c` in
-scripts. Prints every problem, one a line, and exits 1; otherwise one line saying what it read."""
+function over 120 lines outside generated code, no SystemVerilog `always` block over 80 lines, no
+Python import cycle, no `python3 -c` in scripts. Prints every problem, one a line, and exits 1; otherwise one line saying what it read."""
 import ast
 import os
 import pathlib
@@ -14,6 +14,7 @@ from one_line_parser import OneLineParser  # noqa: E402
 
 MAX_FOLDER_FILES = 40
 MAX_FUNCTION_LINES = 120
+MAX_SV_BLOCK_LINES = 80
 SOURCE_SUFFIXES = {".cc", ".h", ".sv", ".py"}
 # Written by a generator, not by hand: their length is the table's.
 GENERATED = re.compile(r"^(common/isa_table\.h|rtl/mxu_isa_pkg\.sv|common/csr_map\.h)$")
@@ -51,6 +52,28 @@ def cxx_functions(lines):
             start = number
 
 
+def sv_always_blocks(lines):
+    """(kind, first line, length) of each always block: from its keyword to the `end` (or
+    `endcase`) that closes its first `begin` (or `case`); a block without one ends at its `;`."""
+    opens, closes = {"begin", "case", "casez", "casex", "fork"}, {"end", "endcase", "join"}
+    number = 0
+    while number < len(lines):
+        head = re.match(r"\s*(always_comb|always_ff|always_latch|always)\b", lines[number])
+        if not head:
+            number += 1
+            continue
+        depth, last = 0, number
+        for last in range(number, len(lines)):
+            code = lines[last].split("//")[0]
+            for word in re.findall(r"\b\w+\b", code):
+                depth += (word in opens) - (word in closes)
+            if depth == 0 and (re.search(r"\b(end|endcase|join)\b", code) or
+                               (code.rstrip().endswith(";") and "begin" not in code)):
+                break
+        yield head.group(1), number + 1, last - number + 1
+        number = last + 1
+
+
 def python_functions(text):
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -68,6 +91,14 @@ def function_problems(root, files):
         problems += [f"{path}:{first}: {name} is {length} lines (at most {MAX_FUNCTION_LINES})"
                      for name, first, length in found if length > MAX_FUNCTION_LINES]
     return problems
+
+
+def sv_block_problems(root, files):
+    return [f"{path}:{first}: {kind} is {length} lines (at most {MAX_SV_BLOCK_LINES})"
+            for path in files if path.suffix == ".sv" and not GENERATED.match(str(path))
+            for kind, first, length in sv_always_blocks(
+                (root / path).read_text(errors="replace").splitlines())
+            if length > MAX_SV_BLOCK_LINES]
 
 
 def python_imports(root, files, package):
@@ -132,7 +163,8 @@ def main():
     root = parser.parse_args().root
     files = [f for f in tracked_files(root) if (root / f).is_file()]
     graph = python_imports(root, files, pathlib.PurePosixPath("python/mxu"))
-    problems = (folder_problems(files) + function_problems(root, files) + cycle_problems(graph)
+    problems = (folder_problems(files) + function_problems(root, files)
+                + sv_block_problems(root, files) + cycle_problems(graph)
                 + inline_python_problems(root, files))
     for problem in problems:
         print(problem)

@@ -48,7 +48,7 @@ struct BenchArgs {
   std::string json, plot;
   std::string topology;
   std::string sweep, roofline;
-  float clock_mhz = 940;
+  float clock_mhz = 0;  // not given: the energy table's Fmax (RunBench)
   int rtl_sample = 0;
   int jobs = 1;
   bool energy = false;
@@ -56,7 +56,7 @@ struct BenchArgs {
   std::vector<std::string> command_line;
 };
 
-int RunBench(const CLI::App& cli, const BenchArgs& args);
+int RunBench(const CLI::App& cli, BenchArgs args);
 
 // The table: --shape, --quick or --topology; the devices: --sweep, --rtl-sample, --clock-mhz.
 void AddWorkloadOptions(CLI::App* cmd, BenchArgs& a) {
@@ -91,7 +91,8 @@ void AddWorkloadOptions(CLI::App* cmd, BenchArgs& a) {
              "model's cycles against the RTL's (and `rtl_sample` in --json)")
       ->excludes(sweep);
   AddFloat(cmd, "--clock-mhz", &a.clock_mhz, 1, 100000, false,
-           "the clock at which the sweep summary gives each device's time");
+           "the clock at which the sweep summary gives each device's time; default: the Fmax "
+           "the PPA measured (energy/180nm.json, docs/ppa.md), or --energy-node's table's");
 }
 
 // --roofline, the memory settings, the operands' seed, --check, --json and --plot.
@@ -506,7 +507,7 @@ std::string DeviceLabel(const BenchArgs& args) {
   return args.device.device.empty() ? backends::ThisDevice().name : args.device.device;
 }
 
-int RunBench(const CLI::App& cli, const BenchArgs& args) {
+int RunBench(const CLI::App& cli, BenchArgs args) {
   // Under mpirun every rank joins first: another rank may run another command.
   std::optional<int> exit;
   const std::unique_ptr<train::MpiCollective> ranks = JoinRanks(Given(cli, "--sweep"), &exit);
@@ -516,11 +517,15 @@ int RunBench(const CLI::App& cli, const BenchArgs& args) {
   // The energy table first: an unknown node is a usage error before anything runs.
   const std::optional<EnergyTable> energy =
       args.energy ? std::optional<EnergyTable>(EnergyTableFor(args.energy_node)) : std::nullopt;
-  // The clock prices the time of the sweep's summary (a topology's over several groups too).
+  // The clock prices the time of the sweep's summary (a topology's over several groups too): the
+  // synthesized design's, unless given.
   if (Given(cli, "--clock-mhz") && !plan.sweeping && !(plan.topology && !OneGroup(plan))) {
     throw UsageError(
         "--clock-mhz has no effect without --sweep (or --topology with several --mem): it prices "
         "the time of the sweep's summary");
+  }
+  if (!Given(cli, "--clock-mhz")) {
+    args.clock_mhz = static_cast<float>(energy ? energy->clock_mhz : EnergyTableFor(180).clock_mhz);
   }
   std::vector<Json> outs;
   const auto start = std::chrono::steady_clock::now();

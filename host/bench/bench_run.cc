@@ -198,7 +198,8 @@ void RunJobs(const BenchRunOptions& options, const std::vector<BenchShape>& shap
       /*capture_stdout=*/false, [&](size_t index) { status.Started(index); });
 }
 
-// The table's heading from a device opened in a child of its own; nothing where that fails too.
+// The table's heading from a device opened in a child of its own; nothing where the device fails
+// there too (the caller reports the first failure). A signal or a fault of this process passes.
 void PrintHeadingApart(const BenchRunOptions& options, const MemoryTiming& given,
                        const std::function<void(const Json&)>& print_heading) {
   try {
@@ -211,7 +212,8 @@ void PrintHeadingApart(const BenchRunOptions& options, const MemoryTiming& given
                       {"device", ConfigJson(driver::ReadDeviceConfig(*device))}};
         },
         "the device"));
-  } catch (const std::exception&) {
+  } catch (const UsageError&) {
+  } catch (const driver::DeviceError&) {
   }
 }
 

@@ -217,6 +217,28 @@ TEST(MxuTopologyCli, SweepSummarizesEveryDeviceAndDrawsTheRoofline) {
   EXPECT_EQ(ReadFile(moved), ReadFile(png));
 }
 
+// Issue 70: without --clock-mhz the sweep's time is at the Fmax the PPA measured, read here from
+// the 180 nm table itself; with --energy --energy-node N, at that node's.
+TEST(MxuTopologyCli, SweepTimeIsAtThePpasFmaxByDefault) {
+  for (const int node : {0, 7}) {
+    SCOPED_TRACE(node);
+    const std::string json_path = TempPath("sweep_clock.json");
+    const std::string energy = node ? " --energy --energy-node " + std::to_string(node) : "";
+    const CliResult r = RunMxu("bench --topology " + Data("gemm_small.csv") +
+                               " --sweep 16x16,8x8:bus=16" + energy + " --json " + json_path);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    const json table = json::parse(ReadFile(std::string(MXU_SOURCE_DIR) + "/energy/" +
+                                            std::to_string(node ? node : 180) + "nm.json"));
+    const double mhz = table["clock_mhz"].get<double>();
+    const json j = json::parse(ReadFile(json_path));
+    for (const json& s : j["sweep"]) {
+      EXPECT_NEAR(s["clock_mhz"].get<double>(), mhz, 1e-3 * mhz);
+      EXPECT_NEAR(s["milliseconds"].get<double>(), s["cycles"].get<double>() / (mhz * 1e3),
+                  1e-6 * s["milliseconds"].get<double>());
+    }
+  }
+}
+
 // --rtl-sample: GEMMs spread through the list run on the RTL of the same device too; the model's
 // cycles, the rows' own, lie within the agreement the model backend keeps (2%).
 TEST(MxuTopologyCli, RtlSampleComparesTheModelWithTheRtl) {

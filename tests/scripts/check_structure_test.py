@@ -25,8 +25,16 @@ def cxx_function(name: str, body_lines: int) -> str:
     return f"int {name}(int x) {{\n" + "  x += 1;\n" * body_lines + "  return x;\n}\n"
 
 
+def sv_module(body_lines: int) -> str:
+    """A module whose always_comb (a case inside, an `end else begin`) is body_lines + 6 long."""
+    body = "    x = 1'b0;\n" * body_lines
+    return ("module m (output logic x, input logic a);\n  always_comb begin\n"
+            "    if (a) begin\n      x = 1'b1;\n    end else begin\n" + body +
+            "    end\n  end\n  always_ff @(posedge a) x <= a;\nendmodule\n")
+
+
 def test_a_tree_that_keeps_the_rules_passes():
-    r = check({"a/x.cc": cxx_function("Short", 100), "python/mxu/__init__.py": "from . import b\n",
+    r = check({"a/x.cc": cxx_function("Short", 100), "rtl/m.sv": sv_module(74), "python/mxu/__init__.py": "from . import b\n",
                "python/mxu/b.py": "import os\n", "scripts/s.sh": "python3 scripts/x.py\n"})
     assert r.returncode == 0 and r.stdout.startswith("structure clean"), r.stdout + r.stderr
 
@@ -36,6 +44,7 @@ def test_each_rule_is_reported():
     r = check({**{f"big/f{i}.h": "" for i in range(41)},
                "a/x.cc": cxx_function("Long", 119) + cxx_function("Short", 10),
                "a/y.py": long_python,
+               "rtl/m.sv": sv_module(75),
                "python/mxu/__init__.py": "",
                "python/mxu/p.py": "def f():\n    from mxu import q\n",
                "python/mxu/q.py": "from . import p\n",
@@ -48,4 +57,5 @@ def test_each_rule_is_reported():
     assert "a/y.py:1: long is 122 lines (at most 120)" in lines
     assert any(line.startswith("import cycle: mxu.p -> mxu.q -> mxu.p") for line in lines), lines
     assert "scripts/s.sh:1: python3 -c (put the Python in a module of scripts/)" in lines
-    assert len(lines) == 5, lines
+    assert "rtl/m.sv:2: always_comb is 81 lines (at most 80)" in lines
+    assert len(lines) == 6, lines

@@ -57,7 +57,7 @@ class DeviceRecorder:
 
     def product_call(self, primitive, params, out_dtype, module, phase):
         """The host callback of one product equation (mxu/jax/_interpret.py binds it)."""
-        lower = _products.LOWERINGS[primitive]
+        lower, name = _products.LOWERINGS[primitive], primitive.name
         out_dtype = np.dtype(out_dtype)
 
         def call(lhs, rhs):
@@ -73,13 +73,13 @@ class DeviceRecorder:
                     # XLA reports a callback's exception with its whole traceback: the function
                     # raises this one-line error in its place (DeviceFunction.__call__).
                     shapes = "x".join(map(str, lhs.shape)) + ", " + "x".join(map(str, rhs.shape))
-                    self.failure = DeviceOpError(f"mxu.jax: {primitive}({shapes}) on the device: "
+                    self.failure = DeviceOpError(f"mxu.jax: {name}({shapes}) on the device: "
                                                  f"{str(error).splitlines()[0]}")
                     raise _ProductFailed(str(self.failure)) from None
                 finally:
                     call_counts, self._call = self._call, None
                     self.report_data.handler_seconds += time.perf_counter() - start
-                self.report_data.add(primitive, module, phase, **call_counts)
+                self.report_data.add(name, module, phase, **call_counts)
                 return out
         return call
 

@@ -21,9 +21,12 @@ from jax.extend import core as jcore
 from mxu._gemms import HostProductError
 from mxu.jax import _products
 
-PRODUCTS = tuple(_products.LOWERINGS)
+PRODUCTS = frozenset(_products.LOWERINGS)
+# Control flow rebuilt around walked bodies, by primitive object (public in jax.lax).
+_CONTROL = {lax.scan_p: "_scan", lax.cond_p: "_cond", lax.while_p: "_while"}
 # Call-like primitives: their one sub-jaxpr runs once with the equation's inputs, so it is walked
-# inline (param name of the jaxpr). custom_jvp_call and custom_vjp_call keep only the primal
+# inline (param name of the jaxpr). By name: their objects live in jax._src, whose modules move
+# between JAX releases, and two of them (remat, checkpoint) are one primitive renamed. custom_jvp_call and custom_vjp_call keep only the primal
 # computation here: any derivative was already taken when the function was traced.
 _INLINE = {"pjit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr",
            "remat": "jaxpr", "checkpoint": "jaxpr", "custom_jvp_call": "call_jaxpr",
@@ -44,7 +47,7 @@ def _sub_jaxprs(params):
 def _hidden_product(jaxpr):
     """The name of a product primitive anywhere inside `jaxpr`, or None."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive.name in PRODUCTS:
+        if eqn.primitive in PRODUCTS:
             return eqn.primitive.name
         for sub in _sub_jaxprs(eqn.params):
             found = _hidden_product(sub)
@@ -116,18 +119,14 @@ class Interpreter:
     def _equation(self, eqn, invals, stack):
         name = eqn.primitive.name
         here = stack + tuple(eqn.source_info.name_stack.stack)
-        if name in PRODUCTS:
+        if eqn.primitive in PRODUCTS:
             return self._product(eqn, invals, here)
         if name in _INLINE and _INLINE[name] in eqn.params:
             jaxpr, consts = _closed(eqn.params[_INLINE[name]])
             outs = self.run(jaxpr, consts, invals, here)
             return outs if eqn.primitive.multiple_results else outs[0]
-        if name == "scan":
-            return self._scan(eqn, invals, here)
-        if name == "cond":
-            return self._cond(eqn, invals, here)
-        if name == "while":
-            return self._while(eqn, invals, here)
+        if eqn.primitive in _CONTROL:
+            return getattr(self, _CONTROL[eqn.primitive])(eqn, invals, here)
         hidden = next((p for p in map(_hidden_product, _sub_jaxprs(eqn.params)) if p), None)
         if hidden:
             self._host_product(name, f"{name} holds a {hidden} that the interpreter cannot "
@@ -145,7 +144,7 @@ class Interpreter:
                                here)
             return _bind(eqn, invals)
         out = eqn.outvars[0].aval
-        call = self.owner.product_call(name, eqn.params, out.dtype, *where(here))
+        call = self.owner.product_call(eqn.primitive, eqn.params, out.dtype, *where(here))
         return jax.pure_callback(call, jax.ShapeDtypeStruct(out.shape, out.dtype), *invals)
 
     def _host_product(self, name, why, here):

@@ -8,6 +8,7 @@ to float32 first; fp32 accumulation in the device's order; the float32 result co
 output's dtype (round to nearest even).
 """
 import numpy as np
+from jax import lax
 
 from mxu.jax import _conv, _dot
 
@@ -17,10 +18,11 @@ except ImportError:  # pragma: no cover - JAX always brings ml_dtypes
     _BF16 = None
 
 FLOAT_KINDS = ("float16", "bfloat16", "float32", "float64")
-# The equations whose products run on the device, and how each lowers to GEMMs.
-LOWERINGS = {"dot_general": lambda lhs, rhs, params: _dot.products(
+# The equations whose products run on the device, and how each lowers to GEMMs: keyed by the
+# primitive objects, as mxu.torch keys its handlers by op objects.
+LOWERINGS = {lax.dot_general_p: lambda lhs, rhs, params: _dot.products(
                  lhs, rhs, params["dimension_numbers"]),
-             "conv_general_dilated": _conv.products}
+             lax.conv_general_dilated_p: _conv.products}
 
 
 def device_array(x):

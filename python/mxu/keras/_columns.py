@@ -41,7 +41,7 @@ class ColumnRecorder:
 
     # ---- what mxu.jax's DeviceFunction asks of its recorder ----
     def product_call(self, primitive, params, out_dtype, module, phase):
-        lower = _products.LOWERINGS[primitive]
+        lower, name = _products.LOWERINGS[primitive], primitive.name
         out_dtype = np.dtype(out_dtype)
 
         def call(lhs, rhs):
@@ -49,12 +49,12 @@ class ColumnRecorder:
                 items, assemble = lower(_products.device_array(lhs),
                                         _products.device_array(rhs), params)
                 with self._lock:  # one product at a time over the chips
-                    parts = [self._split(item, primitive, module, phase) for item in items]
+                    parts = [self._split(item, name, module, phase) for item in items]
                 out = assemble(parts)
                 return np.asarray(out, order="C").astype(out_dtype, copy=False)
             except (RuntimeError, ValueError) as error:
                 shapes = "x".join(map(str, lhs.shape)) + ", " + "x".join(map(str, rhs.shape))
-                self.failure = DeviceOpError(f"mxu.jax: {primitive}({shapes}) on the chips: "
+                self.failure = DeviceOpError(f"mxu.jax: {name}({shapes}) on the chips: "
                                              f"{str(error).splitlines()[0]}")
                 raise _ProductFailed(str(self.failure)) from None
         return call

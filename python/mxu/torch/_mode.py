@@ -328,8 +328,10 @@ class DeviceMode(TorchDispatchMode):
                 node.register_hook(self._node_hook(module, node.name()))
                 self._remember_pair(node, args)
 
-    # The backward nodes of mm and addmm, and where their (mat1, mat2) sit in their inputs.
-    _PAIRED_NODES = {"MmBackward0": (0, 1), "AddmmBackward0": (1, 2)}
+    # The backward nodes of mm and addmm, and where their (mat1, mat2) sit in their inputs (and
+    # in the forward op's arguments): the positions of _ops.BACKWARD_PRODUCTS.
+    _PAIRED_NODES = {name: _ops.BACKWARD_PRODUCTS[name]
+                     for name in ("MmBackward0", "AddmmBackward0")}
 
     def _remember_pair(self, node, args):
         """A product whose two matrix inputs both need gradients: its backward's two products
