@@ -293,8 +293,10 @@ def networks_table(source, datas):
           f"{fmt(st_mem)} | {below} | {low['name']} {pct(low['utilization'])} ... "
           f"{high['name']} {pct(high['utilization'])} |")
   sweep = next(d for d in datas if Path(d["topology"]["file"]).stem == source["sweep_of"])
-  lines += ["", f"{source['sweep_of']} on every device of the sweep (time at the device's "
-            "clock, the default 940 MHz):", "",
+  clock = sweep["totals"][0]["clock_mhz"]
+  lines += ["", f"{source['sweep_of']} on every device of the sweep (time at {clock:.1f} MHz: "
+            "`mxu bench`'s default, the Fmax the PPA measured at 180 nm, `energy/180nm.json`):",
+            "",
             "| device | memory B/cycle | cycles | utilization | DMA bytes | time |",
             "|---|---|---|---|---|---|"]
   for t in sweep["totals"]:
