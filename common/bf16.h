@@ -18,16 +18,19 @@ inline float Bf16ToFloat(uint16_t bits) {
   return value;
 }
 
+// Branch-free, so that a loop over an array vectorizes (the training library rounds every
+// operand of every step: issue 68).
 inline uint16_t FloatToBf16(float value, Subnormals mode = Subnormals::kIeee) {
   uint32_t bits;
   std::memcpy(&bits, &value, sizeof bits);
-  if ((bits & 0x7F800000u) == 0x7F800000u && (bits & 0x007FFFFFu) != 0) return 0x7FC0;
-  if (mode == Subnormals::kFlush && (bits & 0x7F800000u) == 0) {
-    return static_cast<uint16_t>((bits >> 16) & 0x8000u);
-  }
+  const uint32_t exponent = bits & 0x7F800000u;
+  const bool nan = exponent == 0x7F800000u && (bits & 0x007FFFFFu) != 0;
+  const bool flush = mode == Subnormals::kFlush && exponent == 0;
   // Adding 0x7FFF plus the kept LSB rounds to nearest, ties to even; a carry into the exponent
   // is exactly the rounded value (up to Inf).
-  return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+  uint32_t out = (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+  out = flush ? (bits >> 16) & 0x8000u : out;
+  return static_cast<uint16_t>(nan ? 0x7FC0u : out);
 }
 
 }  // namespace mxu

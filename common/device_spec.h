@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/device_table.h"  // DmaMaxInFlight, the RTL's MemMaxInFlight
+
 namespace mxu {
 
 // Devices with at least this many PEs verilate the array column once (hier=1 unless given).
@@ -55,13 +57,6 @@ constexpr uint32_t kMinBusBytes = 16;
 constexpr uint32_t kMaxBusBytes = 1024;
 // The most simulation threads a device's RTL build may ask for.
 constexpr uint32_t kMaxSimThreads = 64;
-
-// A DMA engine's bursts in flight (the RTL's mxu_pkg::MemMaxInFlight, the same rule): 8. A port
-// wider than 256 bytes keeps more in flight, so that its bursts of at most 4 KiB still cover a
-// memory latency of 100 cycles at one beat per cycle: bus / 32 (16 at 512 bytes, 32 at 1,024).
-constexpr uint32_t DmaMaxInFlight(uint32_t bus_bytes) {
-  return bus_bytes / 32 > 8 ? bus_bytes / 32 : 8;
-}
 
 }  // namespace mxu
 

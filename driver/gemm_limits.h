@@ -23,11 +23,18 @@ inline GemmElementBytes Bf16ElementBytes(bool bf16_out) { return {2, 2, bf16_out
 // int8 operands; int32 C, or int8 C requantized (int8_out).
 inline GemmElementBytes Int8ElementBytes(bool int8_out) { return {1, 1, int8_out ? 1u : 4u}; }
 
+// What an m x k x n GEMM holds in host memory: A, B, C, C0 when it accumulates, and a bias's or
+// quantization's N words.
+inline uint64_t GemmProblemBytes(uint64_t m, uint64_t k, uint64_t n, const GemmElementBytes& bytes,
+                                 bool accumulate) {
+  return bytes.a * m * k + bytes.b * k * n + bytes.c * m * n + (accumulate ? 4 * m * n : 0) + 4 * n;
+}
+
 // "" when an m x k x n GEMM fits kMaxProblemBytes, else the one-line reason.
 inline std::string GemmSizeProblem(uint64_t m, uint64_t k, uint64_t n,
                                    const GemmElementBytes& bytes, bool accumulate) {
   const uint64_t a = bytes.a * m * k, b = bytes.b * k * n, c = bytes.c * m * n;
-  const uint64_t total = a + b + c + (accumulate ? 4 * m * n : 0) + 4 * n;
+  const uint64_t total = GemmProblemBytes(m, k, n, bytes, accumulate);
   if (total <= kMaxProblemBytes) return "";
   const auto gib = [](uint64_t bytes) {
     char text[32];

@@ -1,13 +1,15 @@
 #include "driver/gemm_plan.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 
+#include "common/device_table.h"
 #include "common/pe_pipeline.h"
-#include "common/unit_latency.h"
 
 namespace mxu::driver {
 namespace {
@@ -244,7 +246,7 @@ double Estimate(const Geometry& g, const GemmSpec& spec, const GemmBlocking& b) 
          narrowing;
 }
 
-GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {
+GemmBlocking SearchBlocking(const Geometry& g, const GemmSpec& spec) {
   GemmBlocking best;
   double best_cost = std::numeric_limits<double>::infinity();
   std::vector<std::pair<GemmBlocking, double>> fitting;
@@ -291,6 +293,58 @@ GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {
   }
   best.estimated_cycles = static_cast<uint64_t>(best_cost);
   return best;
+}
+
+// Everything SearchBlocking reads: the geometry (and its placement) and the spec.
+using BlockingKey = std::array<int, 28>;
+BlockingKey KeyOf(const Geometry& g, const GemmSpec& s) {
+  const GemmPlacement& p = g.place;
+  return {g.rows,
+          g.cols,
+          g.k_tiles,
+          g.n_tiles,
+          g.ub_depth,
+          g.acc_half,
+          g.bus,
+          g.in_flight,
+          g.tile_k,
+          g.latency,
+          g.commit_gap,
+          g.full_gap,
+          g.in_bytes,
+          g.out_bytes,
+          g.activated,
+          g.quant_row,
+          g.bias_row,
+          p.ub_limit,
+          p.a_ub_row,
+          p.out_ub_row,
+          p.store,
+          p.acc_group_offset,
+          s.m,
+          s.k,
+          s.n,
+          s.trans_a | s.trans_b << 1 | s.bias << 2 | s.c0 << 3 | s.relu << 4 | s.int8 << 5 |
+              s.packed << 6,
+          static_cast<int>(s.output),
+          s.zero_point};
+}
+
+// A training loop plans the same few shapes at every step: the search (a few hundred estimates)
+// was 4.6% of a model-backend epoch (issue 68). One cache per thread, so no lock; bounded.
+std::map<BlockingKey, GemmBlocking>& BlockingCache() {
+  thread_local std::map<BlockingKey, GemmBlocking> cache;
+  return cache;
+}
+
+GemmBlocking ChooseBlocking(const Geometry& g, const GemmSpec& spec) {
+  auto& cache = BlockingCache();
+  const BlockingKey key = KeyOf(g, spec);
+  if (auto hit = cache.find(key); hit != cache.end()) return hit->second;
+  const GemmBlocking b = SearchBlocking(g, spec);
+  if (cache.size() >= 4096) cache.clear();
+  cache.emplace(key, b);
+  return b;
 }
 
 // One MATMUL of the stream (of GEMM `job`), with the A tile (an instance: one load of one K tile

@@ -113,6 +113,14 @@ void RegisterDeviceTables(py::module_& m) {
   limits["max_problem_bytes"] = driver::kMaxProblemBytes;
   limits["max_watchdog"] = kMaxWatchdogCycles;
   m.attr("_GEMM_LIMITS") = limits;
+  m.def(
+      "_gemm_problem_bytes",
+      [](uint64_t m, uint64_t k, uint64_t n, bool accumulate, uint64_t operand_bytes,
+         uint64_t result_bytes) {
+        return driver::GemmProblemBytes(m, k, n, {operand_bytes, operand_bytes, result_bytes},
+                                        accumulate);
+      },
+      "What one GEMM holds in host memory, as the driver counts it (driver/gemm_limits.h).");
   m.def("backends", &backends::AvailableBackends,
         "The backends this build can open, the default first.");
   m.def(

@@ -5,7 +5,7 @@
 //   cycle o+1   : stage 1: the old value (read, or forwarded from a write in cycle o) enters the
 //                 fp32 add, cut at each step (mxu_pkg::AccAddCuts);
 //   cycle o+A   : old + result (or result alone) is written; res_done_o pulses for a last row
-//                 (A = mxu_pkg::acc_add_cycles(), 4 with every cut).
+//                 (A = mxu_pkg::AccAddCycles, 4 with every cut).
 // A row bound for an accumulator row still being added into waits in the MATMUL sequencer
 // (mxu_matmul_seq) until that add's write, A cycles after its own arrival; a row arriving in
 // the write's own cycle takes the written value by forwarding. The read port (activation unit, store
@@ -55,7 +55,7 @@ module mxu_accumulators #(
   output logic                 clock_on_o
 );
 
-  localparam int unsigned AddCycles = mxu_pkg::acc_add_cycles();
+  localparam int unsigned AddCycles = mxu_pkg::AccAddCycles;
   localparam int unsigned CtrlWidth = 4 + AddrWidth;  // valid, accumulate, last, int8, addr
 
   // Stage 1 (the cycle after arrival): the result row and where it goes, beside its old value.

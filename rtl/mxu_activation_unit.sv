@@ -248,7 +248,7 @@ module mxu_activation_unit #(
   assign fp32_o  = fp32_q;
   assign busy_o  = valid_q || (stage_valid_q != '0);
 
-  `MXU_ASSERT_STATIC(gen_act_stages, Stages == mxu_pkg::acc_add_cycles(),
+  `MXU_ASSERT_STATIC(gen_act_stages, Stages == mxu_pkg::AccAddCycles,
                      "mxu_activation_unit: the int8 path's 4 stages must match the bias add's")
 
   // Bits 7:6 of each quantization word are ignored (docs/numerics.md); the raw row's valid

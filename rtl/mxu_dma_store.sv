@@ -34,7 +34,7 @@ module mxu_dma_store #(
   localparam int unsigned BeatShift   = $clog2(BusBytes),     // byte offset bits in a beat
   localparam int unsigned BeatsPer4k  = 4096 / BusBytes,
   localparam int unsigned MaxInFlight = mxu_pkg::MemMaxInFlight,
-  localparam int unsigned RowBytesMax = (UbLanes * 2 > Cols * 4) ? UbLanes * 2 : Cols * 4,
+  localparam int unsigned RowBytesMax = mxu_pkg::dma_seg_bytes_max(UbLanes, Cols),
   localparam int unsigned RowBeatsMax = (RowBytesMax + 2 * BusBytes - 2) / BusBytes,
   localparam int unsigned WinBytes    = RowBeatsMax * BusBytes,
   localparam int unsigned BeatsWidth  = $clog2(RowBeatsMax + 1),

@@ -13,7 +13,7 @@
 // had and the new one has not stop taking the bank's lanes (mxu_systolic_array). The row read
 // from the unified buffer enters the array the cycle after its read (act_*), with where its
 // result goes (res_*: it travels beside the array).
-// An accumulating row waits while a row issued fewer than mxu_pkg::acc_add_cycles() cycles ago
+// An accumulating row waits while a row issued fewer than mxu_pkg::AccAddCycles cycles ago
 // is bound for the same accumulator row: that row's add is still in the accumulators' pipeline
 // (mxu_accumulators). Only tiles shorter than the add's cycles (or overlapping address ranges)
 // ever wait; a row stalled mid-MATMUL enters the array later as a bubble would.
@@ -31,7 +31,7 @@ module mxu_matmul_seq #(
   localparam int unsigned AddCycles  = mxu_pkg::pe_add_cycles(PeStages),
   localparam int unsigned DrainWidth = $clog2(CommitGap + 1),
   // Rows remembered for the accumulation hazard: those issued in the last AddCycles - 1 cycles.
-  localparam int unsigned Hist       = mxu_pkg::acc_add_cycles() - 1
+  localparam int unsigned Hist       = mxu_pkg::AccAddCycles - 1
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,

@@ -25,6 +25,7 @@ import textwrap
 import tomllib
 from pathlib import Path
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from generated_files import write_or_check  # noqa: E402
 from one_line_parser import OneLineParser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -728,23 +729,7 @@ def main():
   except (TableError, KeyError, tomllib.TOMLDecodeError, OSError) as e:
     print(f"gen_isa.py: {TABLE}: {type(e).__name__}: {e}", file=sys.stderr)
     return 2
-  stale = []
-  for rel, text in outputs.items():
-    path = args.root / rel
-    old = path.read_text(encoding="utf-8") if path.exists() else None
-    if old == text:
-      continue
-    stale.append(rel)
-    if not args.check:
-      path.write_text(text, encoding="utf-8")
-  if args.check:
-    for rel in stale:
-      print(f"gen_isa.py: {rel} is out of date with {TABLE}; run python3 scripts/gen_isa.py",
-            file=sys.stderr)
-    return 1 if stale else 0
-  for rel in stale:
-    print(f"gen_isa.py: wrote {rel}")
-  return 0
+  return write_or_check(args.root, outputs, "gen_isa.py", TABLE, args.check)
 
 
 if __name__ == "__main__":

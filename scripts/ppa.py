@@ -15,7 +15,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-import yosys  # noqa: E402 (scripts/lib, put on the path above)
+import device_table  # noqa: E402 (scripts/lib, put on the path above)
+import yosys  # noqa: E402
 
 ROOT = yosys.ROOT
 RTL = yosys.RTL
@@ -961,7 +962,7 @@ def trace_root(act: dict) -> str:
 # The energy model's per-action energies (mxu bench --energy, energy/energy_model.h): one file per
 # node in energy/, made from a PPA result with power (--calibrate).
 ENERGY_DIR = os.path.join(ROOT, "energy")
-ACC_BANKS = 2  # rtl/mxu_pkg.sv AccBanks: each bank a macro of AccDepth / 2 rows
+ACC_BANKS = device_table.constant("acc_banks")  # each bank a macro of AccDepth / ACC_BANKS rows
 UB_BANKS = 2  # rtl/mxu_unified_buffer.sv g_bank: even and odd rows, each a macro of UbDepth / 2
 # Host memory (DDR3-class DRAM), not scaled with the logic's node: Horowitz, "Computing's energy
 # problem (and what we can do about it)", ISSCC 2014: a 64-bit DRAM access 1.3 to 2.6 nJ; the

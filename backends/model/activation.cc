@@ -64,7 +64,7 @@ void Core::Impl::ExecActivateInteger(const Decoded& d) {
 
 // One cycle: the bias row (if any), then the quantization row (integer), then one accumulator
 // row per cycle the read port is granted. A row read in cycle t is in the unit at t + 1 and
-// written to the UB when it leaves the unit's kActivationCycles stages (either mode). The
+// written to the UB when it leaves the unit's kActCycles stages (either mode). The
 // scoreboard sees the done of the last row the cycle after it is written.
 void Core::Impl::ActivationCycle() {
   ac.writes_ub = !ac.ub_writes.empty() && ac.ub_writes.front().first == now;
@@ -83,10 +83,10 @@ void Core::Impl::ActivationCycle() {
                        : quant_phase ? ac.d.quant_addr
                                      : ac.d.acc_addr + reads_done - setup;
   if ((results.Reads(now) & BankBit(row)) != 0) return;  // an accumulating result row's bank
-  const uint32_t write_at = 1 + kActivationCycles;       // cycles from the read to the UB write
+  const uint32_t write_at = 1 + kActCycles;              // cycles from the read to the UB write
   if (reads_done >= setup) {
     ac.ub_writes.emplace_back(now + write_at, ac.d.ub_addr + reads_done - setup);
-    GatedClocks::Mark(clocks.activate, now + 1, now + 1 + kActivationCycles);  // the row inside
+    GatedClocks::Mark(clocks.activate, now + 1, now + 1 + kActCycles);  // the row inside
   }
   if (--ac.reads_left == 0) ac.done_at = now + write_at + 1;
 }

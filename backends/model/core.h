@@ -16,6 +16,7 @@
 
 #include "backends/model/sparse_memory.h"
 #include "common/csr_map.h"
+#include "common/device_table.h"
 #include "common/memory_timing.h"
 #include "common/pe_pipeline.h"
 #include "common/subnormals.h"
@@ -24,16 +25,16 @@ namespace mxu::backends::model {
 
 // The build parameters of the device the model stands for: the RTL's defaults.
 struct Config {
-  uint32_t rows = 16;          // ArrayRows
-  uint32_t cols = 16;          // ArrayCols
-  uint32_t ub_depth = 8192;    // unified-buffer rows
-  uint32_t acc_depth = 1024;   // accumulator rows
-  uint32_t acc_banks = 2;      // accumulator banks (AccBanks: the top address bits)
-  uint32_t wfifo_depth = 32;   // weight-FIFO rows (2 x rows)
-  uint32_t bus_bytes = 32;     // the memory port's bytes per beat (MemBusBytes), 16 to 1024
-  uint32_t max_in_flight = 8;  // the DMA's bursts in flight per engine (FEATURES)
-  uint32_t pe_stages = 6;      // PeStages: the PE's pipeline depth (common/pe_pipeline.h)
-  bool clock_gating = true;    // gate=1: the clock counters count the clocks the RTL gates on
+  uint32_t rows = 16;              // ArrayRows
+  uint32_t cols = 16;              // ArrayCols
+  uint32_t ub_depth = 8192;        // unified-buffer rows
+  uint32_t acc_depth = 1024;       // accumulator rows
+  uint32_t acc_banks = kAccBanks;  // accumulator banks (the top address bits)
+  uint32_t wfifo_depth = 32;       // weight-FIFO rows (2 x rows)
+  uint32_t bus_bytes = 32;         // the memory port's bytes per beat (MemBusBytes), 16 to 1024
+  uint32_t max_in_flight = 8;      // the DMA's bursts in flight per engine (FEATURES)
+  uint32_t pe_stages = 6;          // PeStages: the PE's pipeline depth (common/pe_pipeline.h)
+  bool clock_gating = true;        // gate=1: the clock counters count the clocks the RTL gates on
   Subnormals subnormals = Subnormals::kIeee;
   MemoryTiming timing;  // the host memory behind the device (kPortWidth: as wide as bus_bytes)
   uint64_t memory_bytes = 1ull << 32;

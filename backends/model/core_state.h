@@ -28,8 +28,8 @@
 #include "backends/model/instruction.h"
 #include "backends/model/marks.h"
 #include "common/csr_map.h"
+#include "common/device_table.h"
 #include "common/isa.h"
-#include "common/unit_latency.h"
 
 namespace mxu::backends::model {
 
@@ -100,7 +100,7 @@ struct LoadCmd {
 // A load engine: a queue of up to kQueue LOADs; the generator requests the bursts of each in
 // turn, the consumer takes their beats in order and writes rows one per cycle.
 struct LoadEngine {
-  static constexpr size_t kQueue = 4;
+  static constexpr size_t kQueue = kDmaQueueDepth;
   std::vector<LoadCmd> q;  // oldest first; a few, walked several times a cycle: contiguous
   uint32_t bursts_out = 0, segs_out = 0;
   bool weights = false;  // the LOAD WEIGHTS engine: rows go to the weight FIFO

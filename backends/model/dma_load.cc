@@ -17,21 +17,19 @@ void SplitSegment(uint64_t seg_addr, uint64_t seg_bytes, uint64_t beat, LoadPlan
   AppendBursts(seg_addr & ~(beat - 1), beats, beat, true, plan.bursts);
 }
 
-// Transposed: runs of up to TransposeRows elements of one host row (mxu_pkg: 8 x the bus bytes,
-// one 16-beat burst, at most 2048), one beat's elements fewer when host rows are not all bus
-// aligned.
-uint32_t TransposeRows(uint64_t beat) {
-  return static_cast<uint32_t>(std::min<uint64_t>(8 * beat, 2048));
-}
+// Transposed: runs of up to TransposeRows elements of one host row (common/device_table.h), one
+// beat's elements fewer when host rows are not all bus aligned.
 uint32_t ShortTransposeRows(uint64_t beat) {
-  const uint32_t rows = TransposeRows(beat), per_beat = static_cast<uint32_t>(beat / 2);
+  const uint32_t rows = TransposeRows(static_cast<uint32_t>(beat)),
+                 per_beat = static_cast<uint32_t>(beat / 2);
   return rows > 2 * per_beat ? rows - per_beat : rows;
 }
 
 // Transposed: per block of buffer rows, one segment per lane (a run of one host row).
 void PlanTransposed(const Decoded& d, uint64_t beat, uint64_t stride_bytes, LoadPlan& plan) {
   const bool aligned = d.host % beat == 0 && stride_bytes % beat == 0;
-  const uint32_t block_rows_max = aligned ? TransposeRows(beat) : ShortTransposeRows(beat);
+  const uint32_t block_rows_max =
+      aligned ? TransposeRows(static_cast<uint32_t>(beat)) : ShortTransposeRows(beat);
   plan.trows = block_rows_max;
   for (uint32_t i0 = 0; i0 < d.rows; i0 += block_rows_max) {
     const uint32_t block_rows = std::min(block_rows_max, d.rows - i0);

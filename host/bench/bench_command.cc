@@ -48,7 +48,7 @@ struct BenchArgs {
   std::string json, plot;
   std::string topology;
   std::string sweep, roofline;
-  float clock_mhz = 0;  // not given: the energy table's Fmax (RunBench)
+  double clock_mhz = 0;  // not given: the energy table's Fmax (RunBench)
   int rtl_sample = 0;
   int jobs = 1;
   bool energy = false;
@@ -525,7 +525,7 @@ int RunBench(const CLI::App& cli, BenchArgs args) {
         "the time of the sweep's summary");
   }
   if (!Given(cli, "--clock-mhz")) {
-    args.clock_mhz = static_cast<float>(energy ? energy->clock_mhz : EnergyTableFor(180).clock_mhz);
+    args.clock_mhz = energy ? energy->clock_mhz : EnergyTableFor(180).clock_mhz;
   }
   std::vector<Json> outs;
   const auto start = std::chrono::steady_clock::now();

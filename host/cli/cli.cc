@@ -113,8 +113,13 @@ CLI::Validator NotEmpty(const std::string& what) {
       "not empty");
 }
 
-CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, double min, double max,
-                      bool max_open, const std::string& help) {
+namespace {
+
+// A decimal number in [min, max] (max excluded when max_open); held in a float32 when float32,
+// whose rounding must keep the range too.
+template <typename T>
+CLI::Option* AddDecimal(CLI::App* app, const std::string& name, T* value, double min, double max,
+                        bool max_open, const std::string& help) {
   const std::string range =
       "X in [" + NumberText(min) + ", " + NumberText(max) + (max_open ? ")" : "]");
   CLI::Validator check(
@@ -124,8 +129,7 @@ CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, doub
         if (!problem.empty()) return problem;
         const auto outside = [&](double x) { return x < min || x > max || (max_open && x == max); };
         if (outside(v)) return "must be " + range.substr(2) + ", got " + text;
-        // The option holds a float32: its rounding must keep the range too.
-        const double held = static_cast<float>(v);
+        const double held = static_cast<T>(v);
         if (outside(held)) {
           return "must be " + range.substr(2) + ", got " + text + " (" + NumberText(held) +
                  " as a float32)";
@@ -134,6 +138,18 @@ CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, doub
       },
       "", "number");
   return app->add_option(name, *value, help)->type_name(range)->check(check);
+}
+
+}  // namespace
+
+CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, double min, double max,
+                      bool max_open, const std::string& help) {
+  return AddDecimal(app, name, value, min, max, max_open, help);
+}
+
+CLI::Option* AddFloat(CLI::App* app, const std::string& name, double* value, double min, double max,
+                      bool max_open, const std::string& help) {
+  return AddDecimal(app, name, value, min, max, max_open, help);
 }
 
 CLI::Option* AddFloat(CLI::App* app, const train::NumberRule& rule, float* value,

@@ -56,6 +56,9 @@ CLI::Option* AddInteger(CLI::App* app, const train::IntegerRule& rule, T* value,
 // it is held in ("0.99999999" rounds to 1).
 CLI::Option* AddFloat(CLI::App* app, const std::string& name, float* value, double min, double max,
                       bool max_open, const std::string& help);
+// The same, held in a double (a figure that goes into reports as typed: a clock in MHz).
+CLI::Option* AddFloat(CLI::App* app, const std::string& name, double* value, double min, double max,
+                      bool max_open, const std::string& help);
 CLI::Option* AddFloat(CLI::App* app, const train::NumberRule& rule, float* value,
                       const std::string& help);
 // Checks a finite decimal number (no hex floats, inf, nan or spaces; nothing that overflows a

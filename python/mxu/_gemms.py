@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from mxu._mxu import _GEMM_LIMITS
+from mxu._mxu import _GEMM_LIMITS, _gemm_problem_bytes
 
 # One GEMM's limits, the driver's own (driver/gemm_limits.h, through the extension): a product
 # past them is split into GEMMs within them.
@@ -93,10 +93,10 @@ _STRIDED_DTYPES = (np.dtype(np.float32), np.dtype(np.uint16))
 
 
 def problem_bytes(m, k, n, accumulate, operand_bytes=2, result_bytes=4):
-    """What driver/gemm_limits.h counts for an m x k x n GEMM: bf16 operands (2 bytes) and a
-    float32 result by default; the int8 mode's are 1 byte, its result 1 (requantized) or 4."""
-    return (operand_bytes * (m * k + k * n) + result_bytes * m * n +
-            (4 * m * n if accumulate else 0) + 4 * n)
+    """What the driver counts for an m x k x n GEMM (driver/gemm_limits.h, through the
+    extension): bf16 operands (2 bytes) and a float32 result by default; the int8 mode's are 1
+    byte, its result 1 (requantized) or 4."""
+    return _gemm_problem_bytes(m, k, n, accumulate, operand_bytes, result_bytes)
 
 
 def device_operand(array, transposed_loads):

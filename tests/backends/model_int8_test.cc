@@ -518,7 +518,7 @@ TEST(ModelInt8, MatmulTimingIsTheBf16Timing) {
 }
 
 // An int8 ACTIVATE reads one row more (the quantization row, after the bias row); its unit has
-// as many stages as the fp one (kActivationCycles): it is done one cycle after the fp one of the
+// as many stages as the fp one (kActCycles): it is done one cycle after the fp one of the
 // same rows, and an ACTIVATE behind it starts that much later.
 TEST(ModelInt8, ActivateTakesOneReadMore) {
   for (const bool bias : {false, true}) {

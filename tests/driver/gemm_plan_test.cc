@@ -10,10 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mxu::driver {
@@ -650,6 +652,58 @@ TEST(GemmPlan, CostModelKeepsLargeSquaresNearTheirIdeal) {
   const uint64_t ideal = 1024ull * 1024 * 1024 / 256;
   EXPECT_LT(plan.blocking.estimated_cycles, ideal * 105 / 100);
   EXPECT_EQ(plan.matmul_rows * 16 * 16, 1024ull * 1024 * 1024);
+}
+
+// The planner remembers each thread's blockings by everything the search reads (issue 68): a
+// shape planned after many others, its neighbours among them (one field apart), gets the
+// blocking a fresh thread's search gives it. A field missing from the cache's key would hand it
+// a neighbour's blocking.
+TEST(GemmPlan, RememberedBlockingsAreTheSearchedOnes) {
+  std::mt19937 rng(13);
+  std::vector<std::pair<DeviceConfig, GemmSpec>> cases;
+  for (int i = 0; i < 60; ++i) {
+    const DeviceConfig c = Configs()[i % Configs().size()];
+    GemmSpec s = RandomSpec(rng, i % 2 ? 70 : 300, i % 64);
+    cases.push_back({c, s});
+    GemmSpec t = s;  // neighbours, one field apart
+    t.trans_a = !s.trans_a, cases.push_back({c, t});
+    t = s, t.packed = !s.packed, cases.push_back({c, t});
+    t = s, t.output = s.output == OutputType::kFp32 ? OutputType::kBf16 : OutputType::kFp32;
+    cases.push_back({c, t});
+    t = s, t.m = s.m + 1, cases.push_back({c, t});
+    t = s, t.bias = !s.bias && !s.c0, cases.push_back({c, t});
+    DeviceConfig d = c;
+    d.ub_depth = c.ub_depth / 4, cases.push_back({d, s});
+    d = c, d.bus_bytes = c.bus_bytes * 2, cases.push_back({d, s});
+  }
+  // -1: the planner refuses the shape on that device.
+  const auto blocking = [](const DeviceConfig& c, const GemmSpec& s) -> std::array<int64_t, 4> {
+    try {
+      const GemmBlocking b = PlanGemm(c, s, Addresses()).blocking;
+      return {b.m_block, b.n_group, b.a_resident, int64_t(b.estimated_cycles)};
+    } catch (const std::invalid_argument&) {
+      return {-1, -1, -1, -1};
+    } catch (const std::logic_error&) {  // the planner's own checks: a blocking that misfits
+      return {-2, -2, -2, -2};
+    }
+  };
+  std::vector<std::array<int64_t, 4>> fresh(cases.size()), remembered(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {  // each in a thread of its own: an empty cache
+    std::thread([&, i] { fresh[i] = blocking(cases[i].first, cases[i].second); }).join();
+  }
+  std::thread([&] {
+    for (int pass = 0; pass < 2; ++pass) {  // the second pass from the cache
+      for (size_t i = 0; i < cases.size(); ++i) {
+        remembered[i] = blocking(cases[i].first, cases[i].second);
+      }
+    }
+  }).join();
+  int distinct = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(remembered[i], fresh[i]) << "case " << i;
+    if (i % 8 != 0 && fresh[i] != fresh[i - i % 8]) ++distinct;
+  }
+  EXPECT_GT(distinct, 100);  // the neighbours do differ in their blockings
 }
 
 }  // namespace

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include MXU_DP_HEADER
+#include "common/device_table.h"
 #include "common/pe_pipeline.h"
-#include "common/unit_latency.h"
 #include "golden/float_vectors.h"
 #include "golden/gemm.h"
 #include "golden/numerics.h"

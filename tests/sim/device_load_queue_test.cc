@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "common/unit_latency.h"
+#include "common/device_table.h"
 #include "tests/sim/device_test_util.h"
 
 namespace mxu::device_test {
