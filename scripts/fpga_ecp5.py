@@ -2,12 +2,11 @@
 """The device placed and routed on an ECP5-85F: the flow behind scripts/fpga_ecp5.sh.
 
 See scripts/fpga_ecp5.sh for the usage. The device's sources and parameters come from
-scripts/lib/yosys.py (sources(), defines()) and the device entry from scripts/ppa.py's
-parse_spec() (ppa.py imported as a module, for its --keep handling too), so that both flows build
-the same design from the same device entry.
+scripts/lib/yosys.py (sources(), defines()) and the device entry from scripts/ppa.py's flow
+(scripts/lib/ppa_lib: synth.parse_spec(), and workdirs for its --keep handling too), so that both
+flows build the same design from the same device entry.
 """
 import argparse
-import importlib.util
 import json
 import os
 import re
@@ -19,6 +18,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import yosys  # noqa: E402 (scripts/lib, put on the path above)
+from ppa_lib import synth, workdirs  # noqa: E402
 
 ROOT = yosys.ROOT
 RTL = yosys.RTL
@@ -43,14 +43,9 @@ def die(msg: str, code: int = 2) -> None:
     sys.exit(2)
 
 
-def load_ppa():
-    path = os.path.join(ROOT, "scripts", "ppa.py")
-    spec = importlib.util.spec_from_file_location("mxu_ppa", path)
-    ppa = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ppa)
-    # Its failures (an unknown device) as this script's: one line, our name, exit 2.
-    ppa.die = die
-    return ppa
+def adopt_ppa_failures() -> None:
+    """ppa_lib's failures (an unknown device) as this script's: one line, our name, exit 2."""
+    synth.die = die  # parse_spec's die() (ppa_lib/workdirs.py), as synth.py holds it
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,22 +192,22 @@ def parse_args():
     return args
 
 
-def work_dir(args, ppa) -> str:
+def work_dir(args) -> str:
     """--keep DIR: new, empty or this script's own from an earlier run; a user's files never
     overwritten or deleted. Otherwise a temporary directory."""
-    problem = args.keep and ppa.keep_dir_problem(args.keep, NAME)
+    problem = args.keep and workdirs.keep_dir_problem(args.keep, NAME)
     if problem:
         die(problem)
     try:
-        return (ppa.make_keep_dir(os.path.abspath(args.keep), NAME) if args.keep
+        return (workdirs.make_keep_dir(os.path.abspath(args.keep), NAME) if args.keep
                 else tempfile.mkdtemp(prefix="mxu-ecp5-"))
     except OSError as e:
         die(f"--keep {args.keep}: {e.strerror}")
 
 
-def fpga_device(args, ppa, work: str) -> dict:
+def fpga_device(args, work: str) -> dict:
     """The device entry, ungated, with the tools checked for."""
-    d = ppa.parse_spec(args.device, work)
+    d = synth.parse_spec(args.device, work)
     # An FPGA gates no clock through its logic: its clock trees are global buffers, and a
     # register's clock enable does what a gate would. The flow builds the ungated design
     # (the same results and cycles) and refuses a device that asks for gating.
@@ -351,8 +346,8 @@ def result_of(args, d: dict, work: str, cells: dict, util: dict, fits: bool, ove
 
 def main() -> int:
     args = parse_args()
-    ppa = load_ppa()
-    work = work_dir(args, ppa)
+    adopt_ppa_failures()
+    work = work_dir(args)
     t0 = time.time()
 
     def log(msg):  # progress on a terminal only: a failure stays one line
@@ -361,7 +356,7 @@ def main() -> int:
         print(f"{NAME}: [{time.time() - t0:6.0f} s] {msg}", file=sys.stderr)
 
     try:
-        d = fpga_device(args, ppa, work)
+        d = fpga_device(args, work)
         cells, reuse, t_yosys = synthesize(args, d, work, log)
         rc, t_pnr, over, util = place_and_route(args, work, cells, log)
         result = result_of(args, d, work, cells, util, rc == 0, over)

@@ -11,7 +11,7 @@
 # gate's duty: a register's clock power times its gate's duty; idle: no command in flight, every
 # gate off). The SRAMs (mxu_sram_1r1w) are kept out of
 # the logic as ideal port cells; their area, energy and access time come from a first-order
-# model (scripts/ppa.py, SRAM). Figures at 180 nm are measured; 28 nm and 7 nm are scaled
+# model (scripts/lib/ppa_lib/sram.py). Figures at 180 nm are measured; 28 nm and 7 nm are scaled
 # (Stillmaker and Baas, 2017), and labelled so. A benchmark, not a test: the whole default device
 # takes tens of minutes on 2 cores.
 # Method, figures and limits: docs/ppa.md.

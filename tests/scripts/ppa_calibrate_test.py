@@ -12,6 +12,9 @@ import pytest
 
 from script_runs import ROOT, SCRIPTS, assert_refused, run_script
 
+sys.path.insert(0, str(SCRIPTS / "lib"))
+from ppa_lib import energy, nodes  # noqa: E402 (scripts/ppa.py's flow, imported)
+
 SCRIPT = SCRIPTS / "ppa.sh"
 
 
@@ -19,15 +22,7 @@ def refused(args, word):
     assert_refused(SCRIPT, args, word)
 
 
-@pytest.fixture(name="ppa")
-def ppa_module():
-    """scripts/ppa.py, imported."""
-    sys.path.insert(0, str(SCRIPTS))
-    import ppa  # noqa: E402
-    return ppa
-
-
-def test_gated_calibration(ppa) -> None:
+def test_gated_calibration() -> None:
     """Under clock gating each block's clock is priced per cycle it runs (the clock counters):
     a PE's cycle is the array gates' clock power (clock_gates.clock_mw) per PE, each block's its
     gates' (a DMA engine's a third of the DMA's), a MAC the array's power above idle less its
@@ -40,7 +35,7 @@ def test_gated_calibration(ppa) -> None:
                 "u_datapath/u_activation/g_gate/u_icg": 3.0, "u_dma/u_store/g_gate/u_icg": 9.0}
     r["clock_gates"] = {"duty": {w: dict.fromkeys(clock_mw, 0.5)
                                  for w in ("bf16", "int8", "quarter")}, "clock_mw": clock_mw}
-    t = ppa.energy_tables(r)[180]
+    t = energy.energy_tables(r)[180]
 
     def pj(mw):
         return mw * 1e-3 / f_hz * 1e12
@@ -55,7 +50,7 @@ def test_gated_calibration(ppa) -> None:
     assert abs(t["mac_pj"]["bf16"] - mac) < 1e-5, (t["mac_pj"], mac)
     del r["clock_gates"]["clock_mw"]
     with pytest.raises(SystemExit) as e:  # a result with duties and no clock_mw
-        ppa.energy_tables(r)
+        energy.energy_tables(r)
     assert e.value.code == 2, e.value.code
 
 
@@ -101,14 +96,14 @@ def test_tables_regenerate():
     refused(["--calibrate", "--module", "mxu_pe"], "--module")
 
 
-def test_scaling_factors(ppa):
+def test_scaling_factors():
     """The paper's area factor at 7 nm; 180 nm is the unit; 28 nm lies between 32 and 20 nm; a
     node outside 180..7 nm refused."""
-    assert ppa.scale(180) == {"area": 1.0, "delay": 1.0, "energy": 1.0, "vdd": 1.8}
-    assert ppa.scale(7)["area"] == 0.0032
+    assert nodes.scale(180) == {"area": 1.0, "delay": 1.0, "energy": 1.0, "vdd": 1.8}
+    assert nodes.scale(7)["area"] == 0.0032
     for key in ("area", "energy"):
-        assert ppa.scale(20)[key] < ppa.scale(28)[key] < ppa.scale(32)[key], key
-    assert ppa.scale(7)["energy"] < ppa.scale(28)["energy"] < ppa.scale(65)["energy"] < 1
+        assert nodes.scale(20)[key] < nodes.scale(28)[key] < nodes.scale(32)[key], key
+    assert nodes.scale(7)["energy"] < nodes.scale(28)["energy"] < nodes.scale(65)["energy"] < 1
     with pytest.raises(SystemExit) as e:
-        ppa.scale(5)
+        nodes.scale(5)
     assert e.value.code == 2

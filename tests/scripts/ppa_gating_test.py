@@ -1,7 +1,7 @@
 """scripts/ppa.sh under clock gating (issue 55), without synthesis: seconds.
 
 - scripts/ppa_activity.py counts each clock gate's (mxu_icg's) gated clock edges on a hand-made
-  trace, and ppa.py turns them into duties by netlist path (hier=1 scopes included);
+  trace, and ppa_lib turns them into duties by netlist path (hier=1 scopes included);
 - the clock-domain trace on a hand-made netlist: a register's clock followed through ports,
   assigns and buffers up the hierarchy to the free clock or to a gate, nested gates too; a
   gate's shell in a module's power netlist passes the clock on;
@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import ppa  # noqa: E402
+sys.path.insert(0, str(ROOT / "scripts" / "lib"))
+from ppa_lib import activity, clocks, liberty, netlist, sta, synth  # noqa: E402
 
 # Two gates under a top clock of 4 rising edges: u_a's clock passes edges 2 and 3, u_b's none.
 VCD = """$scope module top $end
@@ -73,12 +73,12 @@ def test_gate_edges_and_duties():
     a = json.loads(r.stdout)
     assert a["cycles"] == 4, a
     assert a["gates"] == {"top/u_a": {"edges": 2}, "top/u_b": {"edges": 0}}, a["gates"]
-    duty = ppa.gate_duties(a, ["u_a", "u_b", "u_c"], "top")
+    duty = activity.gate_duties(a, ["u_a", "u_b", "u_c"], "top")
     assert duty == {"u_a": 0.5, "u_b": 0.0, "u_c": 1.0}, duty  # untraced: no saving claimed
     # A column verilated apart (hier=1) traces as its dotted path, then its module's scope.
     hier = {"cycles": 10, "gates": {"mxu_top.u_arr.g_col[1].u_col/mxu_pe_col_2/g_gate/u_icg":
                                     {"edges": 3}}}
-    duty = ppa.gate_duties(hier, ["u_arr/g_col[1]/u_col/g_gate/u_icg"], "mxu_top")
+    duty = activity.gate_duties(hier, ["u_arr/g_col[1]/u_col/g_gate/u_icg"], "mxu_top")
     assert duty == {"u_arr/g_col[1]/u_col/g_gate/u_icg": 0.3}, duty
 
 
@@ -171,17 +171,17 @@ def test_clock_domains():
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "netlist.v"
         path.write_text(NETLIST)
-        modules, _ = ppa.load_netlist(str(path))
+        modules, _ = netlist.load_netlist(str(path))
         # Power netlists: a clock gate's shell passes its clock on, or the registers it clocks
         # would have none; any other submodule's shell is its ports alone.
-        own = Path(ppa.own_netlist(modules, "top", tmp)).read_text()
+        own = Path(netlist.own_netlist(modules, "top", tmp)).read_text()
         shells = {m.split("(")[0]: m for m in own.split("module ")[1:]}
         assert "assign clk_o = clk_i;" in shells["mxu_icg"], shells["mxu_icg"]
         assert "assign" not in shells["sub__p1"] and "DFF" not in shells["sub__p1"], shells
-    groups = ppa.own_clock_groups(modules, "top", GATING)
+    groups = clocks.own_clock_groups(modules, "top", GATING)
     assert groups == {("port", "clk_i"): ["_3_"], ("gate", "u_icg"): ["_4_"]}, groups
-    assert ppa.own_clock_groups(modules, "sub__p1", GATING) == {("port", "clk_i"): ["_1_"]}
-    dom = ppa.ClockDomains(modules, "top", GATING)
+    assert clocks.own_clock_groups(modules, "sub__p1", GATING) == {("port", "clk_i"): ["_1_"]}
+    dom = clocks.ClockDomains(modules, "top", GATING)
     assert dom.gates() == ["u_icg", "u_sub/g_gate/u_icg"], dom.gates()
     assert dom.domain("") == "" and dom.domain("u_icg") == "", "the gates run on the free clock"
     assert dom.domain("u_sub") == "u_icg", dom.domain("u_sub")
@@ -201,7 +201,7 @@ def test_gated_power():
         d = 0.25 if group == ("gate", "g") else 1.0
         return {"bf16": d, "idle": 0.0 if group == ("gate", "g") else 1.0}
 
-    pw = ppa.gated_power(p, [("gate", "g")], duty_of)
+    pw = sta.gated_power(p, [("gate", "g")], duty_of)
     assert pw == {"bf16": 1.0 + 4.0 + 6.0 * 0.25 + 4.0, "idle": 1.0 + 4.0}, pw
 
 
@@ -247,15 +247,15 @@ Endpoint: u_icg/_3_ (positive level-sensitive latch clocked by clk')
 
 
 def test_sta_paths():
-    full = ppa.parse_path(FULL, 4.0)
+    full = sta.parse_path(FULL, 4.0)
     assert full["ns"] == 6.0 and full["start"] == "u_a" and full["end"] == "u_b", full
-    gate = ppa.parse_path(GATE, 4.0)
+    gate = sta.parse_path(GATE, 4.0)
     assert gate["ns"] == 0.34, gate  # half the period: twice the latch's 0.17 ns
-    borrowed = ppa.parse_path(BORROWED, 4.0)
+    borrowed = sta.parse_path(BORROWED, 4.0)
     assert borrowed["ns"] == 3.17, borrowed  # launched a period before: arrival + setup
-    late = ppa.parse_path(LATE, 4.0, whole=True)
+    late = sta.parse_path(LATE, 4.0, whole=True)
     assert late["ns"] == 4.5, late  # the arrival and the latch's setup, 0.163 ns
-    assert ppa.parse_path("No paths found.", 4.0) is None
+    assert sta.parse_path("No paths found.", 4.0) is None
 
 
 LIB_HEAD = """library (tiny) {
@@ -289,19 +289,19 @@ def test_liberty():
     with tempfile.TemporaryDirectory() as tmp:
         lib = Path(tmp) / "tiny.lib"
         lib.write_text(LIB_HEAD + LATCH_LOW + ICG_CELL + "}\n")
-        cells = ppa.liberty_cells(str(lib))
-        latch = ppa.liberty_latch(cells)
+        cells = liberty.liberty_cells(str(lib))
+        latch = liberty.liberty_latch(cells)
         assert latch == {"cell": "LATN", "d": "D", "en": "GN", "q": "Q", "en_low": True}, latch
-        icg = ppa.liberty_icg(cells)
+        icg = liberty.liberty_icg(cells)
         assert icg == {"cell": "CKGATE", "clk": "CK", "en": "E", "out": "GCK", "test": "SE"}, icg
-        assert ppa.liberty_buffers(cells) == {"INVX1": ("A", "Y")}
-        assert ppa.liberty_clock_pins(cells) == {"LATN": "GN", "CKGATE": "CK"}
+        assert liberty.liberty_buffers(cells) == {"INVX1": ("A", "Y")}
+        assert liberty.liberty_clock_pins(cells) == {"LATN": "GN", "CKGATE": "CK"}
         # The active-low latch takes Yosys's negative latch as it is, the positive one inverted.
-        m = ppa.latch_map(latch)
+        m = synth.latch_map(latch)
         p_part, n_part = m.split("module \\$_DLATCH_N_")
         assert "$_NOT_" in p_part and "$_NOT_" not in n_part, m
         assert "LATN _TECHMAP_REPLACE_ (.GN(E), .D(D), .Q(Q))" in n_part, m
-        assert "CKGATE u_cell (.CK(clk_i), .E(en_i), .GCK(clk_o), .SE(1'b0))" in ppa.icg_stub(icg)
+        assert "CKGATE u_cell (.CK(clk_i), .E(en_i), .GCK(clk_o), .SE(1'b0))" in synth.icg_stub(icg)
         # A library without latches is refused, named, before any tool runs.
         lib.write_text(LIB_HEAD + "}\n")
         env = dict(os.environ, MXU_PPA_LIBERTY=str(lib))
