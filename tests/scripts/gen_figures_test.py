@@ -37,7 +37,7 @@ def make_tree(tree):
   (tree / "docs" / "figures").mkdir(parents=True)
   shutil.copy(ROOT / "scripts" / "gen_figures.py", tree / "scripts")
   (tree / "scripts" / "lib").mkdir()
-  for lib in ("one_line_parser.py", "figure_inputs.py"):
+  for lib in ("one_line_parser.py", "figure_inputs.py", "figure_records.py"):
     shutil.copy(ROOT / "scripts" / "lib" / lib, tree / "scripts" / "lib")
   shutil.copy(ROOT / "docs" / "figures" / "bench_model_16x16.json", tree / "docs" / "figures")
   source = next(s for s in json.load(open(ROOT / "docs" / "figures" / "sources.json"))["sources"]
