@@ -73,16 +73,16 @@ proof_config() {
       defines="$defines -DMXU_ACC_DEPTH=64";;
     clock_gating)
       # The arithmetic units are the harness's stand-ins (formal/clock_gating.sv).
-      modules="mxu_icg mxu_pipe_reg mxu_delay_line mxu_valid_pipe mxu_pe mxu_pe_col"
-      modules="$modules mxu_systolic_array"; mutated=mxu_systolic_array
+      modules="mxu_icg mxu_clock_domain mxu_pipe_reg mxu_delay_line mxu_valid_pipe mxu_pe"
+      modules="$modules mxu_pe_col mxu_systolic_array"; mutated=mxu_systolic_array
       method="pdr"; params=("Rows=2,Cols=2,Stages=1")
       # Registers without reset (data) power up as 0 in both copies: the proof is about the
       # gates, not power-up values (tests/CMakeLists.txt's device_test seeds check those).
       extra="techmap -map $here/clock_gating_mul.v; setundef -zero -init; clk2fflogic";;
     clock_gating_pe)
       # clock_gating at a PE depth with pipeline registers, for the PE's own gates (mxu_pe).
-      modules="mxu_icg mxu_pipe_reg mxu_delay_line mxu_valid_pipe mxu_pe mxu_pe_col"
-      modules="$modules mxu_systolic_array"; mutated=mxu_pe
+      modules="mxu_icg mxu_clock_domain mxu_pipe_reg mxu_delay_line mxu_valid_pipe mxu_pe"
+      modules="$modules mxu_pe_col mxu_systolic_array"; mutated=mxu_pe
       method="pdr"; params=("Rows=2,Cols=1,Stages=3")
       extra="techmap -map $here/clock_gating_mul.v; setundef -zero -init; clk2fflogic";;
     *) return 1;;

@@ -230,10 +230,10 @@ module mxu_accumulators #(
   assign res_done_o = wb_valid && wb_last;
 
   // The clock: on with a row, a read or a write at the ports, and the add's cycles after a row.
-  if (ClockGating) begin : g_gate
+  logic active;
+  if (ClockGating) begin : g_span
     localparam int unsigned SpanWidth = $clog2(AddCycles + 1);
     logic [SpanWidth-1:0] span_d, span_q;
-    logic                 active;
 
     always_comb begin
       active = res_valid_i || rd_en_i || wr_en_i || span_q != '0;
@@ -247,41 +247,35 @@ module mxu_accumulators #(
         span_q <= span_d;
       end
     end
+  end else begin : g_no_span
+    assign active = 1'b1;
+  end
 
-    mxu_icg u_icg (
-      .clk_i,
-      .rst_ni,
-      .en_i (active),
-      .clk_o(clk_acc)
-    );
-    assign clock_on_o = active;
+  mxu_clock_domain #(.ClockGating(ClockGating)) u_clock (
+    .clk_i,
+    .rst_ni,
+    .active_i  (active),
+    .clk_o     (clk_acc),
+    .clock_on_o
+  );
 
 `ifndef SYNTHESIS
-    logic [Lanes-1:0] add_changes;
-    logic [Banks-1:0] sram_changes;
-    for (genvar l = 0; l < Lanes; l++) begin : g_add_changes
-      assign add_changes[l] = g_lane[l].u_add.would_change;
-    end
-    for (genvar b = 0; b < Banks; b++) begin : g_sram_changes
-      assign sram_changes[b] = g_bank[b].u_sram.would_change;
-    end
-    // One bit for the assertion, kept a signal of its own (rtl/mxu.vlt): Verilator 5.006 cannot
-    // sample the wide vectors it compares (an undeclared loop variable in the generated _eval).
-    logic regs_change;
-    assign regs_change =
-        {s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_addr_d, s1_data_d, s1_fwd_d,
-         last_wr_data_d, rd_bank_d} !=
-        {s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q, s1_data_q, s1_fwd_q,
-         last_wr_data_q, rd_bank_q} ||
-        add_changes != '0 || sram_changes != '0 || u_ctrl_delay.would_change ||
-        u_plain_delay.would_change;
-    `MXU_ASSERT(acc_still_while_gated, active || !regs_change,
-                clk_i, rst_ni)
-`endif
-  end else begin : g_no_gate
-    assign clk_acc    = clk_i;
-    assign clock_on_o = 1'b1;
+  logic [Lanes-1:0] add_changes;
+  logic [Banks-1:0] sram_changes;
+  for (genvar l = 0; l < Lanes; l++) begin : g_add_changes
+    assign add_changes[l] = g_lane[l].u_add.would_change;
   end
+  for (genvar b = 0; b < Banks; b++) begin : g_sram_changes
+    assign sram_changes[b] = g_bank[b].u_sram.would_change;
+  end
+  `MXU_ASSERT_STILL_WHILE_GATED(acc_still_while_gated, ClockGating, clock_on_o,
+      {s1_valid_d, s1_accumulate_d, s1_last_d, s1_int8_d, s1_addr_d, s1_data_d, s1_fwd_d,
+       last_wr_data_d, rd_bank_d} !=
+      {s1_valid_q, s1_accumulate_q, s1_last_q, s1_int8_q, s1_addr_q, s1_data_q, s1_fwd_q,
+       last_wr_data_q, rd_bank_q} ||
+      add_changes != '0 || sram_changes != '0 || u_ctrl_delay.would_change ||
+      u_plain_delay.would_change, clk_i, rst_ni)
+`endif
 
   `MXU_ASSERT_STATIC(gen_banks_pow2, Banks >= 1 && (Banks & (Banks - 1)) == 0 &&
                      Depth % Banks == 0 && BankDepth >= 1,

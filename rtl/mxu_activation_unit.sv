@@ -208,39 +208,28 @@ module mxu_activation_unit #(
   end
 
   // The clock: on while a row enters or is inside.
-  assign active     = valid_i || busy_o;
-  assign clock_on_o = !ClockGating || active;
+  assign active = valid_i || busy_o;
 
-  if (ClockGating) begin : g_gate
-    mxu_icg u_icg (
-      .clk_i,
-      .rst_ni,
-      .en_i (active),
-      .clk_o(clk_unit)
-    );
+  mxu_clock_domain #(.ClockGating(ClockGating)) u_clock (
+    .clk_i,
+    .rst_ni,
+    .active_i  (active),
+    .clk_o     (clk_unit),
+    .clock_on_o
+  );
 
 `ifndef SYNTHESIS
-    logic [Lanes-1:0] bias_changes;
-    for (genvar l = 0; l < Lanes; l++) begin : g_bias_changes
-      assign bias_changes[l] = g_lane[l].u_bias.would_change;
-    end
-    // One bit for the assertion, kept a signal of its own (rtl/mxu.vlt): Verilator 5.006 cannot
-    // sample the wide vectors it compares (an undeclared loop variable in the generated _eval).
-    logic regs_change;
-    assign regs_change =
-        {stage_valid_d, stage_tag_d, valid_d, tag_d, fp32_d, row_d, sum_d, prod_d,
-         shift_d, shifted_d} !=
-        {stage_valid_q, stage_tag_q, valid_q, tag_q, fp32_q, row_q, sum_q, prod_q, shift_q,
-         shifted_q} ||
-        bias_changes != '0 || u_raw_delay.would_change;
-    `MXU_ASSERT(unit_still_while_gated, active || !regs_change,
-                clk_i, rst_ni)
-`endif
-  end else begin : g_no_gate
-    assign clk_unit = clk_i;
-    logic unused_active;
-    assign unused_active = active;
+  logic [Lanes-1:0] bias_changes;
+  for (genvar l = 0; l < Lanes; l++) begin : g_bias_changes
+    assign bias_changes[l] = g_lane[l].u_bias.would_change;
   end
+  `MXU_ASSERT_STILL_WHILE_GATED(unit_still_while_gated, ClockGating, clock_on_o,
+      {stage_valid_d, stage_tag_d, valid_d, tag_d, fp32_d, row_d, sum_d, prod_d, shift_d,
+       shifted_d} !=
+      {stage_valid_q, stage_tag_q, valid_q, tag_q, fp32_q, row_q, sum_q, prod_q, shift_q,
+       shifted_q} ||
+      bias_changes != '0 || u_raw_delay.would_change, clk_i, rst_ni)
+`endif
 
   assign valid_o = valid_q;
   assign tag_o   = tag_q;

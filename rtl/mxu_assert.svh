@@ -16,6 +16,15 @@
 //   `MXU_ASSERT_STABLE(name, valid, ready, payload, clk, rst_n)
 //        a valid/ready handshake: once valid is up without ready, valid stays up and payload
 //        does not change in the next cycle
+//   `MXU_ASSERT_STILL_WHILE_GATED(name, gated, clock_on, changes, clk, rst_n)
+//        a gated clock domain (mxu_clock_domain) changes nothing while its clock is off: changes
+//        (1 when a register of the domain would take a new value at the next edge: its next
+//        and present values compared, its blocks' would_change) is 0 in every cycle without
+//        clock_on. The condition for the gate to be invisible; checked on the free clock clk,
+//        where gated (a parameter: the block's ClockGating) is set, and not built otherwise
+//        (nothing to check, and its comparisons would cost every cycle: left unused, they are
+//        optimized away). changes is kept as
+//        a one-bit signal of its own, regs_change in the generate block name_check (rtl/mxu.vlt)
 //   `MXU_ASSERT_STATIC(name, cond, msg)       elaboration-time check of parameters
 //   `MXU_COVER(name, prop, clk, rst_n)        counts the clock edges out of reset on which prop
 //        holds (a coverage point of a --coverage build, page v_user; nothing otherwise):
@@ -32,6 +41,7 @@
 `define MXU_ASSERT_KNOWN(__name, __sig, __clk, __rst_n)
 `define MXU_ASSERT_STABLE(__name, __valid, __ready, __payload, __clk, __rst_n)
 `define MXU_COVER(__name, __prop, __clk, __rst_n)
+`define MXU_ASSERT_STILL_WHILE_GATED(__name, __gated, __on, __changes, __clk, __rst_n)
 `define MXU_ASSERT_STATIC(__name, __cond, __msg) \
   if (!(__cond)) begin : __name \
     $error(__msg); \
@@ -61,6 +71,16 @@
 
 `define MXU_COVER(__name, __prop, __clk, __rst_n) \
   __name: cover property (@(posedge __clk) disable iff (!(__rst_n)) (__prop));
+
+`define MXU_ASSERT_STILL_WHILE_GATED(__name, __gated, __on, __changes, __clk, __rst_n) \
+  if (__gated) begin : __name``_check \
+    logic regs_change; \
+    assign regs_change = (__changes); \
+    `MXU_ASSERT(__name, (__on) || !regs_change, __clk, __rst_n) \
+  end else begin : __name``_off \
+    logic unused_changes; \
+    assign unused_changes = (__on) ^ (__changes); \
+  end
 
 `define MXU_ASSERT_STATIC(__name, __cond, __msg) \
   if (!(__cond)) begin : __name \

@@ -209,29 +209,16 @@ module mxu_dma_load #(
   // that none keeps what it saw before a reset (a soft reset may cut a burst request short). The
   // reset is not in the enable: as data into the gate it would be a timed path through the
   // engines' whole reset tree.
-  if (ClockGating) begin : g_gate
-    logic active;
-    assign active = cmd_valid_i || busy;
-
-    mxu_icg u_icg (
-      .clk_i,
-      .rst_ni,
-      .en_i (active),
-      .clk_o(clk_eng)
-    );
-    assign clock_on_o = active;
-
-`ifndef SYNTHESIS
-    `MXU_ASSERT(load_still_while_gated,
-                active || !(u_gen.would_change || u_queue.would_change ||
-                            u_bursts.would_change || u_segments.would_change ||
-                            u_pack.would_change || u_transpose.would_change),
-                clk_i, rst_ni)
-`endif
-  end else begin : g_no_gate
-    assign clk_eng    = clk_i;
-    assign clock_on_o = 1'b1;
-  end
+  mxu_clock_domain #(.ClockGating(ClockGating)) u_clock (
+    .clk_i,
+    .rst_ni,
+    .active_i  (cmd_valid_i || busy),
+    .clk_o     (clk_eng),
+    .clock_on_o
+  );
+  `MXU_ASSERT_STILL_WHILE_GATED(load_still_while_gated, ClockGating, clock_on_o,
+      u_gen.would_change || u_queue.would_change || u_bursts.would_change ||
+      u_segments.would_change || u_pack.would_change || u_transpose.would_change, clk_i, rst_ni)
 
   `MXU_ASSERT_STATIC(gen_queue_depth, QueueDepth >= 1 && QueueDepth <= 4,
                      "mxu_dma_load: QueueDepth must be 1 to 4 (status_o.error_skip is 2 bits)")

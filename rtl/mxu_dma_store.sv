@@ -459,40 +459,27 @@ module mxu_dma_store #(
                         (tail_q && !active_q);
 
   // The clock: on while a command is offered, active or waiting for its write responses.
-  if (ClockGating) begin : g_gate
-    logic active;
-    assign active = cmd_valid_i || active_q || tail_q;
-
-    mxu_icg u_icg (
-      .clk_i,
-      .rst_ni,
-      .en_i (active),
-      .clk_o(clk_eng)
-    );
-    assign clock_on_o = active;
-
-`ifndef SYNTHESIS
-    logic regs_change;
-    assign regs_change =
-        (cur_data_d != cur_data_q) || (nxt_data_d != nxt_data_q) ||
-        (cur_strb_d != cur_strb_q) || (nxt_strb_d != nxt_strb_q) ||
-        {active_d, from_acc_d, relu_d, int8_d, rows_d, lanes_d, stride_bytes_d, rd_row_d,
-         rd_addr_d, rd_host_d, rd_pending_d, pending_host_d, cur_valid_d, cur_base_d,
-         nxt_valid_d, nxt_base_d, beat_d, burst_left_d, rows_done_d, front_owed_d,
-         tail_owed_d, tail_d, error_d, linear_d, lin_addr_d, lin_left_d, cur_emit_d, cur_keep_d,
-         nxt_emit_d, nxt_keep_d, carry_data_d, carry_strb_d} !=
-        {active_q, from_acc_q, relu_q, int8_q, rows_q, lanes_q, stride_bytes_q, rd_row_q,
-         rd_addr_q, rd_host_q, rd_pending_q, pending_host_q, cur_valid_q, cur_base_q,
-         nxt_valid_q, nxt_base_q, beat_q, burst_left_q, rows_done_q, front_owed_q,
-         tail_owed_q, tail_q, error_q, linear_q, lin_addr_q, lin_left_q, cur_emit_q, cur_keep_q,
-         nxt_emit_q, nxt_keep_q, carry_data_q, carry_strb_q};
-    `MXU_ASSERT(store_still_while_gated,
-                active || !(regs_change || u_responses.would_change), clk_i, rst_ni)
-`endif
-  end else begin : g_no_gate
-    assign clk_eng    = clk_i;
-    assign clock_on_o = 1'b1;
-  end
+  mxu_clock_domain #(.ClockGating(ClockGating)) u_clock (
+    .clk_i,
+    .rst_ni,
+    .active_i  (cmd_valid_i || active_q || tail_q),
+    .clk_o     (clk_eng),
+    .clock_on_o
+  );
+  `MXU_ASSERT_STILL_WHILE_GATED(store_still_while_gated, ClockGating, clock_on_o,
+      (cur_data_d != cur_data_q) || (nxt_data_d != nxt_data_q) ||
+      (cur_strb_d != cur_strb_q) || (nxt_strb_d != nxt_strb_q) ||
+      {active_d, from_acc_d, relu_d, int8_d, rows_d, lanes_d, stride_bytes_d, rd_row_d,
+       rd_addr_d, rd_host_d, rd_pending_d, pending_host_d, cur_valid_d, cur_base_d,
+       nxt_valid_d, nxt_base_d, beat_d, burst_left_d, rows_done_d, front_owed_d,
+       tail_owed_d, tail_d, error_d, linear_d, lin_addr_d, lin_left_d, cur_emit_d, cur_keep_d,
+       nxt_emit_d, nxt_keep_d, carry_data_d, carry_strb_d} !=
+      {active_q, from_acc_q, relu_q, int8_q, rows_q, lanes_q, stride_bytes_q, rd_row_q,
+       rd_addr_q, rd_host_q, rd_pending_q, pending_host_q, cur_valid_q, cur_base_q,
+       nxt_valid_q, nxt_base_q, beat_q, burst_left_q, rows_done_q, front_owed_q,
+       tail_owed_q, tail_q, error_q, linear_q, lin_addr_q, lin_left_q, cur_emit_q, cur_keep_q,
+       nxt_emit_q, nxt_keep_q, carry_data_q, carry_strb_q} ||
+      u_responses.would_change, clk_i, rst_ni)
 
   `MXU_ASSERT_STATIC(gen_bus_bytes, BusBytes >= 2 && BusBytes <= 1024 &&
                      (BusBytes & (BusBytes - 1)) == 0,

@@ -222,88 +222,70 @@ module mxu_pe #(
     shadow_q <= shadow_d;
   end
 
-  // The enables of the parts' clocks (1 where a part is not gated).
-  logic float_en, int_en, weights_en;
+  // The parts' clocks: the pipelines' are gated where there is a pipeline register to gate
+  // (PipeRegs > 0; the integer one where there is an integer pipeline). Their enables are 1
+  // where a part is not gated.
+  localparam bit GatePipes = ClockGating && PipeRegs > 0;
+  logic float_active, int_active, float_en, int_en, weights_en;
 `ifndef SYNTHESIS
   logic counters_change;
 `endif
 
-  if (ClockGating) begin : g_gate
-    assign weights_en = w_shift_i || w_commit_i;
-    mxu_icg #(.SimOpen(1'b1)) u_icg_weights (
-      .clk_i,
-      .rst_ni,
-      .en_i (weights_en),
-      .clk_o(clk_weights)
-    );
+  if (GatePipes) begin : g_pipes
+    localparam int unsigned LeftWidth = $clog2(PipeRegs + 1);
+    // Cycles each pipeline's gate stays open after this one: PipeRegs after an operation enters.
+    logic [LeftWidth-1:0] float_left_d, float_left_q, int_left_d, int_left_q;
 
-    if (PipeRegs > 0) begin : g_pipes
-      localparam int unsigned LeftWidth = $clog2(PipeRegs + 1);
-      // Cycles each pipeline's gate stays open after this one: PipeRegs after an operation enters.
-      logic [LeftWidth-1:0] float_left_d, float_left_q, int_left_d, int_left_q;
+    assign float_active = float_starts || float_left_q != '0;
+    assign int_active   = int_starts || int_left_q != '0;
+    assign float_left_d = float_starts ? LeftWidth'(PipeRegs) :
+                          float_left_q - LeftWidth'(float_left_q != '0);
+    assign int_left_d   = int_starts ? LeftWidth'(PipeRegs) :
+                          int_left_q - LeftWidth'(int_left_q != '0);
 
-      assign float_en     = float_starts || float_left_q != '0;
-      assign int_en       = int_starts || int_left_q != '0;
-      assign float_left_d = float_starts ? LeftWidth'(PipeRegs) :
-                            float_left_q - LeftWidth'(float_left_q != '0);
-      assign int_left_d   = int_starts ? LeftWidth'(PipeRegs) :
-                            int_left_q - LeftWidth'(int_left_q != '0);
-
-      always_ff @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) begin
-          float_left_q <= '0;
-          int_left_q   <= '0;
-        end else begin
-          float_left_q <= float_left_d;
-          int_left_q   <= int_left_d;
-        end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        float_left_q <= '0;
+        int_left_q   <= '0;
+      end else begin
+        float_left_q <= float_left_d;
+        int_left_q   <= int_left_d;
       end
-
-      mxu_icg #(.SimOpen(1'b1)) u_icg_float (
-        .clk_i,
-        .rst_ni,
-        .en_i (float_en),
-        .clk_o(clk_float)
-      );
-
-      if (Int8) begin : g_int
-        mxu_icg #(.SimOpen(1'b1)) u_icg_int (
-          .clk_i,
-          .rst_ni,
-          .en_i (int_en),
-          .clk_o(clk_int)
-        );
-      end else begin : g_no_int
-        // No integer pipeline: nothing on its clock.
-        assign clk_int = clk_i;
-      end
-`ifndef SYNTHESIS
-      assign counters_change = float_left_d != float_left_q || int_left_d != int_left_q;
-`endif
-    end else begin : g_no_pipes
-      // One stage: no register between the activation's and the partial sum's to gate.
-      assign float_en    = 1'b1;
-      assign int_en      = 1'b1;
-      assign clk_float = clk_i;
-      assign clk_int   = clk_i;
-      logic unused_starts;
-      assign unused_starts = float_starts ^ int_starts;
-`ifndef SYNTHESIS
-      assign counters_change = 1'b0;
-`endif
     end
-  end else begin : g_no_gate
-    assign float_en      = 1'b1;
-    assign int_en        = 1'b1;
-    assign weights_en    = 1'b1;
-    assign clk_float   = clk_i;
-    assign clk_int     = clk_i;
-    assign clk_weights = clk_i;
+`ifndef SYNTHESIS
+    assign counters_change = float_left_d != float_left_q || int_left_d != int_left_q;
+`endif
+  end else begin : g_no_pipes
+    assign float_active = 1'b1;
+    assign int_active   = 1'b1;
+    logic unused_starts;
+    assign unused_starts = float_starts ^ int_starts;
 `ifndef SYNTHESIS
     assign counters_change = 1'b0;
 `endif
   end
 
+  mxu_clock_domain #(.ClockGating(ClockGating), .SimOpen(1'b1)) u_clock_weights (
+    .clk_i,
+    .rst_ni,
+    .active_i  (w_shift_i || w_commit_i),
+    .clk_o     (clk_weights),
+    .clock_on_o(weights_en)
+  );
+  mxu_clock_domain #(.ClockGating(GatePipes), .SimOpen(1'b1)) u_clock_float (
+    .clk_i,
+    .rst_ni,
+    .active_i  (float_active),
+    .clk_o     (clk_float),
+    .clock_on_o(float_en)
+  );
+  mxu_clock_domain #(.ClockGating(GatePipes && Int8), .SimOpen(1'b1)) u_clock_int (
+    .clk_i,
+    .rst_ni,
+    .active_i  (int_active),
+    .clk_o     (clk_int),
+    .clock_on_o(int_en)
+  );
 
   assign act_valid_o = act_valid_q;
   assign act_o       = act_q;

@@ -72,20 +72,15 @@ module mxu_pe_col #(
     assign w_shift_row[r] = w_shift_i && KWidth'(r) < w_k_i;
   end
 
-  logic clk_pe;
+  logic clk_pe, clock_on;
 
-  if (ClockGating) begin : g_gate
-    mxu_icg u_icg (
-      .clk_i,
-      .rst_ni,
-      .en_i (clk_en_i),
-      .clk_o(clk_pe)
-    );
-  end else begin : g_no_gate
-    assign clk_pe = clk_i;
-    logic unused_clk_en;
-    assign unused_clk_en = clk_en_i;
-  end
+  mxu_clock_domain #(.ClockGating(ClockGating)) u_clock (
+    .clk_i,
+    .rst_ni,
+    .active_i  (clk_en_i),
+    .clk_o     (clk_pe),
+    .clock_on_o(clock_on)
+  );
 
   for (genvar r = 0; r < Rows; r++) begin : g_row
     mxu_pe #(
@@ -116,13 +111,14 @@ module mxu_pe_col #(
 `ifndef SYNTHESIS
   // Every PE's registers stand still while the column's clock is off, and each part of a PE
   // while its own clock is (mxu_pe).
-  if (ClockGating) begin : g_gate_check
-    logic [Rows-1:0] pe_changes, pe_gated_would_changes;
-    for (genvar r = 0; r < Rows; r++) begin : g_changes
-      assign pe_changes[r]       = g_row[r].u_pe.would_change;
-      assign pe_gated_would_changes[r] = g_row[r].u_pe.gated_would_change;
-    end
-    `MXU_ASSERT(column_still_while_gated, clk_en_i || pe_changes == '0, clk_i, rst_ni)
+  logic [Rows-1:0] pe_changes, pe_gated_would_changes;
+  for (genvar r = 0; r < Rows; r++) begin : g_changes
+    assign pe_changes[r]             = g_row[r].u_pe.would_change;
+    assign pe_gated_would_changes[r] = g_row[r].u_pe.gated_would_change;
+  end
+  `MXU_ASSERT_STILL_WHILE_GATED(column_still_while_gated, ClockGating, clock_on,
+                                pe_changes != '0, clk_i, rst_ni)
+  if (ClockGating) begin : g_parts_check
     `MXU_ASSERT(pe_parts_still_while_gated, pe_gated_would_changes == '0, clk_i, rst_ni)
   end
 `endif

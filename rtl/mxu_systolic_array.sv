@@ -98,7 +98,7 @@ module mxu_systolic_array #(
   logic [Rows-1:0]             edge_int8;
   logic                        edge_bank;
   // Clocks: the array's (skews and de-skew) and each column's, and their enables.
-  logic                        clk_array, array_en;
+  logic                        clk_array, array_en, array_on;
   logic [Cols-1:0]             col_en;
   // Whether column c is in the tile of each weight bank (set by the bank's commits), and column
   // c's lanes in: valid only in the columns of their bank's tile.
@@ -195,22 +195,22 @@ module mxu_systolic_array #(
     // past column 0's last.
     assign array_en     = cols0 != '0 || cols_q != '0;
     assign col_clocks_o = cols0;
-
-    mxu_icg u_icg (
-      .clk_i,
-      .rst_ni,
-      .en_i (array_en),
-      .clk_o(clk_array)
-    );
   end else begin : g_no_gate
     assign col_en       = '1;
     assign array_en     = 1'b1;
-    assign clk_array    = clk_i;
     assign col_clocks_o = NWidth'(Cols);
     // Every column runs: a row's tile columns only decide which result lanes are taken.
     logic unused_no_gate;
-    assign unused_no_gate = ^{array_en, act_cols_i};
+    assign unused_no_gate = ^act_cols_i;
   end
+
+  mxu_clock_domain #(.ClockGating(ClockGating)) u_clock (
+    .clk_i,
+    .rst_ni,
+    .active_i  (array_en),
+    .clk_o     (clk_array),
+    .clock_on_o(array_on)
+  );
 
   // Input skew: lane r is delayed r x Add cycles.
   for (genvar r = 0; r < Rows; r++) begin : g_skew
@@ -283,23 +283,17 @@ module mxu_systolic_array #(
 
 `ifndef SYNTHESIS
   // The array's own registers stand still while its clock is off (each column checks its own).
-  if (ClockGating) begin : g_gate_check
-    logic [Rows-1:0] skew_changes;
-    logic [Cols-1:0] col_changes;
-    for (genvar r = 0; r < Rows; r++) begin : g_skew_changes
-      assign skew_changes[r] = g_skew[r].u_skew.would_change;
-    end
-    for (genvar c = 0; c < Cols; c++) begin : g_col_changes
-      assign col_changes[c] = g_col[c].u_wskew.would_change || g_col[c].u_deskew.would_change;
-    end
-    // One bit for the assertion, kept a signal of its own (rtl/mxu.vlt): Verilator 5.006 cannot
-    // sample the wide vectors it compares (an undeclared loop variable in the generated _eval).
-    logic regs_change;
-    assign regs_change = edge_d != edge_q || w_edge_d != w_edge_q || skew_changes != '0 ||
-                         col_changes != '0 || in_tile_d != in_tile_q;
-    `MXU_ASSERT(array_still_while_gated, array_en || !regs_change,
-                clk_i, rst_ni)
+  logic [Rows-1:0] skew_changes;
+  logic [Cols-1:0] col_changes;
+  for (genvar r = 0; r < Rows; r++) begin : g_skew_changes
+    assign skew_changes[r] = g_skew[r].u_skew.would_change;
   end
+  for (genvar c = 0; c < Cols; c++) begin : g_col_changes
+    assign col_changes[c] = g_col[c].u_wskew.would_change || g_col[c].u_deskew.would_change;
+  end
+  `MXU_ASSERT_STILL_WHILE_GATED(array_still_while_gated, ClockGating, array_on,
+      edge_d != edge_q || w_edge_d != w_edge_q || skew_changes != '0 || col_changes != '0 ||
+      in_tile_d != in_tile_q, clk_i, rst_ni)
 `endif
 
   // The right edge of the activation buses goes nowhere.

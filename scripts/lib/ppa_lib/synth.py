@@ -48,6 +48,16 @@ def icg_stub(icg: dict) -> str:
             + ", ".join(f"input {p}" for p in ports) + f", output {icg['out']});\nendmodule\n")
 
 
+def flatten_wrappers() -> str:
+    """Yosys steps that flatten the clock-domain wrappers (rtl/mxu_clock_domain.sv) into their
+    parents and keep every other module: a domain's gate (mxu_icg) then sits in the module whose
+    registers it clocks, where the clock tracer (clocks.py) and the power netlists look for it."""
+    return ("setattr -mod -set keep_hierarchy 1 *\n"
+            "setattr -mod -unset keep_hierarchy *mxu_clock_domain*\n"
+            "flatten\n"
+            "setattr -mod -unset keep_hierarchy *\n")
+
+
 def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int,
                gating: dict) -> str:
     """Yosys: the design kept hierarchical (each distinct module mapped once), flip-flops onto
@@ -82,10 +92,12 @@ def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int,
         f"strash\ndretime\nmap -D {target_ps}\ncleanup\nbuffer\nupsize -D {target_ps}\n"
         f"dnsize -D {target_ps}\nstime -p\n")
     netlist = os.path.join(work, "netlist.v")
+    wrappers = flatten_wrappers()
     script = f"""read_liberty -lib {work}/macro.lib
 read_verilog -sv {' '.join(yosys.defines(d))} {' '.join(srcs)} {work}/sram_stub.sv
 hierarchy -top {top}
-synth -top {top}
+proc
+{wrappers}synth -top {top}
 dfflibmap -liberty {LIBERTY}
 {latch_step}abc -D {target_ps} -constr {work}/constr.sdc -script {work}/abc.script -liberty {LIBERTY}
 opt_clean -purge
