@@ -12,6 +12,12 @@ namespace mxu {
 inline constexpr uint32_t kAccBanks = 2;
 // LOADs queued per DMA load engine (the controller's scoreboard tracks as many)
 inline constexpr uint32_t kDmaQueueDepth = 4;
+// Beats one instruction-fetch burst reads at most (fewer at the program's end or a 4 KiB boundary);
+// the fetch buffer holds at least one burst
+inline constexpr uint32_t kFetchBurstBeats = 4;
+// LOAD WEIGHTS the controller queues for the shadow registers, one entry each: with the queue full
+// the next LOAD WEIGHTS waits at dispatch
+inline constexpr uint32_t kWeightLoadQueueDepth = 4;
 // The activation unit's register stages from a row in to its result out, in both modes (bias add |
 // ReLU and bf16 rounding, or the requantizer's four steps)
 inline constexpr uint32_t kActCycles = 4;
@@ -73,6 +79,10 @@ constexpr uint32_t CommitGap(uint32_t rows, uint32_t add_cycles) {
 constexpr uint32_t MatmulSlots(uint32_t latency) {
   return TableMax(TablePow2Ceil(TableCeilDiv(latency, 40u)), 4u);
 }
+
+// Beats the instruction fetch buffers: 16 instructions (256 bytes), at least one burst of
+// fetch_burst_beats (4): 8 on a 32-byte bus
+constexpr uint32_t FetchIbufBeats(uint32_t bus_bytes) { return TableMax(256u / bus_bytes, 4u); }
 
 }  // namespace mxu
 

@@ -76,7 +76,7 @@ module mxu_ctrl_dispatch #(
   logic                 wl_push, wl_full, wl_empty;
   logic [KWidth-1:0]    wl_head;
   logic [NWidth-1:0]    wl_head_cols;
-  logic [$clog2(5)-1:0] wl_count;
+  logic [$clog2(mxu_pkg::WeightLoadQueueDepth + 1)-1:0] wl_count;
 
   always_comb begin
     run        = state_q == mxu_pkg::CtrlRun;
@@ -180,7 +180,7 @@ module mxu_ctrl_dispatch #(
   end
 
   // LOAD WEIGHTS commands wait here for the shadow registers (one per LOAD WEIGHTS).
-  mxu_sync_fifo #(.Width(NWidth + KWidth), .Depth(4)) u_wloads (
+  mxu_sync_fifo #(.Width(NWidth + KWidth), .Depth(mxu_pkg::WeightLoadQueueDepth)) u_wloads (
     .clk_i,
     .rst_ni (rst_ni && !clear_o),
     .push_i (wl_push),

@@ -1,14 +1,15 @@
-// Controller, fetch: reads the program from host memory in bursts of up to four beats (SlotsPerBeat
-// 16-byte instructions per beat: 2 on a 32-byte bus) into a buffer of IbufBeats beats, and presents
-// the instruction at its head, skipping slots outside the program (the first and last beat may
-// hold some). The
-// head advances when the dispatcher takes the instruction. A read error stops further requests;
-// fetch_failed_o rises once everything requested before it has arrived and been consumed.
+// Controller, fetch: reads the program from host memory in bursts of up to FetchBurstBeats (4)
+// beats (SlotsPerBeat 16-byte instructions per beat: 2 on a 32-byte bus) into a buffer of IbufBeats
+// beats, and presents the instruction at its head, skipping slots outside the program (the first
+// and last beat may hold some). The head advances when the dispatcher takes the instruction. A read
+// error stops further requests; fetch_failed_o rises once everything requested before it has
+// arrived and been consumed.
 `include "mxu_assert.svh"
 
 module mxu_ctrl_fetch #(
-  // Fetched beats buffered: 16 instructions (8 beats on a 32-byte bus), at least one burst (4).
-  parameter int unsigned IbufBeats = (256 / mxu_pkg::MemBusBytes > 4) ? 256 / mxu_pkg::MemBusBytes : 4,
+  // Fetched beats buffered: 16 instructions (8 beats on a 32-byte bus), at least one burst (4):
+  // common/device.toml's fetch_ibuf_beats.
+  parameter int unsigned IbufBeats = mxu_pkg::fetch_ibuf_beats(mxu_pkg::MemBusBytes),
   localparam int unsigned AddrWidth    = mxu_pkg::MemAddrWidth,
   localparam int unsigned BusBytes     = mxu_pkg::MemBusBytes,
   localparam int unsigned BusBits      = BusBytes * 8,
@@ -64,9 +65,9 @@ module mxu_ctrl_fetch #(
     end_slot_d      = first_slot_d + SlotWidth'(count_i);
     fetch_beat_slot = fetch_slot_q & ~SlotWidth'(SlotMask);
     page_beat       = PageBeatBits'(fetch_slot_q >> SlotsShift);
-    // Bursts of up to four beats, never more than the buffer has room for.
-    burst_beats = 4'd4;
-    if (fetch_beat_slot + SlotWidth'(4 * SlotsPerBeat) > end_slot_q) begin
+    // Bursts of up to FetchBurstBeats (4) beats, never more than the buffer has room for.
+    burst_beats = 4'(mxu_pkg::FetchBurstBeats);
+    if (fetch_beat_slot + SlotWidth'(mxu_pkg::FetchBurstBeats * SlotsPerBeat) > end_slot_q) begin
       burst_beats = 4'((end_slot_q - fetch_beat_slot + SlotWidth'(SlotMask)) >> SlotsShift);
     end
     if (32'(page_beat) + 32'(burst_beats) > 32'(4096 / BusBytes)) begin
@@ -174,12 +175,14 @@ module mxu_ctrl_fetch #(
   assign failed_o    = fetch_err_q && ibuf_empty && beats_out_q == '0;
   assign fail_addr_o = fetch_err_addr_q;
 
-  // The slot arithmetic takes whole instructions per beat, and a burst of four beats within 4 KiB.
+  // The slot arithmetic takes whole instructions per beat, and a burst of FetchBurstBeats beats
+  // (4, in burst_beats' 4 bits) within 4 KiB.
   `MXU_ASSERT_STATIC(gen_slots_per_beat, BusBytes >= InsBits / 8 && BusBytes <= 1024 &&
                      (BusBytes & (BusBytes - 1)) == 0,
                      "mxu_ctrl_fetch: MemBusBytes must be a power of two from 16 to 1024")
-  `MXU_ASSERT_STATIC(gen_ibuf_holds_a_burst, IbufBeats >= 4,
-                     "mxu_ctrl_fetch: the buffer must hold a burst of four beats")
+  `MXU_ASSERT_STATIC(gen_ibuf_holds_a_burst, IbufBeats >= mxu_pkg::FetchBurstBeats &&
+                     mxu_pkg::FetchBurstBeats >= 1 && mxu_pkg::FetchBurstBeats <= 15,
+                     "mxu_ctrl_fetch: the buffer must hold a burst of 1 to 15 beats")
   // Beats requested never exceed the buffer's room.
   `MXU_ASSERT(IbufRoom, 32'(ibuf_count) + 32'(beats_out_q) <= IbufBeats, clk_i, rst_ni && !clear_i)
 

@@ -46,6 +46,12 @@ package mxu_pkg;
   parameter int unsigned AccBanks = 2;
   // LOADs queued per DMA load engine (the controller's scoreboard tracks as many)
   parameter int unsigned DmaQueueDepth = 4;
+  // Beats one instruction-fetch burst reads at most (fewer at the program's end or a 4 KiB
+  // boundary); the fetch buffer holds at least one burst
+  parameter int unsigned FetchBurstBeats = 4;
+  // LOAD WEIGHTS the controller queues for the shadow registers, one entry each: with the queue
+  // full the next LOAD WEIGHTS waits at dispatch
+  parameter int unsigned WeightLoadQueueDepth = 4;
   // The activation unit's register stages from a row in to its result out, in both modes (bias add
   // | ReLU and bf16 rounding, or the requantizer's four steps)
   parameter int unsigned ActCycles = 4;
@@ -140,6 +146,11 @@ package mxu_pkg;
   // cover the array's latency, at least 4, a power of two (4 on 16 x 16, 32 on 128 x 128)
   function automatic int unsigned matmul_slots(int unsigned latency);
     matmul_slots = table_max(table_pow2_ceil(table_ceil_div(latency, 40)), 4);
+  endfunction
+  // Beats the instruction fetch buffers: 16 instructions (256 bytes), at least one burst of
+  // fetch_burst_beats (4): 8 on a 32-byte bus
+  function automatic int unsigned fetch_ibuf_beats(int unsigned bus_bytes);
+    fetch_ibuf_beats = table_max(256 / bus_bytes, 4);
   endfunction
   // ---- END GENERATED: device constants ----
 

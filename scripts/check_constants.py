@@ -11,6 +11,10 @@ references of their own):
   2. Any named number defined in two languages under one name (SV parameter or localparam, C++
      constexpr, Python module constant; names compared without case, underscores or C++'s k),
      but for the few names (UNRELATED) that mean different things.
+  3. A queue's size written as a bare number where the table's constant belongs: an SV instance
+     sized by one (`.Depth(4)`), or the model (backends/model/) comparing a container's size with
+     one of 2 or more (`wlq.size() >= 4`): how the weight-load queue's depth was once written
+     twice.
 
 Usage: scripts/check_constants.py [--root DIR]
 """
@@ -32,6 +36,10 @@ SV_BLOCK = ("// ---- BEGIN GENERATED: device constants", "// ---- END GENERATED:
 UNRELATED = {
     "width": "SV modules' default Width = 1, host/gemm's progress bar kWidth = 30",
 }
+# Check 3: an SV instance's size parameter given a bare number; the model comparing a container's
+# size with a bare number (0 and 1 are emptiness tests, not sizes).
+BARE_SV_SIZE = re.compile(r"\.(Depth|Entries|Slots)\s*\(\s*(\d+)\s*\)")
+BARE_MODEL_SIZE = re.compile(r"\.size\(\)\s*(?:>=|<=|==|!=|<|>)\s*(\d+)u?\b")
 LANG = {".sv": "SV", ".svh": "SV", ".h": "C++", ".cc": "C++", ".py": "Python"}
 NUMBER = r"(?:\d+'[bdh][0-9a-fA-F_]+|0[xX][0-9a-fA-F']+|\d[\d']*)u?"
 DEFINITIONS = {  # a named number, per language: (name, value)
@@ -106,6 +114,14 @@ def main():
       m = regex.search(line)
       if m and (want is None or arity(m.group(1)) == want):
         found.append(f"{rel}:{n}: defines {what} again: {line.strip()}")
+    bare = []
+    if lang == "SV":
+      bare = [m.group(0) for m in BARE_SV_SIZE.finditer(line)]
+    elif lang == "C++" and rel.startswith("backends/model/"):
+      bare = [m.group(0) for m in BARE_MODEL_SIZE.finditer(line) if int(m.group(1)) >= 2]
+    for text in bare:
+      found.append(f"{rel}:{n}: a size as a bare number ({text}): name it in common/device.toml "
+                   f"or after what it is: {line.strip()}")
     for m in DEFINITIONS[lang].finditer(line):
       named.setdefault(norm(m.group(1)), {}).setdefault(lang, (f"{rel}:{n}", m.group(1),
                                                                m.group(2)))

@@ -7,13 +7,13 @@ namespace mxu::backends::model {
 
 using csr::ErrorCode;
 
-// Fetch: bursts of up to four beats while the buffer has room.
+// Fetch: bursts of up to kFetchBurstBeats (4) beats while the buffer has room.
 bool Core::Impl::FetchWants(uint32_t* burst) const {
   if (stop || fetch.error || fetch.next_slot >= fetch.end_slot) return false;
   if (fetch.ibuf.size() + fetch.beats_out >= ibuf_beats) return false;  // no room for a beat
   const uint64_t beat_slot = fetch.next_slot & ~(slots_per_beat - 1);
-  uint32_t b = 4;
-  if (beat_slot + 4 * slots_per_beat > fetch.end_slot) {
+  uint32_t b = kFetchBurstBeats;
+  if (beat_slot + kFetchBurstBeats * slots_per_beat > fetch.end_slot) {
     b = static_cast<uint32_t>((fetch.end_slot - beat_slot + slots_per_beat - 1) >> slot_shift);
   }
   // Powers of two: shifts and masks, not divisions, in a test made most cycles.
@@ -177,7 +177,7 @@ bool Core::Impl::StructuralHazard(const Decoded& d, const Scoreboard& sb) const 
     case Kind::kLoad:
       return sb.ld_busy;
     case Kind::kWload:
-      return sb.wld_busy || array.wlq.size() >= 4;
+      return sb.wld_busy || array.wlq.size() >= kWeightLoadQueueDepth;
     case Kind::kStore:
       return sb.st_busy;
     case Kind::kMatmul:

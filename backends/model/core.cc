@@ -27,7 +27,7 @@ Core::Impl::Impl(Core& c)
                   1),
       beat_bytes(cfg.bus_bytes),
       slots_per_beat(cfg.bus_bytes / 16),
-      ibuf_beats(std::max<uint64_t>(4, 256 / cfg.bus_bytes)),
+      ibuf_beats(FetchIbufBeats(cfg.bus_bytes)),
       beat_shift(static_cast<uint32_t>(__builtin_ctzll(beat_bytes))),
       slot_shift(static_cast<uint32_t>(__builtin_ctzll(slots_per_beat))),
       bank_rows(cfg.acc_depth / cfg.acc_banks) {}

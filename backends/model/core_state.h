@@ -216,7 +216,7 @@ struct ArrayState {
   uint32_t cur_full = 0, other_full = 0;
   TileExtent cur, other;
   uint32_t wfifo = 0;          // rows in the weight FIFO
-  std::deque<TileExtent> wlq;  // LOAD WEIGHTS waiting for the shadow
+  std::deque<TileExtent> wlq;  // LOAD WEIGHTS waiting for the shadow (kWeightLoadQueueDepth)
   bool wl_active = false;
   uint32_t wl_slot = 0;
   TileExtent wl;  // the tile shifting in or in the shadow
@@ -286,7 +286,7 @@ struct Core::Impl {
   // ActiveSpan).
   const uint32_t column_span;
   // The memory bus: bytes per beat, 16-byte instruction slots per beat, and the fetch buffer's
-  // beats (16 instructions, at least one 4-beat burst: mxu_ctrl_fetch's IbufBeats).
+  // beats (16 instructions, at least one 4-beat burst: FetchIbufBeats, mxu_ctrl_fetch's IbufBeats).
   const uint64_t beat_bytes, slots_per_beat, ibuf_beats;
   const uint32_t beat_shift, slot_shift;  // log2 of beat_bytes and slots_per_beat
   const uint32_t bank_rows;               // accumulator rows a bank

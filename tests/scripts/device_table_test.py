@@ -64,3 +64,22 @@ def test_a_constant_defined_again_is_listed(tmp_path):
     assert "rtl/a.sv:2: defines common/device.toml's constant acc_banks" in r.stdout
     assert "backends/model/b.h:1: defines commit_gap" in r.stdout
     assert "burstlimit: one name, a number in 2 languages" in r.stdout
+
+
+def test_a_size_written_as_a_bare_number_is_listed(tmp_path):
+    (tmp_path / "common").mkdir()
+    shutil.copy(ROOT / "common/device.toml", tmp_path / "common/device.toml")
+    for d in ("rtl", "backends/model", "driver"):
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "rtl/a.sv").write_text(
+        "module a;\n  fifo #(.Width(8), .Depth(Depth)) u_ok ();\n"
+        "  fifo #(.Width(8), .Depth(4)) u_queue ();\nendmodule\n")
+    (tmp_path / "backends/model/b.cc").write_text(
+        "bool Full(const Q& q) { return q.size() >= kQueueDepth || q.size() == 1; }\n"
+        "bool Busy(const Q& q) { return q.size() >= 4; }\n")
+    (tmp_path / "driver/c.cc").write_text("bool Many(const V& v) { return v.size() >= 4; }\n")
+    r = run_script(CHECK, "--root", str(tmp_path))
+    assert r.returncode == 1
+    assert "rtl/a.sv:3: a size as a bare number (.Depth(4))" in r.stdout
+    assert "backends/model/b.cc:2: a size as a bare number (.size() >= 4)" in r.stdout
+    assert len(r.stdout.strip().splitlines()) == 2, r.stdout  # driver/ is not the model
