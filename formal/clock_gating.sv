@@ -159,7 +159,7 @@ module clock_gating #(
   end
 endmodule
 
-// Stand-in for rtl/mxu_bf16_mul.sv: the same cuts, the product replaced by the operands side by side.
+// Stand-in for rtl/arith/mxu_bf16_mul.sv: the same cuts, the product replaced by the operands side by side.
 module mxu_bf16_mul #(
   parameter bit         FlushSubnormals = 1'b0,
   parameter logic [1:0] Cuts            = 2'b00
@@ -184,7 +184,7 @@ module mxu_bf16_mul #(
   assign unused_flush = FlushSubnormals;
 endmodule
 
-// Stand-in for rtl/mxu_fp32_add.sv: the same cuts, the sum an integer add.
+// Stand-in for rtl/arith/mxu_fp32_add.sv: the same cuts, the sum an integer add.
 module mxu_fp32_add #(
   parameter bit         FlushSubnormals = 1'b0,
   parameter logic [2:0] Cuts            = 3'b000

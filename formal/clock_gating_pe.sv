@@ -1,5 +1,5 @@
 `ifdef FORMAL
-// Proof harness: the PE's own clock gates (rtl/mxu_pe.sv: its float pipeline's, its int8
+// Proof harness: the PE's own clock gates (rtl/array/mxu_pe.sv: its float pipeline's, its int8
 // pipeline's, its weights') change nothing. It is formal/clock_gating at a PE depth with
 // pipeline registers between the activation register and the partial sum's (the gates are wires
 // at one stage): the same two arrays, the same inputs and the same discipline; its mutant is in

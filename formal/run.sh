@@ -124,18 +124,21 @@ finish() {  # $1: 0 proved, 1 counterexample, 2 error, 3 inconclusive
 }
 
 files=""
+# rtl/ROOM/NAME.sv: where module NAME lives (rtl/ is in rooms: docs/layout.md).
+module_file() { find "$rtl" -name "$1.sv"; }
 for m in $modules; do
+  src=$(module_file "$m")
   if [ $mutant = 1 ] && [ "$m" = "$mutated" ]; then
-    sed -f "$here/$proof.mutant.sed" "$rtl/$m.sv" >"$work/$m.sv"
-    if cmp -s "$rtl/$m.sv" "$work/$m.sv"; then
-      echo "$proof: the mutant no longer applies to rtl/$m.sv (update $proof.mutant.sed)" >&2
+    sed -f "$here/$proof.mutant.sed" "$src" >"$work/$m.sv"
+    if cmp -s "$src" "$work/$m.sv"; then
+      echo "$proof: the mutant no longer applies to rtl/${src#"$rtl/"} (update $proof.mutant.sed)" >&2
       finish 2
     fi
-    echo "$proof: mutant of rtl/$m.sv:"
-    diff "$rtl/$m.sv" "$work/$m.sv" | sed -n 's/^[<>]/  &/p'
+    echo "$proof: mutant of rtl/${src#"$rtl/"}:"
+    diff "$src" "$work/$m.sv" | sed -n 's/^[<>]/  &/p'
     files="$files $work/$m.sv"
   else
-    files="$files $rtl/$m.sv"
+    files="$files $src"
   fi
 done
 

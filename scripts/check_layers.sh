@@ -62,5 +62,39 @@ for layer in "${!allowed[@]}"; do
     fi
   done < <(grep -rnE '^#include "[a-z_]+/' --include='*.cc' --include='*.h' "$layer" || true)
 done
-[ $status -eq 0 ] && echo "layers clean: ${!allowed[*]}"
+# rtl/ is in rooms the same way (docs/layout.md): a module instantiates modules of its own room
+# and of the rooms below it only, the top (rtl/ itself) over them all.
+declare -A rtl_allowed=(
+  [rtl]="rtl rtl/ctrl rtl/dma rtl/datapath rtl/array rtl/arith rtl/prim"
+  [rtl/ctrl]="rtl/ctrl rtl/prim"
+  [rtl/dma]="rtl/dma rtl/prim"
+  [rtl/datapath]="rtl/datapath rtl/array rtl/arith rtl/prim"
+  [rtl/array]="rtl/array rtl/arith rtl/prim"
+  [rtl/arith]="rtl/arith rtl/prim"
+  [rtl/prim]="rtl/prim"
+)
+declare -A rtl_room=()
+while read -r file; do
+  rtl_room[$(basename "$file" .sv)]=$(dirname "$file")
+done < <(find rtl -name '*.sv')
+for file in "${!rtl_room[@]}"; do
+  room=${rtl_room[$file]}
+  if [ -z "${rtl_allowed[$room]:-}" ]; then
+    echo "rtl: $room/ is no room of rtl/ (add it to scripts/check_layers.sh and docs/layout.md)"
+    status=1
+    continue
+  fi
+  while IFS=: read -r line inst; do
+    module=$(grep -oE 'mxu_[a-z0-9_]+' <<<"$inst" | head -1)
+    target=${rtl_room[$module]:-}
+    if [ -z "$target" ]; then
+      echo "$room/$file.sv:$line: instantiates $module, which no file of rtl/ defines"
+      status=1
+    elif [[ " ${rtl_allowed[$room]} " != *" $target "* ]]; then
+      echo "$room/$file.sv:$line: $room/ must not instantiate $target/'s $module"
+      status=1
+    fi
+  done < <(grep -nE '^\s*mxu_[a-z0-9_]+\s+(#|u_)' "$room/$file.sv" || true)
+done
+[ $status -eq 0 ] && echo "layers clean: ${!allowed[*]}; rtl rooms: ${!rtl_allowed[*]}"
 exit $status

@@ -229,7 +229,8 @@ def synth_script(d: dict, work: str, lut_map: str) -> str:
     # there), and relative paths wherever the work directory is.
     srcs = [os.path.relpath(f, work) for f in yosys.sources()] + [
         os.path.relpath(yosys.SRAM, work), "mxu_fpga_top.sv"]
-    read = (f"read_verilog -sv {' '.join(yosys.defines(d))} {' '.join(srcs)}\n"
+    include = "-I" + os.path.relpath(yosys.RTL, work)  # rtl/mxu_assert.svh, for the rooms
+    read = (f"read_verilog -sv {include} {' '.join(yosys.defines(d))} {' '.join(srcs)}\n"
             "hierarchy -top mxu_fpga_top\n")
     if lut_map == "abc9":
         synth = "synth_ecp5 -abc9 -top mxu_fpga_top -json out.json\n"

@@ -2,7 +2,7 @@
 # The device on an FPGA, placed and routed: the open ECP5 flow from PyPI (YoWASP, pinned and
 # installed into .venv/ by scripts/setup.sh). Yosys's synth_ecp5 -abc9 maps mxu_top (the
 # device's parameters as scripts/ppa.sh sets them, from a cmake/devices.cmake entry; the SRAMs
-# rtl/mxu_sram_1r1w.sv onto DP16KD block RAM) and nextpnr-ecp5 places and routes it on a
+# rtl/prim/mxu_sram_1r1w.sv onto DP16KD block RAM) and nextpnr-ecp5 places and routes it on a
 # LFE5U-85F (CABGA381). mxu_top has far more port bits than the package has pins, so it is
 # placed under a generated wrapper: its inputs from a shift register fed by one pin, its outputs
 # loaded into a shift register read out on one pin (every port used, nothing optimized away,

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# verilator --lint-only -Wall over every module in rtl/ with the project's shared flags and
+# verilator --lint-only -Wall over every module in rtl/ (and its rooms) with the project's shared flags and
 # waivers (rtl/mxu.vc, rtl/mxu.vlt), with the assertions (--assert) included. Exit status non-zero
 # on any warning.
 set -euo pipefail
 source "$(dirname "$0")/lib/usage.sh"
 no_arguments "$@"
 rtl=$(cd "$(dirname "$0")/../rtl" && pwd)
-sources=$(ls "$rtl"/*.sv | grep -v '_pkg\.sv$')
-# rtl/ holds several top-level modules (each block is synthesized on its own): lint them together.
+sources=$(find "$rtl" -name '*.sv' ! -name '*_pkg.sv' | sort)
+# rtl/ and its rooms hold several top-level modules (each block is synthesized on its own): lint them together.
 verilator --lint-only --assert -F "$rtl/mxu.vc" $sources -Wno-MULTITOP
 # The flush-mode build must be as clean as the default one.
 verilator --lint-only --assert -F "$rtl/mxu.vc" $sources -Wno-MULTITOP +define+MXU_FLUSH_SUBNORMALS=1
@@ -33,7 +33,7 @@ for bus in 16 64 128 256 512 1024; do
 done
 # Every PE pipeline depth (mxu_pkg::PeMaxStages), in the PE and in a small device.
 for stages in 1 2 3 4 5 6 7; do
-  verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module mxu_pe "$rtl/mxu_pe.sv" \
+  verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module mxu_pe "$rtl/array/mxu_pe.sv" \
     -Wno-UNUSEDPARAM -GStages="$stages"
   "${top[@]}" +define+MXU_ARRAY_ROWS=4 +define+MXU_ARRAY_COLS=4 +define+MXU_UB_DEPTH=256 \
     +define+MXU_ACC_DEPTH=64 +define+MXU_PE_STAGES="$stages"
@@ -44,7 +44,8 @@ done
 # verilation stops on the same -Wall warnings as a lint: they are not linted twice here.
 for lanes in 128 255; do
   for name in mxu_accumulators mxu_activation_unit mxu_unified_buffer mxu_weight_fifo; do
-    verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" "$rtl/$name.sv" \
+    verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module "$name" \
+      "$(find "$rtl" -name "$name.sv")" \
       -Wno-UNUSEDPARAM -GLanes="$lanes"
   done
 done
@@ -53,6 +54,6 @@ done
 for shape in "-GRows=255 -GCols=1" "-GRows=1 -GCols=255"; do
   # shellcheck disable=SC2086  # two -G options
   verilator --lint-only --assert -F "$rtl/mxu.vc" --top-module mxu_systolic_array \
-    "$rtl/mxu_systolic_array.sv" -Wno-UNUSEDPARAM $shape
+    "$rtl/array/mxu_systolic_array.sv" -Wno-UNUSEDPARAM $shape
 done
 echo "lint clean: $(echo "$sources" | wc -l) files; mxu_top at 8 x 4, 32 x 4 and 4 x 32, gated and not; PE depths 1-7; buses 16-1024; wide blocks at 128 and 255 lanes"

@@ -7,14 +7,14 @@ This is the command line; the flow itself is scripts/lib/ppa_lib, one concern a 
 import argparse
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-from ppa_lib.config import LIBERTY, RTL  # noqa: E402 (scripts/lib, put on the path above)
+import yosys  # noqa: E402 (scripts/lib, put on the path above)
+from ppa_lib.config import LIBERTY  # noqa: E402
 from ppa_lib.energy import ENERGY_DIR, write_energy_tables  # noqa: E402
 from ppa_lib.flow import measure  # noqa: E402
 from ppa_lib.liberty import gating_cells  # noqa: E402
@@ -29,11 +29,10 @@ def check_args(args) -> None:
     if not (0.5 <= args.target_ns <= 100):
         die(f"--target-ns {args.target_ns}: expected 0.5 to 100")
     if args.module:
-        if os.path.isfile(os.path.join(RTL, args.module + ".sv")) and args.module.endswith("_pkg"):
+        if yosys.module_file(args.module) and args.module.endswith("_pkg"):
             die(f"--module '{args.module}': rtl/{args.module}.sv is a package, not a module")
-        names = {re.sub(r"\.sv$", "", f) for f in os.listdir(RTL) if f.endswith(".sv")}
-        if args.module not in names:
-            die(f"--module '{args.module}': no rtl/{args.module}.sv")
+        if not yosys.module_file(args.module):
+            die(f"--module '{args.module}': no {args.module}.sv in rtl/ or its rooms")
     for problem in (args.keep and keep_dir_problem(args.keep, "ppa.sh"),
                     args.out and out_dir_problem(args.out)):
         if problem:

@@ -3,7 +3,7 @@
 # qflow-tech-osu018), with open tools: Yosys 0.23 maps the design (kept hierarchical: each
 # distinct module once) onto the library with ABC's delay-driven mapping to a clock target,
 # fanout buffering and gate sizing (`abc -D PS -constr -script FILE`: map -D; cleanup; buffer;
-# upsize; dnsize), the clock gates (rtl/mxu_icg.sv) onto its latch and AND cells (a library
+# upsize; dnsize), the clock gates (rtl/prim/mxu_icg.sv) onto its latch and AND cells (a library
 # without a latch cell is refused); OpenSTA times every module register to register and through
 # the gates' clock-gating checks and, for the device, gives its power from switching activity
 # measured on the RTL (scripts/ppa_activity.py: toggle counts of every signal, per module, of a

@@ -69,7 +69,7 @@ def main() -> int:
              if not any(o.startswith(path + "/") for o in srams)}
     # A gate's clock pulses at a rising edge when its enable was 1 before it (the latch holds
     # it through the high phase); counted from the enable, not clk_o, whose simulation also
-    # pulses while the domain is in reset (rtl/mxu_icg.sv), which silicon's gate does not.
+    # pulses while the domain is in reset (rtl/prim/mxu_icg.sv), which silicon's gate does not.
     gates = {path: v["en_i"][0] for path, v in vars_in.items()
              if all(p in v for p in ("clk_i", "en_i", "clk_o"))}
     enables = sorted({v[p][0] for v in srams.values() for p in ("rd_en_i", "wr_en_i")} |

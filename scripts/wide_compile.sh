@@ -34,7 +34,8 @@ verilate() {
   shift 2
   blocks+=("$name")
   pending+=("$name")
-  verilator --cc --assert -F "$rtl/mxu.vc" --top-module "$top" "$rtl/$top.sv" -Wno-UNUSEDPARAM \
+  verilator --cc --assert -F "$rtl/mxu.vc" --top-module "$top" "$(find "$rtl" -name "$top.sv")" \
+    -Wno-UNUSEDPARAM \
     --Mdir "$work/$name" "$@" >"$work/$name.log" 2>&1 &
   pids+=($!)
 }

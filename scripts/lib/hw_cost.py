@@ -34,8 +34,8 @@ def measure(module: str, params: list[str]) -> tuple[str, int, int | None]:
     the longest path in gates."""
     with tempfile.NamedTemporaryFile(suffix=".log") as log:
         text = run_or_exit("\n".join(
-            [f"read_verilog -sv {' '.join(yosys.sources())}",
-             f"read_verilog -sv -lib {yosys.SRAM}", *params,
+            [f"read_verilog -sv {yosys.INCLUDE} {' '.join(yosys.sources())}",
+             f"read_verilog -sv {yosys.INCLUDE} -lib {yosys.SRAM}", *params,
              f"synth -top {module} -flatten", *MAP, "ltp -noff", "stat"]), log.name)
     # The last statistics block is the mapped netlist's (synth prints one of its own before).
     return (yosys.cells(text), yosys.flip_flops(yosys.last_block(text, "Printing statistics")),
@@ -120,11 +120,11 @@ def device_cost(spec: str) -> str:
     start = time.time()
     with tempfile.NamedTemporaryFile(suffix=".log") as log:
         # The SRAM bits: every memory the RTL infers (counted before any memory pass maps them).
-        text = run_or_exit(f"read_verilog -sv {defines} {srcs} {yosys.SRAM}\n"
+        text = run_or_exit(f"read_verilog -sv {yosys.INCLUDE} {defines} {srcs} {yosys.SRAM}\n"
                            "hierarchy -top mxu_top\nproc\nstat -top mxu_top", log.name)
         bits = yosys.memory_bits(text)
-        text = run_or_exit("\n".join([f"read_verilog -sv {defines} {srcs}",
-                                      f"read_verilog -sv -lib {yosys.SRAM}",
+        text = run_or_exit("\n".join([f"read_verilog -sv {yosys.INCLUDE} {defines} {srcs}",
+                                      f"read_verilog -sv {yosys.INCLUDE} -lib {yosys.SRAM}",
                                       "synth -top mxu_top", *MAP, "stat -top mxu_top"]), log.name)
     top = yosys.hierarchy(text)
     return row(spec, yosys.cells(top), yosys.flip_flops(top), bits,

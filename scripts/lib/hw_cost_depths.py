@@ -92,7 +92,8 @@ def elaborate(d: dict, work: str, arrays: dict[str, tuple[int, int]]) -> str:
     for name, (rows, cols) in arrays.items():
         if (rows, cols) != last:
             steps += ["design -reset",
-                      f"read_verilog -sv {' '.join(yosys.defines(d, rows, cols, False))} "
+                      f"read_verilog -sv {yosys.INCLUDE} "
+                      f"{' '.join(yosys.defines(d, rows, cols, False))} "
                       f"{srcs} {work}/sram_macro.sv",
                       "hierarchy -top mxu_top", f"tee -q -o {work}/{name}.ls ls",
                       f"design -save {name}"]

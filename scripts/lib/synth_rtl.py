@@ -31,8 +31,8 @@ def parse(argv: list[str]) -> tuple[bool, str, str, list[tuple[str, str]]]:
         usage_error(f"unexpected '{args[0]}' (after MODULE [STAT_FILE]: -set PARAM VALUE only)")
     if module.endswith("_pkg"):
         usage_error(f"'{module}': rtl/{module}.sv is a package, not a module")
-    if not os.path.isfile(os.path.join(yosys.RTL, module + ".sv")):
-        usage_error(f"no module '{module}' (no rtl/{module}.sv)")
+    if not yosys.module_file(module):
+        usage_error(f"no module '{module}' (no {module}.sv in rtl/ or its rooms)")
     if stat_file.startswith("-"):
         usage_error(f"unknown option '{stat_file}' (--whole, -set; --help)")
     return whole, module, stat_file, params
@@ -41,16 +41,16 @@ def parse(argv: list[str]) -> tuple[bool, str, str, list[tuple[str, str]]]:
 def script(whole: bool, module: str, stat_file: str, params: list[tuple[str, str]]) -> str:
     """Only the module's own logic, the modules it instantiates black boxes (each synthesized by
     its own run), unless WHOLE; the SRAM macro a black box unless it is the module."""
-    own = os.path.join(yosys.RTL, module + ".sv")
+    own = yosys.module_file(module)
     if module == "mxu_sram_1r1w":
-        read = [f"read_verilog -sv {' '.join(yosys.PACKAGES)}",
-                f"read_verilog -sv {yosys.SRAM}"]
+        read = [f"read_verilog -sv {yosys.INCLUDE} {' '.join(yosys.PACKAGES)}",
+                f"read_verilog -sv {yosys.INCLUDE} {yosys.SRAM}"]
     else:
         others = [f for f in yosys.module_files() if f != own]
-        read = ([f"read_verilog -sv {' '.join(yosys.sources())}"] if whole else
-                [f"read_verilog -sv {' '.join(yosys.PACKAGES + [own])}",
-                 f"read_verilog -sv -lib {' '.join(others)}"])
-        read.append(f"read_verilog -sv -lib {yosys.SRAM}")
+        read = ([f"read_verilog -sv {yosys.INCLUDE} {' '.join(yosys.sources())}"] if whole else
+                [f"read_verilog -sv {yosys.INCLUDE} {' '.join(yosys.PACKAGES + [own])}",
+                 f"read_verilog -sv {yosys.INCLUDE} -lib {' '.join(others)}"])
+        read.append(f"read_verilog -sv {yosys.INCLUDE} -lib {yosys.SRAM}")
     return "\n".join(read + [f"chparam -set {p} {v} {module}" for p, v in params] + [
         f"synth -top {module}",
         "check -assert",

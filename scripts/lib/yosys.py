@@ -12,8 +12,10 @@ import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RTL = os.path.join(ROOT, "rtl")
-SRAM = os.path.join(RTL, "mxu_sram_1r1w.sv")
+SRAM = os.path.join(RTL, "prim", "mxu_sram_1r1w.sv")
 PACKAGES = [os.path.join(RTL, "mxu_isa_pkg.sv"), os.path.join(RTL, "mxu_pkg.sv")]
+# read_verilog's include path: the modules in rtl/'s rooms include rtl/mxu_assert.svh.
+INCLUDE = f"-I{RTL}"
 # The two-input gates the cost figures count (hw_cost.sh): `abc -fast -g` maps onto these.
 GATES = "AND,NAND,OR,NOR,XOR,XNOR,MUX"
 
@@ -21,10 +23,22 @@ GATES = "AND,NAND,OR,NOR,XOR,XNOR,MUX"
 # ---------------------------------------------------------------------------------------------
 # The sources.
 
+def rtl_files() -> list[str]:
+    """Every .sv of rtl/ and its rooms (rtl/prim, rtl/array...), sorted by file name."""
+    found = [os.path.join(d, f) for d, _, files in os.walk(RTL) for f in files
+             if f.endswith(".sv")]
+    return sorted(found, key=os.path.basename)
+
+
+def module_file(name: str) -> str | None:
+    """rtl/ROOM/NAME.sv (or rtl/NAME.sv): where module NAME lives; None if nowhere."""
+    return next((f for f in rtl_files() if os.path.basename(f) == name + ".sv"), None)
+
+
 def module_files() -> list[str]:
     """Every module of rtl/ but the SRAM macro (a black box unless asked for), sorted by name."""
-    return [os.path.join(RTL, f) for f in sorted(os.listdir(RTL))
-            if f.endswith(".sv") and not f.endswith("_pkg.sv") and f != "mxu_sram_1r1w.sv"]
+    return [f for f in rtl_files()
+            if not f.endswith("_pkg.sv") and os.path.basename(f) != "mxu_sram_1r1w.sv"]
 
 
 def sources() -> list[str]:
@@ -34,13 +48,14 @@ def sources() -> list[str]:
 
 def rtl_newest() -> float:
     """When rtl/ last changed: a kept netlist older than this is synthesized again."""
-    return max(os.path.getmtime(os.path.join(RTL, f)) for f in os.listdir(RTL))
+    return max(os.path.getmtime(os.path.join(d, f)) for d, _, files in os.walk(RTL)
+               for f in files)
 
 
 def module_header(name: str) -> str:
-    """rtl/NAME.sv's header, `module NAME` to its `);` line: a stub with the real parameters
+    """rtl/ROOM/NAME.sv's header, `module NAME` to its `);` line: a stub with the real parameters
     and ports cannot drift from the module."""
-    text = open(os.path.join(RTL, name + ".sv")).read()
+    text = open(module_file(name)).read()
     begin = text.index("module " + name)
     return text[begin:text.index("\n);\n", begin) + 4]
 

@@ -58,7 +58,7 @@ def check_clocks(binary: str, args: list[str], out: dict, gates: dict) -> None:
     for scope, g in gates.items():
         scope = scope.replace(".", "/") + "/"  # hier=1: "a.b.g_col[0].u_col/mxu_pe_col_4/..."
         if "/u_pe/" in scope:
-            continue  # a PE's own gates (rtl/mxu_pe.sv) open per operation: no counter has them
+            continue  # a PE's own gates (rtl/array/mxu_pe.sv) open per operation: no counter has them
         for part, counter in CLOCKS.items():
             if part in scope:
                 edges[counter] = edges.get(counter, 0) + g["edges"]

@@ -15,7 +15,8 @@ from .workdirs import die
 # node in energy/, made from a PPA result with power (--calibrate).
 ENERGY_DIR = os.path.join(ROOT, "energy")
 ACC_BANKS = device_table.constant("acc_banks")  # each bank a macro of AccDepth / ACC_BANKS rows
-UB_BANKS = 2  # rtl/mxu_unified_buffer.sv g_bank: even and odd rows, each a macro of UbDepth / 2
+# rtl/datapath/mxu_unified_buffer.sv g_bank: even and odd rows, each a macro of UbDepth / 2
+UB_BANKS = 2
 # Host memory (DDR3-class DRAM), not scaled with the logic's node: Horowitz, "Computing's energy
 # problem (and what we can do about it)", ISSCC 2014: a 64-bit DRAM access 1.3 to 2.6 nJ; the
 # low end, 20 pJ a bit.
@@ -45,7 +46,7 @@ def energy_tables(r: dict) -> dict[int, dict]:
         die("--calibrate needs a PPA result with clock_gates.clock_mw: run scripts/ppa.sh again")
 
     def domain(part: str) -> list[str]:  # the gates of one block (a path element)
-        # A PE's own gates (its pipelines', its weights': rtl/mxu_pe.sv) open per operation:
+        # A PE's own gates (its pipelines', its weights': rtl/array/mxu_pe.sv) open per operation:
         # their clocks are a MAC's, not the column's cycle's.
         return [g for g in clock_mw if f"/{part}/" in f"/{g}/" and "/u_pe/" not in f"/{g}/"]
 

@@ -121,8 +121,9 @@ def liberty_clock_pins(cells: dict) -> dict[str, str]:
 
 
 def gating_cells(liberty: str) -> dict:
-    """The cells the clock gates (rtl/mxu_icg.sv) map onto: the library's latch and, where it has
-    one, its integrated clock-gating cell; a library with neither is refused (one line, exit 2)."""
+    """The cells the clock gates (rtl/prim/mxu_icg.sv) map onto: the library's latch and, where it
+    has one, its integrated clock-gating cell; a library with neither is refused (one line, exit
+    2)."""
     try:
         cells = liberty_cells(liberty)
     except OSError as e:
@@ -130,6 +131,6 @@ def gating_cells(liberty: str) -> dict:
     g = {"latch": liberty_latch(cells), "icg": liberty_icg(cells),
          "clock_pins": liberty_clock_pins(cells), "buffers": liberty_buffers(cells)}
     if not g["latch"] and not g["icg"]:
-        die(f"liberty {liberty} has no latch cell: the clock gates (rtl/mxu_icg.sv) need one "
+        die(f"liberty {liberty} has no latch cell: the clock gates (rtl/prim/mxu_icg.sv) need one "
             "(or an integrated clock-gating cell)")
     return g

@@ -39,8 +39,8 @@ def icg_stub(icg: dict) -> str:
     cell's blackbox for Yosys."""
     test = f", .{icg['test']}(1'b0)" if icg["test"] else ""
     ports = [icg["clk"], icg["en"]] + ([icg["test"]] if icg["test"] else [])
-    # rst_ni opens the RTL's gate in simulation only (rtl/mxu_icg.sv): unused here.
-    # SimOpen concerns Verilator only (rtl/mxu_icg.sv): the cell is the gate either way.
+    # rst_ni opens the RTL's gate in simulation only (rtl/prim/mxu_icg.sv): unused here.
+    # SimOpen concerns Verilator only (rtl/prim/mxu_icg.sv): the cell is the gate either way.
     return (f"module mxu_icg #(parameter bit SimOpen = 1'b0) (input logic clk_i, "
             f"input logic rst_ni, input logic en_i, output logic clk_o);\n"
             f"  {icg['cell']} u_cell (.{icg['clk']}(clk_i), .{icg['en']}(en_i), "
@@ -49,7 +49,7 @@ def icg_stub(icg: dict) -> str:
 
 
 def flatten_wrappers() -> str:
-    """Yosys steps that flatten the clock-domain wrappers (rtl/mxu_clock_domain.sv) into their
+    """Yosys steps that flatten the clock-domain wrappers (rtl/prim/mxu_clock_domain.sv) into their
     parents and keep every other module: a domain's gate (mxu_icg) then sits in the module whose
     registers it clocks, where the clock tracer (clocks.py) and the power netlists look for it."""
     return ("setattr -mod -set keep_hierarchy 1 *\n"
@@ -94,7 +94,7 @@ def synthesize(top: str, d: dict, work: str, target_ps: int, timeout: int,
     netlist = os.path.join(work, "netlist.v")
     wrappers = flatten_wrappers()
     script = f"""read_liberty -lib {work}/macro.lib
-read_verilog -sv {' '.join(yosys.defines(d))} {' '.join(srcs)} {work}/sram_stub.sv
+read_verilog -sv {yosys.INCLUDE} {' '.join(yosys.defines(d))} {' '.join(srcs)} {work}/sram_stub.sv
 hierarchy -top {top}
 proc
 {wrappers}synth -top {top}
