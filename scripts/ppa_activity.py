@@ -6,8 +6,9 @@ prints one JSON object: "cycles" (rising edges of the top clock in the window) a
 map from each scope's path ("mxu_top/u_datapath/u_array/g_col[3]/u_col"...) to [bits, toggles]:
 the bits of the signals declared in that scope (not below it) and how many of them changed over
 the window, each bit of a vector counted on its own (x and z read as 0; a signal's first value
-is its initial state, not a toggle). A toggle rate is toggles / bits / cycles: transitions per
-bit per clock cycle, what OpenSTA's set_power_activity -activity takes.
+is its initial state, not a toggle); a clock domain's wrapper (rtl/prim/mxu_clock_domain.sv),
+whose signals are names for its block's nets, is left out. A toggle rate is toggles / bits /
+cycles: transitions per bit per clock cycle, what OpenSTA's set_power_activity -activity takes.
 "srams": each SRAM's scope (one that declares mxu_sram_1r1w's ports: rd_en_i, rd_addr_i,
 rd_data_o, wr_en_i, wr_data_i) to {"width", "addr_bits", "reads", "writes"}: the clock's rising
 edges in the window at which rd_en_i / wr_en_i was 1 (its value before the edge's time step:
@@ -105,9 +106,23 @@ def main() -> int:
                 edges += 1
                 for e in enables:
                     high[e] += before[e]
+    # A clock domain's wrapper (mxu_clock_domain: clk_i, active_i, clk_o, clock_on_o; flattened
+    # into its block by the synthesis) declares only names for its block's nets: its scope and
+    # its generate blocks are left out, so that no net (the clocks above all) counts twice. A gate
+    # inside it stays a gate.
+    wrappers = [path for path, v in vars_in.items()
+                if all(p in v for p in ("clk_i", "active_i", "clk_o", "clock_on_o"))]
+
+    def alias(path: str) -> bool:
+        return any(path == w or (path.startswith(w + "/") and
+                                 not any(path == g or path.startswith(g + "/") for g in gates))
+                   for w in wrappers)
+
     scopes: dict[str, list[int]] = {}
     for code, where in owners.items():
         for path, width in where:
+            if alias(path):
+                continue
             s = scopes.setdefault(path, [0, 0])
             s[0] += width
             s[1] += toggles[code]

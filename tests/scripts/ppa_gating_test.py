@@ -82,6 +82,55 @@ def test_gate_edges_and_duties():
     assert duty == {"u_arr/g_col[1]/u_col/g_gate/u_icg": 0.3}, duty
 
 
+# A block's clock domain (mxu_clock_domain, u_clock) around its gate: the wrapper's signals name
+# the block's nets (its clock, the gate's enable and output), so only the gate's scope counts.
+WRAPPED_VCD = """$scope module top $end
+$var wire 1 ! clk_i $end
+$var wire 1 " active $end
+$var wire 1 # clk_eng $end
+$scope module u_clock $end
+$var wire 1 ! clk_i $end
+$var wire 1 " active_i $end
+$var wire 1 # clk_o $end
+$var wire 1 " clock_on_o $end
+$scope module g_gate $end
+$scope module u_icg $end
+$var wire 1 ! clk_i $end
+$var wire 1 " en_i $end
+$var wire 1 # clk_o $end
+$upscope $end
+$upscope $end
+$upscope $end
+$upscope $end
+$enddefinitions $end
+#0
+0!
+1"
+0#
+#5
+1!
+1#
+#10
+0!
+0#
+0"
+#15
+1!
+"""
+
+
+def test_clock_domain_wrapper_counts_once():
+    tool = ROOT / "scripts" / "ppa_activity.py"
+    r = subprocess.run([sys.executable, str(tool)], input=WRAPPED_VCD, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
+    a = json.loads(r.stdout)
+    assert a["gates"] == {"top/u_clock/g_gate/u_icg": {"edges": 1}}, a["gates"]
+    assert sorted(a["scopes"]) == ["top", "top/u_clock/g_gate/u_icg"], a["scopes"]
+    # clk_i toggles 3 times, active once, clk_eng twice: each once, not again as the wrapper's.
+    assert a["scopes"]["top"] == [3, 6], a["scopes"]
+
+
 # top: a flop on the free clock, one on gate u_icg's clock through an assign and a buffer, and
 # sub on u_icg's clock; sub: a flop on its clk_i, a gate of its own (nested) clocking leaf.
 NETLIST = r"""module leaf(clk_i, d_i, q_o);
